@@ -1,0 +1,63 @@
+package store
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"time"
+)
+
+// Append adds records to the end of a branch in one transaction and returns the committed events.
+func (s *Store) Append(branch string, recs ...Record) (out []Event, err error) {
+	err = s.Update(func(tx *Tx) error {
+		out, err = tx.Append(branch, recs...)
+		return err
+	})
+	return out, err
+}
+
+// Append adds records to the end of a branch, assigning seq, time and the chained hash.
+// Data must be valid JSON (empty means {}); it is stored compacted.
+func (t *Tx) Append(branch string, recs ...Record) ([]Event, error) {
+	head, prev, err := t.Head(branch)
+	if err != nil {
+		return nil, fmt.Errorf("append to %s: %w", branch, err)
+	}
+	own, err := t.ownEvents(branch)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Event, 0, len(recs))
+	stamp := now()
+	for i, r := range recs {
+		e, err := newEvent(branch, head+uint64(i)+1, stamp, r)
+		if err != nil {
+			return nil, fmt.Errorf("append to %s: %w", branch, err)
+		}
+		e.Hash = ComputeHash(prev, &e)
+		if err := own.Put(seqKey(e.Seq), encodeEvent(&e)); err != nil {
+			return nil, fmt.Errorf("append to %s at %d: %w", branch, e.Seq, err)
+		}
+		prev = e.Hash
+		out = append(out, e)
+	}
+	return out, nil
+}
+
+// newEvent validates a record and turns it into an unhashed event.
+func newEvent(branch string, seq uint64, stamp time.Time, r Record) (Event, error) {
+	if r.Type == "" || r.Actor == "" {
+		return Event{}, fmt.Errorf("event %d: type and actor are required", seq)
+	}
+	data := r.Data
+	if len(bytes.TrimSpace(data)) == 0 {
+		data = json.RawMessage("{}")
+	} else {
+		var buf bytes.Buffer
+		if err := json.Compact(&buf, data); err != nil {
+			return Event{}, fmt.Errorf("event %d (%s): data is not valid JSON: %w", seq, r.Type, err)
+		}
+		data = buf.Bytes()
+	}
+	return Event{Branch: branch, Seq: seq, Type: r.Type, Time: stamp, Actor: r.Actor, Data: data}, nil
+}

@@ -1,0 +1,209 @@
+package store
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"hash"
+	"io"
+	"os"
+	"path/filepath"
+	"time"
+
+	bolt "go.etcd.io/bbolt"
+)
+
+// Artifact is the metadata of a content-addressed blob; ID is the sha256 of its content.
+type Artifact struct {
+	ID      string    `json:"id"`
+	Size    int64     `json:"size"`
+	Name    string    `json:"name,omitempty"`
+	Created time.Time `json:"created"`
+}
+
+// artifactDir is where blobs live, by the first two hex digits of their id.
+func (s *Store) artifactDir() string { return filepath.Join(s.home, "artifacts") }
+
+// artifactTmpDir holds blobs being written.
+func (s *Store) artifactTmpDir() string { return filepath.Join(s.artifactDir(), "tmp") }
+
+// artifactPath is the file of a blob.
+func (s *Store) artifactPath(id string) string {
+	return filepath.Join(s.artifactDir(), id[:2], id)
+}
+
+// ArtifactWriter streams a new artifact to disk while hashing it; memory use is constant.
+// Commit stores it (once per content) and Abort discards it.
+type ArtifactWriter struct {
+	s    *Store
+	name string
+	f    *os.File
+	h    hash.Hash
+	n    int64
+	done bool
+}
+
+// CreateArtifact starts writing a new artifact with a descriptive name.
+func (s *Store) CreateArtifact(name string) (*ArtifactWriter, error) {
+	f, err := os.CreateTemp(s.artifactTmpDir(), "blob-*")
+	if err != nil {
+		return nil, fmt.Errorf("create artifact %q: %w", name, err)
+	}
+	return &ArtifactWriter{s: s, name: name, f: f, h: sha256.New()}, nil
+}
+
+// Write appends bytes to the artifact.
+func (w *ArtifactWriter) Write(p []byte) (int, error) {
+	if w.done {
+		return 0, errors.New("write artifact: already committed or aborted")
+	}
+	n, err := w.f.Write(p)
+	w.h.Write(p[:n])
+	w.n += int64(n)
+	if err != nil {
+		return n, fmt.Errorf("write artifact %q: %w", w.name, err)
+	}
+	return n, nil
+}
+
+// Size returns the bytes written so far.
+func (w *ArtifactWriter) Size() int64 { return w.n }
+
+// Abort discards the artifact being written.
+func (w *ArtifactWriter) Abort() error {
+	if w.done {
+		return nil
+	}
+	w.done = true
+	w.f.Close()
+	return os.Remove(w.f.Name())
+}
+
+// Commit makes the blob durable under its content hash and records its metadata. Identical
+// content is stored once: committing it again returns the existing artifact.
+func (w *ArtifactWriter) Commit() (Artifact, error) {
+	if w.done {
+		return Artifact{}, errors.New("commit artifact: already committed or aborted")
+	}
+	w.done = true
+	tmp := w.f.Name()
+	defer os.Remove(tmp)
+	if err := w.f.Sync(); err != nil {
+		w.f.Close()
+		return Artifact{}, fmt.Errorf("sync artifact %q: %w", w.name, err)
+	}
+	if err := w.f.Close(); err != nil {
+		return Artifact{}, fmt.Errorf("close artifact %q: %w", w.name, err)
+	}
+	a := Artifact{ID: hex.EncodeToString(w.h.Sum(nil)), Size: w.n, Name: w.name, Created: now()}
+	if err := w.s.placeBlob(tmp, a.ID); err != nil {
+		return Artifact{}, err
+	}
+	return w.s.recordArtifact(a)
+}
+
+// placeBlob moves a finished temp file to its content address unless that blob exists.
+func (s *Store) placeBlob(tmp, id string) error {
+	dst := s.artifactPath(id)
+	if _, err := os.Stat(dst); err == nil {
+		return nil
+	}
+	dir := filepath.Dir(dst)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return fmt.Errorf("create artifact dir %s: %w", dir, err)
+	}
+	if err := os.Rename(tmp, dst); err != nil {
+		return fmt.Errorf("store artifact %s: %w", id, err)
+	}
+	if d, err := os.Open(dir); err == nil {
+		_ = d.Sync()
+		d.Close()
+	}
+	return nil
+}
+
+// recordArtifact stores metadata for a blob, keeping the first record of identical content.
+func (s *Store) recordArtifact(a Artifact) (Artifact, error) {
+	err := s.update(func(tx *bolt.Tx) error {
+		b := tx.Bucket(artifactsBucket)
+		if old := b.Get([]byte(a.ID)); old != nil {
+			return json.Unmarshal(old, &a)
+		}
+		raw, err := json.Marshal(a)
+		if err != nil {
+			return err
+		}
+		return b.Put([]byte(a.ID), raw)
+	})
+	if err != nil {
+		return Artifact{}, fmt.Errorf("record artifact %s: %w", a.ID, err)
+	}
+	return a, nil
+}
+
+// PutArtifact stores everything r yields as an artifact.
+func (s *Store) PutArtifact(name string, r io.Reader) (Artifact, error) {
+	w, err := s.CreateArtifact(name)
+	if err != nil {
+		return Artifact{}, err
+	}
+	if _, err := io.Copy(w, r); err != nil {
+		w.Abort()
+		return Artifact{}, fmt.Errorf("copy into artifact %q: %w", name, err)
+	}
+	return w.Commit()
+}
+
+// ArtifactInfo returns an artifact's metadata by id or unique id prefix (at least 4 digits).
+func (s *Store) ArtifactInfo(ref string) (a Artifact, err error) {
+	err = s.view(func(tx *bolt.Tx) error {
+		c := tx.Bucket(artifactsBucket).Cursor()
+		var found []byte
+		for k, v := c.Seek([]byte(ref)); k != nil && len(ref) >= 4 && hasPrefix(k, ref); k, v = c.Next() {
+			if found != nil {
+				return fmt.Errorf("artifact %q is ambiguous", ref)
+			}
+			found = v
+		}
+		if found == nil {
+			return fmt.Errorf("artifact %q: %w", ref, ErrNotFound)
+		}
+		return json.Unmarshal(found, &a)
+	})
+	return a, err
+}
+
+// OpenArtifact opens an artifact's content for reading.
+func (s *Store) OpenArtifact(ref string) (io.ReadCloser, Artifact, error) {
+	a, err := s.ArtifactInfo(ref)
+	if err != nil {
+		return nil, a, err
+	}
+	f, err := os.Open(s.artifactPath(a.ID))
+	if err != nil {
+		return nil, a, fmt.Errorf("open artifact %s: %w", a.ID, err)
+	}
+	return f, a, nil
+}
+
+// ArtifactStats returns how many artifacts are recorded and their total size.
+func (s *Store) ArtifactStats() (count int, bytes int64, err error) {
+	err = s.view(func(tx *bolt.Tx) error {
+		return tx.Bucket(artifactsBucket).ForEach(func(_, v []byte) error {
+			var a Artifact
+			if json.Unmarshal(v, &a) == nil {
+				count++
+				bytes += a.Size
+			}
+			return nil
+		})
+	})
+	return count, bytes, err
+}
+
+// hasPrefix reports whether key starts with p.
+func hasPrefix(key []byte, p string) bool {
+	return len(key) >= len(p) && string(key[:len(p)]) == p
+}

@@ -1,0 +1,174 @@
+package store
+
+import (
+	"encoding/json"
+	"fmt"
+	"time"
+
+	bolt "go.etcd.io/bbolt"
+)
+
+// Branch describes one branch: its parent and the parent seq it forked at (zero for a root).
+// A branch's history is the parent's events 1..ForkSeq followed by its own events.
+type Branch struct {
+	ID      string    `json:"id"`
+	Parent  string    `json:"parent,omitempty"`
+	ForkSeq uint64    `json:"fork_seq,omitempty"`
+	Created time.Time `json:"created"`
+}
+
+// NewBranch creates an empty root branch with the given id.
+func (t *Tx) NewBranch(id string) (Branch, error) {
+	return t.createBranch(Branch{ID: id, Created: now()})
+}
+
+// Fork creates branch id whose history is parent's events 1..seq followed by its own. It is
+// O(1) in the length of the history: nothing is copied. seq may be 0 (an empty history) up to
+// the parent's head.
+func (t *Tx) Fork(id, parent string, seq uint64) (Branch, error) {
+	head, _, err := t.Head(parent)
+	if err != nil {
+		return Branch{}, err
+	}
+	if seq > head {
+		return Branch{}, fmt.Errorf("fork %s at %d: head is %d: %w", parent, seq, head, ErrBadSeq)
+	}
+	return t.createBranch(Branch{ID: id, Parent: parent, ForkSeq: seq, Created: now()})
+}
+
+// createBranch stores a branch record and its event bucket.
+func (t *Tx) createBranch(b Branch) (Branch, error) {
+	if b.ID == "" {
+		return b, fmt.Errorf("create branch: empty id")
+	}
+	bb := t.tx.Bucket(branchesBucket)
+	if bb.Get([]byte(b.ID)) != nil {
+		return b, fmt.Errorf("create branch %s: %w", b.ID, ErrBranchExists)
+	}
+	raw, err := json.Marshal(b)
+	if err != nil {
+		return b, fmt.Errorf("encode branch %s: %w", b.ID, err)
+	}
+	if err := bb.Put([]byte(b.ID), raw); err != nil {
+		return b, fmt.Errorf("store branch %s: %w", b.ID, err)
+	}
+	if _, err := t.tx.Bucket(eventsBucket).CreateBucket([]byte(b.ID)); err != nil {
+		return b, fmt.Errorf("create events of branch %s: %w", b.ID, err)
+	}
+	return b, nil
+}
+
+// Branch returns a branch's metadata.
+func (t *Tx) Branch(id string) (Branch, error) {
+	if v, ok := t.s.branches.Load(id); ok {
+		return v.(Branch), nil
+	}
+	raw := t.tx.Bucket(branchesBucket).Get([]byte(id))
+	if raw == nil {
+		return Branch{}, fmt.Errorf("branch %q: %w", id, ErrNoBranch)
+	}
+	var b Branch
+	if err := json.Unmarshal(raw, &b); err != nil {
+		return Branch{}, fmt.Errorf("decode branch %s: %v: %w", id, err, ErrCorrupt)
+	}
+	if t.tx.Writable() {
+		return b, nil // may still roll back: do not cache
+	}
+	t.s.branches.Store(id, b)
+	return b, nil
+}
+
+// Branches lists every branch in the store.
+func (t *Tx) Branches() ([]Branch, error) {
+	var out []Branch
+	err := t.tx.Bucket(branchesBucket).ForEach(func(k, v []byte) error {
+		var b Branch
+		if err := json.Unmarshal(v, &b); err != nil {
+			return fmt.Errorf("decode branch %s: %v: %w", k, err, ErrCorrupt)
+		}
+		out = append(out, b)
+		return nil
+	})
+	return out, err
+}
+
+// ownEvents returns the bucket of a branch's own events.
+func (t *Tx) ownEvents(id string) (*bolt.Bucket, error) {
+	b := t.tx.Bucket(eventsBucket).Bucket([]byte(id))
+	if b == nil {
+		return nil, fmt.Errorf("events of branch %q: %w", id, ErrNoBranch)
+	}
+	return b, nil
+}
+
+// Head returns the last seq of a branch's history and that event's hash
+// (the zero hash for an empty history).
+func (t *Tx) Head(id string) (uint64, Hash, error) {
+	br, err := t.Branch(id)
+	if err != nil {
+		return 0, Hash{}, err
+	}
+	own, err := t.ownEvents(id)
+	if err != nil {
+		return 0, Hash{}, err
+	}
+	if k, v := own.Cursor().Last(); k != nil {
+		e, err := DecodeEvent(id, v)
+		if err != nil {
+			return 0, Hash{}, fmt.Errorf("head of %s: %v: %w", id, err, ErrCorrupt)
+		}
+		return e.Seq, e.Hash, nil
+	}
+	if br.ForkSeq == 0 {
+		return 0, Hash{}, nil
+	}
+	e, err := t.Event(br.Parent, br.ForkSeq)
+	if err != nil {
+		return 0, Hash{}, err
+	}
+	return br.ForkSeq, e.Hash, nil
+}
+
+// segment is a run of a branch's history stored in one branch's own bucket.
+type segment struct {
+	branch   string
+	from, to uint64
+}
+
+// segments lists, oldest first, where each part of a branch's history 1..limit is stored.
+func (t *Tx) segments(id string, limit uint64) ([]segment, error) {
+	var rev []segment
+	for id != "" {
+		br, err := t.Branch(id)
+		if err != nil {
+			return nil, err
+		}
+		if limit > br.ForkSeq {
+			rev = append(rev, segment{branch: id, from: br.ForkSeq + 1, to: limit})
+			limit = br.ForkSeq
+		}
+		if limit == 0 {
+			break
+		}
+		id = br.Parent
+	}
+	out := make([]segment, len(rev))
+	for i := range rev {
+		out[i] = rev[len(rev)-1-i]
+	}
+	return out, nil
+}
+
+// owner returns the branch whose own bucket stores seq of id's history.
+func (t *Tx) owner(id string, seq uint64) (string, error) {
+	for {
+		br, err := t.Branch(id)
+		if err != nil {
+			return "", err
+		}
+		if seq > br.ForkSeq || br.Parent == "" {
+			return id, nil
+		}
+		id = br.Parent
+	}
+}

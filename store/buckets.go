@@ -1,0 +1,50 @@
+package store
+
+// Bucket names, all in one place. Events live in one nested bucket per branch under eventsBucket;
+// checkpoints in nested buckets per projection name and branch under projectionsBucket.
+var (
+	metaBucket        = []byte("meta")
+	branchesBucket    = []byte("branches")
+	eventsBucket      = []byte("events")
+	artifactsBucket   = []byte("artifacts")
+	projectionsBucket = []byte("projections")
+)
+
+// RecordBucket names a key/value bucket of opaque records that the harness owns.
+type RecordBucket string
+
+// The record buckets the store creates.
+const (
+	// Sessions holds session metadata by session id.
+	Sessions RecordBucket = "sessions"
+	// Secrets holds sealed secret values by name.
+	Secrets RecordBucket = "secrets"
+	// Models holds the model registry by model name.
+	Models RecordBucket = "models"
+	// Settings holds small harness settings by key.
+	Settings RecordBucket = "settings"
+)
+
+// recordBuckets lists every record bucket, created when a database is initialised.
+var recordBuckets = []RecordBucket{Sessions, Secrets, Models, Settings}
+
+// topBuckets lists every top-level bucket of a current database.
+func topBuckets() [][]byte {
+	out := [][]byte{metaBucket, branchesBucket, eventsBucket, artifactsBucket, projectionsBucket}
+	for _, b := range recordBuckets {
+		out = append(out, []byte(b))
+	}
+	return out
+}
+
+// Keys inside metaBucket.
+var (
+	metaMagicKey  = []byte("magic")
+	metaSchemaKey = []byte("schema")
+)
+
+// magic marks a bbolt file as an exo database.
+const magic = "exo event store"
+
+// SchemaVersion is the version of the on-disk layout this build reads and writes.
+const SchemaVersion = 1

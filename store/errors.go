@@ -1,0 +1,23 @@
+package store
+
+import "errors"
+
+// Sentinel errors returned (wrapped) by the store.
+var (
+	// ErrLocked means another process holds EXO_HOME.
+	ErrLocked = errors.New("exo home is locked by another process")
+	// ErrCorrupt means the database file is damaged.
+	ErrCorrupt = errors.New("database is corrupted")
+	// ErrForeign means the file is not an exo database.
+	ErrForeign = errors.New("not an exo database")
+	// ErrNewerSchema means the file was written by a newer exo.
+	ErrNewerSchema = errors.New("database was written by a newer exo")
+	// ErrNoBranch means a branch id is unknown.
+	ErrNoBranch = errors.New("no such branch")
+	// ErrBadSeq means a sequence number is outside a branch's history.
+	ErrBadSeq = errors.New("sequence number out of range")
+	// ErrNotFound means a record, artifact or checkpoint does not exist.
+	ErrNotFound = errors.New("not found")
+	// ErrBranchExists means a branch id is already taken.
+	ErrBranchExists = errors.New("branch already exists")
+)

@@ -1,0 +1,146 @@
+package store
+
+import (
+	"fmt"
+	"iter"
+)
+
+// Event returns the event at seq of a branch's history (which may be stored in an ancestor).
+func (t *Tx) Event(branch string, seq uint64) (Event, error) {
+	if seq == 0 {
+		return Event{}, fmt.Errorf("event %s@0: %w", branch, ErrBadSeq)
+	}
+	owner, err := t.owner(branch, seq)
+	if err != nil {
+		return Event{}, err
+	}
+	own, err := t.ownEvents(owner)
+	if err != nil {
+		return Event{}, err
+	}
+	v := own.Get(seqKey(seq))
+	if v == nil {
+		return Event{}, fmt.Errorf("event %s@%d: %w", branch, seq, ErrBadSeq)
+	}
+	e, err := DecodeEvent(owner, v)
+	if err != nil {
+		return Event{}, fmt.Errorf("event %s@%d: %v: %w", owner, seq, err, ErrCorrupt)
+	}
+	return e, nil
+}
+
+// Events iterates over seqs from..to (inclusive; to 0 means the head) of a branch's full
+// history, across its ancestry, oldest first. It stops at the first error, which it yields.
+func (t *Tx) Events(branch string, from, to uint64) iter.Seq2[Event, error] {
+	return func(yield func(Event, error) bool) {
+		segs, err := t.rangeSegments(branch, from, to)
+		if err != nil {
+			yield(Event{}, err)
+			return
+		}
+		for _, sg := range segs {
+			if !t.yieldSegment(sg, yield) {
+				return
+			}
+		}
+	}
+}
+
+// rangeSegments resolves the segments of branch's history that cover from..to.
+func (t *Tx) rangeSegments(branch string, from, to uint64) ([]segment, error) {
+	head, _, err := t.Head(branch)
+	if err != nil {
+		return nil, err
+	}
+	if to == 0 || to > head {
+		to = head
+	}
+	if from == 0 {
+		from = 1
+	}
+	segs, err := t.segments(branch, to)
+	if err != nil {
+		return nil, err
+	}
+	var out []segment
+	for _, sg := range segs {
+		if sg.to < from {
+			continue
+		}
+		sg.from = max(sg.from, from)
+		out = append(out, sg)
+	}
+	return out, nil
+}
+
+// yieldSegment yields the events of one segment; it returns false when iteration must stop.
+func (t *Tx) yieldSegment(sg segment, yield func(Event, error) bool) bool {
+	own, err := t.ownEvents(sg.branch)
+	if err != nil {
+		yield(Event{}, err)
+		return false
+	}
+	c := own.Cursor()
+	want := sg.from
+	for k, v := c.Seek(seqKey(sg.from)); k != nil && keySeq(k) <= sg.to; k, v = c.Next() {
+		e, err := DecodeEvent(sg.branch, v)
+		if err == nil && (e.Seq != keySeq(k) || e.Seq != want) {
+			err = fmt.Errorf("event key %d holds seq %d, want %d", keySeq(k), e.Seq, want)
+		}
+		if err != nil {
+			yield(Event{}, fmt.Errorf("read %s@%d: %v: %w", sg.branch, keySeq(k), err, ErrCorrupt))
+			return false
+		}
+		if !yield(e, nil) {
+			return false
+		}
+		want++
+	}
+	if want <= sg.to {
+		yield(Event{}, fmt.Errorf("read %s: event %d is missing: %w", sg.branch, want, ErrCorrupt))
+		return false
+	}
+	return true
+}
+
+// ReadRange returns seqs from..to (to 0 means the head) of a branch's history as a slice.
+func (s *Store) ReadRange(branch string, from, to uint64) ([]Event, error) {
+	var out []Event
+	err := s.View(func(tx *Tx) error {
+		for e, err := range tx.Events(branch, from, to) {
+			if err != nil {
+				return err
+			}
+			out = append(out, e)
+		}
+		return nil
+	})
+	return out, err
+}
+
+// Head returns the head seq and hash of a branch.
+func (s *Store) Head(branch string) (seq uint64, h Hash, err error) {
+	err = s.View(func(tx *Tx) error {
+		seq, h, err = tx.Head(branch)
+		return err
+	})
+	return seq, h, err
+}
+
+// Fork creates branch id from parent at seq in its own transaction.
+func (s *Store) Fork(id, parent string, seq uint64) (b Branch, err error) {
+	err = s.Update(func(tx *Tx) error {
+		b, err = tx.Fork(id, parent, seq)
+		return err
+	})
+	return b, err
+}
+
+// NewBranch creates an empty root branch in its own transaction.
+func (s *Store) NewBranch(id string) (b Branch, err error) {
+	err = s.Update(func(tx *Tx) error {
+		b, err = tx.NewBranch(id)
+		return err
+	})
+	return b, err
+}

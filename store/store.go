@@ -1,0 +1,224 @@
+package store
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	bolt "go.etcd.io/bbolt"
+)
+
+// Store is an open exo database: the event log, artifacts, checkpoints and records.
+type Store struct {
+	home string
+	db   *bolt.DB
+	lock *homeLock
+	// branches caches immutable branch metadata by id.
+	branches sync.Map
+}
+
+// Options tunes Open.
+type Options struct {
+	// NoSync skips fsync on commit; only for benchmarks and throwaway stores.
+	NoSync bool
+}
+
+// DBName is the database file name inside EXO_HOME.
+const DBName = "exo.db"
+
+// Open opens (creating if needed) the store in home, which is created 0700.
+// It fails at once if another process holds home, and refuses corrupted, foreign or newer
+// files without changing them.
+func Open(home string, opts Options) (*Store, error) {
+	if err := os.MkdirAll(home, 0o700); err != nil {
+		return nil, fmt.Errorf("create exo home %s: %w", home, err)
+	}
+	lock, err := lockHome(home)
+	if err != nil {
+		return nil, err
+	}
+	s, err := openLocked(home, opts)
+	if err != nil {
+		lock.release()
+		return nil, err
+	}
+	s.lock = lock
+	return s, nil
+}
+
+// openLocked opens the database once the home lock is held.
+func openLocked(home string, opts Options) (*Store, error) {
+	path := filepath.Join(home, DBName)
+	fresh, err := isFresh(path)
+	if err != nil {
+		return nil, err
+	}
+	if !fresh {
+		if err := checkExisting(path); err != nil {
+			return nil, err
+		}
+	}
+	db, err := openBolt(path, &bolt.Options{Timeout: time.Second, NoSync: opts.NoSync})
+	if err != nil {
+		return nil, err
+	}
+	s := &Store{home: home, db: db}
+	if err := s.initSchema(); err != nil {
+		db.Close()
+		return nil, err
+	}
+	if err := os.MkdirAll(s.artifactTmpDir(), 0o700); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("create artifact dir: %w", err)
+	}
+	return s, nil
+}
+
+// isFresh reports whether path is absent or empty, i.e. a database to create.
+func isFresh(path string) (bool, error) {
+	fi, err := os.Stat(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return true, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("stat %s: %w", path, err)
+	}
+	if !fi.Mode().IsRegular() {
+		return false, fmt.Errorf("open %s: not a regular file: %w", path, ErrForeign)
+	}
+	return fi.Size() == 0, nil
+}
+
+// checkExisting opens an existing file read-only and checks it is a current exo database,
+// so that a foreign, corrupted or newer file is refused before anything could write to it.
+func checkExisting(path string) error {
+	db, err := openBolt(path, &bolt.Options{Timeout: time.Second, ReadOnly: true})
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	return guard(path, func() error {
+		return db.View(func(tx *bolt.Tx) error { return checkSchema(path, tx) })
+	})
+}
+
+// openBolt opens a bbolt file, translating its failures (and panics) into clear errors.
+func openBolt(path string, o *bolt.Options) (db *bolt.DB, err error) {
+	err = guard(path, func() error {
+		var oerr error
+		db, oerr = bolt.Open(path, 0o600, o)
+		return oerr
+	})
+	if err == nil {
+		return db, nil
+	}
+	switch {
+	case errors.Is(err, bolt.ErrTimeout):
+		return nil, fmt.Errorf("open %s: another process holds the database: %w", path, ErrLocked)
+	case errors.Is(err, bolt.ErrInvalid), errors.Is(err, bolt.ErrVersionMismatch):
+		return nil, fmt.Errorf("open %s: %v: %w (move it aside or set EXO_HOME elsewhere)", path, err, ErrForeign)
+	case errors.Is(err, bolt.ErrChecksum), errors.Is(err, ErrCorrupt):
+		return nil, fmt.Errorf("open %s: %v: %w (restore a backup or move it aside)", path, err, ErrCorrupt)
+	}
+	return nil, fmt.Errorf("open %s: %w", path, err)
+}
+
+// guard runs fn and turns a panic inside bbolt (a damaged page) into ErrCorrupt.
+func guard(path string, fn func() error) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("read %s: %v: %w", path, r, ErrCorrupt)
+		}
+	}()
+	return fn()
+}
+
+// checkSchema verifies the magic and schema version of an opened database.
+func checkSchema(path string, tx *bolt.Tx) error {
+	meta := tx.Bucket(metaBucket)
+	if meta == nil {
+		empty := true
+		_ = tx.ForEach(func([]byte, *bolt.Bucket) error { empty = false; return nil })
+		if empty {
+			return nil // a bbolt file we created but never initialised
+		}
+		return fmt.Errorf("open %s: %w: it has no exo metadata (move it aside or set EXO_HOME elsewhere)", path, ErrForeign)
+	}
+	if string(meta.Get(metaMagicKey)) != magic {
+		return fmt.Errorf("open %s: %w: wrong magic", path, ErrForeign)
+	}
+	v := keySeq(meta.Get(metaSchemaKey))
+	if v > SchemaVersion {
+		return fmt.Errorf("open %s: schema %d, this exo reads %d: %w (upgrade exo)", path, v, SchemaVersion, ErrNewerSchema)
+	}
+	if v == 0 {
+		return fmt.Errorf("open %s: missing schema version: %w", path, ErrCorrupt)
+	}
+	return nil
+}
+
+// initSchema creates the buckets and metadata of a new database, or checks an existing one.
+func (s *Store) initSchema() error {
+	return s.update(func(tx *bolt.Tx) error {
+		if err := checkSchema(s.Path(), tx); err != nil {
+			return err
+		}
+		for _, name := range topBuckets() {
+			if _, err := tx.CreateBucketIfNotExists(name); err != nil {
+				return fmt.Errorf("create bucket %s: %w", name, err)
+			}
+		}
+		meta := tx.Bucket(metaBucket)
+		if meta.Get(metaMagicKey) == nil {
+			if err := meta.Put(metaMagicKey, []byte(magic)); err != nil {
+				return err
+			}
+			return meta.Put(metaSchemaKey, seqKey(SchemaVersion))
+		}
+		return nil
+	})
+}
+
+// Close releases the database and the home lock.
+func (s *Store) Close() error {
+	err := s.db.Close()
+	if lerr := s.lock.release(); err == nil {
+		err = lerr
+	}
+	return err
+}
+
+// Home returns the EXO_HOME directory of this store.
+func (s *Store) Home() string { return s.home }
+
+// Path returns the database file path.
+func (s *Store) Path() string { return filepath.Join(s.home, DBName) }
+
+// Schema returns the schema version stored in the file.
+func (s *Store) Schema() (v uint64, err error) {
+	err = s.view(func(tx *bolt.Tx) error {
+		v = keySeq(tx.Bucket(metaBucket).Get(metaSchemaKey))
+		return nil
+	})
+	return v, err
+}
+
+// Size returns the database file size in bytes.
+func (s *Store) Size() int64 {
+	var n int64
+	_ = s.db.View(func(tx *bolt.Tx) error { n = tx.Size(); return nil })
+	return n
+}
+
+// update runs a read-write bbolt transaction, turning panics from damaged pages into errors.
+func (s *Store) update(fn func(*bolt.Tx) error) error {
+	return guard(s.Path(), func() error { return s.db.Update(fn) })
+}
+
+// view runs a read-only bbolt transaction, turning panics from damaged pages into errors.
+func (s *Store) view(fn func(*bolt.Tx) error) error {
+	return guard(s.Path(), func() error { return s.db.View(fn) })
+}

@@ -1,0 +1,151 @@
+package store
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	bolt "go.etcd.io/bbolt"
+)
+
+// TestTamperDetected flips one byte of one stored event with bbolt directly and checks
+// that verification names that event.
+func TestTamperDetected(t *testing.T) {
+	home := t.TempDir()
+	s, err := Open(home, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.NewBranch("main")
+	mustAppend(t, s, "main", 50, 10)
+	s.Fork("side", "main", 20)
+	mustAppend(t, s, "side", 5, 5)
+	s.Close()
+
+	TamperEvent(t, filepath.Join(home, DBName), "main", 17, func(v []byte) { v[len(v)-40] ^= 0x01 })
+
+	s, err = Open(home, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	rep, err := s.VerifyAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.OK() || rep.Problems[0].Branch != "main" || rep.Problems[0].Seq != 17 {
+		t.Fatalf("tamper not named: %+v", rep)
+	}
+	rep, _ = s.VerifyBranch("side")
+	if rep.OK() || rep.Problems[0].Seq != 17 {
+		t.Fatalf("fork's ancestry tamper not named: %+v", rep)
+	}
+}
+
+// TamperEvent rewrites one stored event value in a closed database file.
+func TamperEvent(t *testing.T, path, branch string, seq uint64, mutate func([]byte)) {
+	t.Helper()
+	db, err := bolt.Open(path, 0o600, &bolt.Options{Timeout: time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	err = db.Update(func(tx *bolt.Tx) error {
+		b := tx.Bucket(eventsBucket).Bucket([]byte(branch))
+		v := append([]byte(nil), b.Get(seqKey(seq))...)
+		mutate(v)
+		return b.Put(seqKey(seq), v)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+func fileSum(t *testing.T, path string) [32]byte {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sha256.Sum256(b)
+}
+
+func TestRefusesForeignCorruptNewer(t *testing.T) {
+	cases := map[string]struct {
+		prepare func(t *testing.T, path string)
+		want    error
+		text    string
+	}{
+		"text file": {func(t *testing.T, p string) {
+			os.WriteFile(p, bytes.Repeat([]byte("hello world\n"), 2000), 0o600)
+		}, ErrForeign, "not an exo database"},
+		"other bbolt db": {func(t *testing.T, p string) {
+			db, _ := bolt.Open(p, 0o600, nil)
+			db.Update(func(tx *bolt.Tx) error { _, err := tx.CreateBucket([]byte("widgets")); return err })
+			db.Close()
+		}, ErrForeign, "no exo metadata"},
+		"newer schema": {func(t *testing.T, p string) {
+			s, _ := openLocked(filepath.Dir(p), Options{})
+			s.db.Update(func(tx *bolt.Tx) error { return tx.Bucket(metaBucket).Put(metaSchemaKey, seqKey(99)) })
+			s.db.Close()
+		}, ErrNewerSchema, "upgrade exo"},
+		"damaged pages": {func(t *testing.T, p string) {
+			s, _ := openLocked(filepath.Dir(p), Options{})
+			s.NewBranch("m")
+			mustAppend(t, s, "m", 2000, 500)
+			s.db.Close()
+			b, _ := os.ReadFile(p)
+			for i := 4096 * 2; i < len(b); i += 7 {
+				b[i] ^= 0xff
+			}
+			os.WriteFile(p, b, 0o600)
+		}, ErrCorrupt, ""},
+	}
+	for name, c := range cases {
+		t.Run(name, func(t *testing.T) {
+			home := t.TempDir()
+			path := filepath.Join(home, DBName)
+			c.prepare(t, path)
+			before := fileSum(t, path)
+			s, err := Open(home, Options{})
+			if err == nil {
+				// Damage can sit in pages that opening does not read: it must surface on use.
+				_, err = s.VerifyAll()
+				s.Close()
+			}
+			if !errors.Is(err, c.want) {
+				t.Fatalf("got %v, want %v", err, c.want)
+			}
+			if !strings.Contains(err.Error(), c.text) || !strings.Contains(err.Error(), path) && c.want != ErrCorrupt {
+				t.Fatalf("unclear message: %v", err)
+			}
+			if fileSum(t, path) != before {
+				t.Fatal("refused file was modified")
+			}
+		})
+	}
+}
+
+func TestSecondOpenFailsFastNamingHolder(t *testing.T) {
+	home := t.TempDir()
+	s, err := Open(home, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	start := time.Now()
+	_, err = Open(home, Options{})
+	if !errors.Is(err, ErrLocked) {
+		t.Fatalf("second open: %v", err)
+	}
+	if !strings.Contains(err.Error(), "exo is already running (pid ") || !strings.Contains(err.Error(), home) {
+		t.Fatalf("message does not name the holder: %v", err)
+	}
+	if time.Since(start) > time.Second {
+		t.Fatalf("second open took %v", time.Since(start))
+	}
+}
