@@ -1,0 +1,220 @@
+package views
+
+import (
+	"fmt"
+	"strings"
+
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+)
+
+// ConversationKeyMap holds the conversation's bindings.
+type ConversationKeyMap struct {
+	ScrollKeyMap
+	Toggle   key.Binding // Toggle expands or collapses the selected tool block.
+	NextTool key.Binding // NextTool selects the next tool block.
+	PrevTool key.Binding // PrevTool selects the previous tool block.
+}
+
+// DefaultConversationKeyMap returns the conversation's default bindings.
+func DefaultConversationKeyMap() ConversationKeyMap {
+	return ConversationKeyMap{
+		ScrollKeyMap: DefaultScrollKeyMap(),
+		Toggle:       key.NewBinding(key.WithKeys("enter", "space"), key.WithHelp("enter", "expand tool")),
+		NextTool:     key.NewBinding(key.WithKeys("]"), key.WithHelp("]", "next tool")),
+		PrevTool:     key.NewBinding(key.WithKeys("["), key.WithHelp("[", "prev tool")),
+	}
+}
+
+// convEntry is an item with its render cache and view state.
+type convEntry struct {
+	item     ConvItem
+	ver      int              // ver changes whenever the item changes.
+	expanded bool             // expanded shows a tool block's full output.
+	selected bool             // selected marks the selected tool block.
+	grown    bool             // grown is true while Text only grew since the last render.
+	text     *strings.Builder // text accumulates streamed deltas without copying.
+	md       mdStream         // md renders assistant markdown block by block.
+	lines    []string         // lines is the cached rendering.
+	key      renderKey        // key is what lines were rendered for.
+}
+
+// renderKey identifies a cached rendering.
+type renderKey struct{ w, ver, gen, frame int }
+
+// anchor is a scroll position: a line within an item.
+type anchor struct{ item, line int }
+
+// Conversation is the pane showing the turns of one session. It renders
+// only the items in view, caching each by (width, version, theme).
+type Conversation struct {
+	base
+	Keys    ConversationKeyMap // Keys are the pane's bindings.
+	title   string
+	entries []*convEntry
+	md      mdRenderers
+	top     anchor // top is the first visible line when not following.
+	follow  bool   // follow keeps the view at the bottom as content arrives.
+	sel     int    // sel is the selected tool block, or -1.
+	frame   int    // frame is the spinner frame.
+	preview uint64 // preview is the seq being previewed, 0 when live.
+	shown   [2]int // shown is the range of items drawn by the last View.
+}
+
+// NewConversation returns an empty conversation pane that follows the bottom.
+func NewConversation(c *Common) *Conversation {
+	return &Conversation{base: base{common: c}, Keys: DefaultConversationKeyMap(), title: "Conversation", follow: true, sel: -1}
+}
+
+// SetTitle sets the frame title (e.g. the session name in split view).
+func (c *Conversation) SetTitle(t string) { c.title = t }
+
+// SetItems replaces all items, e.g. on a session switch or a preview.
+func (c *Conversation) SetItems(items []ConvItem) {
+	c.entries = c.entries[:0]
+	c.sel, c.top = -1, anchor{}
+	c.Append(items...)
+}
+
+// Append adds items at the end.
+func (c *Conversation) Append(items ...ConvItem) {
+	for _, it := range items {
+		c.entries = append(c.entries, &convEntry{item: it, ver: 1})
+	}
+}
+
+// SetItem replaces item i (e.g. a tool call that finished).
+func (c *Conversation) SetItem(i int, it ConvItem) {
+	if i < 0 || i >= len(c.entries) {
+		return
+	}
+	e := c.entries[i]
+	e.item, e.text, e.grown = it, nil, false
+	e.ver++
+}
+
+// Len returns the number of items.
+func (c *Conversation) Len() int { return len(c.entries) }
+
+// Item returns item i.
+func (c *Conversation) Item(i int) ConvItem {
+	e := c.entries[i]
+	if e.text != nil {
+		e.item.Text = e.text.String()
+	}
+	return e.item
+}
+
+// AppendDelta appends streamed text to the streaming assistant turn at the
+// end, starting one if there is none.
+func (c *Conversation) AppendDelta(text string) {
+	n := len(c.entries)
+	if n == 0 || c.entries[n-1].item.Kind != KindAssistant || !c.entries[n-1].item.Streaming {
+		c.Append(ConvItem{Kind: KindAssistant, Streaming: true})
+		n++
+	}
+	e := c.entries[n-1]
+	if e.text == nil {
+		e.text = &strings.Builder{}
+		e.text.WriteString(e.item.Text)
+	}
+	e.text.WriteString(text)
+	e.item.Text = e.text.String()
+	e.ver++
+}
+
+// FinishStream marks the streaming assistant turn complete.
+func (c *Conversation) FinishStream() {
+	if n := len(c.entries); n > 0 && c.entries[n-1].item.Streaming {
+		c.entries[n-1].item.Streaming = false
+		c.entries[n-1].ver++
+	}
+}
+
+// SetPreview shows the "preview as of seq" banner; the app supplies the
+// items as of that seq through SetItems.
+func (c *Conversation) SetPreview(seq uint64) { c.preview = seq }
+
+// ClearPreview returns to the live view.
+func (c *Conversation) ClearPreview() { c.preview = 0 }
+
+// Preview returns the previewed seq and whether a preview is shown.
+func (c *Conversation) Preview() (uint64, bool) { return c.preview, c.preview > 0 }
+
+// Following reports whether the view follows the bottom.
+func (c *Conversation) Following() bool { return c.follow }
+
+// ScrollToBottom jumps to the end and follows new content.
+func (c *Conversation) ScrollToBottom() { c.follow = true }
+
+// Update handles keys, the wheel, spinner ticks and streaming messages.
+func (c *Conversation) Update(msg tea.Msg) (Pane, tea.Cmd) {
+	switch msg := msg.(type) {
+	case tea.KeyPressMsg:
+		c.handleKey(msg)
+	case tea.MouseWheelMsg:
+		switch msg.Button {
+		case tea.MouseWheelUp:
+			c.Scroll(-3)
+		case tea.MouseWheelDown:
+			c.Scroll(3)
+		}
+	case SpinnerTickMsg:
+		c.frame++
+	case StreamDeltaMsg:
+		c.AppendDelta(msg.Text)
+	case StreamDoneMsg:
+		c.FinishStream()
+	}
+	return c, nil
+}
+
+// handleKey maps a key press to scrolling or tool block actions.
+func (c *Conversation) handleKey(msg tea.KeyPressMsg) {
+	k := c.Keys
+	_, h := c.inner()
+	page := max(h-1, 1)
+	switch {
+	case key.Matches(msg, k.Up):
+		c.Scroll(-1)
+	case key.Matches(msg, k.Down):
+		c.Scroll(1)
+	case key.Matches(msg, k.PageUp):
+		c.Scroll(-page)
+	case key.Matches(msg, k.PageDown):
+		c.Scroll(page)
+	case key.Matches(msg, k.Top):
+		c.follow, c.top = false, anchor{}
+	case key.Matches(msg, k.Bottom):
+		c.follow = true
+	case key.Matches(msg, k.NextTool):
+		c.selectTool(1)
+	case key.Matches(msg, k.PrevTool):
+		c.selectTool(-1)
+	case key.Matches(msg, k.Toggle):
+		c.toggle()
+	}
+}
+
+// ShortHelp lists the main conversation bindings.
+func (c *Conversation) ShortHelp() []key.Binding {
+	return []key.Binding{c.Keys.Down, c.Keys.Up, c.Keys.Bottom, c.Keys.PrevTool, c.Keys.Toggle}
+}
+
+// FullHelp lists all conversation bindings.
+func (c *Conversation) FullHelp() [][]key.Binding {
+	return [][]key.Binding{c.Keys.bindings(), {c.Keys.PrevTool, c.Keys.NextTool, c.Keys.Toggle}}
+}
+
+// info is the frame's right-hand text.
+func (c *Conversation) info() string {
+	if c.follow {
+		return ""
+	}
+	return "↑ scrolled · G follows"
+}
+
+// banner is the time-travel banner line.
+func (c *Conversation) banner(w int) string {
+	return c.styles().Conv.Preview.Render(fit(fmt.Sprintf(" preview as of seq %d · esc returns to live", c.preview), w))
+}

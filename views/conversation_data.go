@@ -1,0 +1,51 @@
+package views
+
+import "time"
+
+// ConvKind is the kind of a conversation item.
+type ConvKind int
+
+// The kinds of conversation items.
+const (
+	KindUser      ConvKind = iota // KindUser is a user turn.
+	KindAssistant                 // KindAssistant is an assistant turn (markdown).
+	KindTool                      // KindTool is a tool call block.
+	KindNotice                    // KindNotice is a harness notice.
+	KindDenied                    // KindDenied is a denied secret access.
+	KindViolation                 // KindViolation is a policy violation.
+)
+
+// ToolStatus is the state of a tool call.
+type ToolStatus string
+
+// The states of a tool call.
+const (
+	ToolPending  ToolStatus = "pending"  // ToolPending waits to start (or for approval).
+	ToolRunning  ToolStatus = "running"  // ToolRunning is executing.
+	ToolOK       ToolStatus = "ok"       // ToolOK finished successfully.
+	ToolFailed   ToolStatus = "failed"   // ToolFailed finished with an error.
+	ToolDenied   ToolStatus = "denied"   // ToolDenied was refused by the user or policy.
+	ToolCanceled ToolStatus = "canceled" // ToolCanceled was cut off.
+)
+
+// ConvItem is one item of the conversation as the pane shows it.
+type ConvItem struct {
+	Kind        ConvKind      // Kind selects how the item renders.
+	Text        string        // Text is the user text, assistant markdown or notice text.
+	Tool        string        // Tool is the tool name of a tool block.
+	ArgsSummary string        // ArgsSummary is a one-line summary of the tool arguments.
+	Status      ToolStatus    // Status is the tool call state.
+	ExitCode    int           // ExitCode is the command's exit code when finished.
+	Duration    time.Duration // Duration is how long the tool ran.
+	Output      string        // Output is the tool output (SGR colours allowed).
+	Diff        string        // Diff is a unified diff of the files the tool changed.
+	Streaming   bool          // Streaming marks an assistant turn still arriving.
+}
+
+// StreamDeltaMsg appends streamed assistant text to the conversation.
+type StreamDeltaMsg struct {
+	Text string // Text is the new fragment.
+}
+
+// StreamDoneMsg marks the streaming assistant turn complete.
+type StreamDoneMsg struct{}

@@ -1,0 +1,135 @@
+package views
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/charmbracelet/x/ansi"
+
+	"exo/themes"
+)
+
+func sampleConversation() []ConvItem {
+	return []ConvItem{
+		{Kind: KindUser, Text: "Add a health check endpoint to the server and test it."},
+		{Kind: KindAssistant, Text: "I'll look at the **server** first.\n\n- find the router\n- add `/healthz`\n\n```go\nfunc health(w http.ResponseWriter, r *http.Request) {\n\tw.WriteHeader(200)\n}\n```\n"},
+		{Kind: KindTool, Tool: "bash", ArgsSummary: "grep -rn HandleFunc ./cmd", Status: ToolOK, Duration: 340 * time.Millisecond,
+			Output: "cmd/server/main.go:12: http.HandleFunc(\"/\", root)\ncmd/server/main.go:13: http.HandleFunc(\"/api\", api)\nline three\nline four\n"},
+		{Kind: KindTool, Tool: "edit", ArgsSummary: "cmd/server/main.go", Status: ToolOK, Duration: 12 * time.Millisecond,
+			Diff: "--- a/cmd/server/main.go\n+++ b/cmd/server/main.go\n@@ -12,2 +12,3 @@\n http.HandleFunc(\"/\", root)\n+http.HandleFunc(\"/healthz\", health)\n-// TODO\n"},
+		{Kind: KindDenied, Text: "OPENAI_API_KEY (tool bash tried to read it)"},
+		{Kind: KindViolation, Text: "wrote /etc/hosts outside scope cmd/**"},
+		{Kind: KindNotice, Text: "context compacted: 41 events summarised"},
+		{Kind: KindTool, Tool: "bash", ArgsSummary: "go test ./... 🚀 日本語", Status: ToolRunning},
+	}
+}
+
+func TestConversationFitsEverySize(t *testing.T) {
+	for _, sz := range [][2]int{{20, 5}, {30, 8}, {60, 20}, {120, 40}, {3, 2}} {
+		c := NewConversation(NewCommon(themes.Dark()))
+		c.SetSize(sz[0], sz[1])
+		c.SetItems(sampleConversation())
+		checkSize(t, c.View(), sz[0], sz[1])
+		c.Scroll(-100)
+		checkSize(t, c.View(), sz[0], sz[1])
+	}
+}
+
+func TestConversationScrollAndFollow(t *testing.T) {
+	c := NewConversation(NewCommon(themes.Dark()))
+	c.SetSize(60, 10)
+	c.SetItems(sampleConversation())
+	c.View()
+	if !c.Following() {
+		t.Fatal("new conversation does not follow the bottom")
+	}
+	c.Update(press("k"))
+	if c.Following() {
+		t.Fatal("scrolling up kept following")
+	}
+	c.AppendDelta("new text")
+	if strings.Contains(ansi.Strip(c.View()), "new text") {
+		t.Error("view jumped to new content while scrolled up")
+	}
+	c.Update(press("G"))
+	if !strings.Contains(ansi.Strip(c.View()), "new text") {
+		t.Error("G did not return to the bottom")
+	}
+	c.Update(press("g"))
+	if !strings.Contains(ansi.Strip(c.View()), "health check") {
+		t.Errorf("g did not go to the top:\n%s", ansi.Strip(c.View()))
+	}
+	for range 200 {
+		c.Update(press("j"))
+	}
+	if !c.Following() {
+		t.Error("scrolling to the end did not resume following")
+	}
+}
+
+func TestConversationToolExpand(t *testing.T) {
+	c := NewConversation(NewCommon(themes.Dark()))
+	c.SetSize(80, 40)
+	c.SetItems(sampleConversation())
+	if strings.Contains(ansi.Strip(c.View()), "main.go:12:") {
+		t.Fatal("collapsed block shows its full output")
+	}
+	c.Update(press("["))
+	c.Update(press("["))
+	c.Update(press("["))
+	if c.SelectedTool() != 2 {
+		t.Fatalf("selected tool = %d, want 2", c.SelectedTool())
+	}
+	c.Update(press("enter"))
+	if !c.Expanded(2) {
+		t.Fatal("enter did not expand the selected block")
+	}
+	if !strings.Contains(ansi.Strip(c.View()), "main.go:12:") {
+		t.Errorf("expanded block hides its output:\n%s", ansi.Strip(c.View()))
+	}
+	c.Update(press("space"))
+	if c.Expanded(2) {
+		t.Fatal("space did not collapse the block")
+	}
+}
+
+func TestConversationStreaming(t *testing.T) {
+	c := NewConversation(NewCommon(themes.Dark()))
+	c.SetSize(60, 20)
+	for _, d := range []string{"# Plan\n\n", "First ", "para", "graph.\n\n", "Second ", "one."} {
+		c.Update(StreamDeltaMsg{Text: d})
+		checkSize(t, c.View(), 60, 20)
+	}
+	out := ansi.Strip(c.View())
+	for _, want := range []string{"Plan", "First paragraph.", "Second one."} {
+		if !strings.Contains(out, want) {
+			t.Errorf("streamed view lacks %q:\n%s", want, out)
+		}
+	}
+	c.Update(StreamDoneMsg{})
+	if c.Item(0).Streaming || c.Item(0).Text != "# Plan\n\nFirst paragraph.\n\nSecond one." {
+		t.Errorf("item after stream = %+v", c.Item(0))
+	}
+}
+
+func TestConversationPreviewBanner(t *testing.T) {
+	c := NewConversation(NewCommon(themes.Light()))
+	c.SetSize(50, 10)
+	c.SetItems(sampleConversation()[:2])
+	c.SetPreview(17)
+	out := ansi.Strip(c.View())
+	if !strings.Contains(out, "preview as of seq 17") {
+		t.Errorf("no preview banner:\n%s", out)
+	}
+	checkSize(t, c.View(), 50, 10)
+}
+
+func TestSanitizeKeepsOnlySGR(t *testing.T) {
+	in := "a\x1b[31mred\x1b[0m\x1b]0;title\x07\x1b]52;c;Zm9v\x1b\\\x1b[2J\x1b[10;10H\x1bPdcs\x1b\\b\r\nprogress 10%\rprogress 99%\n\x07\x08c\u009b31m"
+	got := Sanitize(in)
+	want := "a\x1b[31mred\x1b[0mb\nprogress 99%\nc31m"
+	if got != want {
+		t.Errorf("Sanitize = %q, want %q", got, want)
+	}
+}

@@ -1,0 +1,16 @@
+package views
+
+// View renders the items in view inside the pane frame.
+func (c *Conversation) View() string {
+	w, h := c.viewSize()
+	body := make([]string, 0, h+1)
+	if c.preview > 0 {
+		body = append(body, c.banner(w))
+	}
+	if len(c.entries) == 0 {
+		body = append(body, c.styles().Text.Muted.Render(truncate("no messages yet", w)))
+	} else {
+		body = append(body, c.visible(w, h)...)
+	}
+	return frame(c.styles(), c.focused, c.title, c.info(), body, c.width, c.height)
+}

@@ -1,0 +1,57 @@
+package views
+
+import (
+	"strings"
+
+	"exo/themes"
+)
+
+// frame draws a rounded border of exactly w×h cells around body, with title
+// on the top-left and info on the top-right; body lines are cut to fit.
+func frame(st *themes.Styles, focused bool, title, info string, body []string, w, h int) string {
+	if w < 4 || h < 3 {
+		return block(body, w, h)
+	}
+	border, tstyle := st.Pane.Border, st.Pane.Title
+	if focused {
+		border, tstyle = st.Pane.BorderFocused, st.Pane.TitleFocused
+	}
+	iw := w - 2
+	top := frameTop(border, tstyle, title, info, iw)
+	side := border.Render("│")
+	lines := make([]string, 0, h)
+	lines = append(lines, top)
+	for i := 0; i < h-2; i++ {
+		line := ""
+		if i < len(body) {
+			line = body[i]
+		}
+		lines = append(lines, side+fit(line, iw)+"\x1b[m"+side)
+	}
+	lines = append(lines, border.Render("╰"+strings.Repeat("─", iw)+"╯"))
+	return strings.Join(lines, "\n")
+}
+
+// frameTop renders the top border with a title and right-hand info.
+func frameTop(border, tstyle interface{ Render(...string) string }, title, info string, iw int) string {
+	title = truncate(title, max(iw-2, 0))
+	used := 0
+	var b strings.Builder
+	b.WriteString(border.Render("╭"))
+	if title != "" {
+		b.WriteString(border.Render("─") + tstyle.Render(title))
+		used = 1 + widthOf(title)
+	}
+	if info != "" {
+		info = truncate(info, iw-used-2)
+	}
+	fill := iw - used
+	if info != "" && fill-widthOf(info)-1 >= 1 {
+		fill -= widthOf(info) + 1
+		b.WriteString(border.Render(strings.Repeat("─", fill)) + tstyle.Render(info) + border.Render("─"))
+	} else {
+		b.WriteString(border.Render(strings.Repeat("─", max(fill, 0))))
+	}
+	b.WriteString(border.Render("╮"))
+	return b.String()
+}

@@ -1,0 +1,124 @@
+package views
+
+import (
+	"strings"
+
+	"charm.land/glamour/v2"
+	"charm.land/glamour/v2/ansi"
+)
+
+// mdRenderers keeps one glamour renderer per width; renderers are not safe
+// for concurrent use, so each pane owns its own set.
+type mdRenderers struct {
+	style ansi.StyleConfig
+	gen   int
+	byW   map[int]*glamour.TermRenderer
+}
+
+// get returns the renderer for width w, dropping all on a theme change.
+func (m *mdRenderers) get(c *Common, w int) *glamour.TermRenderer {
+	if m.gen != c.Generation() || m.byW == nil {
+		m.gen, m.style, m.byW = c.Generation(), c.Styles.Glamour, map[int]*glamour.TermRenderer{}
+	}
+	if r, ok := m.byW[w]; ok {
+		return r
+	}
+	r, err := glamour.NewTermRenderer(glamour.WithStyles(m.style), glamour.WithWordWrap(w))
+	if err != nil {
+		return nil
+	}
+	m.byW[w] = r
+	return r
+}
+
+// render renders one markdown block into trimmed lines.
+func (m *mdRenderers) render(c *Common, w int, src string) []string {
+	r := m.get(c, w)
+	if r == nil {
+		return wrap(src, w)
+	}
+	out, err := r.Render(src)
+	if err != nil {
+		return wrap(src, w)
+	}
+	lines := strings.Split(strings.TrimRight(out, "\n"), "\n")
+	for len(lines) > 0 && strings.TrimSpace(stripToPlain(lines[0])) == "" {
+		lines = lines[1:]
+	}
+	for len(lines) > 0 && strings.TrimSpace(stripToPlain(lines[len(lines)-1])) == "" {
+		lines = lines[:len(lines)-1]
+	}
+	for i, l := range lines {
+		lines[i] = strings.TrimRight(l, " ")
+	}
+	return lines
+}
+
+// mdStream renders growing markdown in blocks: blocks that are complete
+// (followed by a blank line outside a code fence) are rendered once and
+// kept; only the open last block is rendered again when text arrives.
+type mdStream struct {
+	src        string   // src is the text so far.
+	scan       int      // scan is where the next unscanned line starts.
+	blockStart int      // blockStart is where the open block starts.
+	fence      bool     // fence is true inside a code fence.
+	lines      []string // lines holds head + stable lines, then the open block's.
+	stableLen  int      // stableLen is the length of the kept prefix of lines.
+	blocks     int      // blocks counts completed blocks.
+	width, gen int      // width and gen are what lines were rendered for.
+}
+
+// reset starts over with the given head lines (e.g. a label).
+func (s *mdStream) reset(head []string, w, gen int) {
+	s.scan, s.blockStart, s.fence, s.blocks = 0, 0, false, 0
+	s.lines = append(s.lines[:0], head...)
+	s.stableLen, s.width, s.gen = len(head), w, gen
+}
+
+// update brings the rendering up to text and returns all lines; the slice
+// is valid until the next call. grown promises that text only extends the
+// previous text, which spares comparing them.
+func (s *mdStream) update(m *mdRenderers, c *Common, head []string, text string, w int, grown bool) []string {
+	if w != s.width || c.Generation() != s.gen || !grown && !strings.HasPrefix(text, s.src[:s.scan]) {
+		s.reset(head, w, c.Generation())
+	}
+	s.src = text
+	s.completeBlocks(m, c)
+	s.lines = s.lines[:s.stableLen]
+	if open := strings.TrimSpace(text[s.blockStart:]); open != "" {
+		if s.blocks > 0 {
+			s.lines = append(s.lines, "")
+		}
+		s.lines = append(s.lines, m.render(c, w, text[s.blockStart:])...)
+	}
+	return s.lines
+}
+
+// completeBlocks scans the new complete lines and renders finished blocks.
+func (s *mdStream) completeBlocks(m *mdRenderers, c *Common) {
+	for {
+		nl := strings.IndexByte(s.src[s.scan:], '\n')
+		if nl < 0 {
+			return
+		}
+		line := s.src[s.scan : s.scan+nl]
+		s.scan += nl + 1
+		trimmed := strings.TrimSpace(line)
+		if strings.HasPrefix(trimmed, "```") || strings.HasPrefix(trimmed, "~~~") {
+			s.fence = !s.fence
+		}
+		if trimmed != "" || s.fence {
+			continue
+		}
+		if blk := s.src[s.blockStart:s.scan]; strings.TrimSpace(blk) != "" {
+			s.lines = s.lines[:s.stableLen]
+			if s.blocks > 0 {
+				s.lines = append(s.lines, "")
+			}
+			s.lines = append(s.lines, m.render(c, s.width, blk)...)
+			s.stableLen = len(s.lines)
+			s.blocks++
+		}
+		s.blockStart = s.scan
+	}
+}

@@ -1,0 +1,79 @@
+package views
+
+import (
+	"strings"
+
+	"github.com/charmbracelet/x/ansi"
+)
+
+// ellipsis is the tail added to cut text.
+const ellipsis = "…"
+
+// truncate cuts s to at most w cells, marking the cut with an ellipsis.
+func truncate(s string, w int) string {
+	if w <= 0 {
+		return ""
+	}
+	if ansi.StringWidth(s) <= w {
+		return s
+	}
+	return ansi.Truncate(s, w, ellipsis)
+}
+
+// fit cuts or pads s to exactly w cells.
+func fit(s string, w int) string {
+	s = truncate(s, w)
+	if pad := w - ansi.StringWidth(s); pad > 0 {
+		s += strings.Repeat(" ", pad)
+	}
+	return s
+}
+
+// fitLeft right-aligns s in exactly w cells.
+func fitLeft(s string, w int) string {
+	s = truncate(s, w)
+	if pad := w - ansi.StringWidth(s); pad > 0 {
+		s = strings.Repeat(" ", pad) + s
+	}
+	return s
+}
+
+// wrap breaks s into lines of at most w cells, breaking words that do not fit.
+func wrap(s string, w int) []string {
+	if w <= 0 {
+		return nil
+	}
+	return strings.Split(ansi.Wrap(s, w, ""), "\n")
+}
+
+// oneLine flattens s to a single line for summaries.
+func oneLine(s string) string {
+	s = strings.ReplaceAll(s, "\r", "")
+	s = strings.ReplaceAll(s, "\t", "  ")
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		s = s[:i] + " …"
+	}
+	return s
+}
+
+// block pads or cuts lines to exactly w×h cells.
+func block(lines []string, w, h int) string {
+	var b strings.Builder
+	for i := 0; i < h; i++ {
+		if i > 0 {
+			b.WriteByte('\n')
+		}
+		line := ""
+		if i < len(lines) {
+			line = lines[i]
+		}
+		b.WriteString(fit(line, w))
+	}
+	return b.String()
+}
+
+// widthOf is the display width of s.
+func widthOf(s string) int { return ansi.StringWidth(s) }
+
+// stripToPlain removes all escape sequences so s can be restyled.
+func stripToPlain(s string) string { return ansi.Strip(s) }

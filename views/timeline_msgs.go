@@ -1,0 +1,27 @@
+package views
+
+// TimelineSelectMsg reports that the selected event changed; the app
+// previews the conversation as of Seq.
+type TimelineSelectMsg struct {
+	Seq    uint64 // Seq is the selected event.
+	Branch string // Branch is the selected event's branch.
+	Latest bool   // Latest is true when the last event is selected (no preview needed).
+}
+
+// ForkRequest asks the app to fork a new sibling session at Seq.
+type ForkRequest struct {
+	Seq    uint64 // Seq is the fork point.
+	Branch string // Branch is the branch the fork point belongs to.
+}
+
+// RewindRequest asks the app to rewind this session to Seq (after confirming).
+type RewindRequest struct {
+	Seq    uint64 // Seq is the event to rewind to.
+	Branch string // Branch is the branch the event belongs to.
+}
+
+// ShowEvent asks the app to show event Seq in full.
+type ShowEvent struct {
+	Seq    uint64 // Seq is the event to show.
+	Branch string // Branch is the event's branch.
+}

@@ -1,0 +1,86 @@
+package views
+
+import (
+	"fmt"
+	"strings"
+)
+
+// View renders the visible rows only, whatever the history length.
+func (t *Timeline) View() string {
+	iw, ih := t.inner()
+	if t.width < 4 || t.height < 3 {
+		iw, ih = t.width, t.height
+	}
+	t.clamp()
+	lines := make([]string, 0, ih)
+	n := t.Len()
+	lh := t.listHeight(ih)
+	for i := t.top; i < n && len(lines) < lh; i++ {
+		lines = append(lines, t.renderRow(t.row(i), iw, i == t.cursor))
+	}
+	if n == 0 {
+		lines = append(lines, t.styles().Text.Muted.Render(truncate("no events", iw)))
+	}
+	if lh < ih {
+		for len(lines) < lh {
+			lines = append(lines, "")
+		}
+		lines = append(lines, t.filterLine(iw))
+	}
+	return frame(t.styles(), t.focused, "Timeline", t.info(), lines, t.width, t.height)
+}
+
+// filterLine renders the filter prompt or the applied filter.
+func (t *Timeline) filterLine(w int) string {
+	st := t.styles()
+	if t.editing {
+		return fit(st.Pane.TitleFocused.Render("/")+st.Text.Normal.Render(t.draft)+"▏", w)
+	}
+	return fit(st.Text.Muted.Render(fmt.Sprintf("filter: %s (esc clears)", t.filter)), w)
+}
+
+// renderRow renders one row in w cells, choosing columns by width.
+func (t *Timeline) renderRow(r TimelineRow, w int, selected bool) string {
+	st := t.styles().Timeline
+	glyph := r.Glyph
+	if glyph == "" {
+		glyph = GlyphFor(r.Type)
+	}
+	mark := " "
+	switch {
+	case r.IsBranchPoint:
+		mark = st.BranchPoint.Render("├")
+	case r.Abandoned:
+		mark = st.Abandoned.Render("╎")
+	}
+	seq := fmt.Sprintf("%5d", r.Seq)
+	cols := []string{mark + st.Seq.Render(seq), st.Glyph(Family(r.Type)).Render(glyph)}
+	rest := w - widthOf(seq) - 4
+	if w >= 40 {
+		cols = append(cols[:1], st.Time.Render(r.Time.UTC().Format("15:04:05")), cols[1])
+		rest -= 9
+	}
+	if w >= 56 {
+		cols = append(cols, st.Actor.Render(fit(shortActor(r.Actor), 10)))
+		rest -= 11
+	}
+	if w >= 90 {
+		cols = append(cols, st.Summary.Render(fit(r.Type, 18)))
+		rest -= 19
+	}
+	cols = append(cols, st.Summary.Render(truncate(oneLine(r.Summary), max(rest, 0))))
+	line := strings.Join(cols, " ")
+	if r.Abandoned {
+		line = st.Abandoned.Render(stripToPlain(line))
+	}
+	if selected {
+		line = t.styles().Select.Render(fit(stripToPlain(line), w))
+	}
+	return line
+}
+
+// shortActor shortens executor:NAME and tool:NAME for the actor column.
+func shortActor(a string) string {
+	a = strings.TrimPrefix(a, "executor:")
+	return strings.TrimPrefix(a, "tool:")
+}
