@@ -1,0 +1,137 @@
+package sandbox
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+)
+
+// FSMode names the mechanism that confines writes to the workspace.
+type FSMode string
+
+// Filesystem confinement modes.
+const (
+	FSAuto     FSMode = ""         // FSAuto picks Landlock, else a mount namespace.
+	FSLandlock FSMode = "landlock" // FSLandlock uses the Landlock LSM.
+	FSMountNS  FSMode = "mountns"  // FSMountNS remounts everything but the workspace read-only.
+	FSNone     FSMode = "none"     // FSNone applies no write confinement.
+)
+
+// FallbackPolicy says what to do when the host cannot enforce the requested isolation.
+type FallbackPolicy int
+
+// Fallback policies.
+const (
+	// Refuse fails to start a shell or task when some isolation is unavailable.
+	Refuse FallbackPolicy = iota
+	// RunUnconfined runs anyway and reports what is not enforced.
+	RunUnconfined
+)
+
+// ErrIsolationUnavailable is returned when the policy is Refuse and the host lacks a mechanism.
+var ErrIsolationUnavailable = errors.New("sandbox isolation unavailable")
+
+// Unlimited disables one resource limit.
+const Unlimited = ^uint64(0)
+
+// Limits are per-process resource limits applied with setrlimit; zero means the default.
+type Limits struct {
+	AddressSpace uint64 // AddressSpace is RLIMIT_AS in bytes.
+	CPUSeconds   uint64 // CPUSeconds is RLIMIT_CPU in seconds.
+	Processes    uint64 // Processes is RLIMIT_NPROC.
+	FileSize     uint64 // FileSize is RLIMIT_FSIZE in bytes.
+}
+
+// DefaultLimits are the limits used for zero fields of Limits.
+var DefaultLimits = Limits{
+	AddressSpace: 16 << 30,
+	CPUSeconds:   3600,
+	Processes:    4096,
+	FileSize:     8 << 30,
+}
+
+// withDefaults fills zero fields from DefaultLimits.
+func (l Limits) withDefaults() Limits {
+	fill := func(v, d uint64) uint64 {
+		if v == 0 {
+			return d
+		}
+		return v
+	}
+	return Limits{
+		AddressSpace: fill(l.AddressSpace, DefaultLimits.AddressSpace),
+		CPUSeconds:   fill(l.CPUSeconds, DefaultLimits.CPUSeconds),
+		Processes:    fill(l.Processes, DefaultLimits.Processes),
+		FileSize:     fill(l.FileSize, DefaultLimits.FileSize),
+	}
+}
+
+// Config describes one sandbox: where commands run and how they are confined.
+type Config struct {
+	// Workspace is the directory commands start in and may write to.
+	Workspace string
+	// TmpDir is the private temporary directory (TMPDIR, and /tmp where a mount namespace is available).
+	TmpDir string
+	// Network allows network access; by default commands get an empty network namespace.
+	Network bool
+	// Limits are resource limits; zero fields take DefaultLimits.
+	Limits Limits
+	// Env holds extra environment variables on top of the allow-list.
+	Env map[string]string
+	// Filesystem forces a write-confinement mode; FSAuto picks the best available.
+	Filesystem FSMode
+	// ExtraWritable lists further directories commands may write to.
+	ExtraWritable []string
+	// Fallback decides whether missing isolation refuses or runs unconfined.
+	Fallback FallbackPolicy
+	// Helper is the argv prefix that runs HelperMain; default {os.Executable(), HelperCommand}.
+	Helper []string
+	// Shell is the shell program; default bash, else sh.
+	Shell string
+	// InlineLimit is how many bytes of output a Result keeps inline; default 64 KiB.
+	InlineLimit int
+	// Artifacts receives full outputs that exceed InlineLimit; nil keeps only head and tail.
+	Artifacts ArtifactSink
+	// Rows and Cols size the PTY; default 50x200.
+	Rows, Cols uint16
+}
+
+// normalized returns a copy of c with defaults filled in and paths made absolute.
+func (c Config) normalized() (Config, error) {
+	if c.Workspace == "" {
+		return c, errors.New("sandbox config: workspace is empty")
+	}
+	ws, err := filepath.Abs(c.Workspace)
+	if err != nil {
+		return c, fmt.Errorf("sandbox config: workspace %s: %w", c.Workspace, err)
+	}
+	if ws, err = filepath.EvalSymlinks(ws); err != nil {
+		return c, fmt.Errorf("sandbox config: workspace: %w", err)
+	}
+	c.Workspace = ws
+	if c.TmpDir == "" {
+		return c, errors.New("sandbox config: tmp dir is empty")
+	}
+	if err := os.MkdirAll(c.TmpDir, 0o700); err != nil {
+		return c, fmt.Errorf("sandbox config: create tmp dir: %w", err)
+	}
+	if c.TmpDir, err = filepath.EvalSymlinks(c.TmpDir); err != nil {
+		return c, fmt.Errorf("sandbox config: tmp dir: %w", err)
+	}
+	c.Limits = c.Limits.withDefaults()
+	if c.InlineLimit <= 0 {
+		c.InlineLimit = 64 << 10
+	}
+	if c.Rows == 0 || c.Cols == 0 {
+		c.Rows, c.Cols = 50, 200
+	}
+	if len(c.Helper) == 0 {
+		exe, err := os.Executable()
+		if err != nil {
+			return c, fmt.Errorf("sandbox config: find helper executable: %w", err)
+		}
+		c.Helper = []string{exe, HelperCommand}
+	}
+	return c, nil
+}

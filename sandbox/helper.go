@@ -1,0 +1,143 @@
+package sandbox
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"runtime"
+	"syscall"
+
+	"golang.org/x/sys/unix"
+)
+
+// helperOpts are the helper's parsed flags.
+type helperOpts struct {
+	workspace, tmp string
+	fs             FSMode
+	privateTmp     bool
+	limits         Limits
+	landlockABI    int
+	writable       multiFlag
+	prog           string
+	args           []string
+}
+
+// multiFlag collects a repeated string flag.
+type multiFlag []string
+
+// String renders the collected values.
+func (m *multiFlag) String() string { return fmt.Sprint(*m) }
+
+// Set appends one value.
+func (m *multiFlag) Set(v string) error { *m = append(*m, v); return nil }
+
+// HelperMain is the confinement helper: exo calls it for the hidden HelperCommand
+// subcommand with the arguments after it. It sets up mounts, rlimits and Landlock in
+// this (fresh) process and then execs the program; it returns only on failure, with
+// exit status 126 and a message on stderr. It must never run inside exo's own process.
+func HelperMain(args []string) int {
+	o, err := parseHelper(args)
+	if err == nil {
+		err = confineAndExec(o)
+	}
+	fmt.Fprintf(os.Stderr, "exo sandbox: %v\n", err)
+	return 126
+}
+
+// parseHelper parses the helper's flags and the program after "--".
+func parseHelper(args []string) (helperOpts, error) {
+	var o helperOpts
+	var fs string
+	f := flag.NewFlagSet(HelperCommand, flag.ContinueOnError)
+	f.StringVar(&o.workspace, "workspace", "", "workspace dir")
+	f.StringVar(&o.tmp, "tmp", "", "private tmp dir")
+	f.StringVar(&fs, "fs", "", "write confinement mode")
+	f.BoolVar(&o.privateTmp, "private-tmp", false, "bind the tmp dir on /tmp")
+	f.Uint64Var(&o.limits.AddressSpace, "as", Unlimited, "RLIMIT_AS")
+	f.Uint64Var(&o.limits.CPUSeconds, "cpu", Unlimited, "RLIMIT_CPU")
+	f.Uint64Var(&o.limits.Processes, "nproc", Unlimited, "RLIMIT_NPROC")
+	f.Uint64Var(&o.limits.FileSize, "fsize", Unlimited, "RLIMIT_FSIZE")
+	f.IntVar(&o.landlockABI, "landlock-abi", 0, "landlock ABI to use")
+	f.Var(&o.writable, "write", "extra writable dir")
+	if err := f.Parse(args); err != nil {
+		return o, fmt.Errorf("parse helper flags: %w", err)
+	}
+	if f.NArg() == 0 {
+		return o, fmt.Errorf("parse helper flags: no program after --")
+	}
+	o.fs, o.prog, o.args = FSMode(fs), f.Arg(0), f.Args()
+	if o.workspace == "" || o.tmp == "" {
+		return o, fmt.Errorf("parse helper flags: --workspace and --tmp are required")
+	}
+	o.writable = append(multiFlag{o.workspace, o.tmp}, o.writable...)
+	return o, nil
+}
+
+// confineAndExec applies every confinement step in order and execs the program.
+func confineAndExec(o helperOpts) error {
+	runtime.LockOSThread() // Landlock and no_new_privs bind this thread, which execs.
+	cwd, err := os.Getwd()
+	if err != nil {
+		return fmt.Errorf("get working dir: %w", err)
+	}
+	if o.privateTmp || o.fs == FSMountNS {
+		if err := setupMounts(o); err != nil {
+			return err
+		}
+		if err := os.Chdir(cwd); err != nil {
+			return fmt.Errorf("re-enter %s after mounts: %w", cwd, err)
+		}
+	}
+	if err := applyRlimits(o.limits); err != nil {
+		return err
+	}
+	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
+		return fmt.Errorf("set no_new_privs: %w", err)
+	}
+	if err := unix.Prctl(unix.PR_CAP_AMBIENT, unix.PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0); err != nil {
+		return fmt.Errorf("clear ambient capabilities: %w", err)
+	}
+	if o.fs == FSLandlock {
+		if err := applyLandlock(o); err != nil {
+			return err
+		}
+	}
+	path, err := exec.LookPath(o.prog)
+	if err != nil {
+		return fmt.Errorf("find %s: %w", o.prog, err)
+	}
+	if err := syscall.Exec(path, o.args, os.Environ()); err != nil {
+		return fmt.Errorf("exec %s: %w", path, err)
+	}
+	return nil
+}
+
+// applyRlimits sets each finite limit as both soft and hard limit.
+func applyRlimits(l Limits) error {
+	set := []struct {
+		res  int
+		name string
+		v    uint64
+	}{
+		{unix.RLIMIT_AS, "address space", l.AddressSpace},
+		{unix.RLIMIT_CPU, "cpu time", l.CPUSeconds},
+		{unix.RLIMIT_NPROC, "processes", l.Processes},
+		{unix.RLIMIT_FSIZE, "file size", l.FileSize},
+	}
+	for _, s := range set {
+		if s.v == Unlimited {
+			continue
+		}
+		var old unix.Rlimit
+		if err := unix.Getrlimit(s.res, &old); err != nil {
+			return fmt.Errorf("get %s limit: %w", s.name, err)
+		}
+		v := min(s.v, old.Max) // a lower hard limit already in force stays.
+		rl := unix.Rlimit{Cur: v, Max: v}
+		if err := unix.Setrlimit(s.res, &rl); err != nil {
+			return fmt.Errorf("set %s limit to %d: %w", s.name, s.v, err)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,127 @@
+package sandbox
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
+)
+
+// rulesetAttr is struct landlock_ruleset_attr up to the scoped field (ABI 6).
+type rulesetAttr struct {
+	handledFS  uint64
+	handledNet uint64
+	scoped     uint64
+}
+
+// landlockABI returns the kernel's Landlock ABI version, or 0 when Landlock is unavailable.
+func landlockABI() int {
+	v, _, errno := unix.Syscall(unix.SYS_LANDLOCK_CREATE_RULESET, 0, 0, unix.LANDLOCK_CREATE_RULESET_VERSION)
+	if errno != 0 {
+		return 0
+	}
+	return int(v)
+}
+
+// fsRights returns every filesystem right that the ABI knows.
+func fsRights(abi int) uint64 {
+	r := uint64(1<<13 - 1) // ABI 1: execute .. make_sym.
+	if abi >= 2 {
+		r |= unix.LANDLOCK_ACCESS_FS_REFER
+	}
+	if abi >= 3 {
+		r |= unix.LANDLOCK_ACCESS_FS_TRUNCATE
+	}
+	if abi >= 5 {
+		r |= unix.LANDLOCK_ACCESS_FS_IOCTL_DEV
+	}
+	return r
+}
+
+// readRights are the rights granted everywhere: read, list and execute.
+const readRights = unix.LANDLOCK_ACCESS_FS_EXECUTE | unix.LANDLOCK_ACCESS_FS_READ_FILE | unix.LANDLOCK_ACCESS_FS_READ_DIR
+
+// deviceFiles are the device nodes commands may open for writing.
+var deviceFiles = []string{"/dev/null", "/dev/zero", "/dev/full", "/dev/tty", "/dev/ptmx", "/dev/random", "/dev/urandom"}
+
+// applyLandlock restricts the calling thread (which then execs) to write only in the
+// writable dirs and a few devices; reads stay allowed everywhere.
+func applyLandlock(o helperOpts) error {
+	abi := o.landlockABI
+	if abi <= 0 {
+		return errors.New("landlock requested without an ABI version")
+	}
+	all := fsRights(abi)
+	attr := rulesetAttr{handledFS: all}
+	size := unsafe.Sizeof(uint64(0))
+	if abi >= 6 {
+		attr.scoped = unix.LANDLOCK_SCOPE_ABSTRACT_UNIX_SOCKET | unix.LANDLOCK_SCOPE_SIGNAL
+		size = unsafe.Sizeof(attr)
+	}
+	fd, _, errno := unix.Syscall(unix.SYS_LANDLOCK_CREATE_RULESET, uintptr(unsafe.Pointer(&attr)), size, 0)
+	if errno != 0 {
+		return fmt.Errorf("landlock create ruleset (ABI %d): %w", abi, errno)
+	}
+	defer unix.Close(int(fd))
+	if err := addRule(int(fd), "/", readRights); err != nil {
+		return err
+	}
+	for _, w := range o.writable {
+		if err := addRule(int(fd), w, all); err != nil {
+			return err
+		}
+	}
+	if err := addDeviceRules(int(fd), abi); err != nil {
+		return err
+	}
+	if _, _, errno := unix.Syscall(unix.SYS_LANDLOCK_RESTRICT_SELF, fd, 0, 0); errno != 0 {
+		return fmt.Errorf("landlock restrict self: %w", errno)
+	}
+	return nil
+}
+
+// addDeviceRules lets commands use terminals and the usual character devices.
+func addDeviceRules(fd, abi int) error {
+	dev := uint64(unix.LANDLOCK_ACCESS_FS_READ_FILE | unix.LANDLOCK_ACCESS_FS_WRITE_FILE)
+	if abi >= 3 {
+		dev |= unix.LANDLOCK_ACCESS_FS_TRUNCATE
+	}
+	if abi >= 5 {
+		dev |= unix.LANDLOCK_ACCESS_FS_IOCTL_DEV
+	}
+	for _, p := range deviceFiles {
+		if _, err := os.Stat(p); err != nil {
+			continue
+		}
+		if err := addRule(fd, p, dev); err != nil {
+			return err
+		}
+	}
+	return addRule(fd, "/dev/pts", dev|unix.LANDLOCK_ACCESS_FS_READ_DIR)
+}
+
+// addRule grants rights beneath path.
+func addRule(fd int, path string, rights uint64) error {
+	pfd, err := unix.Open(path, unix.O_PATH|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return fmt.Errorf("landlock rule for %s: %w", path, err)
+	}
+	defer unix.Close(pfd)
+	var st unix.Stat_t
+	if err := unix.Fstat(pfd, &st); err == nil && st.Mode&unix.S_IFMT != unix.S_IFDIR {
+		rights &= fileRights
+	}
+	rule := unix.LandlockPathBeneathAttr{Allowed_access: rights, Parent_fd: int32(pfd)}
+	_, _, errno := unix.Syscall6(unix.SYS_LANDLOCK_ADD_RULE, uintptr(fd), unix.LANDLOCK_RULE_PATH_BENEATH,
+		uintptr(unsafe.Pointer(&rule)), 0, 0, 0)
+	if errno != 0 {
+		return fmt.Errorf("landlock rule for %s: %w", path, errno)
+	}
+	return nil
+}
+
+// fileRights are the rights that apply to a single file rather than a directory.
+const fileRights = unix.LANDLOCK_ACCESS_FS_EXECUTE | unix.LANDLOCK_ACCESS_FS_WRITE_FILE |
+	unix.LANDLOCK_ACCESS_FS_READ_FILE | unix.LANDLOCK_ACCESS_FS_TRUNCATE | unix.LANDLOCK_ACCESS_FS_IOCTL_DEV

@@ -1,0 +1,68 @@
+package sandbox
+
+import (
+	"os"
+	"os/exec"
+	"strconv"
+	"syscall"
+)
+
+// HelperCommand is the hidden subcommand under which exo must call HelperMain.
+const HelperCommand = "__sandbox-exec"
+
+// capSysAdmin is CAP_SYS_ADMIN, kept across the helper's exec to set up mounts.
+const capSysAdmin = 21
+
+// helperCmd builds the command that runs prog with args confined by the helper,
+// in the namespaces the enforcement calls for; confinement itself happens in the child.
+func helperCmd(cfg Config, e Enforcement, dir string, prog string, args ...string) *exec.Cmd {
+	argv := append([]string{}, cfg.Helper[1:]...)
+	argv = append(argv, helperArgs(cfg, e)...)
+	argv = append(argv, "--", prog)
+	argv = append(argv, args...)
+	cmd := exec.Command(cfg.Helper[0], argv...)
+	cmd.Dir = dir
+	cmd.Env = cleanEnv(os.Environ(), cfg.TmpDir, cfg.Env)
+	cmd.SysProcAttr = nsAttr(e)
+	return cmd
+}
+
+// helperArgs encodes the enforcement as helper flags.
+func helperArgs(cfg Config, e Enforcement) []string {
+	u := func(v uint64) string { return strconv.FormatUint(v, 10) }
+	a := []string{
+		"--workspace", cfg.Workspace, "--tmp", cfg.TmpDir, "--fs", string(e.Filesystem),
+		"--as", u(e.Limits.AddressSpace), "--cpu", u(e.Limits.CPUSeconds),
+		"--nproc", u(e.Limits.Processes), "--fsize", u(e.Limits.FileSize),
+		"--landlock-abi", strconv.Itoa(e.LandlockABI),
+	}
+	if e.PrivateTmp {
+		a = append(a, "--private-tmp")
+	}
+	for _, w := range cfg.ExtraWritable {
+		a = append(a, "--write", w)
+	}
+	return a
+}
+
+// nsAttr returns the clone flags and id mappings for the helper process.
+func nsAttr(e Enforcement) *syscall.SysProcAttr {
+	attr := &syscall.SysProcAttr{}
+	var flags uintptr
+	if e.NetworkIsolated {
+		flags |= syscall.CLONE_NEWNET
+	}
+	if e.PrivateTmp || e.Filesystem == FSMountNS {
+		flags |= syscall.CLONE_NEWNS
+		if os.Getuid() != 0 {
+			attr.AmbientCaps = []uintptr{capSysAdmin}
+		}
+	}
+	if flags != 0 {
+		flags |= syscall.CLONE_NEWUSER
+		attr.UidMappings = idMap(os.Getuid())
+		attr.GidMappings = idMap(os.Getgid())
+	}
+	attr.Cloneflags = flags
+	return attr
+}

@@ -1,0 +1,172 @@
+package sandbox
+
+import (
+	"bufio"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"golang.org/x/sys/unix"
+)
+
+// setupMounts runs in the helper inside fresh user and mount namespaces: it binds the
+// private tmp dir on /tmp and, in FSMountNS mode, makes every mount read-only except
+// the writable dirs, /dev and /proc.
+func setupMounts(o helperOpts) error {
+	if err := unix.Mount("", "/", "", unix.MS_REC|unix.MS_PRIVATE, ""); err != nil {
+		return fmt.Errorf("make mounts private: %w", err)
+	}
+	fds, err := openDirs(o.writable)
+	if err != nil {
+		return err
+	}
+	defer closeAll(fds)
+	if o.privateTmp {
+		if err := unix.Mount(o.tmp, "/tmp", "", unix.MS_BIND|unix.MS_REC, ""); err != nil {
+			return fmt.Errorf("bind %s on /tmp: %w", o.tmp, err)
+		}
+	}
+	for i, w := range o.writable { // bind each writable dir on its own path, which may now be hidden under /tmp.
+		if err := os.MkdirAll(w, 0o755); err != nil {
+			return fmt.Errorf("recreate mount point %s: %w", w, err)
+		}
+		src := "/proc/self/fd/" + strconv.Itoa(fds[i])
+		if err := unix.Mount(src, w, "", unix.MS_BIND|unix.MS_REC, ""); err != nil {
+			return fmt.Errorf("bind %s: %w", w, err)
+		}
+	}
+	if o.fs != FSMountNS {
+		return nil
+	}
+	return remountReadOnly(o.writable)
+}
+
+// openDirs opens each dir with O_PATH so it stays reachable after /tmp is covered.
+func openDirs(dirs []string) ([]int, error) {
+	var fds []int
+	for _, d := range dirs {
+		fd, err := unix.Open(d, unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+		if err != nil {
+			closeAll(fds)
+			return nil, fmt.Errorf("open writable dir %s: %w", d, err)
+		}
+		fds = append(fds, fd)
+	}
+	return fds, nil
+}
+
+// closeAll closes file descriptors, ignoring errors.
+func closeAll(fds []int) {
+	for _, fd := range fds {
+		unix.Close(fd)
+	}
+}
+
+// mountEntry is one line of /proc/self/mountinfo.
+type mountEntry struct {
+	point, fstype string
+	opts          []string
+}
+
+// remountReadOnly remounts every mount read-only except those under keep, /tmp, /dev and /proc,
+// keeping the per-mount flags that a user namespace may not change.
+func remountReadOnly(keep []string) error {
+	mounts, err := readMountInfo()
+	if err != nil {
+		return err
+	}
+	keep = append(keep, "/tmp", "/dev", "/proc", "/sys")
+	for _, m := range mounts {
+		if underAny(m.point, keep) || hasOpt(m.opts, "ro") {
+			continue
+		}
+		flags := uintptr(unix.MS_REMOUNT | unix.MS_BIND | unix.MS_RDONLY)
+		flags |= lockedFlags(m.opts)
+		if err := unix.Mount("", m.point, "", flags, ""); err != nil {
+			return fmt.Errorf("remount %s (%s) read-only: %w", m.point, m.fstype, err)
+		}
+	}
+	return nil
+}
+
+// readMountInfo parses /proc/self/mountinfo.
+func readMountInfo() ([]mountEntry, error) {
+	f, err := os.Open("/proc/self/mountinfo")
+	if err != nil {
+		return nil, fmt.Errorf("read mountinfo: %w", err)
+	}
+	defer f.Close()
+	var out []mountEntry
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		fields := strings.Fields(sc.Text())
+		sep := indexOf(fields, "-")
+		if len(fields) < 6 || sep < 0 || sep+1 >= len(fields) {
+			continue
+		}
+		out = append(out, mountEntry{point: unescapeMount(fields[4]), fstype: fields[sep+1], opts: strings.Split(fields[5], ",")})
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("read mountinfo: %w", err)
+	}
+	return out, nil
+}
+
+// lockedFlags maps mount options to the flags a remount must repeat.
+func lockedFlags(opts []string) uintptr {
+	names := map[string]uintptr{
+		"nosuid": unix.MS_NOSUID, "nodev": unix.MS_NODEV, "noexec": unix.MS_NOEXEC,
+		"noatime": unix.MS_NOATIME, "nodiratime": unix.MS_NODIRATIME, "relatime": unix.MS_RELATIME,
+		"strictatime": unix.MS_STRICTATIME,
+	}
+	var f uintptr
+	for _, o := range opts {
+		f |= names[o]
+	}
+	return f
+}
+
+// underAny reports whether p equals or lies beneath one of dirs.
+func underAny(p string, dirs []string) bool {
+	for _, d := range dirs {
+		d = filepath.Clean(d)
+		if p == d || strings.HasPrefix(p, d+"/") || d == "/" {
+			return true
+		}
+	}
+	return false
+}
+
+// hasOpt reports whether opts contains o.
+func hasOpt(opts []string, o string) bool { return indexOf(opts, o) >= 0 }
+
+// indexOf returns the index of s in list, or -1.
+func indexOf(list []string, s string) int {
+	for i, v := range list {
+		if v == s {
+			return i
+		}
+	}
+	return -1
+}
+
+// unescapeMount decodes the octal escapes (\040 and friends) of mountinfo paths.
+func unescapeMount(s string) string {
+	if !strings.Contains(s, `\`) {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] == '\\' && i+3 < len(s) {
+			if n, err := strconv.ParseUint(s[i+1:i+4], 8, 8); err == nil {
+				b.WriteByte(byte(n))
+				i += 3
+				continue
+			}
+		}
+		b.WriteByte(s[i])
+	}
+	return b.String()
+}

@@ -1,0 +1,107 @@
+package sandbox
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Enforcement says what confinement commands actually run under, as decided from the
+// config and the host's capabilities; it is shown to the user and recorded in results.
+type Enforcement struct {
+	// NetworkAllowed mirrors Config.Network.
+	NetworkAllowed bool
+	// NetworkIsolated is true when commands run in an empty network namespace.
+	NetworkIsolated bool
+	// Filesystem is the write-confinement mechanism in force.
+	Filesystem FSMode
+	// LandlockABI is the Landlock ABI used, 0 when Landlock is not applied.
+	LandlockABI int
+	// PrivateTmp is true when /tmp is replaced by the private tmp dir.
+	PrivateTmp bool
+	// Limits are the resource limits applied.
+	Limits Limits
+	// Unenforced lists, in words, what was wanted but is not enforced.
+	Unenforced []string
+}
+
+// Confined reports whether everything asked for is enforced.
+func (e Enforcement) Confined() bool { return len(e.Unenforced) == 0 }
+
+// String renders the enforcement in one line for the status bar and doctor.
+func (e Enforcement) String() string {
+	var parts []string
+	switch {
+	case e.NetworkAllowed:
+		parts = append(parts, "network: allowed")
+	case e.NetworkIsolated:
+		parts = append(parts, "network: off (namespace)")
+	default:
+		parts = append(parts, "network: NOT ISOLATED")
+	}
+	switch e.Filesystem {
+	case FSLandlock:
+		parts = append(parts, fmt.Sprintf("writes: workspace only (landlock ABI %d)", e.LandlockABI))
+	case FSMountNS:
+		parts = append(parts, "writes: workspace only (read-only mount namespace)")
+	default:
+		parts = append(parts, "writes: NOT CONFINED")
+	}
+	parts = append(parts, fmt.Sprintf("limits: as=%s cpu=%s nproc=%s fsize=%s",
+		fmtLimit(e.Limits.AddressSpace, true), fmtLimit(e.Limits.CPUSeconds, false),
+		fmtLimit(e.Limits.Processes, false), fmtLimit(e.Limits.FileSize, true)))
+	if len(e.Unenforced) > 0 {
+		parts = append(parts, "UNCONFINED: "+strings.Join(e.Unenforced, "; "))
+	}
+	return strings.Join(parts, ", ")
+}
+
+// fmtLimit renders one limit value, in MiB when it is a size.
+func fmtLimit(v uint64, bytes bool) string {
+	switch {
+	case v == Unlimited:
+		return "unlimited"
+	case bytes:
+		return fmt.Sprintf("%dMiB", v>>20)
+	default:
+		return fmt.Sprint(v)
+	}
+}
+
+// plan decides the enforcement for cfg on a host with caps, refusing under the Refuse
+// policy when something asked for cannot be enforced.
+func plan(cfg Config, caps Capabilities) (Enforcement, error) {
+	e := Enforcement{NetworkAllowed: cfg.Network, Limits: cfg.Limits}
+	if !cfg.Network {
+		e.NetworkIsolated = caps.NetNS
+		if !caps.NetNS {
+			e.Unenforced = append(e.Unenforced, "network isolation (no user+network namespaces)")
+		}
+	}
+	e.PrivateTmp = caps.MountNS
+	switch mode := cfg.Filesystem; {
+	case mode == FSNone:
+		e.Filesystem = FSNone
+	case (mode == FSAuto || mode == FSLandlock) && caps.LandlockABI > 0:
+		e.Filesystem, e.LandlockABI = FSLandlock, caps.LandlockABI
+	case (mode == FSAuto || mode == FSMountNS) && caps.MountNS:
+		e.Filesystem = FSMountNS
+	default:
+		e.Filesystem = FSNone
+		e.Unenforced = append(e.Unenforced, fmt.Sprintf("write confinement (%s unavailable)", describeMode(mode)))
+	}
+	if !caps.Rlimits {
+		e.Unenforced = append(e.Unenforced, "resource limits")
+	}
+	if len(e.Unenforced) > 0 && cfg.Fallback == Refuse {
+		return e, fmt.Errorf("%w: %s", ErrIsolationUnavailable, strings.Join(e.Unenforced, "; "))
+	}
+	return e, nil
+}
+
+// describeMode names a requested mode for messages.
+func describeMode(m FSMode) string {
+	if m == FSAuto {
+		return "landlock and mount namespaces"
+	}
+	return string(m)
+}

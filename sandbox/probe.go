@@ -1,0 +1,91 @@
+package sandbox
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"strings"
+	"syscall"
+
+	"github.com/creack/pty"
+	"golang.org/x/sys/unix"
+)
+
+// Capabilities reports which isolation mechanisms the host supports, for exo doctor.
+type Capabilities struct {
+	PTY         bool   // PTY is true when a pseudo-terminal can be opened.
+	UserNS      bool   // UserNS is true when unprivileged user namespaces work.
+	NetNS       bool   // NetNS is true when a network namespace can be created with a user namespace.
+	MountNS     bool   // MountNS is true when a mount namespace can be created with a user namespace.
+	LandlockABI int    // LandlockABI is the Landlock ABI version, 0 when unavailable.
+	Rlimits     bool   // Rlimits is true when resource limits can be read and set.
+	Git         string // Git is the output of git --version, empty when git is missing.
+	Errors      []string
+}
+
+// Probe detects at run time what the host supports; it starts a few short processes.
+func Probe() Capabilities {
+	var c Capabilities
+	if p, t, err := pty.Open(); err == nil {
+		c.PTY = true
+		p.Close()
+		t.Close()
+	} else {
+		c.Errors = append(c.Errors, fmt.Sprintf("pty: %v", err))
+	}
+	c.UserNS = tryClone(syscall.CLONE_NEWUSER, &c)
+	c.NetNS = c.UserNS && tryClone(syscall.CLONE_NEWUSER|syscall.CLONE_NEWNET, &c)
+	c.MountNS = c.UserNS && tryClone(syscall.CLONE_NEWUSER|syscall.CLONE_NEWNS, &c)
+	c.LandlockABI = landlockABI()
+	var rl unix.Rlimit
+	c.Rlimits = unix.Getrlimit(unix.RLIMIT_AS, &rl) == nil
+	if out, err := exec.Command("git", "--version").Output(); err == nil {
+		c.Git = strings.TrimSpace(string(out))
+	}
+	return c
+}
+
+// String renders the capabilities one per line.
+func (c Capabilities) String() string {
+	yes := func(b bool) string {
+		if b {
+			return "yes"
+		}
+		return "no"
+	}
+	ll := "no"
+	if c.LandlockABI > 0 {
+		ll = fmt.Sprintf("ABI %d", c.LandlockABI)
+	}
+	git := c.Git
+	if git == "" {
+		git = "missing"
+	}
+	return fmt.Sprintf("pty: %s\nuser namespaces: %s\nnetwork namespaces: %s\nmount namespaces: %s\nlandlock: %s\nrlimits: %s\ngit: %s\n",
+		yes(c.PTY), yes(c.UserNS), yes(c.NetNS), yes(c.MountNS), ll, yes(c.Rlimits), git)
+}
+
+// tryClone starts /bin/true (or the test binary's shell) in new namespaces to see whether the kernel allows it.
+func tryClone(flags uintptr, c *Capabilities) bool {
+	prog, err := exec.LookPath("true")
+	if err != nil {
+		prog = "/bin/sh"
+	}
+	cmd := exec.Command(prog)
+	cmd.Env = []string{}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Cloneflags: flags}
+	if flags&syscall.CLONE_NEWUSER != 0 {
+		cmd.SysProcAttr.UidMappings = idMap(os.Getuid())
+		cmd.SysProcAttr.GidMappings = idMap(os.Getgid())
+	}
+	if err := cmd.Run(); err != nil {
+		c.Errors = append(c.Errors, fmt.Sprintf("clone flags %#x: %v", flags, err))
+		return false
+	}
+	return true
+}
+
+// idMap maps one outside id to the same id inside a user namespace.
+func idMap(id int) []syscall.SysProcIDMap {
+	return []syscall.SysProcIDMap{{ContainerID: id, HostID: id, Size: 1}}
+}

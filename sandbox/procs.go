@@ -1,0 +1,94 @@
+package sandbox
+
+import (
+	"bytes"
+	"os"
+	"strconv"
+	"syscall"
+)
+
+// procInfo is what the kill sweep needs from /proc/PID/stat.
+type procInfo struct {
+	pid, ppid, pgrp, sid int
+}
+
+// listProcs reads every process's parent, group and session from /proc.
+func listProcs() []procInfo {
+	ents, err := os.ReadDir("/proc")
+	if err != nil {
+		return nil
+	}
+	out := make([]procInfo, 0, len(ents))
+	for _, e := range ents {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		if p, ok := readStat(pid); ok {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// readStat parses /proc/PID/stat, whose command name may contain spaces and parentheses.
+func readStat(pid int) (procInfo, bool) {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return procInfo{}, false
+	}
+	i := bytes.LastIndexByte(b, ')')
+	if i < 0 {
+		return procInfo{}, false
+	}
+	f := bytes.Fields(b[i+1:])
+	if len(f) < 4 {
+		return procInfo{}, false
+	}
+	atoi := func(s []byte) int { n, _ := strconv.Atoi(string(s)); return n }
+	return procInfo{pid: pid, ppid: atoi(f[1]), pgrp: atoi(f[2]), sid: atoi(f[3])}, true
+}
+
+// descendants returns the processes below root, plus every other process in root's
+// session or in the given process groups; root itself is excluded.
+func descendants(root int, pgrps ...int) []int {
+	procs := listProcs()
+	children := map[int][]int{}
+	for _, p := range procs {
+		children[p.ppid] = append(children[p.ppid], p.pid)
+	}
+	seen := map[int]bool{root: true}
+	var out []int
+	var walk func(int)
+	walk = func(pid int) {
+		for _, c := range children[pid] {
+			if !seen[c] {
+				seen[c] = true
+				out = append(out, c)
+				walk(c)
+			}
+		}
+	}
+	walk(root)
+	for _, p := range procs {
+		inGroup := false
+		for _, g := range pgrps {
+			inGroup = inGroup || p.pgrp == g
+		}
+		if !seen[p.pid] && (p.sid == root || inGroup) {
+			seen[p.pid] = true
+			out = append(out, p.pid)
+			walk(p.pid)
+		}
+	}
+	return out
+}
+
+// killTree SIGKILLs everything below root (see descendants) and reports how many it signalled.
+func killTree(root int, pgrps ...int) int {
+	pids := descendants(root, pgrps...)
+	for _, pid := range pids {
+		syscall.Kill(pid, syscall.SIGKILL)
+	}
+	return len(pids)
+}
