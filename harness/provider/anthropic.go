@@ -1,0 +1,267 @@
+package provider
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"github.com/anthropics/anthropic-sdk-go"
+	"github.com/anthropics/anthropic-sdk-go/option"
+	"github.com/anthropics/anthropic-sdk-go/packages/param"
+)
+
+// defaultAnthropicMaxTokens is sent when neither the request nor the
+// catalog gives a limit (the Messages API requires one).
+const defaultAnthropicMaxTokens = 8192
+
+// Anthropic streams from Anthropic's Messages API through the official SDK.
+type Anthropic struct {
+	name   string
+	client anthropic.Client
+}
+
+// NewAnthropic returns a Messages API provider named "anthropic" unless cfg
+// says otherwise. The SDK's own retries and environment defaults are off.
+func NewAnthropic(cfg Config) *Anthropic {
+	opts := []option.RequestOption{
+		option.WithoutEnvironmentDefaults(),
+		option.WithAPIKey(cfg.APIKey),
+		option.WithMaxRetries(0),
+		option.WithHTTPClient(meteredClient(cfg.HTTPClient)),
+	}
+	if cfg.BaseURL != "" {
+		opts = append(opts, option.WithBaseURL(cfg.BaseURL))
+	}
+	return &Anthropic{name: cfg.name("anthropic"), client: anthropic.NewClient(opts...)}
+}
+
+// Name returns the provider's name.
+func (p *Anthropic) Name() string { return p.name }
+
+// Stream sends req to /v1/messages and streams the answer.
+func (p *Anthropic) Stream(ctx context.Context, req Request, onDelta func(Delta)) (Response, error) {
+	params, err := anthropicParams(req)
+	if err != nil {
+		return Response{}, fmt.Errorf("%s: %w", p.name, err)
+	}
+	ctx, m := withMeter(ctx)
+	stream := p.client.Messages.NewStreaming(ctx, params)
+	defer stream.Close()
+	st := &anthropicState{acc: newAccumulator(onDelta), model: req.Model}
+	for stream.Next() {
+		if err := st.handle(stream.Current()); err != nil {
+			err.Provider, err.Bytes = p.name, m.n()
+			return Response{}, err
+		}
+		if st.done {
+			return st.acc.response(st.model, st.usage, st.stop), nil
+		}
+	}
+	if err := stream.Err(); err != nil {
+		return Response{}, classify(ctx, p.name, err, m)
+	}
+	return Response{}, &Error{Provider: p.name, Kind: ErrStreamCut, Bytes: m.n(), Detail: "ended before message_stop"}
+}
+
+// anthropicState folds Messages stream events.
+type anthropicState struct {
+	acc   *accumulator
+	model string
+	usage Usage
+	stop  StopReason
+	done  bool
+}
+
+// handle applies one event.
+func (s *anthropicState) handle(ev anthropic.MessageStreamEventUnion) *Error {
+	switch ev.Type {
+	case "message_start":
+		s.model = firstNonEmpty(ev.Message.Model, s.model)
+		u := ev.Message.Usage
+		s.usage = Usage{Input: u.InputTokens + u.CacheReadInputTokens + u.CacheCreationInputTokens,
+			Output: u.OutputTokens, Cached: u.CacheReadInputTokens, CacheWrite: u.CacheCreationInputTokens}
+	case "content_block_start":
+		switch ev.ContentBlock.Type {
+		case "tool_use":
+			s.acc.startCall(ev.Index, ev.ContentBlock.ID, ev.ContentBlock.Name)
+		case "text":
+			s.acc.addText(ev.ContentBlock.Text)
+		}
+	case "content_block_delta":
+		return s.blockDelta(ev)
+	case "message_delta":
+		s.messageDelta(ev)
+	case "message_stop":
+		s.done = true
+	}
+	return nil
+}
+
+// blockDelta applies a text or tool-input piece.
+func (s *anthropicState) blockDelta(ev anthropic.MessageStreamEventUnion) *Error {
+	switch ev.Delta.Type {
+	case "text_delta":
+		s.acc.addText(ev.Delta.Text)
+	case "input_json_delta":
+		if !s.acc.addArgs(ev.Index, ev.Delta.PartialJSON) {
+			return &Error{Kind: ErrMalformedStream, Detail: "input_json_delta for an unknown content block"}
+		}
+	}
+	return nil
+}
+
+// messageDelta records the stop reason and the final usage counts.
+func (s *anthropicState) messageDelta(ev anthropic.MessageStreamEventUnion) {
+	if ev.Delta.StopReason != "" {
+		s.stop = StopReason(ev.Delta.StopReason)
+	}
+	u := ev.Usage
+	s.usage.Output = max(s.usage.Output, u.OutputTokens)
+	if in := u.InputTokens + u.CacheReadInputTokens + u.CacheCreationInputTokens; in > 0 {
+		s.usage.Input, s.usage.Cached, s.usage.CacheWrite = in, u.CacheReadInputTokens, u.CacheCreationInputTokens
+	}
+}
+
+// anthropicParams maps a Request onto Messages API parameters, marking the
+// stable prefix (tools, then system) with cache_control when asked.
+func anthropicParams(req Request) (anthropic.MessageNewParams, error) {
+	p := anthropic.MessageNewParams{
+		Model:     req.Model,
+		MaxTokens: int64(maxTokens(req)),
+		Messages:  anthropicMessages(req.Messages),
+	}
+	if req.System != "" {
+		p.System = []anthropic.TextBlockParam{{Text: req.System}}
+	}
+	for _, t := range req.Tools {
+		tool, err := anthropicTool(t)
+		if err != nil {
+			return p, err
+		}
+		p.Tools = append(p.Tools, tool)
+	}
+	if req.CachePrefix {
+		markStablePrefix(&p)
+	}
+	return p, nil
+}
+
+// maxTokens picks the output cap: the request's, the catalog's, or a default.
+func maxTokens(req Request) int {
+	if req.MaxOutputTokens > 0 {
+		return req.MaxOutputTokens
+	}
+	if info, ok := Lookup(req.Model); ok && info.MaxOutput > 0 {
+		return info.MaxOutput
+	}
+	return defaultAnthropicMaxTokens
+}
+
+// markStablePrefix puts a cache breakpoint after the system prompt (which
+// also covers the tools, cached first) or, with no system prompt, after the
+// last tool.
+func markStablePrefix(p *anthropic.MessageNewParams) {
+	cc := anthropic.NewCacheControlEphemeralParam()
+	switch {
+	case len(p.System) > 0:
+		p.System[len(p.System)-1].CacheControl = cc
+	case len(p.Tools) > 0:
+		if c := p.Tools[len(p.Tools)-1].GetCacheControl(); c != nil {
+			*c = cc
+		}
+	}
+}
+
+// anthropicTool maps a tool and its JSON schema.
+func anthropicTool(t Tool) (anthropic.ToolUnionParam, error) {
+	m, err := schemaMap(t)
+	if err != nil {
+		return anthropic.ToolUnionParam{}, err
+	}
+	schema := anthropic.ToolInputSchemaParam{Properties: m["properties"], ExtraFields: map[string]any{}}
+	if req, ok := m["required"].([]any); ok {
+		for _, r := range req {
+			if s, ok := r.(string); ok {
+				schema.Required = append(schema.Required, s)
+			}
+		}
+	}
+	for k, v := range m {
+		if k != "properties" && k != "required" && k != "type" {
+			schema.ExtraFields[k] = v
+		}
+	}
+	tool := anthropic.ToolUnionParamOfTool(schema, t.Name)
+	if t.Description != "" {
+		tool.OfTool.Description = param.NewOpt(t.Description)
+	}
+	return tool, nil
+}
+
+// anthropicMessages maps the conversation, folding consecutive tool results
+// into one user message as the API expects.
+func anthropicMessages(msgs []Message) []anthropic.MessageParam {
+	var out []anthropic.MessageParam
+	for _, m := range msgs {
+		blocks := anthropicBlocks(m)
+		if len(blocks) == 0 {
+			continue
+		}
+		if m.CacheBreakpoint {
+			if c := blocks[len(blocks)-1].GetCacheControl(); c != nil {
+				*c = anthropic.NewCacheControlEphemeralParam()
+			}
+		}
+		role := anthropic.MessageParamRoleUser
+		if m.Role == RoleAssistant {
+			role = anthropic.MessageParamRoleAssistant
+		}
+		if n := len(out); n > 0 && m.Role == RoleTool && out[n-1].Role == role && isToolResults(out[n-1]) {
+			out[n-1].Content = append(out[n-1].Content, blocks...)
+			continue
+		}
+		out = append(out, anthropic.MessageParam{Role: role, Content: blocks})
+	}
+	return out
+}
+
+// anthropicBlocks maps one message to content blocks.
+func anthropicBlocks(m Message) []anthropic.ContentBlockParamUnion {
+	switch m.Role {
+	case RoleTool:
+		return []anthropic.ContentBlockParamUnion{anthropic.NewToolResultBlock(m.ToolCallID, m.Text, m.IsError)}
+	case RoleAssistant:
+		var b []anthropic.ContentBlockParamUnion
+		if m.Text != "" {
+			b = append(b, anthropic.NewTextBlock(m.Text))
+		}
+		for _, c := range m.ToolCalls {
+			b = append(b, anthropic.NewToolUseBlock(c.ID, json.RawMessage(argsObject(c.Arguments)), c.Name))
+		}
+		return b
+	}
+	if m.Text == "" {
+		return nil
+	}
+	return []anthropic.ContentBlockParamUnion{anthropic.NewTextBlock(m.Text)}
+}
+
+// isToolResults reports whether a message holds only tool results.
+func isToolResults(m anthropic.MessageParam) bool {
+	for _, b := range m.Content {
+		if b.OfToolResult == nil {
+			return false
+		}
+	}
+	return len(m.Content) > 0
+}
+
+// argsObject returns arguments as a JSON object ("{}" if they are not one),
+// since tool_use input must be an object.
+func argsObject(a json.RawMessage) []byte {
+	var obj map[string]json.RawMessage
+	if json.Unmarshal(a, &obj) != nil || obj == nil {
+		return []byte("{}")
+	}
+	return a
+}

@@ -1,0 +1,21 @@
+// Package provider talks to language models for exo's default executor.
+//
+// Every model sits behind one interface, [Provider], whose Stream method
+// sends a [Request] and delivers [Delta] values to a callback as they arrive
+// before returning the completed [Response]. The implementations use the
+// official SDKs: [NewOpenAI] (Responses API), [NewOpenAICompatible] (Chat
+// Completions: OpenAI itself, Ollama, llama.cpp server, vLLM, LM Studio),
+// [NewAnthropic] (Messages API with prompt caching on the stable prefix) and
+// [NewScripted], which plays turns from a file for offline demos and tests.
+//
+// The SDKs' own retries are switched off: [Reliable] wraps any provider with
+// exo's retry policy (exponential backoff with jitter that honours
+// Retry-After) and a per-provider circuit breaker, both with injectable time
+// so that tests are exact. Failures are [*Error] values that match the
+// sentinel errors ([ErrRateLimited], [ErrStreamCut], ...) with errors.Is and
+// read as a sentence the user can act on.
+//
+// The package also holds the model catalog ([Lookup], [ModelInfo.Cost]),
+// token counting ([CountTokens]) and Ollama discovery ([ListOllamaModels]).
+// It imports nothing from exo's store, sandbox or UI packages.
+package provider

@@ -1,0 +1,159 @@
+package provider
+
+import (
+	"context"
+	"encoding/json"
+	"time"
+)
+
+// Provider is a language model behind exo's executor.
+type Provider interface {
+	// Name identifies the provider instance, e.g. "openai" or "scripted:demo".
+	Name() string
+	// Stream sends req and calls onDelta for every piece of output as it
+	// arrives, then returns the completed response. onDelta may be nil. On
+	// error the returned Response is the zero value: a partial answer is
+	// never returned as if it were complete.
+	Stream(ctx context.Context, req Request, onDelta func(Delta)) (Response, error)
+}
+
+// Role says who wrote a message.
+type Role string
+
+// The roles of a conversation.
+const (
+	RoleUser      Role = "user"
+	RoleAssistant Role = "assistant"
+	RoleTool      Role = "tool"
+)
+
+// Request is one call to a model.
+type Request struct {
+	// Model is the provider's model id, e.g. "gpt-4.1" or "claude-sonnet-4-5".
+	Model string
+	// System is the system prompt.
+	System string
+	// Messages is the conversation so far, oldest first.
+	Messages []Message
+	// Tools are the functions the model may call.
+	Tools []Tool
+	// MaxOutputTokens caps the answer; 0 means the catalog's default.
+	MaxOutputTokens int
+	// CachePrefix marks the system prompt and tools as the stable prefix to
+	// cache (Anthropic cache_control; OpenAI caches prefixes on its own).
+	CachePrefix bool
+	// CacheKey, when set, is sent as OpenAI's prompt_cache_key so that
+	// requests sharing a prefix are routed to the same cache.
+	CacheKey string
+}
+
+// Message is one entry of the conversation.
+type Message struct {
+	// Role is user, assistant or tool.
+	Role Role
+	// Text is the user's or assistant's text, or a tool result's content.
+	Text string
+	// ToolCalls are the calls an assistant message made.
+	ToolCalls []ToolCall
+	// ToolCallID links a tool result (RoleTool) to its call.
+	ToolCallID string
+	// IsError marks a tool result as a failure.
+	IsError bool
+	// CacheBreakpoint marks the end of a stable stretch of history (for
+	// example a compaction summary) where Anthropic may cache the prefix.
+	CacheBreakpoint bool
+}
+
+// ToolCall is a model's request to run a tool.
+type ToolCall struct {
+	// ID is the provider's call id, echoed back with the result.
+	ID string
+	// Name is the tool's name.
+	Name string
+	// Arguments is the JSON object of arguments.
+	Arguments json.RawMessage
+}
+
+// Tool describes a function the model may call.
+type Tool struct {
+	// Name is the tool's name.
+	Name string
+	// Description tells the model what the tool does.
+	Description string
+	// Schema is the JSON schema of the arguments object.
+	Schema json.RawMessage
+}
+
+// DeltaKind says what a Delta carries.
+type DeltaKind int
+
+// The kinds of streamed pieces.
+const (
+	// DeltaText is a piece of the answer's text.
+	DeltaText DeltaKind = iota
+	// DeltaToolCall announces a tool call: Index, ID and Name are set.
+	DeltaToolCall
+	// DeltaToolArgs is a piece of a tool call's JSON arguments.
+	DeltaToolArgs
+)
+
+// Delta is one streamed piece of a response. It holds only the new piece,
+// never the text so far.
+type Delta struct {
+	// Kind says which fields matter.
+	Kind DeltaKind
+	// Text is new answer text (DeltaText) or new argument JSON (DeltaToolArgs).
+	Text string
+	// Index is the tool call's position in the response (tool deltas).
+	Index int
+	// ID is the tool call's id (DeltaToolCall).
+	ID string
+	// Name is the tool's name (DeltaToolCall).
+	Name string
+}
+
+// Usage counts tokens. Input includes Cached and CacheWrite, whatever the
+// provider's own convention.
+type Usage struct {
+	// Input is every prompt token, cached or not.
+	Input int64 `json:"input"`
+	// Output is the generated tokens.
+	Output int64 `json:"output"`
+	// Cached is the prompt tokens read from the provider's cache.
+	Cached int64 `json:"cached"`
+	// CacheWrite is the prompt tokens written to the cache (Anthropic).
+	CacheWrite int64 `json:"cache_write,omitempty"`
+}
+
+// Add returns the sum of two usages.
+func (u Usage) Add(o Usage) Usage {
+	return Usage{Input: u.Input + o.Input, Output: u.Output + o.Output,
+		Cached: u.Cached + o.Cached, CacheWrite: u.CacheWrite + o.CacheWrite}
+}
+
+// StopReason says why the model stopped.
+type StopReason string
+
+// The normalised stop reasons; others pass through as the provider said them.
+const (
+	StopEndTurn   StopReason = "end_turn"
+	StopToolUse   StopReason = "tool_use"
+	StopMaxTokens StopReason = "max_tokens"
+	StopRefusal   StopReason = "refusal"
+)
+
+// Response is a completed model turn.
+type Response struct {
+	// Text is the answer's text.
+	Text string
+	// ToolCalls are the tools the model asked to run, in order.
+	ToolCalls []ToolCall
+	// Usage is the provider's token count.
+	Usage Usage
+	// StopReason says why the model stopped.
+	StopReason StopReason
+	// TTFT is the time from sending the request to the first streamed token.
+	TTFT time.Duration
+	// Model is the model id the provider reports (or the one requested).
+	Model string
+}

@@ -1,0 +1,74 @@
+package provider
+
+import (
+	"context"
+	"io"
+	"net/http"
+	"sync/atomic"
+)
+
+// meter counts the bytes of one response body, so that a cut stream can say
+// how far it got.
+type meter struct {
+	bytes atomic.Int64
+}
+
+type meterKey struct{}
+
+// withMeter returns a context whose HTTP responses are counted by a new meter.
+func withMeter(ctx context.Context) (context.Context, *meter) {
+	m := &meter{}
+	return context.WithValue(ctx, meterKey{}, m), m
+}
+
+// n returns the bytes read so far; a nil meter has read nothing.
+func (m *meter) n() int64 {
+	if m == nil {
+		return 0
+	}
+	return m.bytes.Load()
+}
+
+// meteredTransport wraps response bodies of requests whose context carries a meter.
+type meteredTransport struct {
+	base http.RoundTripper
+}
+
+// RoundTrip sends the request and meters the response body.
+func (t meteredTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	res, err := t.base.RoundTrip(req)
+	if err != nil || res == nil || res.Body == nil {
+		return res, err
+	}
+	if m, ok := req.Context().Value(meterKey{}).(*meter); ok {
+		res.Body = &meteredBody{ReadCloser: res.Body, m: m}
+	}
+	return res, nil
+}
+
+type meteredBody struct {
+	io.ReadCloser
+	m *meter
+}
+
+// Read counts what passes through.
+func (b *meteredBody) Read(p []byte) (int, error) {
+	n, err := b.ReadCloser.Read(p)
+	b.m.bytes.Add(int64(n))
+	return n, err
+}
+
+// meteredClient returns an HTTP client like c (or a default one) whose
+// transport meters response bodies.
+func meteredClient(c *http.Client) *http.Client {
+	if c == nil {
+		c = &http.Client{}
+	}
+	out := *c
+	base := out.Transport
+	if base == nil {
+		base = http.DefaultTransport
+	}
+	out.Transport = meteredTransport{base: base}
+	return &out
+}
