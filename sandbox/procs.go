@@ -92,3 +92,16 @@ func killTree(root int, pgrps ...int) int {
 	}
 	return len(pids)
 }
+
+// statState returns the one-letter state of pid.
+func statState(pid int) (byte, bool) {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return 0, false
+	}
+	i := bytes.LastIndexByte(b, ')')
+	if i < 0 || i+2 >= len(b) {
+		return 0, false
+	}
+	return b[i+2], true
+}

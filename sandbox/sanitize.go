@@ -4,7 +4,7 @@ import "unicode/utf8"
 
 // sanitizer states.
 const (
-	stText = iota
+	stText     = iota
 	stEsc      // after ESC
 	stCSI      // inside ESC [ ... final
 	stString   // inside OSC/DCS/SOS/PM/APC, until BEL or ST
