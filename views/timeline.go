@@ -43,6 +43,7 @@ type Timeline struct {
 	cursor    int    // cursor is the selected position in the visible list.
 	top       int    // top is the first visible position.
 	following bool   // following keeps the cursor on the last row as rows arrive.
+	cache     rowCache
 }
 
 // NewTimeline returns an empty timeline pane.
@@ -54,6 +55,7 @@ func NewTimeline(c *Common) *Timeline {
 // it was there.
 func (t *Timeline) SetSource(src TimelineSource) {
 	t.src = src
+	t.cache.clear()
 	t.idx, t.scanned = nil, 0
 	t.rescan()
 	t.clamp()

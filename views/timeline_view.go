@@ -16,7 +16,7 @@ func (t *Timeline) View() string {
 	n := t.Len()
 	lh := t.listHeight(ih)
 	for i := t.top; i < n && len(lines) < lh; i++ {
-		lines = append(lines, t.renderRow(t.row(i), iw, i == t.cursor))
+		lines = append(lines, t.cachedRow(i, iw))
 	}
 	if n == 0 {
 		lines = append(lines, t.styles().Text.Muted.Render(truncate("no events", iw)))
@@ -83,4 +83,38 @@ func (t *Timeline) renderRow(r TimelineRow, w int, selected bool) string {
 func shortActor(a string) string {
 	a = strings.TrimPrefix(a, "executor:")
 	return strings.TrimPrefix(a, "tool:")
+}
+
+// rowCache keeps rendered rows of the current width and theme; it holds a
+// few screens' worth at most.
+type rowCache struct {
+	w, gen int
+	rows   map[rowKey]string
+}
+
+// rowKey identifies a rendered row.
+type rowKey struct {
+	pos      int
+	selected bool
+}
+
+// clear drops every cached row.
+func (rc *rowCache) clear() { rc.rows = nil }
+
+// cachedRow renders visible row i, reusing an earlier rendering.
+func (t *Timeline) cachedRow(i, w int) string {
+	rc := &t.cache
+	if rc.rows == nil || rc.w != w || rc.gen != t.common.Generation() || len(rc.rows) > 8*max(t.height, 8) {
+		rc.rows, rc.w, rc.gen = map[rowKey]string{}, w, t.common.Generation()
+	}
+	k := rowKey{pos: i, selected: i == t.cursor}
+	if t.filter != "" {
+		k.pos = t.idx[i]
+	}
+	if s, ok := rc.rows[k]; ok {
+		return s
+	}
+	s := t.renderRow(t.row(i), w, k.selected)
+	rc.rows[k] = s
+	return s
 }

@@ -1,0 +1,115 @@
+package views
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"exo/themes"
+)
+
+// BenchmarkTimelineView measures one frame of a 60×40 timeline scrolled to
+// the middle of n events.
+func BenchmarkTimelineView(b *testing.B) {
+	for _, n := range []int{1_000, 100_000} {
+		b.Run(fmt.Sprintf("events=%d", n), func(b *testing.B) {
+			tl := NewTimeline(NewCommon(themes.Dark()))
+			tl.SetSize(60, 40)
+			tl.SetSource(sampleRows(n))
+			tl.move(-n / 2)
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				tl.move(1 - 2*(i%2))
+				_ = tl.View()
+			}
+		})
+	}
+}
+
+// benchItems builds n conversation items cycling through every kind.
+func benchItems(n int) []ConvItem {
+	kinds := sampleConversation()
+	kinds[len(kinds)-1].Status = ToolOK
+	items := make([]ConvItem, n)
+	for i := range items {
+		items[i] = kinds[i%len(kinds)]
+	}
+	return items
+}
+
+// BenchmarkConversationView measures one frame of a 100×40 conversation
+// pane showing the end of n items, after a one-line scroll (so the frame is
+// recomposed), with items rendered once and cached as a real session would.
+func BenchmarkConversationView(b *testing.B) {
+	for _, n := range []int{1_000, 100_000} {
+		b.Run(fmt.Sprintf("items=%d", n), func(b *testing.B) {
+			c := NewConversation(NewCommon(themes.Dark()))
+			c.SetSize(100, 40)
+			c.SetItems(benchItems(n))
+			_ = c.View()
+			c.Scroll(-n) // visit the top too: both ends warm
+			_ = c.View()
+			c.Scroll(-20)
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				c.Scroll(1 - 2*(i%2))
+				_ = c.View()
+			}
+		})
+	}
+}
+
+// streamDeltas splits a long markdown answer into n small deltas.
+func streamDeltas(n int) []string {
+	words := strings.Fields("The harness keeps the event log as the only source of truth and every pane is a projection of it so a crash loses nothing")
+	deltas := make([]string, 0, n)
+	for i := 0; len(deltas) < n; i++ {
+		d := words[i%len(words)] + " "
+		switch {
+		case i%60 == 59:
+			d += "\n\n"
+		case i%600 == 300:
+			d = "\n\n## Section " + fmt.Sprint(i) + "\n\n"
+		case i%450 == 200:
+			d = "\n\n```go\nfunc f() int {\n\treturn 42\n}\n```\n\n"
+		}
+		deltas = append(deltas, d)
+	}
+	return deltas
+}
+
+// BenchmarkStreamRender measures the cost of one delta (append + frame) at
+// delta 1k and 39k of a 40k-delta markdown answer.
+func BenchmarkStreamRender(b *testing.B) {
+	deltas := streamDeltas(40_000)
+	for _, at := range []int{1_000, 39_000} {
+		b.Run(fmt.Sprintf("delta=%d", at), func(b *testing.B) {
+			c := NewConversation(NewCommon(themes.Dark()))
+			c.SetSize(100, 40)
+			c.Append(ConvItem{Kind: KindUser, Text: "explain"})
+			for _, d := range deltas[:at] {
+				c.AppendDelta(d)
+			}
+			_ = c.View()
+			window := deltas[at : at+1000]
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				if i%len(window) == 0 && i > 0 {
+					b.StopTimer()
+					c.SetItems(nil)
+					c.Append(ConvItem{Kind: KindUser, Text: "explain"})
+					for _, d := range deltas[:at] {
+						c.AppendDelta(d)
+					}
+					_ = c.View()
+					b.StartTimer()
+				}
+				c.AppendDelta(window[i%len(window)])
+				_ = c.View()
+			}
+		})
+	}
+}
+
+var _ = time.Second

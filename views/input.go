@@ -1,0 +1,231 @@
+package views
+
+import (
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+)
+
+// Paste thresholds above which a paste becomes a chip.
+const (
+	pasteChipLines = 8    // pasteChipLines is the line count that makes a chip.
+	pasteChipBytes = 1200 // pasteChipBytes is the size that makes a chip.
+)
+
+// InputKeyMap holds the input's own bindings; editing keys are the textarea's.
+type InputKeyMap struct {
+	Send     key.Binding // Send sends the prompt.
+	Newline  key.Binding // Newline inserts a line break.
+	HistPrev key.Binding // HistPrev recalls the previous prompt.
+	HistNext key.Binding // HistNext recalls the next prompt.
+	Complete key.Binding // Complete completes a slash command.
+}
+
+// DefaultInputKeyMap returns the input's default bindings.
+func DefaultInputKeyMap() InputKeyMap {
+	return InputKeyMap{
+		Send:     key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "send")),
+		Newline:  key.NewBinding(key.WithKeys("alt+enter", "shift+enter", "ctrl+j"), key.WithHelp("alt+enter", "newline")),
+		HistPrev: key.NewBinding(key.WithKeys("up"), key.WithHelp("↑", "previous prompt")),
+		HistNext: key.NewBinding(key.WithKeys("down"), key.WithHelp("↓", "next prompt")),
+		Complete: key.NewBinding(key.WithKeys("tab", "right"), key.WithHelp("tab", "complete /command")),
+	}
+}
+
+// Input is the multi-line prompt editor with history, paste chips and
+// slash command completion.
+type Input struct {
+	base
+	Keys    InputKeyMap // Keys are the pane's bindings.
+	ta      editor
+	history []string
+	hpos    int    // hpos is the history position; len(history) is the draft.
+	draft   string // draft is the unsent text saved while browsing history.
+	pastes  []string
+	compSel int // compSel is the highlighted completion.
+}
+
+// NewInput returns an empty, focused-ready input pane.
+func NewInput(c *Common) *Input {
+	return &Input{base: base{common: c}, Keys: DefaultInputKeyMap(), ta: newEditor()}
+}
+
+// hintLines is 1 when the pane is tall enough for the completion line.
+func (in *Input) hintLines() int {
+	if in.height >= 4 {
+		return 1
+	}
+	return 0
+}
+
+// Value returns the raw editor text (chips not expanded).
+func (in *Input) Value() string { return in.ta.Value() }
+
+// SetValue replaces the editor text.
+func (in *Input) SetValue(s string) { in.ta.SetValue(s) }
+
+// SetHistory replaces the prompt history, oldest first.
+func (in *Input) SetHistory(h []string) {
+	in.history = append([]string(nil), h...)
+	in.hpos = len(in.history)
+}
+
+// History returns the prompt history, oldest first.
+func (in *Input) History() []string { return in.history }
+
+// Update handles keys and pastes; it sends SubmitMsg, SlashCommandMsg or
+// ShellCommandMsg when the user presses enter.
+func (in *Input) Update(msg tea.Msg) (Pane, tea.Cmd) {
+	switch msg := msg.(type) {
+	case tea.PasteMsg:
+		return in, in.paste(msg.Content)
+	case tea.KeyPressMsg:
+		if cmd, ok := in.handleKey(msg); ok {
+			return in, cmd
+		}
+		in.ta.handle(msg)
+		in.clampCompletion()
+	}
+	return in, nil
+}
+
+// handleKey handles the keys the input owns; ok is false for editing keys.
+func (in *Input) handleKey(msg tea.KeyPressMsg) (tea.Cmd, bool) {
+	comps := completions(in.ta.Value())
+	switch {
+	case key.Matches(msg, in.Keys.Newline):
+		in.ta.newline()
+		return nil, true
+	case key.Matches(msg, in.Keys.Send):
+		if len(comps) > 0 && "/"+comps[in.compSel].Name != in.ta.Value() {
+			in.complete(comps)
+			return nil, true
+		}
+		return in.submit(), true
+	case key.Matches(msg, in.Keys.Complete) && len(comps) > 0:
+		in.complete(comps)
+		return nil, true
+	case key.Matches(msg, in.Keys.HistPrev) && len(comps) > 1:
+		in.compSel = (in.compSel + len(comps) - 1) % len(comps)
+		return nil, true
+	case key.Matches(msg, in.Keys.HistNext) && len(comps) > 1:
+		in.compSel = (in.compSel + 1) % len(comps)
+		return nil, true
+	case key.Matches(msg, in.Keys.HistPrev) && in.ta.Line() == 0:
+		in.recall(-1)
+		return nil, true
+	case key.Matches(msg, in.Keys.HistNext) && in.ta.Line() == in.ta.LineCount()-1:
+		in.recall(1)
+		return nil, true
+	}
+	return nil, false
+}
+
+// complete replaces the typed command with the highlighted completion.
+func (in *Input) complete(comps []SlashCommand) {
+	c := comps[min(in.compSel, len(comps)-1)]
+	v := "/" + c.Name
+	if c.Args != "" {
+		v += " "
+	}
+	in.ta.SetValue(v)
+	in.compSel = 0
+}
+
+// clampCompletion keeps the completion highlight in range.
+func (in *Input) clampCompletion() {
+	if n := len(completions(in.ta.Value())); in.compSel >= n {
+		in.compSel = 0
+	}
+}
+
+// submit sends the editor text as the right message and clears the editor.
+func (in *Input) submit() tea.Cmd {
+	raw := in.ta.Value()
+	if strings.TrimSpace(raw) == "" {
+		return nil
+	}
+	text := in.expandChips(raw)
+	in.history = append(in.history, raw)
+	in.hpos, in.draft, in.pastes = len(in.history), "", nil
+	in.ta.Reset()
+	trimmed := strings.TrimSpace(text)
+	switch {
+	case strings.HasPrefix(trimmed, "/") && !strings.HasPrefix(trimmed, "//"):
+		name, args := parseSlash(trimmed)
+		return emit(SlashCommandMsg{Name: name, Args: args})
+	case strings.HasPrefix(trimmed, "!"):
+		return emit(ShellCommandMsg{Command: strings.TrimSpace(trimmed[1:])})
+	}
+	return emit(SubmitMsg{Text: text})
+}
+
+// recall moves through the history by dir, keeping the unsent draft.
+func (in *Input) recall(dir int) {
+	next := in.hpos + dir
+	if next < 0 || next > len(in.history) {
+		return
+	}
+	if in.hpos == len(in.history) {
+		in.draft = in.ta.Value()
+	}
+	in.hpos = next
+	if next == len(in.history) {
+		in.ta.SetValue(in.draft)
+		return
+	}
+	in.ta.SetValue(in.history[next])
+}
+
+// paste inserts a paste, collapsing a large one into a chip.
+func (in *Input) paste(content string) tea.Cmd {
+	content = strings.ReplaceAll(content, "\r\n", "\n")
+	lines := strings.Count(content, "\n") + 1
+	if lines < pasteChipLines && len(content) < pasteChipBytes {
+		in.ta.Insert(content)
+		return nil
+	}
+	in.pastes = append(in.pastes, content)
+	in.ta.Insert(fmt.Sprintf("[pasted %s lines #%d]", thousands(lines), len(in.pastes)))
+	return nil
+}
+
+// chipRE matches paste chips in the editor text.
+var chipRE = regexp.MustCompile(`\[pasted [0-9,]+ lines #([0-9]+)\]`)
+
+// expandChips replaces paste chips with the pasted text.
+func (in *Input) expandChips(s string) string {
+	if len(in.pastes) == 0 {
+		return s
+	}
+	return chipRE.ReplaceAllStringFunc(s, func(m string) string {
+		n, err := strconv.Atoi(chipRE.FindStringSubmatch(m)[1])
+		if err != nil || n < 1 || n > len(in.pastes) {
+			return m
+		}
+		return in.pastes[n-1]
+	})
+}
+
+// thousands formats n with comma separators: 1,234.
+func thousands(n int) string {
+	s := strconv.Itoa(n)
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
+}
+
+// ShortHelp lists the main input bindings.
+func (in *Input) ShortHelp() []key.Binding {
+	return []key.Binding{in.Keys.Send, in.Keys.Newline, in.Keys.HistPrev, in.Keys.Complete}
+}
+
+// FullHelp lists all input bindings.
+func (in *Input) FullHelp() [][]key.Binding {
+	return [][]key.Binding{{in.Keys.Send, in.Keys.Newline, in.Keys.HistPrev, in.Keys.HistNext, in.Keys.Complete}}
+}

@@ -1,0 +1,18 @@
+package views
+
+// SubmitMsg carries a prompt the user sent.
+type SubmitMsg struct {
+	Text string // Text is the prompt with pasted chips expanded.
+}
+
+// SlashCommandMsg carries a slash command the user sent, e.g. /model gpt-5.
+type SlashCommandMsg struct {
+	Name string // Name is the command without the slash, lower case.
+	Args string // Args is the rest of the line, trimmed.
+}
+
+// ShellCommandMsg carries a line that started with "!": a shell command to
+// run in the session's sandbox.
+type ShellCommandMsg struct {
+	Command string // Command is the line without the "!".
+}

@@ -1,0 +1,77 @@
+package views
+
+import "strings"
+
+// View renders the editor and, below it, the completions or a hint.
+func (in *Input) View() string {
+	iw, ih := in.inner()
+	if in.width < 4 || in.height < 3 {
+		iw, ih = in.width, in.height
+	}
+	eh := max(ih-in.hintLines(), 1)
+	body := in.editorLines(iw, eh)
+	if in.hintLines() > 0 {
+		for len(body) < eh {
+			body = append(body, "")
+		}
+		body = append(body, in.hint(iw))
+	}
+	return frame(in.styles(), in.focused, "Prompt", in.mode(), body, in.width, in.height)
+}
+
+// mode names what enter will do with the current text.
+func (in *Input) mode() string {
+	v := strings.TrimSpace(in.ta.Value())
+	switch {
+	case strings.HasPrefix(v, "!"):
+		return "shell"
+	case strings.HasPrefix(v, "/"):
+		return "command"
+	}
+	return ""
+}
+
+// hint renders the completion line: matching commands, or key hints.
+func (in *Input) hint(w int) string {
+	st := in.styles()
+	comps := completions(in.ta.Value())
+	if len(comps) == 0 {
+		return st.Text.Muted.Render(truncate("enter send · alt+enter newline · / commands · ! shell", w))
+	}
+	parts := make([]string, 0, len(comps)+1)
+	for i, c := range comps {
+		label := "/" + c.Name
+		if i == in.compSel {
+			label = st.Select.Render(label)
+		} else {
+			label = st.Text.Normal.Render(label)
+		}
+		parts = append(parts, label)
+	}
+	if len(comps) == 1 || in.compSel < len(comps) {
+		c := comps[in.compSel]
+		parts = append(parts, st.Text.Muted.Render(strings.TrimSpace(c.Args+" "+c.Help)))
+	}
+	return truncate(strings.Join(parts, " "), w)
+}
+
+// editorLines renders the editor text, or the placeholder when empty.
+func (in *Input) editorLines(w, h int) []string {
+	st := in.styles()
+	prompt := st.Conv.UserLabel.Render("› ")
+	if !in.focused {
+		prompt = st.Text.Muted.Render("› ")
+	}
+	if in.ta.Value() == "" {
+		ph := prompt + st.Text.Dim.Render("ask, /command or !shell")
+		if in.focused {
+			ph = prompt + st.Select.Render(" ") + st.Text.Dim.Render("ask, /command or !shell")
+		}
+		return []string{truncate(ph, w)}
+	}
+	var cursor func(string) string
+	if in.focused {
+		cursor = func(s string) string { return st.Select.Render(stripToPlain(s)) }
+	}
+	return in.ta.view(w, h, prompt, "  ", cursor)
+}
