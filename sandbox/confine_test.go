@@ -1,0 +1,141 @@
+package sandbox
+
+import (
+	"fmt"
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// loopbackListener opens a TCP listener on 127.0.0.1 that accepts and closes connections.
+func loopbackListener(t *testing.T) int {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			c.Close()
+		}
+	}()
+	return ln.Addr().(*net.TCPAddr).Port
+}
+
+// connectCmd is a shell command that connects to the port with bash's /dev/tcp.
+func connectCmd(port int) string {
+	return fmt.Sprintf(`bash -c 'exec 3<>/dev/tcp/127.0.0.1/%d' && echo CONNECTED || echo REFUSED`, port)
+}
+
+func TestNetworkDeniedByDefault(t *testing.T) {
+	if !testCaps().NetNS {
+		t.Skip("no user+network namespaces on this host")
+	}
+	port := loopbackListener(t)
+	sh := newTestShell(t, testConfig(t))
+	if !sh.Enforcement().NetworkIsolated {
+		t.Fatalf("enforcement: %s", sh.Enforcement())
+	}
+	r := run(t, sh, connectCmd(port), RunOptions{})
+	if !strings.Contains(r.Output, "REFUSED") {
+		t.Fatalf("network not denied: %q", r.Output)
+	}
+}
+
+func TestNetworkAllowedWhenOn(t *testing.T) {
+	port := loopbackListener(t)
+	cfg := testConfig(t)
+	cfg.Network = true
+	sh := newTestShell(t, cfg)
+	r := run(t, sh, connectCmd(port), RunOptions{})
+	if !strings.Contains(r.Output, "CONNECTED") {
+		t.Fatalf("network denied: %q", r.Output)
+	}
+}
+
+// fsModes returns the write-confinement modes this host can test.
+func fsModes(t *testing.T) []FSMode {
+	var modes []FSMode
+	if testCaps().LandlockABI > 0 {
+		modes = append(modes, FSLandlock)
+	}
+	if testCaps().MountNS {
+		modes = append(modes, FSMountNS)
+	}
+	if len(modes) == 0 {
+		t.Skip("neither landlock nor mount namespaces on this host")
+	}
+	return modes
+}
+
+// denied is the error each mode gives for a write outside the workspace.
+var denied = map[FSMode]string{FSLandlock: "Permission denied", FSMountNS: "Read-only file system"}
+
+// outsideDir makes a directory outside /tmp (which the sandbox replaces with its own).
+func outsideDir(t *testing.T) string {
+	dir, err := os.MkdirTemp("/var/tmp", "exo-outside-")
+	if err != nil {
+		t.Skipf("no writable dir outside /tmp: %v", err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	return dir
+}
+
+func TestWriteOutsideWorkspaceRefused(t *testing.T) {
+	for _, mode := range fsModes(t) {
+		t.Run(string(mode), func(t *testing.T) {
+			outside := outsideDir(t)
+			cfg := testConfig(t)
+			cfg.Filesystem, cfg.Fallback = mode, Refuse
+			sh := newTestShell(t, cfg)
+			if sh.Enforcement().Filesystem != mode {
+				t.Fatalf("enforcement: %s", sh.Enforcement())
+			}
+			target := filepath.Join(outside, "escape.txt")
+			r := run(t, sh, fmt.Sprintf(`echo no > %s; echo yes > inside.txt && echo tmp > "$TMPDIR/t" && echo tmp2 > /tmp/t2 && cat /etc/hostname >/dev/null && echo >/dev/null && echo WROTE`, target), RunOptions{})
+			if _, err := os.Stat(target); err == nil {
+				t.Fatalf("write outside the workspace succeeded: %q", r.Output)
+			}
+			if !strings.Contains(r.Output, "WROTE") || !strings.Contains(r.Output, denied[mode]) {
+				t.Fatalf("allowed writes failed: %q", r.Output)
+			}
+			if b, _ := os.ReadFile(filepath.Join(cfg.Workspace, "inside.txt")); string(b) != "yes\n" {
+				t.Fatalf("workspace write missing: %q", b)
+			}
+		})
+	}
+}
+
+func TestRlimitsApplied(t *testing.T) {
+	cfg := testConfig(t)
+	cfg.Limits = Limits{AddressSpace: 1 << 30, FileSize: 1 << 20, Processes: 500, CPUSeconds: 77}
+	sh := newTestShell(t, cfg)
+	r := run(t, sh, "ulimit -v; ulimit -f; ulimit -u; ulimit -t", RunOptions{})
+	if r.Output != "1048576\n1024\n500\n77\n" {
+		t.Fatalf("limits: %q", r.Output)
+	}
+	r = run(t, sh, "head -c 2M /dev/zero > big; echo $?; stat -c %s big", RunOptions{})
+	if !strings.HasSuffix(r.Output, "1048576\n") || strings.HasPrefix(r.Output, "0\n") {
+		t.Fatalf("file size limit not enforced: %q", r.Output)
+	}
+}
+
+func TestRefusePolicyWithoutIsolation(t *testing.T) {
+	cfg := testConfig(t)
+	cfg.Fallback = Refuse
+	_, err := NewShell(cfg, Capabilities{PTY: true, Rlimits: true})
+	if err == nil || !strings.Contains(err.Error(), "network isolation") {
+		t.Fatalf("want refusal, got %v", err)
+	}
+	cfg.Fallback = RunUnconfined
+	sh2, err := NewShell(cfg, Capabilities{PTY: true, Rlimits: true})
+	if err != nil || sh2.Enforcement().Confined() || !strings.Contains(sh2.Enforcement().String(), "NOT ISOLATED") {
+		t.Fatalf("unconfined run not reported: %v %s", err, sh2.Enforcement())
+	}
+}
