@@ -1,0 +1,67 @@
+package harness
+
+import (
+	"errors"
+	"fmt"
+
+	"exo/store"
+)
+
+// ErrBranchMoved means a session was rewound while a writer still held its old branch.
+var ErrBranchMoved = errors.New("session moved to another branch (it was rewound)")
+
+// Append adds records to a session's current branch in one transaction.
+func (h *Harness) Append(sessionID string, recs ...store.Record) ([]store.Event, error) {
+	return h.AppendOn(sessionID, "", recs...)
+}
+
+// AppendOn adds records to a session's branch, failing with ErrBranchMoved if the session's
+// current branch is no longer branch (empty branch means whatever is current).
+func (h *Harness) AppendOn(sessionID, branch string, recs ...store.Record) ([]store.Event, error) {
+	var evs []store.Event
+	err := h.st.Update(func(tx *store.Tx) error {
+		s, err := getSession(tx, sessionID)
+		if err != nil {
+			return err
+		}
+		if branch != "" && s.Branch != branch {
+			return fmt.Errorf("append to %s: %w", s.Name, ErrBranchMoved)
+		}
+		branch = s.Branch
+		evs, err = tx.Append(branch, recs...)
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("append to session %s: %w", sessionID, err)
+	}
+	h.committed(sessionID, branch, evs)
+	return evs, nil
+}
+
+// committed advances the cached projection of a branch, checkpoints it when due, and tells
+// subscribers.
+func (h *Harness) committed(sessionID, branch string, evs []store.Event) {
+	if len(evs) == 0 {
+		return
+	}
+	h.mu.Lock()
+	st := h.states[branch]
+	var blob []byte
+	var at uint64
+	if st != nil && st.Head+1 == evs[0].Seq {
+		before := st.Head / h.opts.CheckpointEvery
+		for _, e := range evs {
+			st.Apply(e)
+		}
+		if st.Head/h.opts.CheckpointEvery != before {
+			blob, at = encodeState(st), st.Head
+		}
+	} else if st != nil {
+		delete(h.states, branch) // out of step: reload lazily
+	}
+	h.mu.Unlock()
+	if blob != nil {
+		_ = h.st.PutCheckpoint(sessionProjection, branch, at, blob) // a lost checkpoint only costs replay
+	}
+	h.broker.publish(Notice{Session: sessionID, Events: evs})
+}

@@ -1,0 +1,153 @@
+package harness
+
+import (
+	"errors"
+	"fmt"
+
+	"exo/store"
+)
+
+// ErrBadSeq means a seq given for fork or rewind is not an event of the session's history.
+var ErrBadSeq = errors.New("no such event")
+
+// ForkOptions describes a fork.
+type ForkOptions struct {
+	// Name of the new session; a memorable one is made up when empty.
+	Name string
+	// Workspace of the new session (its own working copy); the source's when empty.
+	Workspace string
+}
+
+// checkSeq validates seq against a branch head; seq 0 means the head.
+func checkSeq(tx *store.Tx, branch string, seq uint64) (uint64, uint64, error) {
+	head, _, err := tx.Head(branch)
+	if err != nil {
+		return 0, 0, err
+	}
+	if seq == 0 {
+		seq = head
+	}
+	if seq > head {
+		return 0, 0, fmt.Errorf("seq %d is past the head (%d): %w", seq, head, ErrBadSeq)
+	}
+	return seq, head, nil
+}
+
+// Fork creates a new sibling session whose history is the source session's events 1..seq
+// (seq 0 means the head) followed by a session.forked event. It copies nothing: O(1).
+func (h *Harness) Fork(sourceID string, seq uint64, o ForkOptions) (*Session, error) {
+	if o.Name == "" {
+		o.Name = NewName()
+	}
+	if err := validName(o.Name); err != nil {
+		return nil, err
+	}
+	n := &Session{ID: NewID(), Name: o.Name, Agent: "default", Parent: sourceID}
+	n.Branch, n.Branches = n.ID, []string{n.ID}
+	var evs []store.Event
+	err := h.st.Update(func(tx *store.Tx) error {
+		src, err := getSession(tx, sourceID)
+		if err != nil {
+			return err
+		}
+		if err := nameFree(tx, o.Name); err != nil {
+			return err
+		}
+		if seq, _, err = checkSeq(tx, src.Branch, seq); err != nil {
+			return err
+		}
+		n.Agent, n.ParentSeq, n.Settings = src.Agent, seq, src.Settings
+		n.Workspace = firstNonEmpty(o.Workspace, src.Workspace)
+		b, err := tx.Fork(n.Branch, src.Branch, seq)
+		if err != nil {
+			return err
+		}
+		n.Created = b.Created
+		evs, err = tx.Append(n.Branch, MustRecord(TypeSessionForked, ActorHarness, SessionForked{
+			FromSession: src.ID, FromBranch: src.Branch, AtSeq: seq, Name: n.Name, Workspace: n.Workspace}))
+		if err != nil {
+			return err
+		}
+		return putSession(tx, n)
+	})
+	if err != nil {
+		return nil, fmt.Errorf("fork %s: %w", sourceID, err)
+	}
+	h.committed(n.ID, n.Branch, evs)
+	return n, nil
+}
+
+// Rewind points a session at a new branch that continues from seq of its current history.
+// The abandoned branch stays stored and listed in the session's branches.
+func (h *Harness) Rewind(sessionID string, seq uint64) (*Session, error) {
+	if seq == 0 {
+		return nil, fmt.Errorf("rewind %s: seq 0: %w (events are numbered from 1)", sessionID, ErrBadSeq)
+	}
+	var s *Session
+	var evs []store.Event
+	err := h.st.Update(func(tx *store.Tx) error {
+		var err error
+		if s, err = getSession(tx, sessionID); err != nil {
+			return err
+		}
+		_, head, err := checkSeq(tx, s.Branch, seq)
+		if err != nil {
+			return err
+		}
+		old := s.Branch
+		nb := fmt.Sprintf("%s.%d", s.ID, len(s.Branches))
+		if _, err := tx.Fork(nb, old, seq); err != nil {
+			return err
+		}
+		evs, err = tx.Append(nb, MustRecord(TypeSessionRewound, ActorUser,
+			SessionRewound{FromBranch: old, AbandonedAt: head, ToSeq: seq}))
+		if err != nil {
+			return err
+		}
+		s.Branch = nb
+		s.Branches = append(s.Branches, nb)
+		return putSession(tx, s)
+	})
+	if err != nil {
+		return nil, fmt.Errorf("rewind %s: %w", sessionID, err)
+	}
+	h.committed(s.ID, s.Branch, evs)
+	return s, nil
+}
+
+// Events returns events from..to (inclusive; 0 means the head) of a session's current history.
+func (h *Harness) Events(sessionID string, from, to uint64) ([]store.Event, error) {
+	s, err := h.Session(sessionID)
+	if err != nil {
+		return nil, err
+	}
+	return h.st.ReadRange(s.Branch, from, to)
+}
+
+// BranchEvents returns events from..to of any branch's full history.
+func (h *Harness) BranchEvents(branch string, from, to uint64) ([]store.Event, error) {
+	return h.st.ReadRange(branch, from, to)
+}
+
+// Verify checks the hash chains: of one session's every branch, or of everything when
+// sessionID is empty.
+func (h *Harness) Verify(sessionID string) (store.VerifyReport, error) {
+	if sessionID == "" {
+		return h.st.VerifyAll()
+	}
+	s, err := h.Session(sessionID)
+	if err != nil {
+		return store.VerifyReport{}, err
+	}
+	var total store.VerifyReport
+	for _, b := range s.Branches {
+		rep, err := h.st.VerifyBranch(b)
+		if err != nil {
+			return total, err
+		}
+		total.Branches++
+		total.Events += rep.Events
+		total.Problems = append(total.Problems, rep.Problems...)
+	}
+	return total, nil
+}

@@ -1,0 +1,78 @@
+package harness
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"sync"
+
+	"exo/store"
+)
+
+// Harness is the trusted owner of exo's state. The UI and executors reach sessions, events and
+// projections only through it.
+type Harness struct {
+	st   *store.Store
+	opts Options
+
+	mu     sync.Mutex
+	states map[string]*SessionState // by branch, kept at the branch head
+	broker broker
+}
+
+// Options tunes a Harness.
+type Options struct {
+	// CheckpointEvery is how many events pass between Session projection checkpoints.
+	CheckpointEvery uint64
+	// NoSync skips fsync on commit: for benchmarks only.
+	NoSync bool
+}
+
+// DefaultCheckpointEvery is the default checkpoint interval.
+const DefaultCheckpointEvery = 512
+
+// HomeDir returns EXO_HOME: the environment variable, or ~/.exo.
+func HomeDir() (string, error) {
+	if h := os.Getenv("EXO_HOME"); h != "" {
+		return filepath.Abs(h)
+	}
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return "", fmt.Errorf("find home directory (set EXO_HOME): %w", err)
+	}
+	return filepath.Join(home, ".exo"), nil
+}
+
+// Open opens the harness on EXO_HOME home.
+func Open(home string, opts Options) (*Harness, error) {
+	if opts.CheckpointEvery == 0 {
+		opts.CheckpointEvery = DefaultCheckpointEvery
+	}
+	st, err := store.Open(home, store.Options{NoSync: opts.NoSync})
+	if err != nil {
+		return nil, err
+	}
+	return &Harness{st: st, opts: opts, states: map[string]*SessionState{}}, nil
+}
+
+// Close ends subscriptions and closes the store.
+func (h *Harness) Close() error {
+	h.broker.close()
+	return h.st.Close()
+}
+
+// Store exposes the underlying store to harness sub-packages and the CLI's diagnostics.
+func (h *Harness) Store() *store.Store { return h.st }
+
+// Home returns EXO_HOME.
+func (h *Harness) Home() string { return h.st.Home() }
+
+// Subscribe returns a channel of notices (committed events and live deltas) and a function
+// that ends the subscription.
+func (h *Harness) Subscribe(buffer int) (<-chan Notice, func()) {
+	ch := h.broker.subscribe(buffer)
+	return ch, func() { h.broker.unsubscribe(ch) }
+}
+
+// Publish sends a live notice (a streaming delta or sandbox output) to subscribers.
+func (h *Harness) Publish(n Notice) { h.broker.publish(n) }

@@ -1,0 +1,135 @@
+package harness
+
+import (
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+
+	"exo/store"
+)
+
+// ErrNoSession means a session reference matched nothing; ErrAmbiguous that it matched several.
+var (
+	ErrNoSession = errors.New("no such session")
+	ErrAmbiguous = errors.New("ambiguous session reference")
+)
+
+// NewSessionOptions describes a session to create.
+type NewSessionOptions struct {
+	Name      string
+	Agent     string
+	Workspace string
+	Model     string
+	Settings  map[string]string
+}
+
+// NewSession creates a session with a fresh root branch and its session.created event.
+func (h *Harness) NewSession(o NewSessionOptions) (*Session, error) {
+	if o.Name == "" {
+		o.Name = NewName()
+	}
+	if o.Agent == "" {
+		o.Agent = "default"
+	}
+	if err := validName(o.Name); err != nil {
+		return nil, err
+	}
+	s := &Session{ID: NewID(), Name: o.Name, Agent: o.Agent, Workspace: o.Workspace, Settings: o.Settings}
+	s.Branch, s.Branches = s.ID, []string{s.ID}
+	var evs []store.Event
+	err := h.st.Update(func(tx *store.Tx) error {
+		if err := nameFree(tx, o.Name); err != nil {
+			return err
+		}
+		b, err := tx.NewBranch(s.Branch)
+		if err != nil {
+			return err
+		}
+		s.Created = b.Created
+		evs, err = tx.Append(s.Branch, MustRecord(TypeSessionCreated, ActorHarness,
+			SessionCreated{Name: s.Name, Agent: s.Agent, Workspace: s.Workspace, Model: o.Model}))
+		if err != nil {
+			return err
+		}
+		return putSession(tx, s)
+	})
+	if err != nil {
+		return nil, fmt.Errorf("create session %s: %w", o.Name, err)
+	}
+	h.committed(s.ID, s.Branch, evs)
+	return s, nil
+}
+
+// validName checks a session name is usable as a reference.
+func validName(name string) error {
+	if strings.ContainsAny(name, "@ \t\n/") || name == "" {
+		return fmt.Errorf("session name %q: use letters, digits, '-', '_' or '.'", name)
+	}
+	return nil
+}
+
+// nameFree checks no session already has name.
+func nameFree(tx *store.Tx, name string) error {
+	all, err := listSessions(tx)
+	if err != nil {
+		return err
+	}
+	for _, s := range all {
+		if s.Name == name {
+			return fmt.Errorf("a session named %q exists already (%s)", name, s.ID)
+		}
+	}
+	return nil
+}
+
+// Sessions lists every session, oldest first.
+func (h *Harness) Sessions() (out []*Session, err error) {
+	err = h.st.View(func(tx *store.Tx) error {
+		out, err = listSessions(tx)
+		return err
+	})
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Created.Before(out[j].Created) })
+	return out, err
+}
+
+// Session returns a session by id, unique id prefix, or name.
+func (h *Harness) Session(ref string) (*Session, error) {
+	all, err := h.Sessions()
+	if err != nil {
+		return nil, err
+	}
+	var matches []*Session
+	for _, s := range all {
+		if s.ID == ref || s.Name == ref {
+			return s, nil
+		}
+		if len(ref) >= 4 && strings.HasPrefix(s.ID, ref) {
+			matches = append(matches, s)
+		}
+	}
+	switch len(matches) {
+	case 0:
+		return nil, fmt.Errorf("session %q: %w (see 'exo sessions')", ref, ErrNoSession)
+	case 1:
+		return matches[0], nil
+	}
+	return nil, fmt.Errorf("session %q matches %d sessions: %w", ref, len(matches), ErrAmbiguous)
+}
+
+// UpdateSession applies fn to a session's record and stores it.
+func (h *Harness) UpdateSession(id string, fn func(*Session) error) (*Session, error) {
+	var out *Session
+	err := h.st.Update(func(tx *store.Tx) error {
+		s, err := getSession(tx, id)
+		if err != nil {
+			return err
+		}
+		if err := fn(s); err != nil {
+			return err
+		}
+		out = s
+		return putSession(tx, s)
+	})
+	return out, err
+}

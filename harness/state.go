@@ -1,0 +1,275 @@
+package harness
+
+import (
+	"encoding/json"
+	"time"
+
+	"exo/store"
+)
+
+// Status is a session's live state as projected from its events.
+type Status string
+
+// Session statuses.
+const (
+	StatusIdle      Status = "idle"
+	StatusPending   Status = "pending" // a prompt waits for an executor
+	StatusRunning   Status = "running"
+	StatusWaiting   Status = "waiting" // for an approval
+	StatusFailed    Status = "failed"
+	StatusFinished  Status = "finished"
+	StatusSuspended Status = "suspended"
+)
+
+// ItemKind is the kind of a conversation item.
+type ItemKind string
+
+// Conversation item kinds.
+const (
+	ItemUser      ItemKind = "user"
+	ItemAssistant ItemKind = "assistant"
+	ItemTool      ItemKind = "tool"
+	ItemNotice    ItemKind = "notice"
+	ItemDenied    ItemKind = "denied"
+	ItemViolation ItemKind = "violation"
+	ItemError     ItemKind = "error"
+)
+
+// Item is one entry of the conversation projection. Text is capped for the projection; the
+// full content is always in the event at Seq.
+type Item struct {
+	Seq        uint64   `json:"seq"`
+	Kind       ItemKind `json:"kind"`
+	Text       string   `json:"text,omitempty"`
+	Tool       string   `json:"tool,omitempty"`
+	CallID     string   `json:"call_id,omitempty"`
+	Args       string   `json:"args,omitempty"`
+	Status     string   `json:"status,omitempty"` // running, ok, error, interrupted
+	ExitCode   *int     `json:"exit_code,omitempty"`
+	DurationMs int64    `json:"duration_ms,omitempty"`
+	Output     string   `json:"output,omitempty"`
+	Artifact   string   `json:"artifact,omitempty"`
+	Diff       string   `json:"diff,omitempty"`
+	ResultSeq  uint64   `json:"result_seq,omitempty"`
+}
+
+// recentItems bounds how many conversation items the projection keeps in memory; older items
+// are read back from the log on demand (ConversationPage).
+const recentItems = 256
+
+// itemTextCap bounds the text kept per item in the projection.
+const itemTextCap = 8 << 10
+
+// SessionState is the Session projection of a branch: status, counters, usage and the recent
+// conversation. It is folded event by event and checkpointed as JSON.
+type SessionState struct {
+	Branch       string    `json:"branch"`
+	Head         uint64    `json:"head"`
+	Status       Status    `json:"status"`
+	Model        string    `json:"model,omitempty"`
+	Turns        int       `json:"turns"`
+	Steps        int       `json:"steps"`
+	ModelCalls   int       `json:"model_calls"`
+	ToolCalls    int       `json:"tool_calls"`
+	ToolErrors   int       `json:"tool_errors"`
+	Violations   int       `json:"violations"`
+	Denials      int       `json:"denials"`
+	Snapshots    int       `json:"snapshots"`
+	Usage        Usage     `json:"usage"`
+	Cost         float64   `json:"cost"`
+	LastTTFTMs   int64     `json:"last_ttft_ms,omitempty"`
+	LastContext  int       `json:"last_context,omitempty"` // input tokens of the last model call
+	LastError    string    `json:"last_error,omitempty"`
+	LastActivity time.Time `json:"last_activity"`
+	// ModelInFlight is the seq of a model.requested with no completion yet.
+	ModelInFlight uint64 `json:"model_in_flight,omitempty"`
+	// OpenCalls maps tool call ids without a result to their tool.started seq.
+	OpenCalls map[string]uint64 `json:"open_calls,omitempty"`
+	// LastSnapshot is the commit of the newest workspace snapshot in this history.
+	LastSnapshot string `json:"last_snapshot,omitempty"`
+	// ItemCount counts every conversation item ever projected; Items holds the newest.
+	ItemCount int    `json:"item_count"`
+	Items     []Item `json:"items,omitempty"`
+}
+
+// NewSessionState returns the empty projection of a branch.
+func NewSessionState(branch string) *SessionState {
+	return &SessionState{Branch: branch, Status: StatusIdle}
+}
+
+// Clone returns a deep copy safe to hand to another goroutine.
+func (s *SessionState) Clone() *SessionState {
+	c := *s
+	c.Items = append([]Item(nil), s.Items...)
+	if s.OpenCalls != nil {
+		c.OpenCalls = make(map[string]uint64, len(s.OpenCalls))
+		for k, v := range s.OpenCalls {
+			c.OpenCalls[k] = v
+		}
+	}
+	return &c
+}
+
+// Apply folds one event into the state. Unknown or malformed payloads only advance the head.
+func (s *SessionState) Apply(e store.Event) {
+	s.Head = e.Seq
+	s.LastActivity = e.Time
+	p, err := Decode(e)
+	if err != nil {
+		return
+	}
+	if fn, ok := stateAppliers[e.Type]; ok {
+		fn(s, e, p)
+	}
+}
+
+// stateAppliers holds the SessionState fold for each event type that affects it.
+var stateAppliers = map[string]func(*SessionState, store.Event, any){
+	TypeSessionCreated: func(s *SessionState, _ store.Event, p any) {
+		s.Status, s.Model = StatusIdle, p.(*SessionCreated).Model
+	},
+	TypeInvocationReceived: func(s *SessionState, e store.Event, p any) {
+		s.Turns++
+		s.Status = StatusPending
+		s.addItem(Item{Seq: e.Seq, Kind: ItemUser, Text: p.(*InvocationReceived).Text})
+	},
+	TypeStepStarted: func(s *SessionState, _ store.Event, _ any) { s.Steps++; s.Status = StatusRunning },
+	TypeModelRequested: func(s *SessionState, e store.Event, p any) {
+		s.Status, s.ModelInFlight = StatusRunning, e.Seq
+		if m := p.(*ModelRequested).Model; m != "" {
+			s.Model = m
+		}
+	},
+	TypeModelCompleted: applyCompletion,
+	TypeModelFailed: func(s *SessionState, e store.Event, p any) {
+		f := p.(*ModelFailed)
+		s.Status, s.LastError, s.ModelInFlight = StatusFailed, f.Error, 0
+		s.addItem(Item{Seq: e.Seq, Kind: ItemError, Text: f.Error})
+	},
+	TypeToolStarted:   applyToolStart,
+	TypeToolCompleted: applyToolResult,
+	TypeApprovalRequested: func(s *SessionState, e store.Event, p any) {
+		s.Status = StatusWaiting
+		s.addItem(Item{Seq: e.Seq, Kind: ItemNotice, Text: "approval requested: " + Summary(e)})
+	},
+	TypeApprovalResolved: func(s *SessionState, _ store.Event, _ any) { s.Status = StatusRunning },
+	TypeTurnCancelled: func(s *SessionState, e store.Event, p any) {
+		s.Status, s.ModelInFlight = StatusIdle, 0
+		s.addItem(Item{Seq: e.Seq, Kind: ItemNotice, Text: "turn cancelled: " + p.(*TurnCancelled).Reason})
+	},
+	TypeSecretDenied: func(s *SessionState, e store.Event, _ any) {
+		s.Denials++
+		s.addItem(Item{Seq: e.Seq, Kind: ItemDenied, Text: Summary(e)})
+	},
+	TypePolicyViolation: func(s *SessionState, e store.Event, _ any) {
+		s.Violations++
+		s.addItem(Item{Seq: e.Seq, Kind: ItemViolation, Text: Summary(e)})
+	},
+	TypeWorkspaceSnapshot: func(s *SessionState, _ store.Event, p any) {
+		s.Snapshots++
+		s.LastSnapshot = p.(*WorkspaceSnapshot).Commit
+	},
+	TypeWorkspaceRestored: func(s *SessionState, e store.Event, p any) {
+		s.LastSnapshot = p.(*WorkspaceRestored).Commit
+		s.addItem(Item{Seq: e.Seq, Kind: ItemNotice, Text: Summary(e)})
+	},
+	TypeSessionForked:     noticeApplier(""),
+	TypeSessionRewound:    noticeApplier(StatusIdle),
+	TypeCompactionApplied: noticeApplier(""),
+	TypeSessionSuspended:  noticeApplier(StatusSuspended),
+	TypeSessionResumed:    noticeApplier(StatusIdle),
+	TypeSessionFinished:   noticeApplier(StatusFinished),
+	TypeHandoffRecorded:   noticeApplier(""),
+	TypeTaskCompleted:     noticeApplier(""),
+}
+
+// noticeApplier adds the event's summary as a notice and optionally sets a status.
+func noticeApplier(st Status) func(*SessionState, store.Event, any) {
+	return func(s *SessionState, e store.Event, _ any) {
+		if st != "" {
+			s.Status = st
+		}
+		s.addItem(Item{Seq: e.Seq, Kind: ItemNotice, Text: Summary(e)})
+	}
+}
+
+func applyCompletion(s *SessionState, e store.Event, p any) {
+	c := p.(*ModelCompleted)
+	s.ModelCalls++
+	s.ModelInFlight = 0
+	s.Usage = s.Usage.Add(c.Usage)
+	s.Cost += c.Cost
+	s.LastTTFTMs = c.TTFTMs
+	s.LastContext = c.Usage.Input + c.Usage.Cached
+	if c.Model != "" {
+		s.Model = c.Model
+	}
+	if c.Text != "" {
+		s.addItem(Item{Seq: e.Seq, Kind: ItemAssistant, Text: c.Text})
+	}
+	if len(c.ToolCalls) == 0 {
+		s.Status = StatusIdle
+	}
+}
+
+func applyToolStart(s *SessionState, e store.Event, p any) {
+	t := p.(*ToolStarted)
+	s.ToolCalls++
+	s.Status = StatusRunning
+	if s.OpenCalls == nil {
+		s.OpenCalls = map[string]uint64{}
+	}
+	s.OpenCalls[t.CallID] = e.Seq
+	s.addItem(Item{Seq: e.Seq, Kind: ItemTool, Tool: t.Tool, CallID: t.CallID, Args: firstNonEmpty(t.Summary, compactJSON(t.Args)), Status: "running"})
+}
+
+func applyToolResult(s *SessionState, e store.Event, p any) {
+	r := p.(*ToolCompleted)
+	delete(s.OpenCalls, r.CallID)
+	if len(s.OpenCalls) == 0 {
+		s.OpenCalls = nil
+	}
+	status := "ok"
+	if r.IsError || r.Interrupted || r.Killed != "" || (r.ExitCode != nil && *r.ExitCode != 0) {
+		status = "error"
+		s.ToolErrors++
+	}
+	if r.Interrupted {
+		status = "interrupted"
+	}
+	for i := len(s.Items) - 1; i >= 0; i-- {
+		it := &s.Items[i]
+		if it.Kind == ItemTool && it.CallID == r.CallID {
+			it.Status, it.ExitCode, it.DurationMs = status, r.ExitCode, r.DurationMs
+			it.Output, it.Artifact, it.Diff, it.ResultSeq = capText(r.Output), r.Artifact, capText(r.Diff), e.Seq
+			return
+		}
+	}
+}
+
+// addItem appends an item, keeping between recentItems and twice that of the newest.
+func (s *SessionState) addItem(it Item) {
+	it.Text = capText(it.Text)
+	s.ItemCount++
+	s.Items = append(s.Items, it)
+	if len(s.Items) >= 2*recentItems {
+		s.Items = append(s.Items[:0:0], s.Items[len(s.Items)-recentItems:]...)
+	}
+}
+
+// capText keeps at most itemTextCap bytes of text, cut on a rune boundary.
+func capText(t string) string {
+	if len(t) <= itemTextCap {
+		return t
+	}
+	cut := itemTextCap
+	for cut > 0 && t[cut]&0xC0 == 0x80 {
+		cut--
+	}
+	return t[:cut] + "…"
+}
+
+// compactJSON renders raw JSON arguments on one line.
+func compactJSON(raw json.RawMessage) string {
+	return oneLine(string(raw))
+}
