@@ -2,8 +2,12 @@
 // fork, rewind, PTY sandboxes and side-by-side monitoring.
 package main
 
-import "fmt"
+import (
+	"os"
+
+	"exo/app/cli"
+)
 
 func main() {
-	fmt.Println("exo: under construction")
+	os.Exit(cli.Execute(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }

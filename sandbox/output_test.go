@@ -6,10 +6,10 @@ import (
 	"os"
 	"runtime"
 	"strings"
-	"unicode/utf8"
 	"sync"
 	"testing"
 	"time"
+	"unicode/utf8"
 )
 
 // fileSink is a file-backed ArtifactSink for tests.

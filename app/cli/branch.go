@@ -1,0 +1,86 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/spf13/cobra"
+
+	"exo/harness"
+)
+
+func forkCmd(e *env) *cobra.Command {
+	var name string
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "fork SESSION[@SEQ]",
+		Short: "Start a sibling session from SESSION's history up to SEQ (default: its head)",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			ref, seq, err := splitRef(args[0], false)
+			if err != nil {
+				return err
+			}
+			return e.withHarness(func(h *harness.Harness) error {
+				src, err := resolve(h, ref)
+				if err != nil {
+					return err
+				}
+				n, err := h.Fork(src.ID, seq, harness.ForkOptions{Name: name})
+				if err != nil {
+					return seqErr(err)
+				}
+				if asJSON {
+					return writeJSON(e.stdout, n)
+				}
+				fmt.Fprintln(e.stdout, n.ID)
+				fmt.Fprintf(e.stderr, "forked %s@%d as %s\n", src.Name, n.ParentSeq, n.Name)
+				return nil
+			})
+		},
+	}
+	cmd.Flags().StringVar(&name, "name", "", "name of the new session")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the new session as JSON")
+	return cmd
+}
+
+func rewindCmd(e *env) *cobra.Command {
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "rewind SESSION@SEQ",
+		Short: "Continue SESSION from event SEQ on a new branch; the abandoned branch is kept",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			ref, seq, err := splitRef(args[0], true)
+			if err != nil {
+				return err
+			}
+			return e.withHarness(func(h *harness.Harness) error {
+				s, err := resolve(h, ref)
+				if err != nil {
+					return err
+				}
+				old := s.Branch
+				s, err = h.Rewind(s.ID, seq)
+				if err != nil {
+					return seqErr(err)
+				}
+				if asJSON {
+					return writeJSON(e.stdout, s)
+				}
+				fmt.Fprintf(e.stdout, "%s now continues from @%d on branch %s (abandoned branch %s is kept)\n", s.Name, seq, s.Branch, old)
+				return nil
+			})
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the session as JSON")
+	return cmd
+}
+
+// seqErr turns a bad seq into a usage error.
+func seqErr(err error) error {
+	if errors.Is(err, harness.ErrBadSeq) {
+		return usageErr(err)
+	}
+	return err
+}

@@ -1,0 +1,78 @@
+package cli
+
+import (
+	"fmt"
+
+	"github.com/spf13/cobra"
+
+	"exo/harness"
+)
+
+// doctorReport is what `exo doctor` prints.
+type doctorReport struct {
+	Home          string `json:"home"`
+	DB            string `json:"db"`
+	Schema        uint64 `json:"schema"`
+	DBBytes       int64  `json:"db_bytes"`
+	Sessions      int    `json:"sessions"`
+	Artifacts     int    `json:"artifacts"`
+	ArtifactBytes int64  `json:"artifact_bytes"`
+}
+
+func doctorCmd(e *env) *cobra.Command {
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "doctor",
+		Short: "Report EXO_HOME, the database, its schema and sizes",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return e.withHarness(func(h *harness.Harness) error {
+				rep, err := doctor(h)
+				if err != nil {
+					return err
+				}
+				if asJSON {
+					return writeJSON(e.stdout, rep)
+				}
+				tw := table(e.stdout)
+				fmt.Fprintf(tw, "EXO_HOME\t%s\n", rep.Home)
+				fmt.Fprintf(tw, "database\t%s (schema %d, %s)\n", rep.DB, rep.Schema, humanBytes(rep.DBBytes))
+				fmt.Fprintf(tw, "sessions\t%d\n", rep.Sessions)
+				fmt.Fprintf(tw, "artifacts\t%d (%s)\n", rep.Artifacts, humanBytes(rep.ArtifactBytes))
+				return tw.Flush()
+			})
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	return cmd
+}
+
+func doctor(h *harness.Harness) (doctorReport, error) {
+	st := h.Store()
+	rep := doctorReport{Home: h.Home(), DB: st.Path(), DBBytes: st.Size()}
+	var err error
+	if rep.Schema, err = st.Schema(); err != nil {
+		return rep, err
+	}
+	all, err := h.Sessions()
+	if err != nil {
+		return rep, err
+	}
+	rep.Sessions = len(all)
+	rep.Artifacts, rep.ArtifactBytes, err = st.ArtifactStats()
+	return rep, err
+}
+
+// humanBytes renders a byte count with a binary unit.
+func humanBytes(n int64) string {
+	const unit = 1024
+	if n < unit {
+		return fmt.Sprintf("%d B", n)
+	}
+	div, exp := int64(unit), 0
+	for m := n / unit; m >= unit; m /= unit {
+		div *= unit
+		exp++
+	}
+	return fmt.Sprintf("%.1f %ciB", float64(n)/float64(div), "KMGTPE"[exp])
+}

@@ -1,0 +1,137 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"exo/harness"
+)
+
+// env carries what every command shares: where EXO_HOME is and the output streams.
+type env struct {
+	home   string
+	stdout io.Writer
+	stderr io.Writer
+	stdin  io.Reader
+}
+
+// open opens the harness on EXO_HOME, translating a held lock into a clear one-line error.
+func (e *env) open() (*harness.Harness, error) {
+	home := e.home
+	if home == "" {
+		var err error
+		if home, err = harness.HomeDir(); err != nil {
+			return nil, err
+		}
+	}
+	return harness.Open(home, harness.Options{})
+}
+
+// withHarness opens the harness, runs fn and closes it.
+func (e *env) withHarness(fn func(h *harness.Harness) error) error {
+	h, err := e.open()
+	if err != nil {
+		return err
+	}
+	defer h.Close()
+	return fn(h)
+}
+
+// Execute runs exo's command line with args and returns the process exit code.
+func Execute(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	e := &env{stdout: stdout, stderr: stderr, stdin: stdin}
+	root := newRoot(e)
+	root.SetArgs(args)
+	root.SetIn(stdin)
+	root.SetOut(stdout)
+	root.SetErr(stderr)
+	err := root.Execute()
+	if err != nil {
+		fmt.Fprintf(stderr, "exo: %v\n", err)
+	}
+	return exitCode(err)
+}
+
+// newRoot builds the command tree.
+func newRoot(e *env) *cobra.Command {
+	root := &cobra.Command{
+		Use:           "exo",
+		Short:         "exo — a terminal agent harness with an event-sourced log, fork and rewind",
+		SilenceUsage:  true,
+		SilenceErrors: true,
+		Args:          cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return cmd.Help()
+		},
+	}
+	root.PersistentFlags().StringVar(&e.home, "home", "", "exo home directory (default $EXO_HOME or ~/.exo)")
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageErr(err) })
+	root.AddCommand(
+		sessionsCmd(e), newCmd(e), sayCmd(e), logCmd(e), forkCmd(e), rewindCmd(e),
+		verifyCmd(e), artifactCmd(e), doctorCmd(e),
+	)
+	for _, c := range root.Commands() {
+		wrapArgs(c)
+	}
+	return root
+}
+
+// wrapArgs makes argument-count errors of a command (and its children) usage errors.
+func wrapArgs(c *cobra.Command) {
+	if c.Args != nil {
+		inner := c.Args
+		c.Args = func(cmd *cobra.Command, args []string) error { return usageErr(inner(cmd, args)) }
+	}
+	for _, sub := range c.Commands() {
+		wrapArgs(sub)
+	}
+}
+
+// resolve finds a session by reference, with a usage error for unknown or ambiguous ones.
+func resolve(h *harness.Harness, ref string) (*harness.Session, error) {
+	s, err := h.Session(ref)
+	if errors.Is(err, harness.ErrNoSession) || errors.Is(err, harness.ErrAmbiguous) {
+		return nil, usageErr(err)
+	}
+	return s, err
+}
+
+// splitRef parses "SESSION@SEQ"; seq is 0 when absent unless required.
+func splitRef(ref string, required bool) (string, uint64, error) {
+	name, seqText, has := strings.Cut(ref, "@")
+	if !has {
+		if required {
+			return "", 0, usagef("%q: give SESSION@SEQ, e.g. %s@12", ref, ref)
+		}
+		return name, 0, nil
+	}
+	seq, err := strconv.ParseUint(seqText, 10, 64)
+	if err != nil || seq == 0 {
+		return "", 0, usagef("%q: SEQ must be an event number from 1 up", ref)
+	}
+	return name, seq, nil
+}
+
+// stdinText reads all of stdin for a "-" argument.
+func (e *env) stdinText() (string, error) {
+	b, err := io.ReadAll(e.stdin)
+	if err != nil {
+		return "", fmt.Errorf("read stdin: %w", err)
+	}
+	return string(b), nil
+}
+
+// cwd returns the working directory, for new sessions' workspaces.
+func cwd() string {
+	d, err := os.Getwd()
+	if err != nil {
+		return "."
+	}
+	return d
+}

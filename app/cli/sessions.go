@@ -1,0 +1,153 @@
+package cli
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"exo/harness"
+)
+
+// sessionRow is one line of `exo sessions`.
+type sessionRow struct {
+	ID        string         `json:"id"`
+	Name      string         `json:"name"`
+	Status    harness.Status `json:"status"`
+	Events    uint64         `json:"events"`
+	Parent    string         `json:"parent,omitempty"`
+	ParentSeq uint64         `json:"parent_seq,omitempty"`
+	Branch    string         `json:"branch"`
+	Branches  int            `json:"branches"`
+	Workspace string         `json:"workspace"`
+	Model     string         `json:"model,omitempty"`
+	Created   time.Time      `json:"created"`
+}
+
+func sessionsCmd(e *env) *cobra.Command {
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:     "sessions",
+		Aliases: []string{"ls"},
+		Short:   "List sessions with status, events, parent and branches",
+		Args:    cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return e.withHarness(func(h *harness.Harness) error {
+				rows, err := sessionRows(h)
+				if err != nil {
+					return err
+				}
+				if asJSON {
+					return writeJSON(e.stdout, rows)
+				}
+				return printSessions(e, rows)
+			})
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	return cmd
+}
+
+// sessionRows projects every session for listing.
+func sessionRows(h *harness.Harness) ([]sessionRow, error) {
+	all, err := h.Sessions()
+	if err != nil {
+		return nil, err
+	}
+	names := map[string]string{}
+	for _, s := range all {
+		names[s.ID] = s.Name
+	}
+	rows := make([]sessionRow, 0, len(all))
+	for _, s := range all {
+		st, err := h.BranchState(s.Branch)
+		if err != nil {
+			return nil, fmt.Errorf("session %s: %w", s.Name, err)
+		}
+		rows = append(rows, sessionRow{ID: s.ID, Name: s.Name, Status: st.Status, Events: st.Head,
+			Parent: names[s.Parent], ParentSeq: s.ParentSeq, Branch: s.Branch, Branches: len(s.Branches),
+			Workspace: s.Workspace, Model: st.Model, Created: s.Created})
+	}
+	return rows, nil
+}
+
+func printSessions(e *env, rows []sessionRow) error {
+	if len(rows) == 0 {
+		fmt.Fprintln(e.stdout, "no sessions yet: start one with 'exo new' or 'exo'")
+		return nil
+	}
+	tw := table(e.stdout)
+	fmt.Fprintln(tw, "NAME\tID\tSTATUS\tEVENTS\tPARENT\tBRANCHES\tCREATED")
+	for _, r := range rows {
+		parent := "-"
+		if r.Parent != "" {
+			parent = fmt.Sprintf("%s@%d", r.Parent, r.ParentSeq)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%d\t%s\n", r.Name, r.ID, r.Status, r.Events, parent, r.Branches, ago(r.Created))
+	}
+	return tw.Flush()
+}
+
+func newCmd(e *env) *cobra.Command {
+	var name, workspace string
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "new",
+		Short: "Create a session in the current directory and print its id",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if workspace == "" {
+				workspace = cwd()
+			}
+			return e.withHarness(func(h *harness.Harness) error {
+				s, err := h.NewSession(harness.NewSessionOptions{Name: name, Workspace: workspace})
+				if err != nil {
+					return usageErr(err)
+				}
+				if asJSON {
+					return writeJSON(e.stdout, s)
+				}
+				fmt.Fprintln(e.stdout, s.ID)
+				fmt.Fprintf(e.stderr, "created session %s in %s\n", s.Name, s.Workspace)
+				return nil
+			})
+		},
+	}
+	cmd.Flags().StringVar(&name, "name", "", "session name (default: a memorable one)")
+	cmd.Flags().StringVar(&workspace, "workspace", "", "workspace directory (default: the current directory)")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the session as JSON")
+	return cmd
+}
+
+func sayCmd(e *env) *cobra.Command {
+	return &cobra.Command{
+		Use:   "say SESSION TEXT",
+		Short: "Append a user message (invocation.received) to a session; TEXT - reads stdin",
+		Args:  cobra.ExactArgs(2),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			text := args[1]
+			if text == "-" {
+				var err error
+				if text, err = e.stdinText(); err != nil {
+					return err
+				}
+			}
+			if text == "" {
+				return usagef("empty message")
+			}
+			return e.withHarness(func(h *harness.Harness) error {
+				s, err := resolve(h, args[0])
+				if err != nil {
+					return err
+				}
+				evs, err := h.Append(s.ID, harness.MustRecord(harness.TypeInvocationReceived, harness.ActorUser,
+					harness.InvocationReceived{Text: text, Source: "cli"}))
+				if err != nil {
+					return err
+				}
+				fmt.Fprintf(e.stdout, "%s@%d\n", s.Name, evs[0].Seq)
+				return nil
+			})
+		},
+	}
+}

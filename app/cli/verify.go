@@ -1,0 +1,48 @@
+package cli
+
+import (
+	"fmt"
+
+	"github.com/spf13/cobra"
+
+	"exo/harness"
+)
+
+func verifyCmd(e *env) *cobra.Command {
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "verify [SESSION]",
+		Short: "Recompute the hash chains; exit 1 naming the first bad event",
+		Args:  cobra.MaximumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return e.withHarness(func(h *harness.Harness) error {
+				id := ""
+				if len(args) == 1 {
+					s, err := resolve(h, args[0])
+					if err != nil {
+						return err
+					}
+					id = s.ID
+				}
+				rep, err := h.Verify(id)
+				if err != nil {
+					return err
+				}
+				if asJSON {
+					if err := writeJSON(e.stdout, rep); err != nil {
+						return err
+					}
+				} else if rep.OK() {
+					fmt.Fprintf(e.stdout, "ok: %d events in %d branches verified\n", rep.Events, rep.Branches)
+				}
+				if !rep.OK() {
+					p := rep.Problems[0]
+					return failf(ExitFailure, "verify failed: first bad event %s@%d: %s (%d problems in all)", p.Branch, p.Seq, p.Reason, len(rep.Problems))
+				}
+				return nil
+			})
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the report as JSON")
+	return cmd
+}

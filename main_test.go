@@ -1,0 +1,188 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	bolt "go.etcd.io/bbolt"
+
+	"exo/harness"
+)
+
+// exoBin is the exo binary built once for the end-to-end tests.
+var exoBin string
+
+func TestMain(m *testing.M) {
+	if home := os.Getenv("EXO_TEST_HOLD_HOME"); home != "" {
+		holdHome(home)
+		return
+	}
+	dir, err := os.MkdirTemp("", "exo-bin-")
+	if err != nil {
+		panic(err)
+	}
+	exoBin = filepath.Join(dir, "exo")
+	if out, err := exec.Command("go", "build", "-o", exoBin, ".").CombinedOutput(); err != nil {
+		panic("build exo: " + err.Error() + "\n" + string(out))
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// run runs the exo binary with EXO_HOME=home and returns stdout, stderr and the exit code.
+func run(t *testing.T, home string, args ...string) (string, string, int) {
+	t.Helper()
+	cmd := exec.Command(exoBin, args...)
+	cmd.Env = append(os.Environ(), "EXO_HOME="+home)
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err := cmd.Run()
+	code := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	return out.String(), errb.String(), code
+}
+
+func mustRun(t *testing.T, home string, args ...string) string {
+	t.Helper()
+	out, errs, code := run(t, home, args...)
+	if code != 0 {
+		t.Fatalf("exo %v: exit %d: %s", args, code, errs)
+	}
+	return out
+}
+
+func TestCLISessionsForkRewindLog(t *testing.T) {
+	home := t.TempDir()
+	id := strings.TrimSpace(mustRun(t, home, "new", "--name", "demo"))
+	mustRun(t, home, "say", "demo", "first prompt")
+	mustRun(t, home, "say", id[:8], "second prompt")
+	fork := strings.TrimSpace(mustRun(t, home, "fork", "demo@2", "--name", "side"))
+	mustRun(t, home, "say", "side", "only in the fork")
+	mustRun(t, home, "rewind", "demo@2")
+
+	var rows []struct {
+		Name     string
+		Events   uint64
+		Parent   string
+		Branches int
+	}
+	if err := json.Unmarshal([]byte(mustRun(t, home, "sessions", "--json")), &rows); err != nil {
+		t.Fatal(err)
+	}
+	if len(rows) != 2 || rows[0].Events != 3 || rows[0].Branches != 2 || rows[1].Parent != "demo" || rows[1].Events != 4 {
+		t.Fatalf("sessions: %+v", rows)
+	}
+	lines := strings.Split(strings.TrimSpace(mustRun(t, home, "log", fork, "--json")), "\n")
+	if len(lines) != 4 || !strings.Contains(lines[3], "only in the fork") || !strings.Contains(lines[2], "session.forked") {
+		t.Fatalf("fork log: %q", lines)
+	}
+	txt := mustRun(t, home, "log", "demo", "--from", "2", "--to", "3")
+	if !strings.Contains(txt, "first prompt") || strings.Contains(txt, "second prompt") || !strings.Contains(txt, "session.rewound") {
+		t.Fatalf("rewound log:\n%s", txt)
+	}
+	if out := mustRun(t, home, "verify"); !strings.HasPrefix(out, "ok: ") {
+		t.Fatalf("verify: %s", out)
+	}
+}
+
+func TestCLIUsageErrorsExit2(t *testing.T) {
+	home := t.TempDir()
+	mustRun(t, home, "new", "--name", "demo")
+	for _, args := range [][]string{
+		{"log", "nobody"}, {"rewind", "demo@0"}, {"rewind", "demo@99"}, {"rewind", "demo"},
+		{"fork", "demo@x"}, {"log", "demo", "--from", "9"}, {"say", "demo"}, {"sessions", "--bogus"},
+		{"artifact", "get", "abcdef12"},
+	} {
+		_, errs, code := run(t, home, args...)
+		if code != 2 || strings.Count(strings.TrimSpace(errs), "\n") != 0 || !strings.HasPrefix(errs, "exo: ") {
+			t.Errorf("exo %v: exit %d, stderr %q; want exit 2 and one line", args, code, errs)
+		}
+	}
+}
+
+func TestCLIVerifyNamesTamperedEvent(t *testing.T) {
+	home := t.TempDir()
+	id := strings.TrimSpace(mustRun(t, home, "new", "--name", "t"))
+	for i := 0; i < 5; i++ {
+		mustRun(t, home, "say", "t", "message")
+	}
+	db, err := bolt.Open(filepath.Join(home, "exo.db"), 0o600, &bolt.Options{Timeout: time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = db.Update(func(tx *bolt.Tx) error {
+		b := tx.Bucket([]byte("events")).Bucket([]byte(id))
+		k := []byte{0, 0, 0, 0, 0, 0, 0, 4}
+		v := append([]byte(nil), b.Get(k)...)
+		i := bytes.Index(v, []byte("message"))
+		v[i] = 'M'
+		return b.Put(k, v)
+	})
+	db.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, errs, code := run(t, home, "verify")
+	if code != 1 || !strings.Contains(errs, id+"@4") {
+		t.Fatalf("verify after tamper: exit %d, %q", code, errs)
+	}
+	_, errs, code = run(t, home, "verify", "t")
+	if code != 1 || !strings.Contains(errs, id+"@4") {
+		t.Fatalf("verify session after tamper: exit %d, %q", code, errs)
+	}
+}
+
+func TestCLISecondProcessFailsFast(t *testing.T) {
+	home := t.TempDir()
+	mustRun(t, home, "new", "--name", "x")
+	// Hold EXO_HOME with a child process that keeps the harness open until its stdin closes.
+	holder := exec.Command(os.Args[0])
+	holder.Env = append(os.Environ(), "EXO_TEST_HOLD_HOME="+home)
+	stdin, _ := holder.StdinPipe()
+	if err := holder.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { stdin.Close(); holder.Wait() }()
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		start := time.Now()
+		_, errs, code := run(t, home, "sessions")
+		if code != 0 {
+			if time.Since(start) > 1500*time.Millisecond {
+				t.Fatalf("second process took %v to fail", time.Since(start))
+			}
+			want := "exo is already running (pid " + strconv.Itoa(holder.Process.Pid) + ")"
+			if !strings.Contains(errs, want) {
+				t.Fatalf("message %q does not name holder %d", errs, holder.Process.Pid)
+			}
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("holder never took the lock")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// holdHome opens the harness on home and keeps it open until stdin closes.
+func holdHome(home string) {
+	h, err := harness.Open(home, harness.Options{})
+	if err != nil {
+		os.Exit(3)
+	}
+	io.Copy(io.Discard, os.Stdin)
+	h.Close()
+}

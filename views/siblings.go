@@ -1,0 +1,263 @@
+package views
+
+import (
+	"fmt"
+	"math"
+	"strings"
+
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+)
+
+// SiblingsKeyMap holds the siblings pane's bindings.
+type SiblingsKeyMap struct {
+	Up     key.Binding // Up selects the previous session.
+	Down   key.Binding // Down selects the next session.
+	Switch key.Binding // Switch shows the selected session.
+	New    key.Binding // New starts a session.
+	Split  key.Binding // Split toggles the split view.
+}
+
+// DefaultSiblingsKeyMap returns the siblings pane's default bindings.
+func DefaultSiblingsKeyMap() SiblingsKeyMap {
+	return SiblingsKeyMap{
+		Up:     key.NewBinding(key.WithKeys("k", "up"), key.WithHelp("↑/k", "up")),
+		Down:   key.NewBinding(key.WithKeys("j", "down"), key.WithHelp("↓/j", "down")),
+		Switch: key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "switch")),
+		New:    key.NewBinding(key.WithKeys("n"), key.WithHelp("n", "new session")),
+		Split:  key.NewBinding(key.WithKeys("s"), key.WithHelp("s", "split view")),
+	}
+}
+
+// Siblings is the pane listing all sessions as a tree of forks.
+type Siblings struct {
+	base
+	Keys   SiblingsKeyMap // Keys are the pane's bindings.
+	rows   []SiblingRow   // rows are in tree order.
+	depth  []int          // depth is each row's indent level.
+	cursor int
+	top    int
+	frame  int
+}
+
+// NewSiblings returns an empty siblings pane.
+func NewSiblings(c *Common) *Siblings {
+	return &Siblings{base: base{common: c}, Keys: DefaultSiblingsKeyMap()}
+}
+
+// SetRows replaces the sessions; children are placed under their parents.
+// The selection stays on the same session id when it still exists.
+func (s *Siblings) SetRows(rows []SiblingRow) {
+	selID := ""
+	if s.cursor < len(s.rows) {
+		selID = s.rows[s.cursor].ID
+	}
+	s.rows, s.depth = treeOrder(rows)
+	s.cursor = 0
+	for i, r := range s.rows {
+		if r.ID == selID {
+			s.cursor = i
+		}
+	}
+}
+
+// treeOrder orders rows depth-first under their parents.
+func treeOrder(rows []SiblingRow) ([]SiblingRow, []int) {
+	ids := make(map[string]bool, len(rows))
+	kids := make(map[string][]SiblingRow, len(rows))
+	for _, r := range rows {
+		ids[r.ID] = true
+	}
+	var roots []SiblingRow
+	for _, r := range rows {
+		if r.Parent != "" && ids[r.Parent] && r.Parent != r.ID {
+			kids[r.Parent] = append(kids[r.Parent], r)
+			continue
+		}
+		roots = append(roots, r)
+	}
+	out, depth := make([]SiblingRow, 0, len(rows)), make([]int, 0, len(rows))
+	seen := make(map[string]bool, len(rows))
+	var walk func(r SiblingRow, d int)
+	walk = func(r SiblingRow, d int) {
+		if seen[r.ID] {
+			return
+		}
+		seen[r.ID] = true
+		out, depth = append(out, r), append(depth, d)
+		for _, k := range kids[r.ID] {
+			walk(k, d+1)
+		}
+	}
+	for _, r := range roots {
+		walk(r, 0)
+	}
+	return out, depth
+}
+
+// Selected returns the selected session and whether there is one.
+func (s *Siblings) Selected() (SiblingRow, bool) {
+	if s.cursor >= len(s.rows) {
+		return SiblingRow{}, false
+	}
+	return s.rows[s.cursor], true
+}
+
+// Update handles keys, the wheel and spinner ticks.
+func (s *Siblings) Update(msg tea.Msg) (Pane, tea.Cmd) {
+	switch msg := msg.(type) {
+	case SpinnerTickMsg:
+		s.frame++
+	case tea.MouseWheelMsg:
+		if msg.Button == tea.MouseWheelUp {
+			s.move(-1)
+		} else if msg.Button == tea.MouseWheelDown {
+			s.move(1)
+		}
+	case tea.KeyPressMsg:
+		return s, s.handleKey(msg)
+	}
+	return s, nil
+}
+
+// handleKey maps a key press to a selection move or a request.
+func (s *Siblings) handleKey(msg tea.KeyPressMsg) tea.Cmd {
+	r, ok := s.Selected()
+	switch {
+	case key.Matches(msg, s.Keys.Up):
+		s.move(-1)
+	case key.Matches(msg, s.Keys.Down):
+		s.move(1)
+	case key.Matches(msg, s.Keys.New):
+		return emit(NewSession{})
+	case key.Matches(msg, s.Keys.Switch) && ok:
+		return emit(SwitchSession{ID: r.ID})
+	case key.Matches(msg, s.Keys.Split):
+		return emit(ToggleSplit{ID: r.ID})
+	}
+	return nil
+}
+
+// move shifts the selection.
+func (s *Siblings) move(d int) {
+	s.cursor = min(max(s.cursor+d, 0), max(len(s.rows)-1, 0))
+}
+
+// ShortHelp lists the main siblings bindings.
+func (s *Siblings) ShortHelp() []key.Binding {
+	return []key.Binding{s.Keys.Switch, s.Keys.New, s.Keys.Split}
+}
+
+// FullHelp lists all siblings bindings.
+func (s *Siblings) FullHelp() [][]key.Binding {
+	return [][]key.Binding{{s.Keys.Up, s.Keys.Down}, {s.Keys.Switch, s.Keys.New, s.Keys.Split}}
+}
+
+// View renders the visible sessions.
+func (s *Siblings) View() string {
+	w, h := s.inner()
+	if s.width < 4 || s.height < 3 {
+		w, h = s.width, s.height
+	}
+	if s.cursor < s.top {
+		s.top = s.cursor
+	}
+	if h > 0 && s.cursor >= s.top+h {
+		s.top = s.cursor - h + 1
+	}
+	lines := make([]string, 0, h)
+	for i := s.top; i < len(s.rows) && len(lines) < h; i++ {
+		lines = append(lines, s.renderRow(i, w))
+	}
+	if len(s.rows) == 0 {
+		lines = append(lines, s.styles().Text.Muted.Render(truncate("no sessions · n starts one", w)))
+	}
+	return frame(s.styles(), s.focused, "Sessions", fmt.Sprintf("%d", len(s.rows)), lines, s.width, s.height)
+}
+
+// renderRow renders session i in w cells, dropping columns as w shrinks.
+func (s *Siblings) renderRow(i, w int) string {
+	st := s.styles()
+	r := s.rows[i]
+	indent := strings.Repeat("  ", min(s.depth[i], 4))
+	if s.depth[i] > 0 {
+		indent = indent[:len(indent)-2] + "└ "
+	}
+	cur := " "
+	if r.Current {
+		cur = st.Pane.TitleFocused.Render("▸")
+	}
+	left := cur + indent + s.statusGlyph(r.Status) + " " + st.Text.Strong.Render(r.Name)
+	var right []string
+	if w >= 44 {
+		right = append(right, s.modelLabel(r))
+	}
+	if w >= 70 {
+		right = append(right, st.Text.Muted.Render(fmt.Sprintf("%3d st", r.Steps)),
+			st.Text.Muted.Render(fmt.Sprintf("%s↑ %s↓", compact(r.TokensIn), compact(r.TokensOut))),
+			st.Text.Muted.Render(fmt.Sprintf("$%.2f", r.Cost)))
+	}
+	if w >= 28 {
+		right = append(right, s.driftBar(r.Drift, 8))
+	}
+	if r.Conflicts > 0 {
+		right = append(right, st.Status.Err.Render(fmt.Sprintf("!%d", r.Conflicts)))
+	}
+	tail := strings.Join(right, " ")
+	room := w - widthOf(tail) - 1
+	line := fit(left, max(room, 0)) + " " + tail
+	if room < 8 {
+		line = left
+	}
+	line = truncate(line, w)
+	if i == s.cursor && s.focused {
+		return st.Select.Render(fit(stripToPlain(line), w))
+	}
+	return line
+}
+
+// statusGlyph renders a session status, a spinner while running.
+func (s *Siblings) statusGlyph(st SessionStatus) string {
+	sty := s.styles().Status
+	switch st {
+	case StatusRunning:
+		return s.styles().Spinner.Render(spinnerFrame(s.frame))
+	case StatusApproval:
+		return sty.Warn.Render("?")
+	case StatusFailed:
+		return sty.Err.Render("✗")
+	case StatusFinished:
+		return sty.OK.Render("✓")
+	}
+	return sty.Idle.Render("○")
+}
+
+// modelLabel renders the model, with a badge when scripted.
+func (s *Siblings) modelLabel(r SiblingRow) string {
+	m := s.styles().Text.Muted.Render(truncate(r.Model, 16))
+	if r.Scripted {
+		m += " " + s.styles().Scripted.Render("scripted")
+	}
+	return m
+}
+
+// driftBar renders drift as a bar of n cells coloured by level, and its value.
+func (s *Siblings) driftBar(d float64, n int) string {
+	return DriftBar(s.styles(), d, n)
+}
+
+// compact formats a count briefly: 950, 12.3k, 4.1M.
+func compact(n int) string {
+	switch {
+	case n >= 1_000_000:
+		return fmt.Sprintf("%.1fM", float64(n)/1e6)
+	case n >= 1_000:
+		return fmt.Sprintf("%.1fk", float64(n)/1e3)
+	}
+	return fmt.Sprintf("%d", n)
+}
+
+// roundCells is the number of filled cells of an n-cell bar at fraction f.
+func roundCells(f float64, n int) int {
+	return min(max(int(math.Round(f*float64(n))), 0), n)
+}

@@ -1,0 +1,65 @@
+package views
+
+// SessionStatus is the live state of a session.
+type SessionStatus string
+
+// The states of a session.
+const (
+	StatusRunning  SessionStatus = "running"  // StatusRunning is working on a turn.
+	StatusApproval SessionStatus = "approval" // StatusApproval waits for an approval.
+	StatusIdle     SessionStatus = "idle"     // StatusIdle waits for the user.
+	StatusFailed   SessionStatus = "failed"   // StatusFailed stopped on an error.
+	StatusFinished SessionStatus = "finished" // StatusFinished is done.
+)
+
+// DriftLevel is the band a drift value falls in.
+type DriftLevel int
+
+// The drift bands.
+const (
+	DriftLow  DriftLevel = iota // DriftLow is below 0.3.
+	DriftMid                    // DriftMid is 0.3 up to 0.7.
+	DriftHigh                   // DriftHigh is 0.7 and above.
+)
+
+// LevelOf returns the band of a drift value.
+func LevelOf(drift float64) DriftLevel {
+	switch {
+	case drift >= 0.7:
+		return DriftHigh
+	case drift >= 0.3:
+		return DriftMid
+	}
+	return DriftLow
+}
+
+// SiblingRow is one session as the siblings pane shows it.
+type SiblingRow struct {
+	ID        string        // ID is the session id.
+	Name      string        // Name is the session name.
+	Status    SessionStatus // Status is the live state.
+	Model     string        // Model is the model name.
+	Scripted  bool          // Scripted marks the scripted model.
+	Steps     int           // Steps counts executor steps.
+	TokensIn  int           // TokensIn counts prompt tokens.
+	TokensOut int           // TokensOut counts completion tokens.
+	Cost      float64       // Cost is in US dollars.
+	Drift     float64       // Drift is in [0,1].
+	Conflicts int           // Conflicts counts files also touched by a sibling.
+	Parent    string        // Parent is the id of the session this was forked from.
+	Current   bool          // Current marks the session shown in the conversation.
+}
+
+// SwitchSession asks the app to show another session.
+type SwitchSession struct {
+	ID string // ID is the session to switch to.
+}
+
+// NewSession asks the app to start a new session.
+type NewSession struct{}
+
+// ToggleSplit asks the app to show or hide the split view; ID is the
+// selected session to show beside the current one.
+type ToggleSplit struct {
+	ID string // ID is the selected session.
+}
