@@ -79,7 +79,6 @@ func (s *StatusBar) View() string {
 	for i, sg := range segs {
 		parts[i] = sg.text
 	}
-	sep = s.on(s.common.Styles.Status.Key).Render(" │ ")
 	line := truncate(s.on(lipgloss.NewStyle()).Render(" ")+strings.Join(parts, sep), s.width)
 	if pad := s.width - widthOf(line); pad > 0 {
 		line += s.on(lipgloss.NewStyle()).Render(strings.Repeat(" ", pad))
