@@ -343,7 +343,11 @@ func TestProvidersCutStream(t *testing.T) {
 	for _, c := range apiCases {
 		t.Run(c.kind, func(t *testing.T) {
 			body := fixture(t, c.fixtures[0])
-			cut := strings.Index(body, c.argPieces[1]) // mid-arguments, after text deltas
+			esc, _ := json.Marshal(c.argPieces[1])
+			cut := strings.Index(body, string(esc[1:len(esc)-1])) // mid-arguments, after text deltas
+			if cut < 0 {
+				t.Fatal("cut point not found in fixture")
+			}
 			api := newFakeAPI(t, reply{file: c.fixtures[0], cutAt: cut})
 			s := &sleeps{}
 			rec := &recorder{}
@@ -355,6 +359,7 @@ func TestProvidersCutStream(t *testing.T) {
 				t.Errorf("a cut stream returned a response: %+v", resp)
 			}
 			msg := err.Error()
+			t.Log(msg)
 			if !strings.HasPrefix(msg, c.kind+": stream cut after ") || !strings.HasSuffix(msg, "the turn can be retried") {
 				t.Errorf("message = %q", msg)
 			}
@@ -390,6 +395,7 @@ func TestProvidersMalformedChunk(t *testing.T) {
 			if !reflect.DeepEqual(resp, Response{}) {
 				t.Errorf("a malformed stream returned a response: %+v", resp)
 			}
+			t.Log(err)
 			if !strings.Contains(err.Error(), "malformed stream after ") {
 				t.Errorf("message = %q", err)
 			}
