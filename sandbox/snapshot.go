@@ -1,0 +1,154 @@
+package sandbox
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+)
+
+// ChangeKind says how a path changed between two snapshots.
+type ChangeKind string
+
+// Change kinds.
+const (
+	Added    ChangeKind = "added"
+	Modified ChangeKind = "modified"
+	Deleted  ChangeKind = "deleted"
+	Renamed  ChangeKind = "renamed"
+)
+
+// Change is one changed path; From is set for renames.
+type Change struct {
+	Path string     // Path is relative to the workspace, slash-separated.
+	From string     // From is the old path of a rename.
+	Kind ChangeKind // Kind is what happened to the path.
+}
+
+// SkippedFile is a path left out of a snapshot, with the reason.
+type SkippedFile struct {
+	Path   string // Path is relative to the workspace.
+	Reason string // Reason says why it was not captured.
+}
+
+// Snapshot is one recorded state of a workspace in the shadow repository.
+type Snapshot struct {
+	Commit  string        // Commit is the shadow commit id.
+	Tree    string        // Tree is the git tree id of the workspace contents.
+	Parent  string        // Parent is the previous snapshot's commit, empty for the first.
+	Changed []Change      // Changed lists paths changed since Parent.
+	Skipped []SkippedFile // Skipped lists large files and dependency folders left out.
+}
+
+// SnapshotOptions tune a Snapshotter.
+type SnapshotOptions struct {
+	// MaxFileSize skips untracked files larger than this; default 10 MiB.
+	MaxFileSize int64
+	// SkipDirs are directory names never captured; default DefaultSkipDirs.
+	SkipDirs []string
+	// Alternates are other shadow repositories whose objects this one may use (forks).
+	Alternates []string
+}
+
+// DefaultSkipDirs are dependency and build folders left out of snapshots.
+var DefaultSkipDirs = []string{"node_modules", ".venv", "venv", "target", "dist", "build", "__pycache__"}
+
+// snapshotRef is the shadow ref holding the chain of snapshots.
+const snapshotRef = "refs/exo/head"
+
+// Snapshotter records and restores a workspace in a shadow git repository, with its
+// own index file, never touching the workspace's .git, HEAD or index.
+type Snapshotter struct {
+	git  gitRunner
+	opts SnapshotOptions
+	mu   sync.Mutex
+	n    int
+}
+
+// ShadowDir returns the conventional shadow repository path for a workspace under home.
+func ShadowDir(home, workspace string) string {
+	sum := sha256.Sum256([]byte(filepath.Clean(workspace)))
+	return filepath.Join(home, "shadow", hex.EncodeToString(sum[:8])+".git")
+}
+
+// NewSnapshotter opens (creating if needed) the shadow repository at shadowDir for workspace.
+func NewSnapshotter(workspace, shadowDir string, opts SnapshotOptions) (*Snapshotter, error) {
+	ws, err := filepath.Abs(workspace)
+	if err == nil {
+		ws, err = filepath.EvalSymlinks(ws)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("open snapshots of %s: %w", workspace, err)
+	}
+	if opts.MaxFileSize <= 0 {
+		opts.MaxFileSize = 10 << 20
+	}
+	if opts.SkipDirs == nil {
+		opts.SkipDirs = DefaultSkipDirs
+	}
+	s := &Snapshotter{git: gitRunner{gitDir: shadowDir, workTree: ws, index: filepath.Join(shadowDir, "exo-index")}, opts: opts}
+	if err := s.init(); err != nil {
+		return nil, fmt.Errorf("open snapshots of %s: %w", ws, err)
+	}
+	return s, nil
+}
+
+// GitDir returns the shadow repository path.
+func (s *Snapshotter) GitDir() string { return s.git.gitDir }
+
+// init creates the shadow repository and writes its config and excludes.
+func (s *Snapshotter) init() error {
+	if _, err := os.Stat(filepath.Join(s.git.gitDir, "HEAD")); err != nil {
+		if err := os.MkdirAll(filepath.Dir(s.git.gitDir), 0o700); err != nil {
+			return fmt.Errorf("create shadow dir: %w", err)
+		}
+		bare := gitRunner{workTree: filepath.Dir(s.git.gitDir)}
+		if _, err := bare.run(nil, "init", "--quiet", "--bare", s.git.gitDir); err != nil {
+			return err
+		}
+	}
+	for _, kv := range [][2]string{
+		{"core.bare", "false"}, {"core.autocrlf", "false"}, {"core.symlinks", "true"},
+		{"core.untrackedCache", "true"}, {"core.fsync", "committed,index"}, {"core.fsyncMethod", "fsync"},
+		{"core.quotePath", "false"}, {"gc.auto", "2000"}, {"gc.autoDetach", "false"}, {"commit.gpgSign", "false"},
+	} {
+		if _, err := s.git.run(nil, "config", kv[0], kv[1]); err != nil {
+			return err
+		}
+	}
+	return s.writeExcludes()
+}
+
+// writeExcludes writes the skip folders, the workspace's own info/exclude and any alternates.
+func (s *Snapshotter) writeExcludes() error {
+	var b strings.Builder
+	b.WriteString("# written by exo: dependency and build folders are not snapshotted\n")
+	for _, d := range s.opts.SkipDirs {
+		fmt.Fprintf(&b, "%s/\n", d)
+	}
+	if own, err := os.ReadFile(filepath.Join(s.git.workTree, ".git", "info", "exclude")); err == nil {
+		b.Write(own)
+	}
+	info := filepath.Join(s.git.gitDir, "info")
+	if err := os.MkdirAll(info, 0o755); err != nil {
+		return fmt.Errorf("write shadow excludes: %w", err)
+	}
+	if err := os.WriteFile(filepath.Join(info, "exclude"), []byte(b.String()), 0o644); err != nil {
+		return fmt.Errorf("write shadow excludes: %w", err)
+	}
+	if len(s.opts.Alternates) == 0 {
+		return nil
+	}
+	var alt bytes.Buffer
+	for _, a := range s.opts.Alternates {
+		fmt.Fprintln(&alt, filepath.Join(a, "objects"))
+	}
+	if err := os.WriteFile(filepath.Join(s.git.gitDir, "objects", "info", "alternates"), alt.Bytes(), 0o644); err != nil {
+		return fmt.Errorf("write shadow alternates: %w", err)
+	}
+	return nil
+}
