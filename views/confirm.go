@@ -67,11 +67,8 @@ func (c *Confirm) Update(msg tea.Msg) (Pane, tea.Cmd) {
 func (c *Confirm) View() string {
 	st := c.styles()
 	w := min(c.width, 64)
-	body := []string{
-		st.Text.Normal.Render(fmt.Sprintf("Go back to event %d.", c.plan.Seq)),
-		st.Modal.Danger.Render(fmt.Sprintf("%d events leave the live history", c.plan.Events)) +
-			st.Text.Muted.Render(" (kept, reachable in the timeline)."),
-	}
+	body := []string{st.Text.Normal.Render(fmt.Sprintf("Go back to event %d.", c.plan.Seq))}
+	body = append(body, wrapStyled(st.Modal.Danger, plural(c.plan.Events, "event")+" leave the live history (kept, reachable in the timeline).", max(w-6, 10))...)
 	if len(c.plan.Files) == 0 {
 		body = append(body, st.Text.Muted.Render("No files change."))
 	} else {

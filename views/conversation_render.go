@@ -73,7 +73,7 @@ func (c *Conversation) renderTool(e *convEntry, w int) []string {
 	if out := strings.TrimRight(Sanitize(e.item.Output), "\n"); out != "" {
 		ol := strings.Split(out, "\n")
 		if !e.expanded && len(ol) > collapsedOutputLines {
-			body = append(body, st.Text.Muted.Render(fmt.Sprintf("… %d more lines · enter expands", len(ol)-collapsedOutputLines)))
+			body = append(body, st.Text.Muted.Render(fmt.Sprintf("… %s · enter expands", plural(len(ol)-collapsedOutputLines, "more line"))))
 			ol = ol[len(ol)-collapsedOutputLines:]
 		}
 		for _, l := range ol {
@@ -84,7 +84,7 @@ func (c *Conversation) renderTool(e *convEntry, w int) []string {
 		dl := renderDiff(st, e.item.Diff, w-2)
 		if !e.expanded && len(dl) > collapsedDiffLines {
 			more := len(dl) - collapsedDiffLines
-			dl = append(dl[:collapsedDiffLines:collapsedDiffLines], st.Text.Muted.Render(fmt.Sprintf("… %d more diff lines · enter expands", more)))
+			dl = append(dl[:collapsedDiffLines:collapsedDiffLines], st.Text.Muted.Render(fmt.Sprintf("… %s · enter expands", plural(more, "more diff line"))))
 		}
 		body = append(body, dl...)
 	}
@@ -137,4 +137,12 @@ func fmtDuration(d time.Duration) string {
 		return fmt.Sprintf("%.1fs", d.Seconds())
 	}
 	return fmt.Sprintf("%dm%02ds", int(d.Minutes()), int(d.Seconds())%60)
+}
+
+// plural formats "1 thing" or "n things".
+func plural(n int, what string) string {
+	if n == 1 {
+		return "1 " + what
+	}
+	return fmt.Sprintf("%d %ss", n, what)
 }

@@ -15,6 +15,7 @@ import (
 // checkSize fails unless view is exactly h lines of at most w cells.
 func checkSize(t testing.TB, view string, w, h int) {
 	t.Helper()
+	checkControls(t, view)
 	lines := strings.Split(view, "\n")
 	if len(lines) != h {
 		t.Errorf("view has %d lines, want %d:\n%s", len(lines), h, ansi.Strip(view))
@@ -87,4 +88,21 @@ func sampleRows(n int) TimelineRows {
 			Summary: fmt.Sprintf("%s event number %d with a summary that is long enough to be cut", types[k], i+1), Branch: "main"}
 	}
 	return rows
+}
+
+// splitLines splits a view into its lines.
+func splitLines(s string) []string { return strings.Split(s, "\n") }
+
+// checkControls fails if view holds a control character other than the
+// newline and ESC, or an escape sequence other than SGR.
+func checkControls(t testing.TB, view string) {
+	t.Helper()
+	for _, r := range view {
+		if r < 0x20 && r != '\n' && r != 0x1b || r == 0x7f || r >= 0x80 && r <= 0x9f {
+			t.Fatalf("view holds control character %U", r)
+		}
+	}
+	if Sanitize(view) != view {
+		t.Fatalf("view holds non-SGR escape sequences: %q", view)
+	}
 }

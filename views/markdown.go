@@ -37,7 +37,7 @@ func (m *mdRenderers) render(c *Common, w int, src string) []string {
 	if r == nil {
 		return wrap(src, w)
 	}
-	out, err := r.Render(src)
+	out, err := r.Render(strings.ReplaceAll(Sanitize(src), "\t", "    "))
 	if err != nil {
 		return wrap(src, w)
 	}

@@ -1,0 +1,183 @@
+package views
+
+import (
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/charmbracelet/x/ansi"
+	"github.com/charmbracelet/x/exp/golden"
+)
+
+// terminals are the terminal sizes goldens are taken at.
+var terminals = [][2]int{{80, 24}, {120, 40}, {200, 60}}
+
+// layout gives each pane the size it gets in a W×H terminal: a status line
+// and a 5-line input at the bottom, the conversation on the left (62%), and
+// timeline, siblings and sandbox stacked on the right.
+func layout(pane string, W, H int) (int, int) {
+	mh := H - 6
+	cw := W * 62 / 100
+	rw := W - cw
+	switch pane {
+	case "conversation":
+		return cw, mh
+	case "input":
+		return W, 5
+	case "timeline":
+		return rw, mh / 2
+	case "siblings":
+		return rw, mh / 4
+	case "sandbox":
+		return rw, mh - mh/2 - mh/4
+	case "status":
+		return W, 1
+	case "split":
+		return W, mh
+	}
+	return W - 4, H - 4 // overlays
+}
+
+// goldenPanes builds each pane with sample data for a theme.
+var goldenPanes = map[string]func(c *Common, W int) interface{ View() string }{
+	"conversation": func(c *Common, _ int) interface{ View() string } {
+		p := NewConversation(c)
+		p.SetItems(sampleConversation())
+		p.Focus()
+		return sizer{p}
+	},
+	"conversation-preview": func(c *Common, _ int) interface{ View() string } {
+		p := NewConversation(c)
+		p.SetItems(sampleConversation()[:3])
+		p.SetPreview(12)
+		return sizer{p}
+	},
+	"input": func(c *Common, _ int) interface{ View() string } {
+		p := NewInput(c)
+		p.Focus()
+		p.SetValue("/re")
+		return sizer{p}
+	},
+	"timeline": func(c *Common, _ int) interface{ View() string } {
+		p := NewTimeline(c)
+		rows := sampleRows(40)
+		rows[9].IsBranchPoint = true
+		for i := 10; i < 14; i++ {
+			rows[i].Abandoned, rows[i].Branch = true, "old"
+		}
+		p.SetSource(rows)
+		p.Focus()
+		p.move(-3)
+		return sizer{p}
+	},
+	"siblings": func(c *Common, _ int) interface{ View() string } {
+		p := NewSiblings(c)
+		p.SetRows(sampleSiblings())
+		p.Focus()
+		return sizer{p}
+	},
+	"sandbox": func(c *Common, _ int) interface{ View() string } {
+		p := NewSandbox(c, 100)
+		p.SetStatus(SandboxStatus{Command: "go test ./...", Running: true, Duration: 3200 * time.Millisecond})
+		for i := 1; i <= 30; i++ {
+			p.Write(fmt.Sprintf("\x1b[32mok\x1b[0m  \texo/pkg%d\t0.%03ds\n", i, i*7))
+		}
+		p.Write("\x1b]0;pwned\x07\x1b[2Jstill here 日本語 🚀\n")
+		return sizer{p}
+	},
+	"status": func(c *Common, W int) interface{ View() string } {
+		s := NewStatusBar(c)
+		s.SetWidth(W)
+		s.SetInfo(sampleStatus())
+		s.SetHints(NewTimeline(c).ShortHelp())
+		return s
+	},
+	"approval": func(c *Common, _ int) interface{ View() string } {
+		return sizer{NewApproval(c, ApprovalRequest{ID: "a1", Tool: "bash", Args: "rm -rf ./build && make release VERSION=1.2.3", Reason: "bash is not in the always-allowed list"})}
+	},
+	"confirm": func(c *Common, _ int) interface{ View() string } {
+		return sizer{NewConfirm(c, RewindPlan{Seq: 42, Events: 17, Files: []string{"cmd/server/main.go", "cmd/server/health_test.go", "go.mod"}})}
+	},
+	"detail": func(c *Common, _ int) interface{ View() string } {
+		return sizer{NewDetail(c, "#42 tool.completed", []byte(`{"session":"s1","seq":42,"type":"tool.completed","actor":"tool:bash","data":{"exit_code":0,"duration_ms":340,"output_head":"ok  exo/store 0.2s"}}`))}
+	},
+	"help": func(c *Common, _ int) interface{ View() string } {
+		h := NewHelp(c)
+		tl := NewTimeline(c)
+		h.SetKeyMap("Timeline", tl)
+		return sizer{h}
+	},
+	"split": func(c *Common, W int) interface{ View() string } {
+		s := NewSplit(c)
+		n := min(max(W/50, 2), MaxSplit)
+		panes := make([]*Conversation, n)
+		for i := range panes {
+			panes[i] = NewConversation(c)
+			panes[i].SetTitle(fmt.Sprintf("session %d", i+1))
+			panes[i].SetItems(sampleConversation()[:3+i])
+		}
+		s.SetPanes(panes...)
+		s.Focus()
+		return sizer{s}
+	},
+}
+
+// sizer marks a pane whose size the golden test sets.
+type sizer struct{ Pane }
+
+func sampleSiblings() []SiblingRow {
+	return []SiblingRow{
+		{ID: "s1", Name: "health-check", Status: StatusRunning, Model: "gpt-5", Steps: 12, TokensIn: 48200, TokensOut: 3100, Cost: 0.42, Drift: 0.12, Current: true},
+		{ID: "s2", Name: "try-middleware", Status: StatusApproval, Model: "claude-sonnet", Steps: 5, TokensIn: 9100, TokensOut: 800, Cost: 0.07, Drift: 0.45, Parent: "s1", Conflicts: 2},
+		{ID: "s3", Name: "demo", Status: StatusFinished, Model: "scripted", Scripted: true, Steps: 3, Drift: 0.0},
+		{ID: "s4", Name: "refactor-all", Status: StatusFailed, Model: "qwen3:8b", Steps: 40, TokensIn: 1200000, TokensOut: 90000, Cost: 0, Drift: 0.81, Parent: "s2"},
+		{ID: "s5", Name: "idle one", Status: StatusIdle, Model: "gpt-5-mini", Drift: 0.3},
+	}
+}
+
+func sampleStatus() StatusInfo {
+	return StatusInfo{Session: "health-check", Model: "scripted-demo", Scripted: true, ContextPct: 37, TokensIn: 48200, TokensOut: 3100,
+		Cost: 0.42, TTFT: 420 * time.Millisecond, Network: false, Confined: true}
+}
+
+func TestGolden(t *testing.T) {
+	for name, build := range goldenPanes {
+		for theme, mk := range testThemes {
+			for _, term := range terminals {
+				t.Run(fmt.Sprintf("%s/%s/%dx%d", name, theme, term[0], term[1]), func(t *testing.T) {
+					c := NewCommon(mk())
+					p := build(c, term[0])
+					base := name
+					if name == "conversation-preview" {
+						base = "conversation"
+					}
+					w, h := layout(base, term[0], term[1])
+					if s, ok := p.(sizer); ok {
+						s.SetSize(w, h)
+					}
+					view := p.View()
+					if _, ok := p.(sizer); ok && name != "approval" && name != "confirm" {
+						checkSize(t, view, w, h)
+					}
+					checkMaxWidth(t, view, w, h)
+					golden.RequireEqual(t, ansi.Strip(view))
+				})
+			}
+		}
+	}
+}
+
+// checkMaxWidth fails if the view exceeds w×h.
+func checkMaxWidth(t *testing.T, view string, w, h int) {
+	t.Helper()
+	checkControls(t, view)
+	lines := splitLines(view)
+	if len(lines) > h {
+		t.Errorf("view has %d lines, max %d", len(lines), h)
+	}
+	for i, l := range lines {
+		if ansi.StringWidth(l) > w {
+			t.Errorf("line %d: %d cells > %d", i, ansi.StringWidth(l), w)
+		}
+	}
+}
