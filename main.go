@@ -6,8 +6,14 @@ import (
 	"os"
 
 	"exo/app/cli"
+	"exo/sandbox"
 )
 
 func main() {
+	// The sandbox re-executes exo as its confinement helper just before it execs a shell:
+	// Landlock and rlimits must bind that process, never exo itself.
+	if len(os.Args) > 1 && os.Args[1] == sandbox.HelperCommand {
+		os.Exit(sandbox.HelperMain(os.Args[2:]))
+	}
 	os.Exit(cli.Execute(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }

@@ -77,9 +77,31 @@ func (h *Harness) Fork(sourceID string, seq uint64, o ForkOptions) (*Session, er
 	return n, nil
 }
 
-// Rewind points a session at a new branch that continues from seq of its current history.
-// The abandoned branch stays stored and listed in the session's branches.
+// Rewind points a session at a new branch that continues from seq of its current history, and
+// puts the workspace files back as they were at seq. The abandoned branch stays stored and
+// listed in the session's branches, with a snapshot of the files as they were when it was left.
 func (h *Harness) Rewind(sessionID string, seq uint64) (*Session, error) {
+	tracked, err := h.tracksFiles(sessionID)
+	if err != nil {
+		return nil, err
+	}
+	if tracked {
+		if _, err := h.SnapshotWorkspace(sessionID, "", ""); err != nil {
+			return nil, fmt.Errorf("rewind %s: keep the abandoned files: %w", sessionID, err)
+		}
+	}
+	s, err := h.rewindEvents(sessionID, seq)
+	if err != nil || !tracked {
+		return s, err
+	}
+	if err := h.restoreFiles(s, seq); err != nil {
+		return s, fmt.Errorf("rewind %s: the conversation was rewound but the files were not: %w", s.Name, err)
+	}
+	return s, nil
+}
+
+// rewindEvents moves the session to a new branch forked at seq and records session.rewound.
+func (h *Harness) rewindEvents(sessionID string, seq uint64) (*Session, error) {
 	if seq == 0 {
 		return nil, fmt.Errorf("rewind %s: seq 0: %w (events are numbered from 1)", sessionID, ErrBadSeq)
 	}

@@ -18,6 +18,9 @@ type Harness struct {
 	mu     sync.Mutex
 	states map[string]*SessionState // by branch, kept at the branch head
 	broker broker
+	rt     runtimes
+	// redact replaces secret values in text; set by SetRedactor.
+	redact func(string) string
 }
 
 // Options tunes a Harness.
@@ -26,6 +29,8 @@ type Options struct {
 	CheckpointEvery uint64
 	// NoSync skips fsync on commit: for benchmarks only.
 	NoSync bool
+	// SandboxHelper is the argv prefix that runs sandbox.HelperMain (default: this executable).
+	SandboxHelper []string
 }
 
 // DefaultCheckpointEvery is the default checkpoint interval.
@@ -57,6 +62,7 @@ func Open(home string, opts Options) (*Harness, error) {
 
 // Close ends subscriptions and closes the store.
 func (h *Harness) Close() error {
+	h.closeRuntimes()
 	h.broker.close()
 	return h.st.Close()
 }

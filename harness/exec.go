@@ -1,0 +1,102 @@
+package harness
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"time"
+
+	"exo/sandbox"
+)
+
+// ExecOptions tune one command run in a session's sandbox.
+type ExecOptions struct {
+	// Timeout bounds the command (0: the sandbox default).
+	Timeout time.Duration
+	// CallID links the snapshot taken after the command to its tool call.
+	CallID string
+	// Branch, when set, is the branch the caller writes to (rewinds in between fail the append).
+	Branch string
+	// Stream receives the display-safe live output in addition to subscribers.
+	Stream io.Writer
+}
+
+// ExecResult is a finished command: the sandbox's result (already redacted) and the snapshot
+// event appended when the command changed files.
+type ExecResult struct {
+	sandbox.Result
+	Snapshot *WorkspaceSnapshot
+}
+
+// Exec runs a command in the session's persistent shell. Output streams live to subscribers
+// (and opts.Stream); the model text is redacted of secrets; files the command changed are
+// snapshotted and recorded. It appends no tool events: the caller records the call.
+func (h *Harness) Exec(ctx context.Context, sessionID, command string, opts ExecOptions) (ExecResult, error) {
+	rt, err := h.Runtime(sessionID)
+	if err != nil {
+		return ExecResult{}, err
+	}
+	if err := h.ensureBaseline(sessionID, opts.Branch, rt); err != nil {
+		return ExecResult{}, err
+	}
+	rt.runMu.Lock()
+	defer rt.runMu.Unlock()
+	live := &liveOutput{h: h, session: sessionID, extra: opts.Stream}
+	res, err := rt.Shell.Run(ctx, command, sandbox.RunOptions{Timeout: opts.Timeout, Stream: live, Name: "output of " + oneLine(command)})
+	if err != nil {
+		return ExecResult{}, fmt.Errorf("run in sandbox of %s: %w", sessionID, err)
+	}
+	res.Output = h.Redact(res.Output)
+	out := ExecResult{Result: res}
+	out.Snapshot, err = h.SnapshotWorkspace(sessionID, opts.Branch, opts.CallID)
+	return out, err
+}
+
+// UserExec runs a command typed by the user (`exo exec`, `!cmd` in the TUI) and records it as
+// tool events with actor user, so the agent sees it on its next turn.
+func (h *Harness) UserExec(ctx context.Context, sessionID, command string, opts ExecOptions) (ExecResult, error) {
+	callID := "user-" + NewID()
+	opts.CallID = callID
+	if _, err := h.AppendOn(sessionID, opts.Branch, MustRecord(TypeToolStarted, ActorUser,
+		ToolStarted{CallID: callID, Tool: "bash", Summary: command, Args: mustJSON(map[string]string{"command": command})})); err != nil {
+		return ExecResult{}, err
+	}
+	res, err := h.Exec(ctx, sessionID, command, opts)
+	done := ToolCompleted{CallID: callID, Tool: "bash"}
+	if err != nil {
+		done.IsError, done.Output = true, err.Error()
+	} else {
+		done = ToolResultOf(callID, "bash", res.Result)
+	}
+	if _, aerr := h.AppendOn(sessionID, opts.Branch, MustRecord(TypeToolCompleted, ActorUser, done)); aerr != nil && err == nil {
+		err = aerr
+	}
+	return res, err
+}
+
+// ToolResultOf turns a sandbox result into a tool.completed payload.
+func ToolResultOf(callID, tool string, r sandbox.Result) ToolCompleted {
+	code := r.ExitCode
+	out := r.Output
+	for _, n := range r.Notes {
+		out += "\n[exo: " + n + "]"
+	}
+	return ToolCompleted{CallID: callID, Tool: tool, Output: out, ExitCode: &code, Killed: r.KillReason,
+		Truncated: r.Truncated, TotalBytes: r.TotalBytes, Artifact: r.ArtifactRef, DurationMs: r.Duration.Milliseconds()}
+}
+
+// liveOutput publishes a command's display-safe output to subscribers as it arrives.
+type liveOutput struct {
+	h       *Harness
+	session string
+	extra   io.Writer
+}
+
+// Write publishes a copy of p.
+func (l *liveOutput) Write(p []byte) (int, error) {
+	if l.extra != nil {
+		l.extra.Write(p)
+	}
+	l.h.broker.publish(Notice{Session: l.session, Output: append([]byte(nil), p...)})
+	return len(p), nil
+}

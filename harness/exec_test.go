@@ -1,0 +1,56 @@
+package harness
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestExecSnapshotsAndRewindRestoresFiles runs real commands in a session's PTY shell, checks
+// snapshots are recorded, then rewinds and checks the files are back as they were.
+func TestExecSnapshotsAndRewindRestoresFiles(t *testing.T) {
+	ws := t.TempDir()
+	os.WriteFile(filepath.Join(ws, "keep.txt"), []byte("original\n"), 0o644)
+	h := openTest(t, Options{SandboxHelper: testHelper()})
+	s, err := h.NewSession(NewSessionOptions{Name: "w", Workspace: ws})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	res, err := h.UserExec(ctx, s.ID, "echo hello > a.txt && cd /tmp && export FOO=bar", ExecOptions{})
+	if err != nil || res.ExitCode != 0 {
+		t.Fatalf("exec: %+v %v", res, err)
+	}
+	if res.Snapshot == nil || len(res.Snapshot.Changed) != 1 || res.Snapshot.Changed[0].Path != "a.txt" {
+		t.Fatalf("snapshot after exec: %+v", res.Snapshot)
+	}
+	st, _ := h.State(s.ID)
+	mark := st.Head
+	res, err = h.UserExec(ctx, s.ID, "echo $FOO; pwd", ExecOptions{})
+	if err != nil || !strings.Contains(res.Output, "bar") || !strings.Contains(res.Output, "/tmp") {
+		t.Fatalf("shell state did not persist: %q %v", res.Output, err)
+	}
+	if _, err := h.UserExec(ctx, s.ID, "cd "+ws+" && rm keep.txt && echo changed > a.txt && echo new > b.txt", ExecOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := h.Rewind(s.ID, mark); err != nil {
+		t.Fatal(err)
+	}
+	read := func(name string) string {
+		b, err := os.ReadFile(filepath.Join(ws, name))
+		if err != nil {
+			return "<missing>"
+		}
+		return string(b)
+	}
+	if read("keep.txt") != "original\n" || read("a.txt") != "hello\n" || read("b.txt") != "<missing>" {
+		t.Fatalf("files after rewind: keep=%q a=%q b=%q", read("keep.txt"), read("a.txt"), read("b.txt"))
+	}
+	evs, _ := h.Events(s.ID, 0, 0)
+	last := evs[len(evs)-1]
+	if last.Type != TypeWorkspaceRestored {
+		t.Fatalf("last event %s, want workspace.restored", last.Type)
+	}
+}

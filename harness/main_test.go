@@ -1,0 +1,19 @@
+package harness
+
+import (
+	"os"
+	"testing"
+
+	"exo/sandbox"
+)
+
+// TestMain lets the test binary act as the sandbox's confinement helper, as exo's main.go does.
+func TestMain(m *testing.M) {
+	if len(os.Args) > 1 && os.Args[1] == sandbox.HelperCommand {
+		os.Exit(sandbox.HelperMain(os.Args[2:]))
+	}
+	os.Exit(m.Run())
+}
+
+// testHelper is the helper argv for harnesses opened in tests.
+func testHelper() []string { return []string{os.Args[0], sandbox.HelperCommand} }

@@ -1,0 +1,120 @@
+package harness
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"sync"
+
+	"exo/sandbox"
+	"exo/store"
+)
+
+// Runtime is a session's live sandbox: its persistent shell and its workspace snapshots.
+// The harness owns it; executors reach it through the harness's exec and snapshot calls.
+type Runtime struct {
+	Session   string
+	Workspace string
+	Shell     *sandbox.Shell
+	Snaps     *sandbox.Snapshotter
+
+	runMu sync.Mutex // one foreground command per session
+}
+
+// runtimes holds the live sandboxes of a harness.
+type runtimes struct {
+	mu   sync.Mutex
+	m    map[string]*Runtime
+	caps sandbox.Capabilities
+	once sync.Once
+}
+
+// Capabilities probes (once) what isolation this machine enforces.
+func (h *Harness) Capabilities() sandbox.Capabilities {
+	h.rt.once.Do(func() { h.rt.caps = sandbox.Probe() })
+	return h.rt.caps
+}
+
+// Runtime returns (starting lazily) the sandbox of a session.
+func (h *Harness) Runtime(sessionID string) (*Runtime, error) {
+	s, err := h.Session(sessionID)
+	if err != nil {
+		return nil, err
+	}
+	h.rt.mu.Lock()
+	defer h.rt.mu.Unlock()
+	if h.rt.m == nil {
+		h.rt.m = map[string]*Runtime{}
+	}
+	if r := h.rt.m[s.ID]; r != nil && r.Workspace == s.Workspace {
+		return r, nil
+	}
+	r, err := h.newRuntime(s)
+	if err != nil {
+		return nil, err
+	}
+	h.rt.m[s.ID] = r
+	return r, nil
+}
+
+// newRuntime builds a session's shell and snapshotter from its settings.
+func (h *Harness) newRuntime(s *Session) (*Runtime, error) {
+	if s.Workspace == "" {
+		return nil, fmt.Errorf("session %s has no workspace", s.Name)
+	}
+	if fi, err := os.Stat(s.Workspace); err != nil || !fi.IsDir() {
+		return nil, fmt.Errorf("workspace %s of session %s is not a directory (moved or deleted?)", s.Workspace, s.Name)
+	}
+	cfg := sandbox.Config{
+		Workspace: s.Workspace,
+		TmpDir:    filepath.Join(h.Home(), "tmp", s.ID),
+		Network:   s.Settings["network"] == "on",
+		Fallback:  sandbox.RunUnconfined,
+		Artifacts: artifactSink{h.st},
+		Helper:    h.opts.SandboxHelper,
+	}
+	if s.Settings["isolation"] == "strict" {
+		cfg.Fallback = sandbox.Refuse
+	}
+	sh, err := sandbox.NewShell(cfg, h.Capabilities())
+	if err != nil {
+		return nil, fmt.Errorf("sandbox of %s: %w", s.Name, err)
+	}
+	snaps, err := sandbox.NewSnapshotter(s.Workspace, sandbox.ShadowDir(h.Home(), s.Workspace), sandbox.SnapshotOptions{})
+	if err != nil {
+		sh.Close()
+		return nil, fmt.Errorf("snapshots of %s: %w", s.Name, err)
+	}
+	return &Runtime{Session: s.ID, Workspace: s.Workspace, Shell: sh, Snaps: snaps}, nil
+}
+
+// closeRuntimes stops every live shell.
+func (h *Harness) closeRuntimes() {
+	h.rt.mu.Lock()
+	defer h.rt.mu.Unlock()
+	for _, r := range h.rt.m {
+		r.Shell.Close()
+	}
+	h.rt.m = nil
+}
+
+// artifactSink adapts the store's artifacts to the sandbox's sink interface.
+type artifactSink struct{ st *store.Store }
+
+// NewArtifact starts an artifact in the store.
+func (a artifactSink) NewArtifact(name string) (sandbox.ArtifactWriter, error) {
+	w, err := a.st.CreateArtifact(name)
+	if err != nil {
+		return nil, err
+	}
+	return artifactWriter{w}, nil
+}
+
+// artifactWriter adapts store.ArtifactWriter's Commit to return a reference.
+type artifactWriter struct{ *store.ArtifactWriter }
+
+// Commit stores the artifact and returns its id.
+func (w artifactWriter) Commit() (string, error) {
+	a, err := w.ArtifactWriter.Commit()
+	return a.ID, err
+}

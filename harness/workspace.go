@@ -1,0 +1,139 @@
+package harness
+
+import (
+	"encoding/json"
+	"fmt"
+
+	"exo/sandbox"
+)
+
+// Redact replaces secret values in text (set by the secrets wiring; identity until then).
+func (h *Harness) Redact(text string) string {
+	if h.redact == nil {
+		return text
+	}
+	return h.redact(text)
+}
+
+// ensureBaseline records the workspace's first snapshot before the session first touches it,
+// so a rewind to any earlier event has files to come back to.
+func (h *Harness) ensureBaseline(sessionID, branch string, rt *Runtime) error {
+	st, err := h.State(sessionID)
+	if err != nil {
+		return err
+	}
+	if st.Snapshots > 0 || st.LastSnapshot != "" {
+		return nil
+	}
+	snap, err := rt.Snaps.Snapshot()
+	if err != nil {
+		return fmt.Errorf("baseline snapshot of %s: %w", rt.Workspace, err)
+	}
+	_, err = h.AppendOn(sessionID, branch, MustRecord(TypeWorkspaceSnapshot, ActorHarness, snapshotPayload(snap, "")))
+	return err
+}
+
+// SnapshotWorkspace snapshots the session's workspace and, when files changed, appends a
+// workspace.snapshot event (returned). callID links it to the tool call that caused it.
+func (h *Harness) SnapshotWorkspace(sessionID, branch, callID string) (*WorkspaceSnapshot, error) {
+	rt, err := h.Runtime(sessionID)
+	if err != nil {
+		return nil, err
+	}
+	if err := h.ensureBaseline(sessionID, branch, rt); err != nil {
+		return nil, err
+	}
+	snap, err := rt.Snaps.Snapshot()
+	if err != nil {
+		return nil, fmt.Errorf("snapshot %s: %w", rt.Workspace, err)
+	}
+	if len(snap.Changed) == 0 {
+		return nil, nil
+	}
+	p := snapshotPayload(snap, callID)
+	if _, err := h.AppendOn(sessionID, branch, MustRecord(TypeWorkspaceSnapshot, ActorHarness, p)); err != nil {
+		return nil, err
+	}
+	return &p, nil
+}
+
+// snapshotPayload converts a sandbox snapshot into its event payload.
+func snapshotPayload(s sandbox.Snapshot, callID string) WorkspaceSnapshot {
+	p := WorkspaceSnapshot{Commit: s.Commit, Tree: s.Tree, CallID: callID}
+	for _, c := range s.Changed {
+		p.Changed = append(p.Changed, FileChange{Path: c.Path, Kind: string(c.Kind), From: c.From})
+	}
+	for _, sk := range s.Skipped {
+		p.Skipped = append(p.Skipped, sk.Path+" ("+sk.Reason+")")
+	}
+	return p
+}
+
+// snapshotAt returns the workspace snapshot commit in force at seq of a branch's history:
+// the newest at or before seq, else the branch's first (the baseline).
+func (h *Harness) snapshotAt(branch string, seq uint64) (string, error) {
+	st, _, err := h.LoadState(branch, seq, true)
+	if err != nil {
+		return "", err
+	}
+	if st.LastSnapshot != "" {
+		return st.LastSnapshot, nil
+	}
+	evs, err := h.st.ReadRange(branch, seq+1, 0)
+	if err != nil {
+		return "", err
+	}
+	for _, e := range evs {
+		if e.Type == TypeWorkspaceSnapshot {
+			var p WorkspaceSnapshot
+			if json.Unmarshal(e.Data, &p) == nil {
+				return p.Commit, nil
+			}
+		}
+	}
+	return "", nil
+}
+
+func mustJSON(v any) json.RawMessage {
+	b, _ := json.Marshal(v)
+	return b
+}
+
+// tracksFiles reports whether a session's workspace files follow its history: it has a
+// workspace and has snapshotted it at least once.
+func (h *Harness) tracksFiles(sessionID string) (bool, error) {
+	s, err := h.Session(sessionID)
+	if err != nil || s.Workspace == "" {
+		return false, err
+	}
+	st, err := h.BranchState(s.Branch)
+	if err != nil {
+		return false, err
+	}
+	return st.Snapshots > 0, nil
+}
+
+// restoreFiles puts a session's workspace back to the snapshot in force at seq of its current
+// branch and records workspace.restored.
+func (h *Harness) restoreFiles(s *Session, seq uint64) error {
+	commit, err := h.snapshotAt(s.Branch, seq)
+	if err != nil || commit == "" {
+		return err
+	}
+	rt, err := h.Runtime(s.ID)
+	if err != nil {
+		return err
+	}
+	rt.runMu.Lock()
+	snap, err := rt.Snaps.Restore(commit)
+	rt.runMu.Unlock()
+	if err != nil {
+		return err
+	}
+	p := WorkspaceRestored{Commit: commit, AtSeq: seq}
+	for _, c := range snap.Changed {
+		p.Changed = append(p.Changed, FileChange{Path: c.Path, Kind: string(c.Kind), From: c.From})
+	}
+	_, err = h.AppendOn(s.ID, s.Branch, MustRecord(TypeWorkspaceRestored, ActorHarness, p))
+	return err
+}
