@@ -53,6 +53,9 @@ func press(k string) tea.KeyPressMsg {
 	case "shift+enter":
 		return tea.KeyPressMsg{Code: tea.KeyEnter, Mod: tea.ModShift}
 	}
+	if k == "ctrl+q" {
+		return tea.KeyPressMsg{Code: 'q', Mod: tea.ModCtrl}
+	}
 	r := []rune(k)[0]
 	return tea.KeyPressMsg{Code: r, Text: k}
 }

@@ -1,0 +1,229 @@
+package views
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
+
+	"exo/themes"
+)
+
+func TestSiblingsTreeAndKeys(t *testing.T) {
+	s := NewSiblings(NewCommon(themes.Dark()))
+	s.SetSize(80, 10)
+	s.Focus()
+	s.SetRows(sampleSiblings())
+	var order []string
+	for _, r := range s.rows {
+		order = append(order, r.ID)
+	}
+	if got := strings.Join(order, ","); got != "s1,s2,s4,s3,s5" {
+		t.Fatalf("tree order %s", got)
+	}
+	s.Update(press("j"))
+	_, cmd := s.Update(press("enter"))
+	if got := run(cmd); got != (SwitchSession{ID: "s2"}) {
+		t.Errorf("enter sent %#v", got)
+	}
+	if _, cmd = s.Update(press("n")); run(cmd) != (NewSession{}) {
+		t.Error("n did not ask for a new session")
+	}
+	if _, cmd = s.Update(press("s")); run(cmd) != (ToggleSplit{ID: "s2"}) {
+		t.Error("s did not toggle the split")
+	}
+	s.SetRows(sampleSiblings()[1:])
+	if r, _ := s.Selected(); r.ID != "s2" {
+		t.Errorf("selection moved to %s on refresh", r.ID)
+	}
+	view := ansi.Strip(s.View())
+	for _, want := range []string{"scripted", "!2", "0.81", "└"} {
+		if !strings.Contains(view, want) {
+			t.Errorf("view lacks %q:\n%s", want, view)
+		}
+	}
+}
+
+func TestDriftLevels(t *testing.T) {
+	for d, want := range map[float64]DriftLevel{0: DriftLow, 0.29: DriftLow, 0.3: DriftMid, 0.69: DriftMid, 0.7: DriftHigh, 1: DriftHigh} {
+		if got := LevelOf(d); got != want {
+			t.Errorf("LevelOf(%v) = %v, want %v", d, got, want)
+		}
+	}
+	st := themes.Dark()
+	if DriftBar(st, 0.1, 8) == DriftBar(st, 0.9, 8) || ansi.StringWidth(DriftBar(st, 0.5, 8)) != 13 {
+		t.Error("drift bar does not vary or has the wrong width")
+	}
+}
+
+func TestSandboxRingAndScroll(t *testing.T) {
+	s := NewSandbox(NewCommon(themes.Dark()), 100)
+	s.SetSize(40, 10)
+	for i := 0; i < 250; i++ {
+		s.Write(fmt.Sprintf("line %d\n", i))
+	}
+	if s.Lines() != 100 {
+		t.Fatalf("ring holds %d lines, want 100", s.Lines())
+	}
+	s.Write("partial ")
+	s.Write("line\x1b]52;c;ZXZpbA==\x07 done\n")
+	view := ansi.Strip(s.View())
+	if !strings.Contains(view, "partial line done") {
+		t.Errorf("partial line not joined:\n%s", view)
+	}
+	checkSize(t, s.View(), 40, 10)
+	s.Update(press("k"))
+	s.Update(press("k"))
+	if !strings.Contains(ansi.Strip(s.View()), "line 247") || strings.Contains(ansi.Strip(s.View()), "partial") {
+		t.Errorf("scroll up did not move:\n%s", ansi.Strip(s.View()))
+	}
+	s.Write("more\n")
+	if !strings.Contains(ansi.Strip(s.View()), "line 247") {
+		t.Error("new output moved a scrolled view")
+	}
+	s.Update(press("G"))
+	if !strings.Contains(ansi.Strip(s.View()), "more") {
+		t.Error("G did not return to the newest output")
+	}
+	s.Update(press("g"))
+	if !strings.Contains(ansi.Strip(s.View()), "line 152") {
+		t.Errorf("g did not reach the oldest kept line:\n%s", ansi.Strip(s.View()))
+	}
+}
+
+func TestStatusBarNarrow(t *testing.T) {
+	s := NewStatusBar(NewCommon(themes.Dark()))
+	s.SetInfo(sampleStatus())
+	for _, w := range []int{200, 80, 60, 30, 12, 1} {
+		s.SetWidth(w)
+		v := s.View()
+		checkSize(t, v, w, 1)
+		if ansi.StringWidth(v) != w {
+			t.Errorf("bar is %d wide, want %d", ansi.StringWidth(v), w)
+		}
+	}
+	s.SetWidth(60)
+	if v := ansi.Strip(s.View()); !strings.Contains(v, "health-check") || !strings.Contains(v, "scripted") {
+		t.Errorf("narrow bar lost the essentials: %q", v)
+	}
+}
+
+func TestApprovalKeys(t *testing.T) {
+	a := NewApproval(NewCommon(themes.Dark()), ApprovalRequest{ID: "r1", Tool: "bash", Args: "ls"})
+	a.SetSize(60, 20)
+	for k, want := range map[string]Decision{"y": ApproveOnce, "a": ApproveAlways, "n": Deny, "esc": Deny} {
+		if _, cmd := a.Update(press(k)); run(cmd) != (ApprovalDecision{ID: "r1", Decision: want}) {
+			t.Errorf("%s did not decide %v", k, want)
+		}
+	}
+	a.Update(press("right"))
+	if _, cmd := a.Update(press("enter")); run(cmd) != (ApprovalDecision{ID: "r1", Decision: ApproveAlways}) {
+		t.Error("right, enter did not approve always")
+	}
+	checkMaxWidth(t, a.View(), 60, 20)
+}
+
+func TestConfirmKeys(t *testing.T) {
+	c := NewConfirm(NewCommon(themes.Dark()), RewindPlan{Seq: 7, Events: 3})
+	c.SetSize(40, 12)
+	if _, cmd := c.Update(press("y")); run(cmd) != (RewindConfirmed{Seq: 7}) {
+		t.Error("y did not confirm")
+	}
+	if _, cmd := c.Update(press("esc")); run(cmd) != (RewindCanceled{}) {
+		t.Error("esc did not cancel")
+	}
+	checkMaxWidth(t, c.View(), 40, 12)
+}
+
+func TestDetailAndHelpClose(t *testing.T) {
+	c := NewCommon(themes.Dark())
+	d := NewDetail(c, "#1 x", []byte(`{"a":1}`))
+	d.SetSize(30, 8)
+	if _, cmd := d.Update(press("esc")); run(cmd) != (CloseOverlay{}) {
+		t.Error("esc did not close the detail")
+	}
+	checkSize(t, d.View(), 30, 8)
+	h := NewHelp(c)
+	h.SetSize(40, 20)
+	h.SetKeyMap("Sessions", NewSiblings(c))
+	if !strings.Contains(ansi.Strip(h.View()), "new session") {
+		t.Error("help lacks the pane's keys")
+	}
+	if _, cmd := h.Update(press("?")); run(cmd) != (CloseOverlay{}) {
+		t.Error("? did not close help")
+	}
+}
+
+func TestSplitFocus(t *testing.T) {
+	c := NewCommon(themes.Dark())
+	s := NewSplit(c)
+	convs := []*Conversation{NewConversation(c), NewConversation(c), NewConversation(c)}
+	s.SetPanes(convs...)
+	s.SetSize(61, 10)
+	s.Focus()
+	if !convs[0].Focused() || convs[1].Focused() {
+		t.Fatal("first pane not the only focused one")
+	}
+	s.Update(press("l"))
+	if s.Current() != 1 || !convs[1].Focused() || convs[0].Focused() {
+		t.Error("l did not move focus right")
+	}
+	s.Update(StreamDeltaMsg{Text: "only in pane two"})
+	if convs[1].Len() != 1 || convs[0].Len() != 0 {
+		t.Error("stream went to the wrong pane")
+	}
+	checkSize(t, s.View(), 61, 10)
+	s.Update(press("h"))
+	s.Update(press("h"))
+	if s.Current() != 2 {
+		t.Errorf("h wrapped to %d", s.Current())
+	}
+}
+
+func TestOverlay(t *testing.T) {
+	bg := strings.Repeat(strings.Repeat(".", 10)+"\n", 4) + strings.Repeat(".", 10)
+	got := Overlay(bg, "ab\ncd")
+	want := "..........\n....ab....\n....cd....\n..........\n.........."
+	if ansi.Strip(got) != want {
+		t.Errorf("Overlay =\n%s", ansi.Strip(got))
+	}
+}
+
+func TestThemeChangeDropsCaches(t *testing.T) {
+	c := NewCommon(themes.Dark())
+	conv := NewConversation(c)
+	conv.SetSize(60, 20)
+	conv.SetItems(sampleConversation())
+	dark := conv.View()
+	c.SetStyles(themes.Light())
+	light := conv.View()
+	if dark == light {
+		t.Error("view did not change with the theme")
+	}
+	if ansi.Strip(dark) != ansi.Strip(light) {
+		t.Error("theme change altered the text")
+	}
+}
+
+func TestEveryPaneAtTinySizes(t *testing.T) {
+	c := NewCommon(themes.Dark())
+	panes := map[string]Pane{}
+	for name, build := range goldenPanes {
+		if p, ok := build(c, 60).(sizer); ok {
+			panes[name] = p.Pane
+		}
+	}
+	for name, p := range panes {
+		for _, sz := range [][2]int{{20, 5}, {12, 3}, {60, 20}, {4, 3}} {
+			p.SetSize(sz[0], sz[1])
+			p.Update(SpinnerTickMsg{})
+			p.Update(tea.KeyPressMsg{Code: 'j', Text: "j"})
+			checkMaxWidth(t, p.View(), sz[0], sz[1])
+			if name != "approval" && name != "confirm" {
+				checkSize(t, p.View(), sz[0], sz[1])
+			}
+		}
+	}
+}
