@@ -1,0 +1,179 @@
+package sandbox
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"time"
+
+	"github.com/fsnotify/fsnotify"
+)
+
+// WatchOptions tune a workspace watcher.
+type WatchOptions struct {
+	// Debounce is how long changes gather before a batch is sent; default 100ms.
+	Debounce time.Duration
+	// SkipDirs are directory names not watched; default .git plus DefaultSkipDirs.
+	SkipDirs []string
+}
+
+// Changes is one debounced batch of changed paths.
+type Changes struct {
+	// Paths are workspace-relative, slash-separated, sorted and unique.
+	Paths []string
+	// Overflow is true when the kernel dropped events, so some changes are missing.
+	Overflow bool
+}
+
+// watcher is the state of one Watch call.
+type watcher struct {
+	root    string
+	skip    []string
+	fsw     *fsnotify.Watcher
+	pending map[string]bool
+	over    bool
+}
+
+// Watch watches root recursively (new directories included, skipped ones excluded)
+// and sends debounced batches of changed paths until ctx is done, then closes the channel.
+func Watch(ctx context.Context, root string, opts WatchOptions) (<-chan Changes, error) {
+	if opts.Debounce <= 0 {
+		opts.Debounce = 100 * time.Millisecond
+	}
+	if opts.SkipDirs == nil {
+		opts.SkipDirs = append([]string{".git"}, DefaultSkipDirs...)
+	}
+	fsw, err := fsnotify.NewWatcher()
+	if err != nil {
+		return nil, fmt.Errorf("watch %s: %w", root, err)
+	}
+	w := &watcher{root: root, skip: opts.SkipDirs, fsw: fsw, pending: map[string]bool{}}
+	if err := w.addTree(root, false); err != nil {
+		fsw.Close()
+		return nil, fmt.Errorf("watch %s: %w", root, err)
+	}
+	out := make(chan Changes)
+	go w.loop(ctx, opts.Debounce, out)
+	return out, nil
+}
+
+// addTree watches dir and its subdirectories; with report it also records the files
+// found, which may have been created before the watch was in place.
+func (w *watcher) addTree(dir string, report bool) error {
+	return filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			if errors.Is(err, fs.ErrNotExist) {
+				return nil
+			}
+			return err
+		}
+		if d.IsDir() {
+			if p != w.root && slices.Contains(w.skip, d.Name()) {
+				return filepath.SkipDir
+			}
+			return w.fsw.Add(p)
+		}
+		if report {
+			w.record(p)
+		}
+		return nil
+	})
+}
+
+// record adds a changed path unless it lies in a skipped directory.
+func (w *watcher) record(p string) {
+	rel, err := filepath.Rel(w.root, p)
+	if err != nil || rel == "." {
+		return
+	}
+	for _, part := range splitPath(rel) {
+		if slices.Contains(w.skip, part) {
+			return
+		}
+	}
+	w.pending[filepath.ToSlash(rel)] = true
+}
+
+// splitPath splits a relative path into its components.
+func splitPath(rel string) []string {
+	var parts []string
+	for rel != "." && rel != "" && rel != "/" {
+		parts = append(parts, filepath.Base(rel))
+		rel = filepath.Dir(rel)
+	}
+	return parts
+}
+
+// loop collects events and sends batches once no event arrived for the debounce time.
+func (w *watcher) loop(ctx context.Context, debounce time.Duration, out chan<- Changes) {
+	defer close(out)
+	defer w.fsw.Close()
+	timer := time.NewTimer(time.Hour)
+	timer.Stop()
+	var send chan<- Changes
+	var batch Changes
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case ev, ok := <-w.fsw.Events:
+			if !ok {
+				return
+			}
+			w.event(ev)
+			timer.Reset(debounce)
+		case err, ok := <-w.fsw.Errors:
+			if !ok {
+				return
+			}
+			if errors.Is(err, fsnotify.ErrEventOverflow) {
+				w.over = true
+				timer.Reset(debounce)
+			}
+		case <-timer.C:
+			batch, send = w.take(batch), nil
+			if len(batch.Paths) > 0 || batch.Overflow {
+				send = out
+			}
+		case send <- batch:
+			batch, send = Changes{}, nil
+		}
+	}
+}
+
+// event records one fsnotify event, watching new directories.
+func (w *watcher) event(ev fsnotify.Event) {
+	w.record(ev.Name)
+	if ev.Has(fsnotify.Create) {
+		if fi, err := statDir(ev.Name); err == nil && fi {
+			if !slices.Contains(w.skip, filepath.Base(ev.Name)) {
+				w.addTree(ev.Name, true)
+			}
+		}
+	}
+}
+
+// take merges the pending paths into batch and clears them.
+func (w *watcher) take(batch Changes) Changes {
+	for p := range w.pending {
+		batch.Paths = append(batch.Paths, p)
+	}
+	slices.Sort(batch.Paths)
+	batch.Paths = slices.Compact(batch.Paths)
+	batch.Overflow = batch.Overflow || w.over
+	w.pending, w.over = map[string]bool{}, false
+	return batch
+}
+
+// statDir reports whether p is a directory (not following a final symlink).
+func statDir(p string) (bool, error) {
+	fi, err := os.Lstat(p)
+	if err != nil {
+		return false, err
+	}
+	return fi.IsDir(), nil
+}
