@@ -14,6 +14,7 @@ type ConversationKeyMap struct {
 	Toggle   key.Binding // Toggle expands or collapses the selected tool block.
 	NextTool key.Binding // NextTool selects the next tool block.
 	PrevTool key.Binding // PrevTool selects the previous tool block.
+	Live     key.Binding // Live leaves the time-travel preview.
 }
 
 // DefaultConversationKeyMap returns the conversation's default bindings.
@@ -23,6 +24,7 @@ func DefaultConversationKeyMap() ConversationKeyMap {
 		Toggle:       key.NewBinding(key.WithKeys("enter", "space"), key.WithHelp("enter", "expand tool")),
 		NextTool:     key.NewBinding(key.WithKeys("]"), key.WithHelp("]", "next tool")),
 		PrevTool:     key.NewBinding(key.WithKeys("["), key.WithHelp("[", "prev tool")),
+		Live:         key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "leave preview")),
 	}
 }
 
@@ -151,6 +153,9 @@ func (c *Conversation) ScrollToBottom() { c.follow = true }
 func (c *Conversation) Update(msg tea.Msg) (Pane, tea.Cmd) {
 	switch msg := msg.(type) {
 	case tea.KeyPressMsg:
+		if c.preview > 0 && key.Matches(msg, c.Keys.Live) {
+			return c, emit(ExitPreviewMsg{})
+		}
 		c.handleKey(msg)
 	case tea.MouseWheelMsg:
 		switch msg.Button {
@@ -203,7 +208,7 @@ func (c *Conversation) ShortHelp() []key.Binding {
 
 // FullHelp lists all conversation bindings.
 func (c *Conversation) FullHelp() [][]key.Binding {
-	return [][]key.Binding{c.Keys.bindings(), {c.Keys.PrevTool, c.Keys.NextTool, c.Keys.Toggle}}
+	return [][]key.Binding{c.Keys.bindings(), {c.Keys.PrevTool, c.Keys.NextTool, c.Keys.Toggle, c.Keys.Live}}
 }
 
 // info is the frame's right-hand text.

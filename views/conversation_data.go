@@ -49,3 +49,7 @@ type StreamDeltaMsg struct {
 
 // StreamDoneMsg marks the streaming assistant turn complete.
 type StreamDoneMsg struct{}
+
+// ExitPreviewMsg asks the app to leave the time-travel preview (esc in the
+// conversation while previewing).
+type ExitPreviewMsg struct{}

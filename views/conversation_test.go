@@ -133,3 +133,22 @@ func TestSanitizeKeepsOnlySGR(t *testing.T) {
 		t.Errorf("Sanitize = %q, want %q", got, want)
 	}
 }
+
+func TestConversationStreamingLabel(t *testing.T) {
+	c := NewConversation(NewCommon(themes.Dark()))
+	c.SetSize(40, 8)
+	c.AppendDelta("hello")
+	first := ansi.Strip(c.View())
+	c.Update(SpinnerTickMsg{})
+	if ansi.Strip(c.View()) == first {
+		t.Error("streaming spinner did not advance")
+	}
+	c.FinishStream()
+	if strings.ContainsAny(ansi.Strip(c.View()), "⠋⠙⠹") {
+		t.Errorf("spinner stayed after the stream finished:\n%s", ansi.Strip(c.View()))
+	}
+	c.SetPreview(3)
+	if _, cmd := c.Update(press("esc")); run(cmd) != (ExitPreviewMsg{}) {
+		t.Error("esc in preview did not ask to leave it")
+	}
+}

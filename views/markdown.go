@@ -82,6 +82,9 @@ func (s *mdStream) update(m *mdRenderers, c *Common, head []string, text string,
 	if w != s.width || c.Generation() != s.gen || !grown && !strings.HasPrefix(text, s.src[:s.scan]) {
 		s.reset(head, w, c.Generation())
 	}
+	if len(head) <= s.stableLen {
+		copy(s.lines, head) // the head (label, spinner) may change between renders
+	}
 	s.src = text
 	s.completeBlocks(m, c)
 	s.lines = s.lines[:s.stableLen]

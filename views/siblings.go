@@ -188,7 +188,11 @@ func (s *Siblings) renderRow(i, w int) string {
 		cur = st.Pane.TitleFocused.Render("▸")
 	}
 	left := cur + indent + s.statusGlyph(r.Status) + " " + st.Text.Strong.Render(r.Name)
+
 	var right []string
+	if w >= 90 {
+		right = append(right, st.Text.Muted.Render(fit(statusWord(r.Status), 14)))
+	}
 	if w >= 44 {
 		right = append(right, s.modelLabel(r))
 	}
@@ -260,4 +264,12 @@ func compact(n int) string {
 // roundCells is the number of filled cells of an n-cell bar at fraction f.
 func roundCells(f float64, n int) int {
 	return min(max(int(math.Round(f*float64(n))), 0), n)
+}
+
+// statusWord names a status for the row.
+func statusWord(st SessionStatus) string {
+	if st == StatusApproval {
+		return "needs approval"
+	}
+	return string(st)
 }
