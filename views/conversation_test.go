@@ -152,3 +152,13 @@ func TestConversationStreamingLabel(t *testing.T) {
 		t.Error("esc in preview did not ask to leave it")
 	}
 }
+
+func TestTrimStyledRight(t *testing.T) {
+	in := "\x1b[38;5;252mfirst.\x1b[m\x1b[38;5;252m \x1b[m\x1b[38;5;252m \x1b[m"
+	if got := trimStyledRight(in); got != "\x1b[38;5;252mfirst.\x1b[m" {
+		t.Errorf("trimStyledRight = %q", got)
+	}
+	if got := trimStyledRight("plain  "); got != "plain" {
+		t.Errorf("trimStyledRight(plain) = %q", got)
+	}
+}

@@ -49,7 +49,7 @@ func (m *mdRenderers) render(c *Common, w int, src string) []string {
 		lines = lines[:len(lines)-1]
 	}
 	for i, l := range lines {
-		lines[i] = strings.TrimRight(l, " ")
+		lines[i] = trimStyledRight(l)
 	}
 	return lines
 }
@@ -124,4 +124,32 @@ func (s *mdStream) completeBlocks(m *mdRenderers, c *Common) {
 		}
 		s.blockStart = s.scan
 	}
+}
+
+// trimStyledRight drops trailing spaces and the SGR sequences around them
+// (glamour pads lines to the wrap width, one styled space at a time).
+func trimStyledRight(s string) string {
+	cut := false
+	for {
+		switch {
+		case strings.HasSuffix(s, " "):
+			s = strings.TrimRight(s, " ")
+		case strings.HasSuffix(s, "m"):
+			i := strings.LastIndex(s, "\x1b[")
+			if i < 0 || !onlySGRParams(s[i+2:len(s)-1]) {
+				return closeSGR(s, cut)
+			}
+			s, cut = s[:i], true
+		default:
+			return closeSGR(s, cut)
+		}
+	}
+}
+
+// closeSGR appends a reset when trailing sequences were cut.
+func closeSGR(s string, cut bool) string {
+	if cut && strings.Contains(s, "\x1b[") {
+		return s + "\x1b[m"
+	}
+	return s
 }

@@ -101,11 +101,11 @@ func (s *StatusBar) segments() []segment {
 	i := s.info
 	name := s.on(st.Value).Render(orDash(i.Session))
 	if i.Busy {
-		name = s.on(s.common.Styles.Spinner).Render(spinnerFrame(s.frame)) + " " + name
+		name = s.on(s.common.Styles.Spinner).Render(spinnerFrame(s.frame)+" ") + name
 	}
 	model := s.on(st.Value).Render(orDash(i.Model))
 	if i.Scripted {
-		model += " " + s.on(s.common.Styles.Scripted).Render("scripted")
+		model += s.on(st.Key).Render(" ") + s.on(s.common.Styles.Scripted).Render("scripted")
 	}
 	segs := []segment{{name, 100}, {model, 90}, {s.ctx(), 80},
 		{s.on(st.Key).Render("tok ") + s.on(st.Value).Render(compact(i.TokensIn)+"↑ "+compact(i.TokensOut)+"↓"), 50},
@@ -150,7 +150,7 @@ func (s *StatusBar) policy() string {
 	if !s.info.Confined {
 		conf = s.on(st.Err).Render("unconfined")
 	}
-	return net + " " + conf
+	return net + s.on(st.Key).Render(" ") + conf
 }
 
 // hintText renders the key hints.

@@ -44,6 +44,9 @@ func (a *previewApp) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		_, cmd := a.tl.Update(msg)
 		return a, cmd
 	case TimelineSelectMsg:
+		if !a.tl.IsCurrent(msg) {
+			return a, nil
+		}
 		if msg.Latest {
 			a.conv.ClearPreview()
 		} else {

@@ -44,6 +44,7 @@ type Timeline struct {
 	top       int    // top is the first visible position.
 	following bool   // following keeps the cursor on the last row as rows arrive.
 	cache     rowCache
+	req       uint64 // req counts selection reports.
 }
 
 // NewTimeline returns an empty timeline pane.
@@ -242,8 +243,13 @@ func (t *Timeline) selectCmd() tea.Cmd {
 	if !ok {
 		return nil
 	}
-	return emit(TimelineSelectMsg{Seq: r.Seq, Branch: r.Branch, Latest: t.cursor == t.Len()-1})
+	t.req++
+	return emit(TimelineSelectMsg{Seq: r.Seq, Branch: r.Branch, Latest: t.cursor == t.Len()-1, Req: t.req})
 }
+
+// IsCurrent reports whether msg is the newest selection report, so that a
+// stale one delivered late is dropped.
+func (t *Timeline) IsCurrent(msg TimelineSelectMsg) bool { return msg.Req == t.req }
 
 // clamp keeps the cursor in range and visible.
 func (t *Timeline) clamp() {

@@ -1,11 +1,13 @@
 package views
 
 // TimelineSelectMsg reports that the selected event changed; the app
-// previews the conversation as of Seq.
+// previews the conversation as of Seq. Commands may deliver these out of
+// order when keys repeat fast: drop those for which Timeline.IsCurrent is false.
 type TimelineSelectMsg struct {
 	Seq    uint64 // Seq is the selected event.
 	Branch string // Branch is the selected event's branch.
 	Latest bool   // Latest is true when the last event is selected (no preview needed).
+	Req    uint64 // Req numbers selection changes; only the newest is current.
 }
 
 // ForkRequest asks the app to fork a new sibling session at Seq.

@@ -24,8 +24,9 @@ func TestTimelineKeysEmitRequests(t *testing.T) {
 		t.Fatalf("starts at seq %d, want the last", r.Seq)
 	}
 	_, cmd := tl.Update(press("k"))
-	if got := run(cmd); got != (TimelineSelectMsg{Seq: 49, Branch: "main"}) {
-		t.Fatalf("k sent %#v", got)
+	first := run(cmd).(TimelineSelectMsg)
+	if first.Seq != 49 || first.Branch != "main" || first.Latest || !tl.IsCurrent(first) {
+		t.Fatalf("k sent %#v", first)
 	}
 	cases := map[string]tea.Msg{
 		"f":     ForkRequest{Seq: 49, Branch: "main"},
@@ -39,7 +40,7 @@ func TestTimelineKeysEmitRequests(t *testing.T) {
 		}
 	}
 	_, cmd = tl.Update(press("G"))
-	if got := run(cmd); got != (TimelineSelectMsg{Seq: 50, Branch: "main", Latest: true}) {
+	if got := run(cmd).(TimelineSelectMsg); got.Seq != 50 || !got.Latest || !tl.IsCurrent(got) || tl.IsCurrent(first) {
 		t.Errorf("G sent %#v", got)
 	}
 	if _, cmd = tl.Update(press("j")); cmd != nil {
@@ -81,7 +82,7 @@ func TestTimelineFilter(t *testing.T) {
 	if tl.Len() != 10 {
 		t.Fatalf("filter kept %d rows, want 10", tl.Len())
 	}
-	if got := run(cmd); got != (TimelineSelectMsg{Seq: 69, Branch: "main", Latest: true}) {
+	if got := run(cmd).(TimelineSelectMsg); got.Seq != 69 || !got.Latest {
 		t.Errorf("applying the filter sent %#v", got)
 	}
 	for i := 0; i < tl.Len(); i++ {
