@@ -45,9 +45,9 @@ func (p *Anthropic) Stream(ctx context.Context, req Request, onDelta func(Delta)
 		return Response{}, fmt.Errorf("%s: %w", p.name, err)
 	}
 	ctx, m := withMeter(ctx)
+	st := &anthropicState{acc: newAccumulator(onDelta), model: req.Model} // starts the TTFT clock
 	stream := p.client.Messages.NewStreaming(ctx, params)
 	defer stream.Close()
-	st := &anthropicState{acc: newAccumulator(onDelta), model: req.Model}
 	for stream.Next() {
 		if err := st.handle(stream.Current()); err != nil {
 			err.Provider, err.Bytes = p.name, m.n()

@@ -37,9 +37,9 @@ func (p *OpenAICompatible) Stream(ctx context.Context, req Request, onDelta func
 		return Response{}, fmt.Errorf("%s: %w", p.name, err)
 	}
 	ctx, m := withMeter(ctx)
+	st := &chatState{acc: newAccumulator(onDelta), model: req.Model} // starts the TTFT clock
 	stream := p.client.Chat.Completions.NewStreaming(ctx, params)
 	defer stream.Close()
-	st := &chatState{acc: newAccumulator(onDelta), model: req.Model}
 	for stream.Next() {
 		if err := st.handle(stream.Current()); err != nil {
 			err.Provider, err.Bytes = p.name, m.n()

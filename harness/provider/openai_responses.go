@@ -45,9 +45,9 @@ func (p *OpenAI) Stream(ctx context.Context, req Request, onDelta func(Delta)) (
 		return Response{}, fmt.Errorf("%s: %w", p.name, err)
 	}
 	ctx, m := withMeter(ctx)
+	st := &responsesState{acc: newAccumulator(onDelta), model: req.Model} // starts the TTFT clock
 	stream := p.client.Responses.NewStreaming(ctx, params)
 	defer stream.Close()
-	st := &responsesState{acc: newAccumulator(onDelta), model: req.Model}
 	for stream.Next() {
 		if err := st.handle(stream.Current()); err != nil {
 			return Response{}, p.fail(err, m)

@@ -41,15 +41,17 @@ func anthropicErr(errType, msg string) string {
 var apiCases = []apiCase{
 	{
 		kind: "openai", model: "gpt-4.1", path: "/v1/responses",
-		newP: func(u string) Provider { return NewOpenAI(Config{APIKey: "sk-test-openai", BaseURL: u + "/v1/"}) },
+		newP:      func(u string) Provider { return NewOpenAI(Config{APIKey: "sk-test-openai", BaseURL: u + "/v1/"}) },
 		fixtures:  [2]string{"openai-responses-1-tool.sse", "openai-responses-2-answer.sse"},
 		malformed: "openai-responses-malformed.sse", errBody: openAIErr,
-		call:      ToolCall{ID: "call_Xq7LpD2", Name: "list_dir", Arguments: json.RawMessage(`{"path":"."}`)},
+		call: ToolCall{ID: "call_Xq7LpD2", Name: "list_dir", Arguments: json.RawMessage(`{"path":"."}`)},
 		text: [2][]string{{"Let me", " look at", " the directory first."},
 			{"The directory holds", " `README.md` and", " `main.go`."}},
 		argPieces: []string{`{"pa`, `th":`, `"."}`},
 		usage:     Usage{Input: 1412, Output: 38, Cached: 1280}, respModel: "gpt-4.1-2025-04-14",
-		checkAuth: func(t *testing.T, h http.Header) { wantEq(t, "Authorization", h.Get("Authorization"), "Bearer sk-test-openai") },
+		checkAuth: func(t *testing.T, h http.Header) {
+			wantEq(t, "Authorization", h.Get("Authorization"), "Bearer sk-test-openai")
+		},
 		checkBody: checkResponsesBody,
 	},
 	{
@@ -64,12 +66,14 @@ var apiCases = []apiCase{
 		text:      [2][]string{{"I'll write", " the script."}, {"Wrote", " `hello.py`", "; it prints a greeting."}},
 		argPieces: []string{`{"path": "hel`, `lo.py", "content": "print(`, `'hello from exo')\n"}`},
 		usage:     Usage{Input: 980, Output: 41, Cached: 768}, respModel: "qwen2.5-coder:7b",
-		checkAuth: func(t *testing.T, h http.Header) { wantEq(t, "Authorization", h.Get("Authorization"), "Bearer sk-test-local") },
+		checkAuth: func(t *testing.T, h http.Header) {
+			wantEq(t, "Authorization", h.Get("Authorization"), "Bearer sk-test-local")
+		},
 		checkBody: checkChatBody,
 	},
 	{
 		kind: "anthropic", model: "claude-sonnet-4-5", path: "/v1/messages",
-		newP: func(u string) Provider { return NewAnthropic(Config{APIKey: "sk-ant-test", BaseURL: u}) },
+		newP:      func(u string) Provider { return NewAnthropic(Config{APIKey: "sk-ant-test", BaseURL: u}) },
 		fixtures:  [2]string{"anthropic-1-tool.sse", "anthropic-2-answer.sse"},
 		malformed: "anthropic-malformed.sse", errBody: anthropicErr,
 		call: ToolCall{ID: "toolu_01T3xWqZ", Name: "bash",
