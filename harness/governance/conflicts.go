@@ -1,0 +1,162 @@
+package governance
+
+import (
+	"cmp"
+	"maps"
+	"path/filepath"
+	"slices"
+
+	"exo/harness"
+	"exo/store"
+)
+
+// Member is one session's changed files, for conflict detection.
+type Member struct {
+	ID        string
+	Name      string
+	Workspace string
+	// Project is the workspace of the session's root ancestor: forks in their own copies of a
+	// project share it, so their workspace-relative paths are compared.
+	Project string
+	Files   map[string]*Touch
+}
+
+// Conflict is a path changed by two sessions of one project, each by events of its own.
+type Conflict struct {
+	Path   string `json:"path"`
+	A      string `json:"a"`
+	AName  string `json:"a_name"`
+	B      string `json:"b"`
+	BName  string `json:"b_name"`
+	Shared bool   `json:"shared"` // one workspace: the later change overwrote the earlier
+}
+
+// DetectConflicts finds the paths that two or more sessions of the same project changed. A
+// change a fork inherited from its parent's history is not its own, so a parent and its fork
+// conflict only over paths both changed after the fork.
+func DetectConflicts(ms []Member) []Conflict {
+	var out []Conflict
+	for i := range ms {
+		for j := i + 1; j < len(ms); j++ {
+			out = append(out, pairConflicts(ms[i], ms[j])...)
+		}
+	}
+	slices.SortFunc(out, func(x, y Conflict) int {
+		return cmp.Or(cmp.Compare(x.Path, y.Path), cmp.Compare(x.A, y.A), cmp.Compare(x.B, y.B))
+	})
+	return out
+}
+
+// pairConflicts compares two members.
+func pairConflicts(a, b Member) []Conflict {
+	if a.Project != b.Project {
+		return nil
+	}
+	var out []Conflict
+	for path, ta := range a.Files {
+		tb, ok := b.Files[path]
+		if !ok || !hasOwn(ta.Origins, tb.Origins) || !hasOwn(tb.Origins, ta.Origins) {
+			continue
+		}
+		out = append(out, Conflict{Path: path, A: a.ID, AName: a.Name, B: b.ID, BName: b.Name,
+			Shared: filepath.Clean(a.Workspace) == filepath.Clean(b.Workspace)})
+	}
+	return out
+}
+
+// hasOwn reports whether xs has an origin that ys lacks.
+func hasOwn(xs, ys []string) bool {
+	for _, x := range xs {
+		if !slices.Contains(ys, x) {
+			return true
+		}
+	}
+	return false
+}
+
+// ConflictRecords returns, per session id, the conflict.detected records not yet in that
+// session's State, so each conflict is recorded once per pair and path on both sessions.
+func ConflictRecords(cs []Conflict, ms []Member, states map[string]*State) map[string][]store.Record {
+	byID := map[string]Member{}
+	for _, m := range ms {
+		byID[m.ID] = m
+	}
+	out := map[string][]store.Record{}
+	add := func(self, other, path string, shared bool) {
+		if st := states[self]; st != nil && st.hasConflict(other, path) {
+			return
+		}
+		o := byID[other]
+		out[self] = append(out[self], harness.MustRecord(TypeConflictDetected, harness.ActorHarness,
+			ConflictDetected{Path: path, With: other, WithName: o.Name, Workspace: o.Workspace, Shared: shared}))
+	}
+	for _, c := range cs {
+		add(c.A, c.B, c.Path, c.Shared)
+		add(c.B, c.A, c.Path, c.Shared)
+	}
+	return out
+}
+
+// hasConflict reports whether a conflict with other over path is recorded.
+func (s *State) hasConflict(other, path string) bool {
+	return slices.ContainsFunc(s.Conflicts, func(c ConflictDetected) bool { return c.With == other && c.Path == path })
+}
+
+// Members loads every unfinished session's State and Member, with project roots resolved.
+func Members(h *harness.Harness) ([]Member, map[string]*State, error) {
+	all, err := h.Sessions()
+	if err != nil {
+		return nil, nil, err
+	}
+	byID := map[string]*harness.Session{}
+	for _, s := range all {
+		byID[s.ID] = s
+	}
+	var ms []Member
+	states := map[string]*State{}
+	for _, s := range all {
+		st, err := LoadBranch(h, s.ID, s.Branch)
+		if err != nil {
+			return nil, nil, err
+		}
+		states[s.ID] = st
+		if st.Finished {
+			continue
+		}
+		ms = append(ms, Member{ID: s.ID, Name: s.Name, Workspace: s.Workspace,
+			Project: projectRoot(byID, s), Files: st.Files})
+	}
+	return ms, states, nil
+}
+
+// projectRoot is the workspace of a session's oldest known ancestor.
+func projectRoot(byID map[string]*harness.Session, s *harness.Session) string {
+	seen := map[string]bool{}
+	for s.Parent != "" && !seen[s.ID] {
+		seen[s.ID] = true
+		p, ok := byID[s.Parent]
+		if !ok {
+			break
+		}
+		s = p
+	}
+	return filepath.Clean(s.Workspace)
+}
+
+// RecordConflicts detects conflicts among unfinished sessions and appends the new
+// conflict.detected events to both sides. The harness calls it after each snapshot. It returns
+// every current conflict.
+func RecordConflicts(h *harness.Harness) ([]Conflict, error) {
+	ms, states, err := Members(h)
+	if err != nil {
+		return nil, err
+	}
+	cs := DetectConflicts(ms)
+	recs := ConflictRecords(cs, ms, states)
+	for _, id := range slices.Sorted(maps.Keys(recs)) {
+		if _, err := h.Append(id, recs[id]...); err != nil {
+			return cs, err
+		}
+	}
+	return cs, nil
+}
