@@ -19,6 +19,8 @@ type Harness struct {
 	states map[string]*SessionState // by branch, kept at the branch head
 	broker broker
 	rt     runtimes
+	brk    breakers
+	secrets secretOpener
 	// redact replaces secret values in text; set by SetRedactor.
 	redact func(string) string
 }
@@ -29,6 +31,8 @@ type Options struct {
 	CheckpointEvery uint64
 	// NoSync skips fsync on commit: for benchmarks only.
 	NoSync bool
+	// DemoScript is the built-in scripted-model script used by a scripted model without a path.
+	DemoScript []byte
 	// SandboxHelper is the argv prefix that runs sandbox.HelperMain (default: this executable).
 	SandboxHelper []string
 }
@@ -82,3 +86,8 @@ func (h *Harness) Subscribe(buffer int) (<-chan Notice, func()) {
 
 // Publish sends a live notice (a streaming delta or sandbox output) to subscribers.
 func (h *Harness) Publish(n Notice) { h.broker.publish(n) }
+
+// secretOpener opens sealed secrets by name.
+type secretOpener interface {
+	Open(name string) ([]byte, error)
+}

@@ -17,6 +17,7 @@ type Runtime struct {
 	Workspace string
 	Shell     *sandbox.Shell
 	Snaps     *sandbox.Snapshotter
+	Tasks     *sandbox.TaskManager
 
 	runMu sync.Mutex // one foreground command per session
 }
@@ -85,7 +86,12 @@ func (h *Harness) newRuntime(s *Session) (*Runtime, error) {
 		sh.Close()
 		return nil, fmt.Errorf("snapshots of %s: %w", s.Name, err)
 	}
-	return &Runtime{Session: s.ID, Workspace: s.Workspace, Shell: sh, Snaps: snaps}, nil
+	tasks, err := sandbox.NewTaskManager(cfg, h.Capabilities(), func(ti sandbox.TaskInfo) { h.taskDone(s.ID, ti) })
+	if err != nil {
+		sh.Close()
+		return nil, fmt.Errorf("tasks of %s: %w", s.Name, err)
+	}
+	return &Runtime{Session: s.ID, Workspace: s.Workspace, Shell: sh, Snaps: snaps, Tasks: tasks}, nil
 }
 
 // closeRuntimes stops every live shell.
@@ -93,6 +99,7 @@ func (h *Harness) closeRuntimes() {
 	h.rt.mu.Lock()
 	defer h.rt.mu.Unlock()
 	for _, r := range h.rt.m {
+		r.Tasks.Close()
 		r.Shell.Close()
 	}
 	h.rt.m = nil

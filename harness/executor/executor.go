@@ -1,0 +1,86 @@
+package executor
+
+import (
+	"sync"
+	"time"
+
+	"exo/harness"
+)
+
+// Options tune the default executor.
+type Options struct {
+	// Name identifies the executor in event actors (executor:NAME); default "default".
+	Name string
+	// MaxSteps bounds model calls per turn; default 50.
+	MaxSteps int
+	// Approvals maps a tool name to auto, ask or deny; tools not listed are auto.
+	Approvals map[string]string
+	// AutoApprove answers every "ask" with approve-once (exo run --yes).
+	AutoApprove bool
+	// Headless means nobody can answer an approval: "ask" fails closed unless AutoApprove.
+	Headless bool
+	// CheckWrite, when set, vets every path a file tool writes (scope, boundaries).
+	CheckWrite func(sessionID, relPath string) error
+	// SystemExtra is appended to the system prompt (governance rules, sibling awareness).
+	SystemExtra func(sessionID string) string
+	// OnDelta receives streamed answer text as it arrives (exo run prints it).
+	OnDelta func(sessionID, text string)
+	// OnTool is told when a tool call starts and ends (exo run prints tool activity).
+	OnTool func(sessionID string, started bool, tool, summary string)
+	// ApprovalTimeout bounds the wait for an interactive approval; default none.
+	ApprovalTimeout time.Duration
+}
+
+// Executor is the default executor. It is safe for concurrent turns on different sessions.
+type Executor struct {
+	h    *harness.Harness
+	opts Options
+
+	mu    sync.Mutex
+	views map[string]*View // prompt views by branch
+	tools map[string]tool
+	order []tool
+	busy  map[string]bool // sessions with a turn running
+}
+
+// New returns the default executor over a harness.
+func New(h *harness.Harness, opts Options) *Executor {
+	if opts.Name == "" {
+		opts.Name = "default"
+	}
+	if opts.MaxSteps <= 0 {
+		opts.MaxSteps = 50
+	}
+	x := &Executor{h: h, opts: opts, views: map[string]*View{}, tools: map[string]tool{}}
+	for _, t := range builtinTools() {
+		x.tools[t.spec.Name] = t
+		x.order = append(x.order, t)
+	}
+	return x
+}
+
+// actor is this executor's event actor.
+func (x *Executor) actor() string { return harness.ExecutorActor(x.opts.Name) }
+
+// ViewOf returns the prompt view of a branch brought up to its head, applying only the events
+// added since the last call (a rewind or fork starts a new branch and a new view).
+func (x *Executor) ViewOf(branch, model string) (*View, error) {
+	x.mu.Lock()
+	v := x.views[branch]
+	if v == nil || v.model != model {
+		v = newView(branch, model)
+		x.views[branch] = v
+	}
+	x.mu.Unlock()
+	evs, err := x.h.BranchEvents(branch, v.Head+1, 0)
+	if err != nil {
+		return nil, err
+	}
+	if len(evs) > 0 && evs[0].Seq != v.Head+1 {
+		return v, nil // already current
+	}
+	for _, e := range evs {
+		v.Apply(e)
+	}
+	return v, nil
+}

@@ -1,0 +1,236 @@
+package executor
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"exo/harness"
+	"exo/harness/provider"
+)
+
+// ErrBusy means a turn is already running on the session.
+var ErrBusy = errors.New("a turn is already running on this session")
+
+// Result sums up one turn.
+type Result struct {
+	SessionID  string         `json:"session_id"`
+	Response   string         `json:"response"`
+	Steps      int            `json:"steps"`
+	ToolCalls  int            `json:"tool_calls"`
+	Usage      provider.Usage `json:"usage"`
+	Cost       float64        `json:"cost"`
+	TTFTMs     int64          `json:"ttft_ms"`
+	DurationMs int64          `json:"duration_ms"`
+	StopReason string         `json:"stop_reason"`
+	// Failure is set when the turn ended on a model or tool failure; Cancelled when the user
+	// stopped it.
+	Failure   string `json:"failure,omitempty"`
+	Cancelled bool   `json:"cancelled,omitempty"`
+}
+
+// Prompt appends a user message and runs the turn it starts.
+func (x *Executor) Prompt(ctx context.Context, sessionID, text, source string) (Result, error) {
+	if _, err := x.h.Append(sessionID, harness.MustRecord(harness.TypeInvocationReceived, harness.ActorUser,
+		harness.InvocationReceived{Text: text, Source: source})); err != nil {
+		return Result{SessionID: sessionID}, err
+	}
+	return x.RunTurn(ctx, sessionID)
+}
+
+// RunTurn runs model steps and tools until the model stops calling tools, the step limit is hit,
+// the model fails or ctx is cancelled. Every outcome ends in an event; nothing is half-written.
+func (x *Executor) RunTurn(ctx context.Context, sessionID string) (Result, error) {
+	if !x.claim(sessionID) {
+		return Result{SessionID: sessionID}, ErrBusy
+	}
+	defer x.release(sessionID)
+	start := time.Now()
+	t, err := x.newTurn(sessionID)
+	if err != nil {
+		return Result{SessionID: sessionID}, err
+	}
+	err = t.run(ctx)
+	t.res.DurationMs = time.Since(start).Milliseconds()
+	return t.res, err
+}
+
+// claim marks a session busy; release frees it.
+func (x *Executor) claim(id string) bool {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if x.busy == nil {
+		x.busy = map[string]bool{}
+	}
+	if x.busy[id] {
+		return false
+	}
+	x.busy[id] = true
+	return true
+}
+
+func (x *Executor) release(id string) {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	delete(x.busy, id)
+}
+
+// turn is one running turn.
+type turn struct {
+	x      *Executor
+	s      *harness.Session
+	prov   provider.Provider
+	model  harness.ModelSpec
+	system string
+	res    Result
+}
+
+// newTurn resolves the session, its model and the system prompt.
+func (x *Executor) newTurn(sessionID string) (*turn, error) {
+	s, err := x.h.Session(sessionID)
+	if err != nil {
+		return nil, err
+	}
+	prov, spec, err := x.h.OpenProvider(s.Settings["model"])
+	if err != nil {
+		return nil, err
+	}
+	t := &turn{x: x, s: s, prov: prov, model: spec, res: Result{SessionID: s.ID}}
+	t.system = x.systemPrompt(s)
+	return t, nil
+}
+
+// append writes events on the turn's branch; a rewind in between stops the turn.
+func (t *turn) append(typ string, payload any) error {
+	_, err := t.x.h.AppendOn(t.s.ID, t.s.Branch, harness.MustRecord(typ, t.x.actor(), payload))
+	return err
+}
+
+// run is the step loop.
+func (t *turn) run(ctx context.Context) error {
+	if err := t.closeInterrupted(); err != nil {
+		return err
+	}
+	for step := 1; step <= t.x.opts.MaxSteps; step++ {
+		if ctx.Err() != nil {
+			return t.cancelled("cancelled by the user")
+		}
+		t.res.Steps = step
+		if err := t.append(harness.TypeStepStarted, harness.StepStarted{Step: step}); err != nil {
+			return err
+		}
+		resp, done, err := t.callModel(ctx, step)
+		if err != nil || done {
+			return err
+		}
+		if len(resp.ToolCalls) == 0 {
+			return nil
+		}
+		if err := t.runTools(ctx, resp.ToolCalls); err != nil {
+			return err
+		}
+	}
+	return t.cancelled(fmt.Sprintf("step limit reached (%d model calls in one turn)", t.x.opts.MaxSteps))
+}
+
+// cancelled records the end of a turn stopped before the model finished.
+func (t *turn) cancelled(reason string) error {
+	t.res.Cancelled = true
+	t.res.StopReason = "cancelled"
+	return t.append(harness.TypeTurnCancelled, harness.TurnCancelled{Reason: reason})
+}
+
+// closeInterrupted reports tool calls that started but never completed (a crash mid-turn).
+func (t *turn) closeInterrupted() error {
+	st, err := t.x.h.BranchState(t.s.Branch)
+	if err != nil {
+		return err
+	}
+	for id := range st.OpenCalls {
+		evs, err := t.x.h.BranchEvents(t.s.Branch, st.OpenCalls[id], st.OpenCalls[id])
+		if err != nil || len(evs) == 0 {
+			continue
+		}
+		p, _ := harness.Decode(evs[0])
+		ts, _ := p.(*harness.ToolStarted)
+		tool := ""
+		if ts != nil {
+			tool = ts.Tool
+		}
+		if err := t.append(harness.TypeToolCompleted, harness.ToolCompleted{CallID: id, Tool: tool, Interrupted: true,
+			IsError: true, Output: "exo stopped before this call finished; it may or may not have taken effect"}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// callModel builds the prompt from the view, streams the model's answer and records it.
+// done is true when the turn ended (failure or cancel, already recorded).
+func (t *turn) callModel(ctx context.Context, step int) (provider.Response, bool, error) {
+	view, err := t.x.ViewOf(t.s.Branch, t.model.ModelID)
+	if err != nil {
+		return provider.Response{}, true, err
+	}
+	req := provider.Request{Model: t.model.ModelID, System: t.system, Messages: append([]provider.Message(nil), view.Messages...),
+		Tools: t.x.toolSpecs(), MaxOutputTokens: t.model.MaxOutput, CachePrefix: true, CacheKey: t.s.ID}
+	if err := t.append(harness.TypeModelRequested, harness.ModelRequested{Model: t.model.Label(), Provider: t.prov.Name(),
+		Step: step, PromptTokens: view.Tokens, Messages: len(req.Messages)}); err != nil {
+		return provider.Response{}, true, err
+	}
+	started := time.Now()
+	resp, err := t.prov.Stream(ctx, req, func(d provider.Delta) {
+		if d.Kind == provider.DeltaText && d.Text != "" {
+			t.x.h.Publish(harness.Notice{Session: t.s.ID, Delta: d.Text})
+			if t.x.opts.OnDelta != nil {
+				t.x.opts.OnDelta(t.s.ID, d.Text)
+			}
+		}
+	})
+	if err != nil {
+		return resp, true, t.modelFailed(ctx, err)
+	}
+	return resp, false, t.completed(resp, time.Since(started))
+}
+
+// completed records a model answer.
+func (t *turn) completed(resp provider.Response, took time.Duration) error {
+	cost := t.model.Cost(resp.Usage)
+	t.res.Usage = t.res.Usage.Add(resp.Usage)
+	t.res.Cost += cost
+	if t.res.TTFTMs == 0 {
+		t.res.TTFTMs = resp.TTFT.Milliseconds()
+	}
+	t.res.StopReason = string(resp.StopReason)
+	if resp.Text != "" {
+		t.res.Response = resp.Text
+	}
+	p := harness.ModelCompleted{Model: t.model.Label(), Text: t.x.h.Redact(resp.Text), Usage: harness.Usage{
+		Input: int(resp.Usage.Input), Output: int(resp.Usage.Output), Cached: int(resp.Usage.Cached)},
+		Cost: cost, TTFTMs: resp.TTFT.Milliseconds(), DurationMs: took.Milliseconds(), StopReason: string(resp.StopReason)}
+	for _, c := range resp.ToolCalls {
+		p.ToolCalls = append(p.ToolCalls, harness.ToolCall{ID: c.ID, Name: c.Name, Arguments: c.Arguments})
+	}
+	return t.append(harness.TypeModelCompleted, p)
+}
+
+// modelFailed records a failed model call (or a cancel) with a message the user can act on.
+func (t *turn) modelFailed(ctx context.Context, err error) error {
+	if ctx.Err() != nil {
+		return t.cancelled("cancelled by the user while the model was answering")
+	}
+	var pe *provider.Error
+	kind := "error"
+	if errors.As(err, &pe) {
+		kind = strings.ReplaceAll(pe.Kind.Error(), " ", "_")
+	}
+	msg := t.x.h.Redact(err.Error())
+	t.res.Failure = msg
+	if aerr := t.append(harness.TypeModelFailed, harness.ModelFailed{Model: t.model.Label(), Error: msg + " — nothing was lost; send the prompt again or 'exo run --session " + t.s.Name + "' to retry",
+		Kind: kind, Retryable: provider.IsRetryable(err)}); aerr != nil {
+		return aerr
+	}
+	return nil
+}

@@ -1,0 +1,154 @@
+package executor
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+
+	"exo/harness"
+	"exo/harness/provider"
+)
+
+// toolSpecs lists the tools offered to the model, in a stable order (a cacheable prefix).
+func (x *Executor) toolSpecs() []provider.Tool {
+	out := make([]provider.Tool, 0, len(x.order))
+	for _, t := range x.order {
+		if x.opts.Approvals[t.spec.Name] != "deny" {
+			out = append(out, t.spec)
+		}
+	}
+	return out
+}
+
+// runTools runs a model answer's tool calls in order, recording each start and result.
+func (t *turn) runTools(ctx context.Context, calls []provider.ToolCall) error {
+	for i, c := range calls {
+		if ctx.Err() != nil {
+			return t.interruptRest(calls[i:], "cancelled by the user")
+		}
+		if err := t.runTool(ctx, c); err != nil {
+			return err
+		}
+	}
+	if ctx.Err() != nil {
+		return t.cancelled("cancelled by the user")
+	}
+	return nil
+}
+
+// interruptRest closes calls that will not run and ends the turn as cancelled.
+func (t *turn) interruptRest(calls []provider.ToolCall, reason string) error {
+	for _, c := range calls {
+		if err := t.append(harness.TypeToolCompleted, harness.ToolCompleted{CallID: c.ID, Tool: c.Name, IsError: true,
+			Output: "not run: " + reason}); err != nil {
+			return err
+		}
+	}
+	return t.cancelled(reason)
+}
+
+// runTool runs one call: approval, start event, the tool, result event.
+func (t *turn) runTool(ctx context.Context, c provider.ToolCall) error {
+	t.res.ToolCalls++
+	summary := summarize(c)
+	if err := t.append(harness.TypeToolStarted, harness.ToolStarted{CallID: c.ID, Tool: c.Name, Args: validJSON(c.Arguments), Summary: summary}); err != nil {
+		return err
+	}
+	if t.x.opts.OnTool != nil {
+		t.x.opts.OnTool(t.s.ID, true, c.Name, summary)
+	}
+	start := time.Now()
+	out, err := t.execute(ctx, c, summary)
+	if err != nil {
+		return err
+	}
+	done := harness.ToolCompleted{CallID: c.ID, Tool: c.Name, Output: t.x.h.Redact(out.text), IsError: out.isError,
+		ExitCode: out.exit, Killed: out.killed, Truncated: out.trunc, TotalBytes: out.total, Artifact: out.artifact,
+		DurationMs: time.Since(start).Milliseconds(), Diff: t.x.h.Redact(out.diff)}
+	if err := t.append(harness.TypeToolCompleted, done); err != nil {
+		return err
+	}
+	if t.x.opts.OnTool != nil {
+		t.x.opts.OnTool(t.s.ID, false, c.Name, firstLine(done.Output))
+	}
+	if out.changed {
+		if _, err := t.x.h.SnapshotWorkspace(t.s.ID, t.s.Branch, c.ID); err != nil {
+			return fmt.Errorf("snapshot after %s: %w", c.Name, err)
+		}
+	}
+	return nil
+}
+
+// execute checks policy and approval, then runs the tool.
+func (t *turn) execute(ctx context.Context, c provider.ToolCall, summary string) (toolOutput, error) {
+	tl, ok := t.x.tools[c.Name]
+	if !ok {
+		return failed(fmt.Sprintf("unknown tool %q; the tools are: %s", c.Name, strings.Join(t.x.toolNames(), ", "))), nil
+	}
+	approved, why, err := t.approve(ctx, c, summary)
+	if err != nil {
+		return toolOutput{}, err
+	}
+	if !approved {
+		return failed(why), nil
+	}
+	tc := toolCtx{x: t.x, session: t.s.ID, branch: t.s.Branch, callID: c.ID, ws: t.s.Workspace}
+	return tl.run(ctx, tc, c.Arguments), nil
+}
+
+// toolNames lists the tool names.
+func (x *Executor) toolNames() []string {
+	var out []string
+	for _, t := range x.order {
+		out = append(out, t.spec.Name)
+	}
+	return out
+}
+
+// denySecret records a refused secret access and tells the model no.
+func (x *Executor) denySecret(tc toolCtx, tool, reason string) toolOutput {
+	name := "exo-home"
+	_, _ = x.h.AppendOn(tc.session, tc.branch, harness.MustRecord(harness.TypeSecretDenied, harness.ActorHarness,
+		harness.SecretDenied{Name: name, Tool: tool, Reason: reason}))
+	return failed("denied: " + reason)
+}
+
+// summarize renders a call's arguments in one line for events and the UI.
+func summarize(c provider.ToolCall) string {
+	var m map[string]any
+	if json.Unmarshal(c.Arguments, &m) != nil {
+		return oneLine(string(c.Arguments), 120)
+	}
+	for _, k := range []string{"command", "path", "pattern", "task_id"} {
+		if v, ok := m[k].(string); ok && v != "" {
+			return oneLine(v, 120)
+		}
+	}
+	return oneLine(string(c.Arguments), 120)
+}
+
+// validJSON returns raw if it is valid JSON, else the raw text as a JSON string.
+func validJSON(raw json.RawMessage) json.RawMessage {
+	if json.Valid(raw) {
+		return raw
+	}
+	b, _ := json.Marshal(string(raw))
+	return b
+}
+
+// oneLine squeezes text onto one line of at most n runes.
+func oneLine(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if r := []rune(s); len(r) > n {
+		return string(r[:n-1]) + "…"
+	}
+	return s
+}
+
+// firstLine returns the first line of s.
+func firstLine(s string) string {
+	line, _, _ := strings.Cut(s, "\n")
+	return oneLine(line, 120)
+}

@@ -1,0 +1,56 @@
+package executor
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"exo/harness"
+)
+
+// maxInstructionsBytes bounds how much of a project's AGENTS.md or CLAUDE.md joins the prompt.
+const maxInstructionsBytes = 32 << 10
+
+// systemPrompt builds the stable system prompt of a session: the agent's role, the sandbox it
+// works in, and the project's own instructions.
+func (x *Executor) systemPrompt(s *harness.Session) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, `You are a coding agent running inside exo, a terminal agent harness. You work in the workspace %s
+through tools: bash runs commands in a persistent sandboxed shell (its state persists between calls), and
+read_file, write_file, edit_file, glob, grep and list_dir work on the workspace's files. Paths are
+relative to the workspace; you cannot reach files outside it. Long commands can run in the background
+(bash with background: true) while you keep working.
+
+Work step by step: look before you change, make focused edits, run the code or tests to check your
+work, and finish with a short answer saying what you did and what remains. Secrets are sealed by the
+harness: never try to read API keys or exo's own files; such attempts are refused and shown to the user.
+`, s.Workspace)
+	if s.Settings["network"] != "on" {
+		b.WriteString("The sandbox has no network access.\n")
+	}
+	for _, name := range []string{"AGENTS.md", "CLAUDE.md"} {
+		if text := readInstructions(filepath.Join(s.Workspace, name)); text != "" {
+			fmt.Fprintf(&b, "\n# Project instructions (%s)\n\n%s\n", name, text)
+			break
+		}
+	}
+	if x.opts.SystemExtra != nil {
+		if extra := x.opts.SystemExtra(s.ID); extra != "" {
+			b.WriteString("\n" + extra + "\n")
+		}
+	}
+	return b.String()
+}
+
+// readInstructions reads a project instructions file, bounded.
+func readInstructions(path string) string {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return ""
+	}
+	if len(b) > maxInstructionsBytes {
+		b = append(b[:maxInstructionsBytes], "\n[truncated]"...)
+	}
+	return strings.ToValidUTF8(string(b), "\uFFFD")
+}

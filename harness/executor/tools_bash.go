@@ -1,0 +1,112 @@
+package executor
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+
+	"exo/harness"
+	"exo/sandbox"
+)
+
+func runBash(ctx context.Context, tc toolCtx, raw json.RawMessage) toolOutput {
+	var a struct {
+		Command    string `json:"command"`
+		TimeoutS   int    `json:"timeout_s"`
+		Background bool   `json:"background"`
+	}
+	if err := argsOf(raw, &a); err != nil {
+		return failed(err.Error())
+	}
+	if a.Command == "" {
+		return failed("command is empty")
+	}
+	if name, reason := tc.x.h.SecretCommandDenied(a.Command); name != "" {
+		_, _ = tc.x.h.AppendOn(tc.session, tc.branch, harness.MustRecord(harness.TypeSecretDenied, harness.ActorHarness,
+			harness.SecretDenied{Name: name, Tool: "bash", Reason: reason}))
+		return failed("denied: secret " + name + ": " + reason)
+	}
+	if a.Background {
+		return startTask(tc, a.Command)
+	}
+	res, err := tc.x.h.Exec(ctx, tc.session, a.Command, harness.ExecOptions{Timeout: time.Duration(a.TimeoutS) * time.Second, CallID: tc.callID, Branch: tc.branch})
+	if err != nil {
+		return failed(err.Error())
+	}
+	out := harness.ToolResultOf(tc.callID, "bash", res.Result)
+	return toolOutput{text: out.Output, exit: out.ExitCode, killed: out.Killed, trunc: out.Truncated, total: out.TotalBytes, artifact: out.Artifact}
+}
+
+// startTask runs a command in the background and returns its handle to the model.
+func startTask(tc toolCtx, command string) toolOutput {
+	ti, err := tc.x.h.StartTask(tc.session, tc.branch, tc.callID, command)
+	if err != nil {
+		return failed("start background task: " + err.Error())
+	}
+	return toolOutput{text: fmt.Sprintf("started background task %s (pid %d). Keep working; check it with task_status or task_output, stop it with task_kill. You will be told when it finishes.", ti.ID, ti.Pid)}
+}
+
+func runTaskStatus(_ context.Context, tc toolCtx, raw json.RawMessage) toolOutput {
+	var a struct {
+		TaskID string `json:"task_id"`
+	}
+	if err := argsOf(raw, &a); err != nil {
+		return failed(err.Error())
+	}
+	var list []sandbox.TaskInfo
+	if a.TaskID == "" {
+		l, err := tc.x.h.Tasks(tc.session)
+		if err != nil {
+			return failed(err.Error())
+		}
+		list = l
+	} else {
+		ti, err := tc.x.h.Task(tc.session, a.TaskID)
+		if err != nil {
+			return failed(err.Error())
+		}
+		list = append(list, ti)
+	}
+	if len(list) == 0 {
+		return toolOutput{text: "no background tasks"}
+	}
+	var b strings.Builder
+	for _, ti := range list {
+		fmt.Fprintf(&b, "%s\t%s\t%s", ti.ID, ti.State, oneLine(ti.Command, 80))
+		if ti.State != sandbox.TaskRunning {
+			fmt.Fprintf(&b, "\texit %d %s", ti.ExitCode, ti.KillReason)
+		}
+		fmt.Fprintf(&b, "\t%d bytes of output\n", ti.TotalBytes)
+	}
+	return toolOutput{text: b.String()}
+}
+
+func runTaskOutput(_ context.Context, tc toolCtx, raw json.RawMessage) toolOutput {
+	var a struct {
+		TaskID string `json:"task_id"`
+	}
+	if err := argsOf(raw, &a); err != nil {
+		return failed(err.Error())
+	}
+	ti, err := tc.x.h.Task(tc.session, a.TaskID)
+	if err != nil {
+		return failed(err.Error())
+	}
+	return toolOutput{text: fmt.Sprintf("[%s %s, %d bytes]\n%s", ti.ID, ti.State, ti.TotalBytes, ti.Output)}
+}
+
+func runTaskKill(_ context.Context, tc toolCtx, raw json.RawMessage) toolOutput {
+	var a struct {
+		TaskID string `json:"task_id"`
+	}
+	if err := argsOf(raw, &a); err != nil {
+		return failed(err.Error())
+	}
+	ti, err := tc.x.h.KillTask(tc.session, a.TaskID)
+	if err != nil {
+		return failed(err.Error())
+	}
+	return toolOutput{text: fmt.Sprintf("%s: %s %s", ti.ID, ti.State, ti.KillReason)}
+}

@@ -1,0 +1,189 @@
+package executor
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"exo/harness"
+	"exo/harness/provider"
+	"exo/store"
+)
+
+// View is the prompt-view projection of a branch: the messages the next model call sees. It is
+// folded event by event, so building the next prompt costs work proportional to new events.
+type View struct {
+	Branch   string
+	Head     uint64
+	Messages []provider.Message
+	// Tokens is the running estimate (a real tokenizer for OpenAI-family models) of the messages.
+	Tokens int
+	// Always lists tools the user approved for the rest of the session.
+	Always map[string]bool
+
+	model    string
+	pending  map[string]bool // tool call ids of the last assistant message without results
+	deferred []string        // user-side notes waiting for pending results
+}
+
+// newView returns the empty view of a branch, counting tokens for model.
+func newView(branch, model string) *View {
+	return &View{Branch: branch, model: model, Always: map[string]bool{}, pending: map[string]bool{}}
+}
+
+// Apply folds one event into the view.
+func (v *View) Apply(e store.Event) {
+	v.Head = e.Seq
+	p, err := harness.Decode(e)
+	if err != nil {
+		return
+	}
+	switch p := p.(type) {
+	case *harness.InvocationReceived:
+		v.userNote(p.Text)
+	case *harness.ModelCompleted:
+		v.assistant(p)
+	case *harness.ToolCompleted:
+		v.toolResult(e, p)
+	case *harness.ToolStarted:
+		if e.Actor == harness.ActorUser {
+			v.userNote(fmt.Sprintf("[the user ran in the sandbox: %s]", p.Summary))
+		}
+	case *harness.TaskCompleted:
+		v.userNote(fmt.Sprintf("[background task %s finished: exit %d%s]\n%s", p.TaskID, p.ExitCode, killedNote(p.Killed), p.Tail))
+	case *harness.PolicyViolation:
+		v.userNote("[harness: policy " + p.Action + ": " + p.Rule + " " + p.Path + " " + p.Detail + "]")
+	case *harness.TurnCancelled:
+		v.userNote("[the user cancelled the previous turn: " + p.Reason + "]")
+	case *harness.WorkspaceRestored:
+		v.userNote(fmt.Sprintf("[harness: the workspace files were restored to how they were at event %d]", p.AtSeq))
+	case *harness.ApprovalResolved:
+		if p.Decision == "always" {
+			v.Always[toolOfCall(v.Messages, p.CallID)] = true
+		}
+	}
+}
+
+func killedNote(k string) string {
+	if k == "" {
+		return ""
+	}
+	return ", killed: " + k
+}
+
+// add appends a message and counts its tokens.
+func (v *View) add(m provider.Message) {
+	v.Messages = append(v.Messages, m)
+	v.Tokens += v.count(m.Text)
+	for _, c := range m.ToolCalls {
+		v.Tokens += v.count(c.Name) + v.count(string(c.Arguments))
+	}
+}
+
+// count estimates tokens of text for the view's model.
+func (v *View) count(text string) int {
+	n, _ := provider.CountTokens(v.model, text)
+	return n
+}
+
+// userNote adds text on the user's side, merged into a preceding user message; while tool
+// results are pending it waits so results stay right after their calls.
+func (v *View) userNote(text string) {
+	if len(v.pending) > 0 {
+		v.deferred = append(v.deferred, text)
+		return
+	}
+	if n := len(v.Messages); n > 0 && v.Messages[n-1].Role == provider.RoleUser {
+		v.Messages[n-1].Text += "\n\n" + text
+		v.Tokens += v.count(text)
+		return
+	}
+	v.add(provider.Message{Role: provider.RoleUser, Text: text})
+}
+
+// assistant adds a model answer with its tool calls.
+func (v *View) assistant(p *harness.ModelCompleted) {
+	m := provider.Message{Role: provider.RoleAssistant, Text: p.Text}
+	v.flushPending("")
+	for _, c := range p.ToolCalls {
+		m.ToolCalls = append(m.ToolCalls, provider.ToolCall{ID: c.ID, Name: c.Name, Arguments: c.Arguments})
+		v.pending[c.ID] = true
+	}
+	v.add(m)
+}
+
+// toolResult adds a model tool call's result (user-run commands become notes).
+func (v *View) toolResult(e store.Event, p *harness.ToolCompleted) {
+	text := resultText(p)
+	if e.Actor == harness.ActorUser || !v.pending[p.CallID] {
+		if e.Actor == harness.ActorUser {
+			v.userNote("[output]\n" + text)
+		}
+		return
+	}
+	delete(v.pending, p.CallID)
+	v.add(provider.Message{Role: provider.RoleTool, ToolCallID: p.CallID, Text: text, IsError: isError(p)})
+	if len(v.pending) == 0 {
+		v.flushPending("")
+	}
+}
+
+// flushPending closes calls that never got a result and releases deferred notes.
+func (v *View) flushPending(reason string) {
+	for id := range v.pending {
+		v.add(provider.Message{Role: provider.RoleTool, ToolCallID: id, Text: "[no result: the call was interrupted" + reason + "]", IsError: true})
+		delete(v.pending, id)
+	}
+	notes := v.deferred
+	v.deferred = nil
+	for _, n := range notes {
+		v.userNote(n)
+	}
+}
+
+// isError reports whether a tool result is a failure for the model.
+func isError(p *harness.ToolCompleted) bool {
+	return p.IsError || p.Interrupted || p.Killed != "" || (p.ExitCode != nil && *p.ExitCode != 0)
+}
+
+// resultText renders a tool result for the model.
+func resultText(p *harness.ToolCompleted) string {
+	var b strings.Builder
+	b.WriteString(p.Output)
+	if p.ExitCode != nil && p.Tool == "bash" {
+		fmt.Fprintf(&b, "\n[exit code %d]", *p.ExitCode)
+	}
+	if p.Killed != "" {
+		fmt.Fprintf(&b, "\n[killed: %s]", p.Killed)
+	}
+	if p.Truncated && p.Artifact != "" {
+		fmt.Fprintf(&b, "\n[output cut: %d bytes in all; the full output is artifact %s]", p.TotalBytes, p.Artifact)
+	}
+	if p.Interrupted {
+		b.WriteString("\n[interrupted: exo stopped before this call finished]")
+	}
+	return b.String()
+}
+
+// toolOfCall finds the tool name of a call id in the messages (newest first).
+func toolOfCall(msgs []provider.Message, id string) string {
+	for i := len(msgs) - 1; i >= 0; i-- {
+		for _, c := range msgs[i].ToolCalls {
+			if c.ID == id {
+				return c.Name
+			}
+		}
+	}
+	return ""
+}
+
+// argsOf decodes tool arguments into dst, with an error the model can act on.
+func argsOf(raw json.RawMessage, dst any) error {
+	if len(raw) == 0 {
+		raw = json.RawMessage("{}")
+	}
+	if err := json.Unmarshal(raw, dst); err != nil {
+		return fmt.Errorf("arguments are not valid JSON for this tool: %v", err)
+	}
+	return nil
+}

@@ -1,0 +1,237 @@
+package harness
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sort"
+	"sync"
+
+	"exo/harness/provider"
+	"exo/store"
+)
+
+// ModelSpec is a registered model: which provider serves it, how to reach it, its limits and
+// prices. The API key is never here: Secret names a sealed secret the harness opens.
+type ModelSpec struct {
+	Name          string  `json:"name"`
+	Provider      string  `json:"provider"`
+	ModelID       string  `json:"model_id"`
+	BaseURL       string  `json:"base_url,omitempty"`
+	Secret        string  `json:"secret,omitempty"`
+	ContextWindow int     `json:"context_window"`
+	MaxOutput     int     `json:"max_output,omitempty"`
+	PriceIn       float64 `json:"price_in"`
+	PriceOut      float64 `json:"price_out"`
+	PriceCachedIn float64 `json:"price_cached_in,omitempty"`
+}
+
+// Scripted reports whether the model is the offline scripted one (always labelled so).
+func (m ModelSpec) Scripted() bool { return m.Provider == provider.KindScripted }
+
+// Label is how the model is shown: its name, marked when scripted.
+func (m ModelSpec) Label() string {
+	if m.Scripted() {
+		return m.Name + " (scripted)"
+	}
+	return m.Name
+}
+
+// Cost prices a usage with the spec's prices.
+func (m ModelSpec) Cost(u provider.Usage) float64 {
+	info := provider.ModelInfo{PriceIn: m.PriceIn, PriceOut: m.PriceOut, PriceCachedIn: m.PriceCachedIn}
+	return info.Cost(u)
+}
+
+// ErrNoModel means no model is registered or named.
+var ErrNoModel = errors.New("no model")
+
+// defaultModelKey is the settings key of the default model's name.
+const defaultModelKey = "default_model"
+
+// RegisterModel validates and stores a model, filling limits and prices from the catalog for
+// well-known ids when they are not given. The first model registered becomes the default.
+func (h *Harness) RegisterModel(m ModelSpec) (ModelSpec, error) {
+	if err := validName(m.Name); err != nil {
+		return m, fmt.Errorf("model name: %w", err)
+	}
+	if !validKind(m.Provider) {
+		return m, fmt.Errorf("model %s: unknown provider %q (want one of %v)", m.Name, m.Provider, provider.Kinds())
+	}
+	if m.ModelID == "" {
+		m.ModelID = m.Name
+	}
+	if m.Provider == provider.KindOpenAICompatible && m.BaseURL == "" {
+		return m, fmt.Errorf("model %s: --base-url is required for openai-compatible (e.g. %s)", m.Name, provider.OllamaChatURL(""))
+	}
+	fillFromCatalog(&m)
+	raw, _ := json.Marshal(m)
+	err := h.st.Update(func(tx *store.Tx) error {
+		if err := tx.PutRecord(store.Models, m.Name, raw); err != nil {
+			return err
+		}
+		if _, err := tx.Record(store.Settings, defaultModelKey); errors.Is(err, store.ErrNotFound) {
+			return tx.PutRecord(store.Settings, defaultModelKey, []byte(m.Name))
+		}
+		return nil
+	})
+	return m, err
+}
+
+// validKind reports whether kind is a provider kind.
+func validKind(kind string) bool {
+	for _, k := range provider.Kinds() {
+		if k == kind {
+			return true
+		}
+	}
+	return false
+}
+
+// fillFromCatalog sets unset limits and prices from the model catalog.
+func fillFromCatalog(m *ModelSpec) {
+	info, ok := provider.Lookup(m.ModelID)
+	if m.ContextWindow == 0 {
+		m.ContextWindow = 128_000
+		if ok {
+			m.ContextWindow = info.ContextWindow
+		}
+	}
+	if ok {
+		if m.MaxOutput == 0 {
+			m.MaxOutput = info.MaxOutput
+		}
+		if m.PriceIn == 0 && m.PriceOut == 0 {
+			m.PriceIn, m.PriceOut, m.PriceCachedIn = info.PriceIn, info.PriceOut, info.PriceCachedIn
+		}
+	}
+}
+
+// Models lists registered models by name.
+func (h *Harness) Models() ([]ModelSpec, error) {
+	var out []ModelSpec
+	err := h.st.View(func(tx *store.Tx) error {
+		return tx.Records(store.Models, func(_ string, v []byte) error {
+			var m ModelSpec
+			if err := json.Unmarshal(v, &m); err != nil {
+				return fmt.Errorf("decode model: %w", err)
+			}
+			out = append(out, m)
+			return nil
+		})
+	})
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out, err
+}
+
+// Model returns a registered model by name; "" means the default.
+func (h *Harness) Model(name string) (ModelSpec, error) {
+	if name == "" {
+		def, err := h.st.Record(store.Settings, defaultModelKey)
+		if errors.Is(err, store.ErrNotFound) {
+			return ModelSpec{}, fmt.Errorf("%w registered: register one with 'exo model register' (or try the scripted demo: exo model register demo --provider scripted)", ErrNoModel)
+		}
+		if err != nil {
+			return ModelSpec{}, err
+		}
+		name = string(def)
+	}
+	raw, err := h.st.Record(store.Models, name)
+	if errors.Is(err, store.ErrNotFound) {
+		return ModelSpec{}, fmt.Errorf("%w named %q (see 'exo model ls')", ErrNoModel, name)
+	}
+	if err != nil {
+		return ModelSpec{}, err
+	}
+	var m ModelSpec
+	return m, json.Unmarshal(raw, &m)
+}
+
+// SetDefaultModel makes a registered model the default.
+func (h *Harness) SetDefaultModel(name string) error {
+	if _, err := h.Model(name); err != nil {
+		return err
+	}
+	return h.st.PutRecord(store.Settings, defaultModelKey, []byte(name))
+}
+
+// DefaultModelName returns the default model's name, or "".
+func (h *Harness) DefaultModelName() string {
+	v, err := h.st.Record(store.Settings, defaultModelKey)
+	if err != nil {
+		return ""
+	}
+	return string(v)
+}
+
+// RemoveModel deletes a registered model (and the default setting if it was the default).
+func (h *Harness) RemoveModel(name string) error {
+	if _, err := h.Model(name); err != nil {
+		return err
+	}
+	return h.st.Update(func(tx *store.Tx) error {
+		if def, _ := tx.Record(store.Settings, defaultModelKey); string(def) == name {
+			if err := tx.DeleteRecord(store.Settings, defaultModelKey); err != nil {
+				return err
+			}
+		}
+		return tx.DeleteRecord(store.Models, name)
+	})
+}
+
+// breakers keeps one circuit breaker per provider endpoint for the life of the harness.
+type breakers struct {
+	mu sync.Mutex
+	m  map[string]*provider.Breaker
+}
+
+// get returns the breaker for key, creating it.
+func (b *breakers) get(key string) *provider.Breaker {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.m == nil {
+		b.m = map[string]*provider.Breaker{}
+	}
+	if b.m[key] == nil {
+		b.m[key] = provider.NewBreaker(5, 0)
+	}
+	return b.m[key]
+}
+
+// OpenProvider builds the provider of a registered model ("" = default): the harness opens the
+// model's sealed secret to authenticate it, and wraps it with retries and a circuit breaker.
+func (h *Harness) OpenProvider(name string) (provider.Provider, ModelSpec, error) {
+	m, err := h.Model(name)
+	if err != nil {
+		return nil, m, err
+	}
+	cfg := provider.Config{Name: m.Provider, BaseURL: m.BaseURL}
+	if m.Scripted() {
+		cfg.Name = "scripted"
+		if m.BaseURL == "" {
+			if len(h.opts.DemoScript) == 0 {
+				return nil, m, fmt.Errorf("model %s: no script: pass --base-url PATH to a script file", m.Name)
+			}
+			sc, err := provider.ParseScript("demo", h.opts.DemoScript)
+			if err != nil {
+				return nil, m, fmt.Errorf("model %s: built-in demo script: %w", m.Name, err)
+			}
+			return provider.NewScripted(sc), m, nil
+		}
+	}
+	if m.Secret != "" {
+		key, err := h.OpenSecret(m.Secret)
+		if err != nil {
+			return nil, m, fmt.Errorf("model %s: %w", m.Name, err)
+		}
+		cfg.APIKey = string(key)
+	}
+	p, err := provider.New(m.Provider, cfg)
+	if err != nil {
+		return nil, m, fmt.Errorf("model %s: %w", m.Name, err)
+	}
+	if m.Scripted() {
+		return p, m, nil
+	}
+	return provider.NewReliable(p, provider.DefaultRetryPolicy(), h.brk.get(m.Provider+" "+m.BaseURL)), m, nil
+}

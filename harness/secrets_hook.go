@@ -1,0 +1,87 @@
+package harness
+
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	"exo/store"
+)
+
+// OpenSecret returns a sealed secret's value. Only the harness calls it, to authenticate a
+// provider; the value never enters an event, artifact, prompt, log or the sandbox.
+func (h *Harness) OpenSecret(name string) ([]byte, error) {
+	if h.secrets == nil {
+		return nil, fmt.Errorf("secret %s: the secret store is not open", name)
+	}
+	return h.secrets.Open(name)
+}
+
+// SecretPathDenied says why a tool may not read path ("" when it may): exo's home holds the
+// sealed secrets, their key and the event log.
+func (h *Harness) SecretPathDenied(abs string) string {
+	home := h.Home()
+	if real, err := filepath.EvalSymlinks(abs); err == nil {
+		abs = real
+	}
+	if abs == home || strings.HasPrefix(abs, home+string(filepath.Separator)) {
+		return "paths under exo's home (" + home + ") hold sealed secrets and are not readable by tools"
+	}
+	return ""
+}
+
+// SecretCommandDenied returns the secret a command tries to reach, or "": a command naming a
+// sealed secret or the environment variable it came from as a variable, or exo's home.
+func (h *Harness) SecretCommandDenied(command string) (name, reason string) {
+	if strings.Contains(command, h.Home()) {
+		return "exo-home", "the command reaches into exo's home, which holds sealed secrets"
+	}
+	for _, n := range h.secretNames() {
+		for _, v := range envNamesFor(n) {
+			if mentionsVar(command, v) {
+				return n, "raw secret values never enter the sandbox, the context or the screen"
+			}
+		}
+	}
+	return "", ""
+}
+
+// secretNames lists the sealed secrets' names.
+func (h *Harness) secretNames() []string {
+	var out []string
+	_ = h.st.View(func(tx *store.Tx) error {
+		return tx.Records(store.Secrets, func(k string, _ []byte) error {
+			if !strings.HasPrefix(k, "\x00") {
+				out = append(out, k)
+			}
+			return nil
+		})
+	})
+	return out
+}
+
+// envNamesFor lists variable names under which a secret may be sought.
+func envNamesFor(name string) []string {
+	up := strings.ToUpper(strings.NewReplacer("-", "_", ".", "_").Replace(name))
+	out := []string{name, up}
+	switch {
+	case strings.Contains(up, "OPENAI"):
+		out = append(out, "OPENAI_API_KEY")
+	case strings.Contains(up, "ANTHROPIC"):
+		out = append(out, "ANTHROPIC_API_KEY")
+	}
+	return out
+}
+
+// mentionsVar reports whether command refers to variable v ($V, ${V}, printenv V, environ).
+func mentionsVar(command, v string) bool {
+	if v == "" {
+		return false
+	}
+	for _, form := range []string{"$" + v, "${" + v, "printenv " + v, "getenv(\"" + v, "environ[\"" + v, "ENV[\"" + v} {
+		if strings.Contains(command, form) {
+			return true
+		}
+	}
+	return false
+}
