@@ -4,7 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"testing"
-	"time"
+
+	tea "charm.land/bubbletea/v2"
 
 	"exo/themes"
 )
@@ -112,4 +113,48 @@ func BenchmarkStreamRender(b *testing.B) {
 	}
 }
 
-var _ = time.Second
+// BenchmarkOpenFirstFrame measures handing a pane 100k items or events and
+// drawing its first frame.
+func BenchmarkOpenFirstFrame(b *testing.B) {
+	items, rows := benchItems(100_000), sampleRows(100_000)
+	b.Run("conversation=100000", func(b *testing.B) {
+		for i := 0; i < b.N; i++ {
+			c := NewConversation(NewCommon(themes.Dark()))
+			c.SetSize(100, 40)
+			c.SetItems(items)
+			_ = c.View()
+		}
+	})
+	b.Run("timeline=100000", func(b *testing.B) {
+		for i := 0; i < b.N; i++ {
+			tl := NewTimeline(NewCommon(themes.Dark()))
+			tl.SetSize(60, 40)
+			tl.SetSource(rows)
+			_ = tl.View()
+		}
+	})
+}
+
+// BenchmarkKeystrokeWhileStreaming measures one frame's pane work while an
+// answer streams: a delta arrives, a key is typed, both panes redraw.
+func BenchmarkKeystrokeWhileStreaming(b *testing.B) {
+	deltas := streamDeltas(5_000)
+	c := NewCommon(themes.Dark())
+	conv, in := NewConversation(c), NewInput(c)
+	conv.SetSize(100, 40)
+	in.SetSize(160, 5)
+	in.Focus()
+	for _, d := range deltas[:2000] {
+		conv.AppendDelta(d)
+	}
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		conv.AppendDelta(deltas[2000+i%3000])
+		in.Update(tea.KeyPressMsg{Code: 'a', Text: "a"})
+		if i%50 == 49 {
+			in.Reset()
+		}
+		_ = conv.View()
+		_ = in.View()
+	}
+}

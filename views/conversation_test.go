@@ -162,3 +162,14 @@ func TestTrimStyledRight(t *testing.T) {
 		t.Errorf("trimStyledRight(plain) = %q", got)
 	}
 }
+
+func TestMarkdownHasOnlySGR(t *testing.T) {
+	c := NewConversation(NewCommon(themes.Dark()))
+	c.SetSize(30, 12)
+	c.SetItems([]ConvItem{{Kind: KindAssistant, Text: "see [the docs](https://example.com/a/very/long/path) \x1b]0;evil\x07now\n\n| a | b |\n|---|---|\n| 1 | 2 |\n"}})
+	view := c.View()
+	checkSize(t, view, 30, 12)
+	if !strings.Contains(ansi.Strip(view), "https://example.com") {
+		t.Errorf("link URL not shown:\n%s", ansi.Strip(view))
+	}
+}

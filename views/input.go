@@ -68,6 +68,12 @@ func (in *Input) Value() string { return in.ta.Value() }
 // SetValue replaces the editor text.
 func (in *Input) SetValue(s string) { in.ta.SetValue(s) }
 
+// Reset empties the editor and drops pasted chips.
+func (in *Input) Reset() {
+	in.ta.Reset()
+	in.pastes, in.compSel = nil, 0
+}
+
 // SetHistory replaces the prompt history, oldest first.
 func (in *Input) SetHistory(h []string) {
 	in.history = append([]string(nil), h...)

@@ -41,7 +41,9 @@ func (m *mdRenderers) render(c *Common, w int, src string) []string {
 	if err != nil {
 		return wrap(src, w)
 	}
-	lines := strings.Split(strings.TrimRight(out, "\n"), "\n")
+	// Keep only SGR: glamour emits OSC 8 hyperlinks, which a cut line
+	// could leave open across the rest of the screen.
+	lines := strings.Split(strings.TrimRight(Sanitize(out), "\n"), "\n")
 	for len(lines) > 0 && strings.TrimSpace(stripToPlain(lines[0])) == "" {
 		lines = lines[1:]
 	}

@@ -20,11 +20,18 @@ func truncate(s string, w int) string {
 	return ansi.Truncate(s, w, ellipsis)
 }
 
-// fit cuts or pads s to exactly w cells.
+// fit cuts or pads s to exactly w cells, measuring s once when it fits.
 func fit(s string, w int) string {
-	s = truncate(s, w)
-	if pad := w - ansi.StringWidth(s); pad > 0 {
-		s += strings.Repeat(" ", pad)
+	if w <= 0 {
+		return ""
+	}
+	sw := ansi.StringWidth(s)
+	if sw > w {
+		s = ansi.Truncate(s, w, ellipsis)
+		sw = ansi.StringWidth(s)
+	}
+	if sw < w {
+		s += strings.Repeat(" ", w-sw)
 	}
 	return s
 }
