@@ -57,12 +57,12 @@ var eventTypes = map[string]TypeInfo{
 	TypeWorkspaceRestored: typed(FamilyWorkspace, func(p *WorkspaceRestored) string {
 		return fmt.Sprintf("files restored to @%d (%s)", p.AtSeq, changedSummary(p.Changed))
 	}),
-	TypeSecretDenied:     typed(FamilyPolicy, func(p *SecretDenied) string { return "denied " + p.Name + ": " + p.Reason }),
-	TypePolicyViolation:  typed(FamilyPolicy, func(p *PolicyViolation) string { return p.Action + " " + p.Rule + " " + p.Path }),
+	TypeSecretDenied:    typed(FamilyPolicy, func(p *SecretDenied) string { return "denied " + p.Name + ": " + p.Reason }),
+	TypePolicyViolation: typed(FamilyPolicy, func(p *PolicyViolation) string { return p.Action + " " + p.Rule + " " + p.Path }),
 	TypeApprovalRequested: typed(FamilyPolicy, func(p *ApprovalRequested) string {
 		return "approve " + p.Tool + "? " + oneLine(p.Summary)
 	}),
-	TypeApprovalResolved:  typed(FamilyPolicy, func(p *ApprovalResolved) string { return p.Decision + " " + p.CallID }),
+	TypeApprovalResolved: typed(FamilyPolicy, func(p *ApprovalResolved) string { return p.Decision + " " + p.CallID }),
 	TypeCompactionApplied: typed(FamilyModel, func(p *CompactionApplied) string {
 		return fmt.Sprintf("%s @%d..%d", p.Kind, p.FromSeq, p.ToSeq)
 	}),
