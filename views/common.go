@@ -82,3 +82,12 @@ func (b *base) inner() (int, int) { return max(b.width-2, 0), max(b.height-2, 0)
 
 // emit returns a command that delivers msg.
 func emit(msg tea.Msg) tea.Cmd { return func() tea.Msg { return msg } }
+
+// content prepares third-party text (tool output) for display: under a
+// colourless theme its own colours are removed too.
+func (b *base) content(s string) string {
+	if b.common.Styles.Palette.Mono {
+		return stripToPlain(s)
+	}
+	return s
+}

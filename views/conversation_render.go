@@ -70,7 +70,7 @@ func (c *Conversation) renderTool(e *convEntry, w int) []string {
 	}
 	lines := []string{c.toolHeader(e.item, w)}
 	body := make([]string, 0, 8)
-	if out := strings.TrimRight(Sanitize(e.item.Output), "\n"); out != "" {
+	if out := strings.TrimRight(c.content(Sanitize(e.item.Output)), "\n"); out != "" {
 		ol := strings.Split(out, "\n")
 		if !e.expanded && len(ol) > collapsedOutputLines {
 			body = append(body, st.Text.Muted.Render(fmt.Sprintf("… %s · enter expands", plural(len(ol)-collapsedOutputLines, "more line"))))

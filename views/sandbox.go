@@ -140,7 +140,7 @@ func (s *Sandbox) View() string {
 	rows := h - len(body)
 	end := s.lines.Len() - s.offset
 	for i := max(end-rows, 0); i < end; i++ {
-		body = append(body, truncate(s.lines.At(i), w))
+		body = append(body, truncate(s.content(s.lines.At(i)), w))
 	}
 	info := ""
 	if s.offset > 0 {
