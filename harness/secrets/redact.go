@@ -1,0 +1,159 @@
+package secrets
+
+import (
+	"encoding/base64"
+	"encoding/hex"
+	"encoding/json"
+	"sort"
+	"strings"
+)
+
+// MinRedactLen is the shortest value the Redactor looks for. Shorter values
+// (a PIN, "true", a port number) would match too much ordinary text, so
+// they are not redacted: keep secrets at least this long.
+const MinRedactLen = 6
+
+// minEncodedLen is the shortest aligned base64 fragment looked for inside a
+// longer base64 text; shorter fragments would match by chance.
+const minEncodedLen = 8
+
+// pattern is one byte string to replace and its label.
+type pattern struct {
+	text  string
+	label string
+}
+
+// Redactor replaces secret values and their encodings with ‹secret:NAME›.
+// It is immutable and safe for concurrent use; build a new one when the
+// secrets change.
+type Redactor struct {
+	byFirst [256][]pattern // candidates by first byte, longest first
+	longest int
+	names   []string
+}
+
+// Label returns the text that stands for a redacted secret.
+func Label(name string) string { return "‹secret:" + name + "›" }
+
+// NewRedactor builds a redactor from secret values by name. Values shorter
+// than MinRedactLen bytes are ignored (see MinRedactLen).
+func NewRedactor(values map[string][]byte) *Redactor {
+	r := &Redactor{}
+	seen := map[string]bool{}
+	var all []pattern
+	for name, v := range values {
+		if len(v) < MinRedactLen {
+			continue
+		}
+		r.names = append(r.names, name)
+		for _, text := range variants(v) {
+			if !seen[text] {
+				seen[text] = true
+				all = append(all, pattern{text: text, label: Label(name)})
+			}
+		}
+	}
+	sort.Strings(r.names)
+	sort.SliceStable(all, func(i, j int) bool { return len(all[i].text) > len(all[j].text) })
+	for _, p := range all {
+		r.byFirst[p.text[0]] = append(r.byFirst[p.text[0]], p)
+		r.longest = max(r.longest, len(p.text))
+	}
+	return r
+}
+
+// Names returns the names of the secrets the redactor looks for.
+func (r *Redactor) Names() []string { return append([]string(nil), r.names...) }
+
+// Longest returns the length of the longest pattern: a stream holds back at
+// most Longest()-1 bytes.
+func (r *Redactor) Longest() int { return r.longest }
+
+// variants lists the forms of a value to look for: itself, its JSON-escaped
+// form, lower and upper hex, and base64 in both alphabets, padded and not,
+// plus the whole 3-byte groups it yields at each of the three alignments
+// inside a longer base64 text (so "echo $SECRET | base64" is caught too).
+func variants(v []byte) []string {
+	out := []string{string(v), strings.ToUpper(hex.EncodeToString(v)), hex.EncodeToString(v)}
+	if j, err := json.Marshal(string(v)); err == nil {
+		out = append(out, string(j[1:len(j)-1]))
+	}
+	for _, enc := range []*base64.Encoding{base64.StdEncoding, base64.URLEncoding} {
+		out = append(out, enc.EncodeToString(v), enc.WithPadding(base64.NoPadding).EncodeToString(v))
+		for shift := 0; shift < 3; shift++ {
+			rest := v[shift:]
+			rest = rest[:len(rest)/3*3]
+			if s := enc.EncodeToString(rest); len(s) >= minEncodedLen {
+				out = append(out, s)
+			}
+		}
+	}
+	return out
+}
+
+// String returns s with every secret redacted.
+func (r *Redactor) String(s string) string {
+	if r.longest == 0 {
+		return s
+	}
+	out, _ := r.scan(nil, s, true)
+	return string(out)
+}
+
+// Bytes returns b with every secret redacted, as a new slice.
+func (r *Redactor) Bytes(b []byte) []byte {
+	out, _ := r.scan(nil, string(b), true)
+	return out
+}
+
+// Contains reports whether s holds any secret or encoding of one.
+func (r *Redactor) Contains(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if p, _ := r.matchAt(s[i:], true); p != nil {
+			return true
+		}
+	}
+	return false
+}
+
+// scan appends the redacted form of s to out. Unless final, it stops at the
+// first position where a pattern could begin but s ends too soon to tell,
+// and returns that position; everything before it is settled.
+func (r *Redactor) scan(out []byte, s string, final bool) ([]byte, int) {
+	start := 0
+	for i := 0; i < len(s); {
+		p, wait := r.matchAt(s[i:], final)
+		if wait {
+			return append(out, s[start:i]...), i
+		}
+		if p == nil {
+			i++
+			continue
+		}
+		out = append(out, s[start:i]...)
+		out = append(out, p.label...)
+		i += len(p.text)
+		start = i
+	}
+	return append(out, s[start:]...), len(s)
+}
+
+// matchAt returns the longest pattern at the start of s. Unless final, it
+// reports wait when s is a proper prefix of some pattern, since more input
+// could complete it (or a longer one).
+func (r *Redactor) matchAt(s string, final bool) (*pattern, bool) {
+	cands := r.byFirst[s[0]]
+	for k := range cands {
+		p := &cands[k]
+		if len(s) >= len(p.text) {
+			if s[:len(p.text)] == p.text {
+				return p, false
+			}
+			continue
+		}
+		if !final && p.text[:len(s)] == s {
+			return nil, true
+		}
+	}
+	return nil, false
+}
