@@ -71,10 +71,11 @@ func NewConversation(c *Common) *Conversation {
 // SetTitle sets the frame title (e.g. the session name in split view).
 func (c *Conversation) SetTitle(t string) { c.title = t }
 
-// SetItems replaces all items, e.g. on a session switch or a preview.
+// SetItems replaces all items, e.g. on a session switch or a preview, and
+// shows the end.
 func (c *Conversation) SetItems(items []ConvItem) {
 	c.entries = c.entries[:0]
-	c.sel, c.top = -1, anchor{}
+	c.sel, c.top, c.follow = -1, anchor{}, true
 	c.Append(items...)
 }
 

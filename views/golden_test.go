@@ -2,8 +2,11 @@ package views
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 	"time"
+
+	tea "charm.land/bubbletea/v2"
 
 	"github.com/charmbracelet/x/ansi"
 	"github.com/charmbracelet/x/exp/golden"
@@ -56,6 +59,21 @@ var goldenPanes = map[string]func(c *Common, W int) interface{ View() string }{
 		p := NewInput(c)
 		p.Focus()
 		p.SetValue("/re")
+		return sizer{p}
+	},
+	"input-multiline": func(c *Common, _ int) interface{ View() string } {
+		p := NewInput(c)
+		p.Focus()
+		p.SetValue("Refactor the store so that fork is O(1):\n")
+		p.Update(tea.PasteMsg{Content: strings.Repeat("pasted line\n", 1233) + "end"})
+		return sizer{p}
+	},
+	"timeline-filter": func(c *Common, _ int) interface{ View() string } {
+		p := NewTimeline(c)
+		p.SetSource(sampleRows(200))
+		p.Focus()
+		p.SetFilter("tool")
+		p.move(-2)
 		return sizer{p}
 	},
 	"timeline": func(c *Common, _ int) interface{ View() string } {
@@ -147,10 +165,7 @@ func TestGolden(t *testing.T) {
 				t.Run(fmt.Sprintf("%s/%s/%dx%d", name, theme, term[0], term[1]), func(t *testing.T) {
 					c := NewCommon(mk())
 					p := build(c, term[0])
-					base := name
-					if name == "conversation-preview" {
-						base = "conversation"
-					}
+					base, _, _ := strings.Cut(name, "-")
 					w, h := layout(base, term[0], term[1])
 					if s, ok := p.(sizer); ok {
 						s.SetSize(w, h)

@@ -68,6 +68,13 @@ func (in *Input) Value() string { return in.ta.Value() }
 // SetValue replaces the editor text.
 func (in *Input) SetValue(s string) { in.ta.SetValue(s) }
 
+// DesiredHeight is the pane height that shows the whole text at width w,
+// between min and max (the app grows the input as the prompt grows).
+func (in *Input) DesiredHeight(w, minH, maxH int) int {
+	lines := len(in.ta.view(max(w-2, 1), 1<<20, "› ", "  ", nil))
+	return min(max(lines+2+1, minH), maxH)
+}
+
 // Reset empties the editor and drops pasted chips.
 func (in *Input) Reset() {
 	in.ta.Reset()

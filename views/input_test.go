@@ -120,3 +120,18 @@ func TestInputFits(t *testing.T) {
 		checkSize(t, in.View(), sz[0], sz[1])
 	}
 }
+
+func TestInputDesiredHeight(t *testing.T) {
+	in := newTestInput()
+	if h := in.DesiredHeight(40, 4, 10); h != 4 {
+		t.Errorf("empty input wants %d lines", h)
+	}
+	in.SetValue("a\nb\nc\nd\ne")
+	if h := in.DesiredHeight(40, 4, 10); h != 8 {
+		t.Errorf("5-line input wants %d lines, want 8", h)
+	}
+	in.SetValue(strings.Repeat("x", 1000))
+	if h := in.DesiredHeight(40, 4, 10); h != 10 {
+		t.Errorf("long input wants %d lines, want the max", h)
+	}
+}

@@ -227,3 +227,21 @@ func TestEveryPaneAtTinySizes(t *testing.T) {
 		}
 	}
 }
+
+func TestSandboxBoundsLongLines(t *testing.T) {
+	s := NewSandbox(NewCommon(themes.Dark()), 10)
+	chunk := strings.Repeat("x", 4096)
+	for i := 0; i < 100; i++ {
+		s.Write(chunk)
+	}
+	total := 0
+	for i := 0; i < s.lines.Len(); i++ {
+		if len(s.lines.At(i)) > maxLineBytes {
+			t.Fatalf("line %d holds %d bytes", i, len(s.lines.At(i)))
+		}
+		total += len(s.lines.At(i))
+	}
+	if total > 10*maxLineBytes {
+		t.Errorf("sandbox holds %d bytes", total)
+	}
+}

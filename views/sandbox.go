@@ -12,6 +12,10 @@ import (
 // DefaultScrollback is how many output lines the sandbox pane keeps.
 const DefaultScrollback = 5000
 
+// maxLineBytes bounds one line: output without newlines is broken into
+// lines at write boundaries (which never split an escape sequence).
+const maxLineBytes = 16 << 10
+
 // SandboxStatus describes the command the sandbox pane shows.
 type SandboxStatus struct {
 	Command  string        // Command is the running or last command.
@@ -60,7 +64,7 @@ func (s *Sandbox) Write(text string) {
 	parts := strings.Split(Sanitize(text), "\n")
 	for i, p := range parts {
 		switch {
-		case i == 0 && s.open:
+		case i == 0 && s.open && len(s.lines.At(s.lines.Len()-1))+len(p) <= maxLineBytes:
 			s.lines.SetLast(s.lines.At(s.lines.Len()-1) + p)
 		case i == len(parts)-1 && p == "":
 		default:
