@@ -3,11 +3,17 @@
 package main
 
 import (
+	_ "embed"
 	"os"
 
 	"exo/app/cli"
 	"exo/sandbox"
 )
+
+// demoScript is the scripted model's offline demo, built in so `exo` works from any directory.
+//
+//go:embed testdata/scripts/demo.yaml
+var demoScript []byte
 
 func main() {
 	// The sandbox re-executes exo as its confinement helper just before it execs a shell:
@@ -15,5 +21,5 @@ func main() {
 	if len(os.Args) > 1 && os.Args[1] == sandbox.HelperCommand {
 		os.Exit(sandbox.HelperMain(os.Args[2:]))
 	}
-	os.Exit(cli.Execute(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+	os.Exit(cli.Execute(os.Args[1:], os.Stdin, os.Stdout, os.Stderr, cli.Options{DemoScript: demoScript}))
 }

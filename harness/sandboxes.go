@@ -125,3 +125,27 @@ func (w artifactWriter) Commit() (string, error) {
 	a, err := w.ArtifactWriter.Commit()
 	return a.ID, err
 }
+
+// DefaultEnforcement says what a session with default settings runs under on this machine.
+func DefaultEnforcement(caps sandbox.Capabilities) sandbox.Enforcement {
+	dir, err := os.MkdirTemp("", "exo-probe-")
+	if err != nil {
+		return sandbox.Enforcement{Unenforced: []string{"could not probe: " + err.Error()}}
+	}
+	defer os.RemoveAll(dir)
+	sh, err := sandbox.NewShell(sandbox.Config{Workspace: dir, TmpDir: filepath.Join(dir, "tmp"), Fallback: sandbox.RunUnconfined, Helper: []string{"true"}}, caps)
+	if err != nil {
+		return sandbox.Enforcement{Unenforced: []string{err.Error()}}
+	}
+	defer sh.Close()
+	return sh.Enforcement()
+}
+
+// Enforcement returns what a session's commands run under.
+func (h *Harness) Enforcement(sessionID string) (sandbox.Enforcement, error) {
+	rt, err := h.Runtime(sessionID)
+	if err != nil {
+		return sandbox.Enforcement{}, err
+	}
+	return rt.Shell.Enforcement(), nil
+}

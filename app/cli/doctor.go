@@ -17,6 +17,10 @@ type doctorReport struct {
 	Sessions      int    `json:"sessions"`
 	Artifacts     int    `json:"artifacts"`
 	ArtifactBytes int64  `json:"artifact_bytes"`
+	Models        int    `json:"models"`
+	DefaultModel  string `json:"default_model,omitempty"`
+	Sandbox       any    `json:"sandbox"`
+	Enforced      string `json:"enforced"`
 }
 
 func doctorCmd(e *env) *cobra.Command {
@@ -39,7 +43,11 @@ func doctorCmd(e *env) *cobra.Command {
 				fmt.Fprintf(tw, "database\t%s (schema %d, %s)\n", rep.DB, rep.Schema, humanBytes(rep.DBBytes))
 				fmt.Fprintf(tw, "sessions\t%d\n", rep.Sessions)
 				fmt.Fprintf(tw, "artifacts\t%d (%s)\n", rep.Artifacts, humanBytes(rep.ArtifactBytes))
-				return tw.Flush()
+				fmt.Fprintf(tw, "models\t%d (default: %s)\n", rep.Models, orDash(rep.DefaultModel))
+				fmt.Fprintf(tw, "sandbox\t%s\n", rep.Enforced)
+				tw.Flush()
+				fmt.Fprintf(e.stdout, "\nwhat this machine supports:\n%s\n", h.Capabilities())
+				return nil
 			})
 		},
 	}
@@ -60,6 +68,14 @@ func doctor(h *harness.Harness) (doctorReport, error) {
 	}
 	rep.Sessions = len(all)
 	rep.Artifacts, rep.ArtifactBytes, err = st.ArtifactStats()
+	if err != nil {
+		return rep, err
+	}
+	ms, err := h.Models()
+	rep.Models, rep.DefaultModel = len(ms), h.DefaultModelName()
+	caps := h.Capabilities()
+	rep.Sandbox = caps
+	rep.Enforced = harness.DefaultEnforcement(caps).String()
 	return rep, err
 }
 
@@ -75,4 +91,12 @@ func humanBytes(n int64) string {
 		exp++
 	}
 	return fmt.Sprintf("%.1f %ciB", float64(n)/float64(div), "KMGTPE"[exp])
+}
+
+// orDash returns s, or "-" when empty.
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
 }

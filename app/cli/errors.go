@@ -13,6 +13,9 @@ const (
 	ExitInterrupted = 130
 )
 
+// errSilent is an exit status that needs no message (a command's own non-zero exit).
+var errSilent = errors.New("")
+
 // exitError carries an exit code with its message.
 type exitError struct {
 	code int

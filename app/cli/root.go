@@ -7,6 +7,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -16,6 +17,7 @@ import (
 // env carries what every command shares: where EXO_HOME is and the output streams.
 type env struct {
 	home   string
+	demo   []byte
 	stdout io.Writer
 	stderr io.Writer
 	stdin  io.Reader
@@ -30,7 +32,7 @@ func (e *env) open() (*harness.Harness, error) {
 			return nil, err
 		}
 	}
-	return harness.Open(home, harness.Options{})
+	return harness.Open(home, harness.Options{DemoScript: e.demo})
 }
 
 // withHarness opens the harness, runs fn and closes it.
@@ -43,16 +45,22 @@ func (e *env) withHarness(fn func(h *harness.Harness) error) error {
 	return fn(h)
 }
 
+// Options carry what main.go provides to the command line.
+type Options struct {
+	// DemoScript is the built-in scripted demo (testdata/scripts/demo.yaml, embedded).
+	DemoScript []byte
+}
+
 // Execute runs exo's command line with args and returns the process exit code.
-func Execute(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	e := &env{stdout: stdout, stderr: stderr, stdin: stdin}
+func Execute(args []string, stdin io.Reader, stdout, stderr io.Writer, o Options) int {
+	e := &env{stdout: stdout, stderr: stderr, stdin: stdin, demo: o.DemoScript}
 	root := newRoot(e)
 	root.SetArgs(args)
 	root.SetIn(stdin)
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	err := root.Execute()
-	if err != nil {
+	if err != nil && !errors.Is(err, errSilent) {
 		fmt.Fprintf(stderr, "exo: %v\n", err)
 	}
 	return exitCode(err)
@@ -74,7 +82,7 @@ func newRoot(e *env) *cobra.Command {
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageErr(err) })
 	root.AddCommand(
 		sessionsCmd(e), newCmd(e), sayCmd(e), logCmd(e), forkCmd(e), rewindCmd(e),
-		verifyCmd(e), artifactCmd(e), doctorCmd(e),
+		verifyCmd(e), artifactCmd(e), doctorCmd(e), runCmd(e), modelCmd(e), execCmd(e),
 	)
 	for _, c := range root.Commands() {
 		wrapArgs(c)
@@ -126,6 +134,9 @@ func (e *env) stdinText() (string, error) {
 	}
 	return string(b), nil
 }
+
+// secs converts whole seconds to a duration.
+func secs(n int) time.Duration { return time.Duration(n) * time.Second }
 
 // cwd returns the working directory, for new sessions' workspaces.
 func cwd() string {

@@ -1,0 +1,135 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"exo/harness"
+	"exo/harness/provider"
+)
+
+func modelCmd(e *env) *cobra.Command {
+	cmd := &cobra.Command{Use: "model", Short: "Register and choose models"}
+	cmd.AddCommand(modelRegisterCmd(e), modelLsCmd(e), modelRmCmd(e), modelDefaultCmd(e))
+	return cmd
+}
+
+func modelRegisterCmd(e *env) *cobra.Command {
+	var m harness.ModelSpec
+	cmd := &cobra.Command{
+		Use:   "register NAME --provider openai|anthropic|openai-compatible|scripted",
+		Short: "Register a model (limits and prices filled in for well-known model ids)",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			m.Name = args[0]
+			if m.Provider == "" {
+				return usagef("--provider is required (one of %v)", provider.Kinds())
+			}
+			return e.withHarness(func(h *harness.Harness) error {
+				if m.Secret != "" {
+					if _, err := h.OpenSecret(m.Secret); err != nil {
+						return usagef("secret %q is not sealed: add it with 'exo secret set %s --env VAR'", m.Secret, m.Secret)
+					}
+				}
+				spec, err := h.RegisterModel(m)
+				if err != nil {
+					return usageErr(err)
+				}
+				fmt.Fprintf(e.stdout, "registered %s: %s %s, context %d, $%.2f/$%.2f per Mtok in/out\n",
+					spec.Label(), spec.Provider, spec.ModelID, spec.ContextWindow, spec.PriceIn, spec.PriceOut)
+				if h.DefaultModelName() == spec.Name {
+					fmt.Fprintf(e.stdout, "%s is the default model\n", spec.Name)
+				}
+				return nil
+			})
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&m.Provider, "provider", "", "openai, anthropic, openai-compatible or scripted")
+	fl.StringVar(&m.ModelID, "model-id", "", "the provider's model id (default: NAME)")
+	fl.StringVar(&m.BaseURL, "base-url", "", "API base URL (openai-compatible: required; scripted: the script file)")
+	fl.StringVar(&m.Secret, "secret", "", "sealed secret holding the API key")
+	fl.IntVar(&m.ContextWindow, "context-window", 0, "context window in tokens")
+	fl.Float64Var(&m.PriceIn, "price-in", 0, "input price in $ per million tokens")
+	fl.Float64Var(&m.PriceOut, "price-out", 0, "output price in $ per million tokens")
+	return cmd
+}
+
+func modelLsCmd(e *env) *cobra.Command {
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "ls",
+		Short: "List registered models",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return e.withHarness(func(h *harness.Harness) error {
+				ms, err := h.Models()
+				if err != nil {
+					return err
+				}
+				if asJSON {
+					return writeJSON(e.stdout, ms)
+				}
+				if len(ms) == 0 {
+					e.noModelHelp(h)
+					return nil
+				}
+				def := h.DefaultModelName()
+				tw := table(e.stdout)
+				fmt.Fprintln(tw, "NAME\tPROVIDER\tMODEL ID\tCONTEXT\t$IN/M\t$OUT/M\tSECRET")
+				for _, m := range ms {
+					mark := ""
+					if m.Name == def {
+						mark = " *"
+					}
+					fmt.Fprintf(tw, "%s%s\t%s\t%s\t%d\t%.2f\t%.2f\t%s\n", m.Label(), mark, m.Provider, m.ModelID, m.ContextWindow, m.PriceIn, m.PriceOut, m.Secret)
+				}
+				return tw.Flush()
+			})
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	return cmd
+}
+
+func modelRmCmd(e *env) *cobra.Command {
+	return &cobra.Command{
+		Use: "rm NAME", Short: "Remove a registered model", Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return e.withHarness(func(h *harness.Harness) error { return usageErr(h.RemoveModel(args[0])) })
+		},
+	}
+}
+
+func modelDefaultCmd(e *env) *cobra.Command {
+	return &cobra.Command{
+		Use: "default NAME", Short: "Make a registered model the default", Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return e.withHarness(func(h *harness.Harness) error { return usageErr(h.SetDefaultModel(args[0])) })
+		},
+	}
+}
+
+// noModelHelp tells a user with no model what to do next: never a dead end.
+func (e *env) noModelHelp(h *harness.Harness) {
+	w := e.stderr
+	fmt.Fprintln(w, "No model is registered yet. Ways to start:")
+	for _, k := range []struct{ env, prov, id string }{{"OPENAI_API_KEY", "openai", "gpt-4.1"}, {"ANTHROPIC_API_KEY", "anthropic", "claude-sonnet-4-5"}} {
+		if os.Getenv(k.env) != "" {
+			fmt.Fprintf(w, "  • %s is set: seal it and register a model:\n      exo secret set %s --env %s && exo model register %s --provider %s --secret %s\n",
+				k.env, k.prov, k.env, k.id, k.prov, k.prov)
+		}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 700*time.Millisecond)
+	defer cancel()
+	if models, err := provider.ListOllamaModels(ctx, ""); err == nil && len(models) > 0 {
+		fmt.Fprintf(w, "  • Ollama answers locally with %d models; for example:\n      exo model register %s --provider openai-compatible --base-url %s\n",
+			len(models), models[0].Name, provider.OllamaChatURL(""))
+	}
+	fmt.Fprintln(w, "  • any API: exo model register NAME --provider openai|anthropic|openai-compatible [--base-url URL] --secret NAME")
+	fmt.Fprintln(w, "  • offline, no key: the scripted demo (clearly labelled as scripted):\n      exo model register demo --provider scripted")
+}
