@@ -28,6 +28,7 @@ type pattern struct {
 // secrets change.
 type Redactor struct {
 	byFirst [256][]pattern // candidates by first byte, longest first
+	pairs   [1 << 10]uint64 // bitset of the patterns' first two bytes, a fast filter
 	longest int
 	names   []string
 }
@@ -57,6 +58,8 @@ func NewRedactor(values map[string][]byte) *Redactor {
 	sort.SliceStable(all, func(i, j int) bool { return len(all[i].text) > len(all[j].text) })
 	for _, p := range all {
 		r.byFirst[p.text[0]] = append(r.byFirst[p.text[0]], p)
+		pair := uint16(p.text[0])<<8 | uint16(p.text[1])
+		r.pairs[pair>>6] |= 1 << (pair & 63)
 		r.longest = max(r.longest, len(p.text))
 	}
 	return r
@@ -142,6 +145,12 @@ func (r *Redactor) scan(out []byte, s string, final bool) ([]byte, int) {
 // reports wait when s is a proper prefix of some pattern, since more input
 // could complete it (or a longer one).
 func (r *Redactor) matchAt(s string, final bool) (*pattern, bool) {
+	if len(s) >= 2 {
+		pair := uint16(s[0])<<8 | uint16(s[1])
+		if r.pairs[pair>>6]&(1<<(pair&63)) == 0 {
+			return nil, false
+		}
+	}
 	cands := r.byFirst[s[0]]
 	for k := range cands {
 		p := &cands[k]
