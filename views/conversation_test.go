@@ -173,3 +173,24 @@ func TestMarkdownHasOnlySGR(t *testing.T) {
 		t.Errorf("link URL not shown:\n%s", ansi.Strip(view))
 	}
 }
+
+func TestStreamingMatchesOneShot(t *testing.T) {
+	doc := "# Title\n\nIntro paragraph with **bold**.\n\n```go\nfunc f() {\n\n\treturn\n}\n```\n\n- one\n- two\n\n  nested para\n\n> quote\n\nlast line"
+	c := NewCommon(themes.Dark())
+	streamed, oneShot := NewConversation(c), NewConversation(c)
+	for _, p := range []*Conversation{streamed, oneShot} {
+		p.SetSize(50, 60)
+	}
+	for i := 0; i < len(doc); i += 7 {
+		streamed.AppendDelta(doc[i:min(i+7, len(doc))])
+		_ = streamed.View()
+	}
+	streamed.FinishStream()
+	oneShot.SetItems([]ConvItem{{Kind: KindAssistant, Text: doc}})
+	if a, b := ansi.Strip(streamed.View()), ansi.Strip(oneShot.View()); a != b {
+		t.Errorf("streamed rendering differs from one-shot:\n%s\n---\n%s", a, b)
+	}
+	if v := ansi.Strip(oneShot.View()); !strings.Contains(v, "return") || strings.Contains(v, "twonested") {
+		t.Errorf("code block lost:\n%s", ansi.Strip(oneShot.View()))
+	}
+}

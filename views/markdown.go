@@ -64,6 +64,7 @@ type mdStream struct {
 	scan       int      // scan is where the next unscanned line starts.
 	blockStart int      // blockStart is where the open block starts.
 	fence      bool     // fence is true inside a code fence.
+	pending    int      // pending is where a blank line may end the block, or -1.
 	lines      []string // lines holds head + stable lines, then the open block's.
 	stableLen  int      // stableLen is the length of the kept prefix of lines.
 	blocks     int      // blocks counts completed blocks.
@@ -72,7 +73,7 @@ type mdStream struct {
 
 // reset starts over with the given head lines (e.g. a label).
 func (s *mdStream) reset(head []string, w, gen int) {
-	s.scan, s.blockStart, s.fence, s.blocks = 0, 0, false, 0
+	s.scan, s.blockStart, s.fence, s.blocks, s.pending = 0, 0, false, 0, -1
 	s.lines = append(s.lines[:0], head...)
 	s.stableLen, s.width, s.gen = len(head), w, gen
 }
@@ -100,32 +101,50 @@ func (s *mdStream) update(m *mdRenderers, c *Common, head []string, text string,
 }
 
 // completeBlocks scans the new complete lines and renders finished blocks.
+// A block ends at a blank line outside a code fence, and is emitted when the
+// next non-blank line starts. (Splitting loose list items apart renders
+// better than glamour does with multi-paragraph items, which it runs
+// together.)
 func (s *mdStream) completeBlocks(m *mdRenderers, c *Common) {
 	for {
 		nl := strings.IndexByte(s.src[s.scan:], '\n')
 		if nl < 0 {
 			return
 		}
-		line := s.src[s.scan : s.scan+nl]
+		start, line := s.scan, s.src[s.scan:s.scan+nl]
 		s.scan += nl + 1
 		trimmed := strings.TrimSpace(line)
-		if strings.HasPrefix(trimmed, "```") || strings.HasPrefix(trimmed, "~~~") {
-			s.fence = !s.fence
-		}
-		if trimmed != "" || s.fence {
-			continue
-		}
-		if blk := s.src[s.blockStart:s.scan]; strings.TrimSpace(blk) != "" {
-			s.lines = s.lines[:s.stableLen]
-			if s.blocks > 0 {
-				s.lines = append(s.lines, "")
+		fence := strings.HasPrefix(trimmed, "```") || strings.HasPrefix(trimmed, "~~~")
+		switch {
+		case s.fence:
+			s.fence = !fence
+		case trimmed == "":
+			if s.pending < 0 {
+				s.pending = start
 			}
-			s.lines = append(s.lines, m.render(c, s.width, blk)...)
-			s.stableLen = len(s.lines)
-			s.blocks++
+		default:
+			if s.pending >= 0 {
+				s.emit(m, c, s.src[s.blockStart:s.pending])
+				s.blockStart = start
+			}
+			s.pending = -1
+			s.fence = fence
 		}
-		s.blockStart = s.scan
 	}
+}
+
+// emit renders a completed block and keeps its lines.
+func (s *mdStream) emit(m *mdRenderers, c *Common, blk string) {
+	if strings.TrimSpace(blk) == "" {
+		return
+	}
+	s.lines = s.lines[:s.stableLen]
+	if s.blocks > 0 {
+		s.lines = append(s.lines, "")
+	}
+	s.lines = append(s.lines, m.render(c, s.width, blk)...)
+	s.stableLen = len(s.lines)
+	s.blocks++
 }
 
 // trimStyledRight drops trailing spaces and the SGR sequences around them
