@@ -68,6 +68,13 @@ var goldenPanes = map[string]func(c *Common, W int) interface{ View() string }{
 		p.Update(tea.PasteMsg{Content: strings.Repeat("pasted line\n", 1233) + "end"})
 		return sizer{p}
 	},
+	"input-popup": func(c *Common, W int) interface{ View() string } {
+		p := NewInput(c)
+		p.Focus()
+		p.SetValue("/")
+		p.Update(press("down"))
+		return popupView{p, min(W, 48)}
+	},
 	"timeline-filter": func(c *Common, _ int) interface{ View() string } {
 		p := NewTimeline(c)
 		p.SetSource(sampleRows(200))
@@ -139,6 +146,15 @@ var goldenPanes = map[string]func(c *Common, W int) interface{ View() string }{
 		return sizer{s}
 	},
 }
+
+// popupView shows the input's completion popup.
+type popupView struct {
+	in *Input
+	w  int
+}
+
+// View renders the popup.
+func (p popupView) View() string { return p.in.PopupView(p.w) }
 
 // sizer marks a pane whose size the golden test sets.
 type sizer struct{ Pane }

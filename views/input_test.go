@@ -135,3 +135,22 @@ func TestInputDesiredHeight(t *testing.T) {
 		t.Errorf("long input wants %d lines, want the max", h)
 	}
 }
+
+func TestInputPopup(t *testing.T) {
+	in := newTestInput()
+	if in.PopupView(40) != "" {
+		t.Error("popup shown with nothing typed")
+	}
+	typeText(in, "/")
+	p := in.PopupView(40)
+	checkMaxWidth(t, p, 40, len(SlashCommands)+2)
+	for _, c := range SlashCommands {
+		if !strings.Contains(ansi.Strip(p), "/"+c.Name) {
+			t.Errorf("popup lacks /%s", c.Name)
+		}
+	}
+	typeText(in, "co")
+	if got := in.Completions(); len(got) != 1 || got[0].Name != "compact" {
+		t.Errorf("completions for /co = %v", got)
+	}
+}

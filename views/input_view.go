@@ -75,3 +75,26 @@ func (in *Input) editorLines(w, h int) []string {
 	}
 	return in.ta.view(w, h, prompt, "  ", cursor)
 }
+
+// Completions returns the slash commands matching what is typed.
+func (in *Input) Completions() []SlashCommand { return completions(in.ta.Value()) }
+
+// PopupView renders the completions as a box at most w cells wide, for the
+// app to draw just above the input; it is empty when nothing completes.
+func (in *Input) PopupView(w int) string {
+	comps := in.Completions()
+	if len(comps) == 0 || w < 8 {
+		return ""
+	}
+	st := in.styles()
+	body := make([]string, len(comps))
+	for i, c := range comps {
+		name := fit("/"+c.Name+" "+c.Args, 16)
+		line := st.Text.Strong.Render(name) + " " + st.Text.Muted.Render(c.Help)
+		if i == in.compSel {
+			line = st.Select.Render(stripToPlain(name + " " + c.Help))
+		}
+		body[i] = line
+	}
+	return dialog(st, "commands", body, w, len(body)+2)
+}
