@@ -68,7 +68,7 @@ var goldenPanes = map[string]func(c *Common, W int) interface{ View() string }{
 		p.Update(tea.PasteMsg{Content: strings.Repeat("pasted line\n", 1233) + "end"})
 		return sizer{p}
 	},
-	"input-popup": func(c *Common, W int) interface{ View() string } {
+	"popup-input": func(c *Common, W int) interface{ View() string } {
 		p := NewInput(c)
 		p.Focus()
 		p.SetValue("/")
