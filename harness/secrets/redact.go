@@ -27,7 +27,7 @@ type pattern struct {
 // It is immutable and safe for concurrent use; build a new one when the
 // secrets change.
 type Redactor struct {
-	byFirst [256][]pattern // candidates by first byte, longest first
+	byFirst [256][]pattern  // candidates by first byte, longest first
 	pairs   [1 << 10]uint64 // bitset of the patterns' first two bytes, a fast filter
 	longest int
 	names   []string

@@ -1,0 +1,81 @@
+package provider
+
+import (
+	"encoding/json"
+	"testing"
+)
+
+// roundTrip marshals SDK params to the JSON the API receives.
+func roundTrip(t *testing.T, v any) map[string]any {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m map[string]any
+	if err := json.Unmarshal(b, &m); err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+func conversation() []Message {
+	return []Message{
+		{Role: RoleUser, Text: "summary of earlier work", CacheBreakpoint: true},
+		{Role: RoleAssistant, ToolCalls: []ToolCall{
+			{ID: "t1", Name: "read_file", Arguments: json.RawMessage(`{"path":"a"}`)},
+			{ID: "t2", Name: "read_file", Arguments: json.RawMessage(`not json`)}}},
+		{Role: RoleTool, ToolCallID: "t1", Text: "contents"},
+		{Role: RoleTool, ToolCallID: "t2", Text: "no such file", IsError: true},
+	}
+}
+
+func TestAnthropicParamsCachingAndToolResults(t *testing.T) {
+	req := testRequest("claude-haiku-4-5")
+	req.System, req.MaxOutputTokens = "", 0
+	req.Messages = conversation()
+	p, err := anthropicParams(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := roundTrip(t, p)
+	wantAt(t, b, 64000.0, "max_tokens") // from the catalog
+	wantAt(t, b, nil, "tools", 0, "cache_control")
+	wantAt(t, b, "ephemeral", "tools", 1, "cache_control", "type") // no system: last tool
+	wantAt(t, b, "ephemeral", "messages", 0, "content", 0, "cache_control", "type")
+	wantAt(t, b, map[string]any{}, "messages", 1, "content", 1, "input") // bad JSON becomes {}
+	if n := len(dig(b, "messages").([]any)); n != 3 {
+		t.Fatalf("messages = %d, want 3 (tool results folded into one user message)", n)
+	}
+	wantAt(t, b, "t2", "messages", 2, "content", 1, "tool_use_id")
+	wantAt(t, b, true, "messages", 2, "content", 1, "is_error")
+}
+
+func TestOpenAIParamsMarkFailedToolResults(t *testing.T) {
+	req := testRequest("gpt-5")
+	req.Messages = conversation()
+	req.CacheKey = "session-1"
+	rp, _ := responsesParams(req)
+	b := roundTrip(t, rp)
+	wantAt(t, b, "session-1", "prompt_cache_key")
+	wantAt(t, b, "[error] no such file", "input", 4, "output")
+	wantAt(t, b, `"not json"`, "input", 2, "arguments")
+	cp, _ := chatParams(req)
+	c := roundTrip(t, cp)
+	wantAt(t, c, "[error] no such file", "messages", 4, "content")
+	wantAt(t, c, "t2", "messages", 4, "tool_call_id")
+}
+
+func TestBadSchemaIsAnError(t *testing.T) {
+	req := testRequest("gpt-5")
+	req.Tools[0].Schema = json.RawMessage(`{`)
+	if _, err := responsesParams(req); err == nil {
+		t.Error("responses: no error")
+	}
+	if _, err := chatParams(req); err == nil {
+		t.Error("chat: no error")
+	}
+	if _, err := anthropicParams(req); err == nil {
+		t.Error("anthropic: no error")
+	}
+}
