@@ -152,28 +152,26 @@ func TestCLISecondProcessFailsFast(t *testing.T) {
 	holder := exec.Command(os.Args[0])
 	holder.Env = append(os.Environ(), "EXO_TEST_HOLD_HOME="+home)
 	stdin, _ := holder.StdinPipe()
+	stdout, _ := holder.StdoutPipe()
 	if err := holder.Start(); err != nil {
 		t.Fatal(err)
 	}
 	defer func() { stdin.Close(); holder.Wait() }()
-	deadline := time.Now().Add(5 * time.Second)
-	for {
-		start := time.Now()
-		_, errs, code := run(t, home, "sessions")
-		if code != 0 {
-			if time.Since(start) > 1500*time.Millisecond {
-				t.Fatalf("second process took %v to fail", time.Since(start))
-			}
-			want := "exo is already running (pid " + strconv.Itoa(holder.Process.Pid) + ")"
-			if !strings.Contains(errs, want) {
-				t.Fatalf("message %q does not name holder %d", errs, holder.Process.Pid)
-			}
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("holder never took the lock")
-		}
-		time.Sleep(20 * time.Millisecond)
+	ready := make([]byte, 5)
+	if _, err := io.ReadFull(stdout, ready); err != nil || string(ready) != "ready" {
+		t.Fatalf("holder did not start: %q %v", ready, err)
+	}
+	start := time.Now()
+	_, errs, code := run(t, home, "sessions")
+	if code != 1 {
+		t.Fatalf("second process: exit %d, %q", code, errs)
+	}
+	if time.Since(start) > 1500*time.Millisecond {
+		t.Fatalf("second process took %v to fail", time.Since(start))
+	}
+	want := "exo is already running (pid " + strconv.Itoa(holder.Process.Pid) + ")"
+	if !strings.Contains(errs, want) || strings.Count(strings.TrimSpace(errs), "\n") != 0 {
+		t.Fatalf("message %q does not name holder %d in one line", errs, holder.Process.Pid)
 	}
 }
 
@@ -183,6 +181,7 @@ func holdHome(home string) {
 	if err != nil {
 		os.Exit(3)
 	}
+	os.Stdout.WriteString("ready")
 	io.Copy(io.Discard, os.Stdin)
 	h.Close()
 }
