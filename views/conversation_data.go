@@ -13,6 +13,7 @@ const (
 	KindNotice                    // KindNotice is a harness notice.
 	KindDenied                    // KindDenied is a denied secret access.
 	KindViolation                 // KindViolation is a policy violation.
+	KindError                     // KindError is a failure reported by the harness (e.g. model.failed).
 )
 
 // ToolStatus is the state of a tool call.
@@ -23,13 +24,14 @@ const (
 	ToolPending  ToolStatus = "pending"  // ToolPending waits to start (or for approval).
 	ToolRunning  ToolStatus = "running"  // ToolRunning is executing.
 	ToolOK       ToolStatus = "ok"       // ToolOK finished successfully.
-	ToolFailed   ToolStatus = "failed"   // ToolFailed finished with an error.
-	ToolDenied   ToolStatus = "denied"   // ToolDenied was refused by the user or policy.
-	ToolCanceled ToolStatus = "canceled" // ToolCanceled was cut off.
+	ToolFailed   ToolStatus = "error"       // ToolFailed finished with an error.
+	ToolDenied   ToolStatus = "denied"      // ToolDenied was refused by the user or policy.
+	ToolCanceled ToolStatus = "interrupted" // ToolCanceled was cut off.
 )
 
 // ConvItem is one item of the conversation as the pane shows it.
 type ConvItem struct {
+	Seq         uint64        // Seq is the event the item comes from (for the app; not shown).
 	Kind        ConvKind      // Kind selects how the item renders.
 	Text        string        // Text is the user text, assistant markdown or notice text.
 	Tool        string        // Tool is the tool name of a tool block.
@@ -39,6 +41,7 @@ type ConvItem struct {
 	Duration    time.Duration // Duration is how long the tool ran.
 	Output      string        // Output is the tool output (SGR colours allowed).
 	Diff        string        // Diff is a unified diff of the files the tool changed.
+	Artifact    string        // Artifact names where the full output is kept when Output is cut.
 	Streaming   bool          // Streaming marks an assistant turn still arriving.
 }
 

@@ -33,6 +33,8 @@ func (c *Conversation) renderEntry(e *convEntry, w int) []string {
 		lines = prefixed(st.Conv.Denied.Render("⊘ "), "  ", st.Conv.Denied.Render, "secret denied: "+e.item.Text, w)
 	case KindViolation:
 		lines = prefixed(st.Conv.Violation.Render("! "), "  ", st.Conv.Violation.Render, "policy violation: "+e.item.Text, w)
+	case KindError:
+		lines = prefixed(st.Status.Err.Render("✗ "), "  ", st.Status.Err.Render, e.item.Text, w)
 	}
 	return append(lines, "")
 }
@@ -79,6 +81,9 @@ func (c *Conversation) renderTool(e *convEntry, w int) []string {
 		for _, l := range ol {
 			body = append(body, truncate(l, w-2))
 		}
+	}
+	if e.item.Artifact != "" {
+		body = append(body, st.Text.Muted.Render(truncate("full output: "+oneLine(Sanitize(e.item.Artifact)), w-2)))
 	}
 	if e.item.Diff != "" {
 		dl := renderDiff(st, e.item.Diff, w-2)

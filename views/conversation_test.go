@@ -21,6 +21,8 @@ func sampleConversation() []ConvItem {
 		{Kind: KindDenied, Text: "OPENAI_API_KEY (tool bash tried to read it)"},
 		{Kind: KindViolation, Text: "wrote /etc/hosts outside scope cmd/**"},
 		{Kind: KindNotice, Text: "context compacted: 41 events summarised"},
+		{Kind: KindError, Text: "model failed: 429 rate limited, retrying in 2s"},
+		{Kind: KindTool, Tool: "bash", ArgsSummary: "cat big.log", Status: ToolFailed, ExitCode: 1, Duration: 2 * time.Second, Output: "tail of output\n", Artifact: "sha256:9f2c…e1 (4.2 MB)"},
 		{Kind: KindTool, Tool: "bash", ArgsSummary: "go test ./... 🚀 日本語", Status: ToolRunning},
 	}
 }
@@ -75,9 +77,9 @@ func TestConversationToolExpand(t *testing.T) {
 	if strings.Contains(ansi.Strip(c.View()), "main.go:12:") {
 		t.Fatal("collapsed block shows its full output")
 	}
-	c.Update(press("["))
-	c.Update(press("["))
-	c.Update(press("["))
+	for range 4 {
+		c.Update(press("["))
+	}
 	if c.SelectedTool() != 2 {
 		t.Fatalf("selected tool = %d, want 2", c.SelectedTool())
 	}

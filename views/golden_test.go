@@ -166,6 +166,7 @@ func sampleSiblings() []SiblingRow {
 		{ID: "s3", Name: "demo", Status: StatusFinished, Model: "scripted", Scripted: true, Steps: 3, Drift: 0.0},
 		{ID: "s4", Name: "refactor-all", Status: StatusFailed, Model: "qwen3:8b", Steps: 40, TokensIn: 1200000, TokensOut: 90000, Cost: 0, Drift: 0.81, Parent: "s2"},
 		{ID: "s5", Name: "idle one", Status: StatusIdle, Model: "gpt-5-mini", Drift: 0.3},
+		{ID: "s6", Name: "parked", Status: StatusSuspended, Model: "gpt-5-mini", Drift: 0.05, Parent: "s5"},
 	}
 }
 

@@ -20,7 +20,7 @@ func TestSiblingsTreeAndKeys(t *testing.T) {
 	for _, r := range s.rows {
 		order = append(order, r.ID)
 	}
-	if got := strings.Join(order, ","); got != "s1,s2,s4,s3,s5" {
+	if got := strings.Join(order, ","); got != "s1,s2,s4,s3,s5,s6" {
 		t.Fatalf("tree order %s", got)
 	}
 	s.Update(press("j"))

@@ -232,6 +232,10 @@ func (s *Siblings) statusGlyph(st SessionStatus) string {
 		return sty.Err.Render("✗")
 	case StatusFinished:
 		return sty.OK.Render("✓")
+	case StatusPending:
+		return sty.Warn.Render("…")
+	case StatusSuspended:
+		return sty.Idle.Render("‖")
 	}
 	return sty.Idle.Render("○")
 }

@@ -5,11 +5,13 @@ type SessionStatus string
 
 // The states of a session.
 const (
-	StatusRunning  SessionStatus = "running"  // StatusRunning is working on a turn.
-	StatusApproval SessionStatus = "approval" // StatusApproval waits for an approval.
-	StatusIdle     SessionStatus = "idle"     // StatusIdle waits for the user.
-	StatusFailed   SessionStatus = "failed"   // StatusFailed stopped on an error.
-	StatusFinished SessionStatus = "finished" // StatusFinished is done.
+	StatusRunning   SessionStatus = "running"   // StatusRunning is working on a turn.
+	StatusApproval  SessionStatus = "waiting"   // StatusApproval waits for an approval.
+	StatusPending   SessionStatus = "pending"   // StatusPending has a prompt waiting for an executor.
+	StatusIdle      SessionStatus = "idle"      // StatusIdle waits for the user.
+	StatusFailed    SessionStatus = "failed"    // StatusFailed stopped on an error.
+	StatusFinished  SessionStatus = "finished"  // StatusFinished is done.
+	StatusSuspended SessionStatus = "suspended" // StatusSuspended is parked.
 )
 
 // DriftLevel is the band a drift value falls in.
