@@ -70,7 +70,7 @@ func (c *Conversation) renderTool(e *convEntry, w int) []string {
 	if e.selected {
 		gutter = st.Conv.ToolSelected.Render("▌ ")
 	}
-	lines := []string{c.toolHeader(e.item, w)}
+	lines := []string{c.toolHeader(e.item, w, e.selected)}
 	body := make([]string, 0, 8)
 	if out := strings.TrimRight(c.content(Sanitize(e.item.Output)), "\n"); out != "" {
 		ol := strings.Split(out, "\n")
@@ -99,11 +99,15 @@ func (c *Conversation) renderTool(e *convEntry, w int) []string {
 	return lines
 }
 
-// toolHeader renders "▣ tool args … status" in w cells.
-func (c *Conversation) toolHeader(it ConvItem, w int) string {
+// toolHeader renders "▣ tool args … status" in w cells; a selected block
+// shows "▶" instead of "▣".
+func (c *Conversation) toolHeader(it ConvItem, w int, selected bool) string {
 	st := c.styles()
 	status := c.toolStatus(it)
 	name := st.Conv.ToolName.Render("▣ " + it.Tool)
+	if selected {
+		name = st.Conv.ToolSelected.Render("▶ " + it.Tool)
+	}
 	room := w - widthOf(name) - widthOf(status) - 2
 	args := ""
 	if room > 0 {
