@@ -100,13 +100,13 @@ func (c *Conversation) renderTool(e *convEntry, w int) []string {
 }
 
 // toolHeader renders "▣ tool args … status" in w cells; a selected block
-// shows "▶" instead of "▣".
+// shows "▸" instead of "▣".
 func (c *Conversation) toolHeader(it ConvItem, w int, selected bool) string {
 	st := c.styles()
 	status := c.toolStatus(it)
 	name := st.Conv.ToolName.Render("▣ " + it.Tool)
 	if selected {
-		name = st.Conv.ToolSelected.Render("▶ " + it.Tool)
+		name = st.Conv.ToolSelected.Render("▸ " + it.Tool)
 	}
 	room := w - widthOf(name) - widthOf(status) - 2
 	args := ""
