@@ -21,9 +21,9 @@ type ToolStatus string
 
 // The states of a tool call.
 const (
-	ToolPending  ToolStatus = "pending"  // ToolPending waits to start (or for approval).
-	ToolRunning  ToolStatus = "running"  // ToolRunning is executing.
-	ToolOK       ToolStatus = "ok"       // ToolOK finished successfully.
+	ToolPending  ToolStatus = "pending"     // ToolPending waits to start (or for approval).
+	ToolRunning  ToolStatus = "running"     // ToolRunning is executing.
+	ToolOK       ToolStatus = "ok"          // ToolOK finished successfully.
 	ToolFailed   ToolStatus = "error"       // ToolFailed finished with an error.
 	ToolDenied   ToolStatus = "denied"      // ToolDenied was refused by the user or policy.
 	ToolCanceled ToolStatus = "interrupted" // ToolCanceled was cut off.
