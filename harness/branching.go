@@ -34,8 +34,22 @@ func checkSeq(tx *store.Tx, branch string, seq uint64) (uint64, uint64, error) {
 }
 
 // Fork creates a new sibling session whose history is the source session's events 1..seq
-// (seq 0 means the head) followed by a session.forked event. It copies nothing: O(1).
+// (seq 0 means the head) followed by a session.forked event: O(1) in the history, nothing is
+// copied. Unless o.Workspace is given, the sibling gets its own working copy of the source's
+// workspace (a git worktree or a reflinked copy under EXO_HOME) with the files as they were at seq.
 func (h *Harness) Fork(sourceID string, seq uint64, o ForkOptions) (*Session, error) {
+	src, err := h.Session(sourceID)
+	if err != nil {
+		return nil, err
+	}
+	if o.Workspace != "" || src.Workspace == "" {
+		return h.forkEvents(src.ID, seq, o, nil)
+	}
+	return h.forkWithWorkspace(src, seq, o)
+}
+
+// forkEvents records the fork in the log; settings are added to the new session's.
+func (h *Harness) forkEvents(sourceID string, seq uint64, o ForkOptions, settings map[string]string) (*Session, error) {
 	if o.Name == "" {
 		o.Name = NewName()
 	}
@@ -56,7 +70,14 @@ func (h *Harness) Fork(sourceID string, seq uint64, o ForkOptions) (*Session, er
 		if seq, _, err = checkSeq(tx, src.Branch, seq); err != nil {
 			return err
 		}
-		n.Agent, n.ParentSeq, n.Settings = src.Agent, seq, src.Settings
+		n.Agent, n.ParentSeq = src.Agent, seq
+		n.Settings = map[string]string{}
+		for k, v := range src.Settings {
+			n.Settings[k] = v
+		}
+		for k, v := range settings {
+			n.Settings[k] = v
+		}
 		n.Workspace = firstNonEmpty(o.Workspace, src.Workspace)
 		b, err := tx.Fork(n.Branch, src.Branch, seq)
 		if err != nil {

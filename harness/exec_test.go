@@ -54,3 +54,45 @@ func TestExecSnapshotsAndRewindRestoresFiles(t *testing.T) {
 		t.Fatalf("last event %s, want workspace.restored", last.Type)
 	}
 }
+
+// TestForkGetsOwnWorkspaceAtForkPoint forks a session at an earlier event and checks the
+// sibling's own working copy holds the files as they were then, independent of the source.
+func TestForkGetsOwnWorkspaceAtForkPoint(t *testing.T) {
+	ws := t.TempDir()
+	h := openTest(t, Options{SandboxHelper: testHelper()})
+	s, _ := h.NewSession(NewSessionOptions{Name: "src", Workspace: ws})
+	ctx := context.Background()
+	h.UserExec(ctx, s.ID, "echo one > f.txt", ExecOptions{})
+	st, _ := h.State(s.ID)
+	mark := st.Head
+	h.UserExec(ctx, s.ID, "echo two > f.txt && echo extra > g.txt", ExecOptions{})
+	f, err := h.Fork(s.ID, mark, ForkOptions{Name: "sib"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f.Workspace == ws || f.Workspace == "" {
+		t.Fatalf("fork workspace %q", f.Workspace)
+	}
+	read := func(dir, name string) string {
+		b, err := os.ReadFile(filepath.Join(dir, name))
+		if err != nil {
+			return "<missing>"
+		}
+		return string(b)
+	}
+	if read(f.Workspace, "f.txt") != "one\n" || read(f.Workspace, "g.txt") != "<missing>" {
+		t.Fatalf("fork files: f=%q g=%q", read(f.Workspace, "f.txt"), read(f.Workspace, "g.txt"))
+	}
+	if _, err := h.UserExec(ctx, f.ID, "echo fork > f.txt", ExecOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if read(ws, "f.txt") != "two\n" || read(f.Workspace, "f.txt") != "fork\n" {
+		t.Fatalf("siblings share files: src=%q fork=%q", read(ws, "f.txt"), read(f.Workspace, "f.txt"))
+	}
+	if _, err := h.Rewind(f.ID, mark+1); err != nil {
+		t.Fatal(err)
+	}
+	if read(f.Workspace, "f.txt") != "one\n" {
+		t.Fatalf("rewound fork f=%q", read(f.Workspace, "f.txt"))
+	}
+}

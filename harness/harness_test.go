@@ -36,7 +36,7 @@ func turn(i int) []store.Record {
 
 func TestSessionLifecycleForkRewind(t *testing.T) {
 	h := openTest(t, Options{CheckpointEvery: 8})
-	s, err := h.NewSession(NewSessionOptions{Name: "alpha", Workspace: "/w"})
+	s, err := h.NewSession(NewSessionOptions{Name: "alpha"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -81,7 +81,8 @@ func (h *Harness) newRuntime(s *Session) (*Runtime, error) {
 	if err != nil {
 		return nil, fmt.Errorf("sandbox of %s: %w", s.Name, err)
 	}
-	snaps, err := sandbox.NewSnapshotter(s.Workspace, sandbox.ShadowDir(h.Home(), s.Workspace), sandbox.SnapshotOptions{})
+	snaps, err := sandbox.NewSnapshotter(s.Workspace, sandbox.ShadowDir(h.Home(), s.Workspace),
+		sandbox.SnapshotOptions{Alternates: splitLines(s.Settings[alternatesKey])})
 	if err != nil {
 		sh.Close()
 		return nil, fmt.Errorf("snapshots of %s: %w", s.Name, err)
