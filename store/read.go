@@ -144,3 +144,34 @@ func (s *Store) NewBranch(id string) (b Branch, err error) {
 	})
 	return b, err
 }
+
+// Segment is a run of a branch's history stored in one branch's own events.
+type Segment struct {
+	Branch   string
+	From, To uint64
+}
+
+// Lineage returns, oldest first, which branch stores each part of a branch's history.
+func (s *Store) Lineage(branch string) (out []Segment, err error) {
+	err = s.View(func(tx *Tx) error {
+		head, _, err := tx.Head(branch)
+		if err != nil {
+			return err
+		}
+		segs, err := tx.segments(branch, head)
+		for _, sg := range segs {
+			out = append(out, Segment{Branch: sg.branch, From: sg.from, To: sg.to})
+		}
+		return err
+	})
+	return out, err
+}
+
+// Branches lists every branch.
+func (s *Store) Branches() (out []Branch, err error) {
+	err = s.View(func(tx *Tx) error {
+		out, err = tx.Branches()
+		return err
+	})
+	return out, err
+}

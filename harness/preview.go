@@ -1,0 +1,66 @@
+package harness
+
+import (
+	"sort"
+)
+
+// RewindPreview says what rewinding a session to seq would undo: how many events leave the live
+// history and which workspace files would change back.
+func (h *Harness) RewindPreview(sessionID string, seq uint64) (events int, files []string, err error) {
+	s, err := h.Session(sessionID)
+	if err != nil {
+		return 0, nil, err
+	}
+	evs, err := h.st.ReadRange(s.Branch, seq+1, 0)
+	if err != nil {
+		return 0, nil, err
+	}
+	set := map[string]bool{}
+	for _, e := range evs {
+		if e.Type != TypeWorkspaceSnapshot {
+			continue
+		}
+		p, err := Decode(e)
+		if err != nil {
+			continue
+		}
+		for _, c := range p.(*WorkspaceSnapshot).Changed {
+			set[c.Path] = true
+			if c.From != "" {
+				set[c.From] = true
+			}
+		}
+	}
+	for f := range set {
+		files = append(files, f)
+	}
+	sort.Strings(files)
+	return len(evs), files, nil
+}
+
+// BranchPoints returns, for a branch's history, the seqs where other branches (forks and
+// abandoned rewinds) start, with how many start there.
+func (h *Harness) BranchPoints(branch string) (map[uint64]int, error) {
+	lineage, err := h.st.Lineage(branch)
+	if err != nil {
+		return nil, err
+	}
+	limit := map[string]uint64{}
+	for _, sg := range lineage {
+		limit[sg.Branch] = sg.To
+	}
+	all, err := h.st.Branches()
+	if err != nil {
+		return nil, err
+	}
+	out := map[uint64]int{}
+	for _, b := range all {
+		if b.Parent == "" {
+			continue
+		}
+		if to, ok := limit[b.Parent]; ok && b.ForkSeq <= to && b.ForkSeq > 0 {
+			out[b.ForkSeq]++
+		}
+	}
+	return out, nil
+}
