@@ -129,10 +129,11 @@ func Members(h *harness.Harness) ([]Member, map[string]*State, error) {
 	return ms, states, nil
 }
 
-// projectRoot is the workspace of a session's oldest known ancestor.
+// projectRoot is the project a session works on: the harness's "project" setting (forks in
+// their own copies record it), else the workspace of its oldest known ancestor.
 func projectRoot(byID map[string]*harness.Session, s *harness.Session) string {
 	seen := map[string]bool{}
-	for s.Parent != "" && !seen[s.ID] {
+	for s.Settings["project"] == "" && s.Parent != "" && !seen[s.ID] {
 		seen[s.ID] = true
 		p, ok := byID[s.Parent]
 		if !ok {
@@ -140,7 +141,7 @@ func projectRoot(byID map[string]*harness.Session, s *harness.Session) string {
 		}
 		s = p
 	}
-	return filepath.Clean(s.Workspace)
+	return filepath.Clean(firstNonEmpty(s.Settings["project"], s.Workspace))
 }
 
 // RecordConflicts detects conflicts among unfinished sessions and appends the new

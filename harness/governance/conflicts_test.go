@@ -74,3 +74,44 @@ func TestUnifiedDiff(t *testing.T) {
 		t.Fatal("equal files give a diff")
 	}
 }
+
+func TestConflictWithForkInItsOwnCopy(t *testing.T) {
+	h := openHarness(t)
+	ws := t.TempDir()
+	a := newSession(t, h, "alpha", ws, nil)
+	b, err := h.Fork(a.ID, 0, harness.ForkOptions{Name: "beta"}) // the harness copies the workspace
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b.Workspace == ws {
+		t.Fatalf("fork shares the workspace %s", ws)
+	}
+	mustAppend(t, h, a.ID, snapshot("main.go"))
+	mustAppend(t, h, b.ID, snapshot("main.go"))
+	cs, err := RecordConflicts(h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(cs) != 1 || cs[0].Shared || cs[0].Path != "main.go" {
+		t.Fatalf("conflicts %+v", cs)
+	}
+}
+
+func TestFleet(t *testing.T) {
+	h := openHarness(t)
+	a := newSession(t, h, "alpha", "/p", &Scope{Allow: []string{"src/**"}, Budget: 2})
+	b := newSession(t, h, "beta", "/p", nil)
+	mustAppend(t, h, a.ID, snapshot("src/x.go", "docs/y.md"))
+	mustAppend(t, h, b.ID, snapshot("src/x.go"))
+	if _, err := RecordConflicts(h); err != nil {
+		t.Fatal(err)
+	}
+	fl, err := Fleet(h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(fl) != 2 || fl[0].Name != "alpha" || fl[0].Drift.Total != 0.6 || fl[0].Drift.Level != LevelMid ||
+		len(fl[0].Conflicts) != 1 || fl[1].Conflicts[0].WithName != "alpha" || !fl[1].Conflicts[0].Shared {
+		t.Fatalf("fleet %+v", fl)
+	}
+}

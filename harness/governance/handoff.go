@@ -116,7 +116,12 @@ func handoffTarget(h *harness.Harness, from *harness.Session, o HandoffOptions) 
 	if err != nil {
 		return nil, false, err
 	}
-	to, err = h.NewSession(harness.NewSessionOptions{Name: o.To, Agent: from.Agent, Workspace: from.Workspace})
+	var settings map[string]string
+	if p := from.Settings["project"]; p != "" {
+		settings = map[string]string{"project": p}
+	}
+	to, err = h.NewSession(harness.NewSessionOptions{Name: o.To, Agent: from.Agent, Workspace: from.Workspace,
+		Settings: settings})
 	if err != nil {
 		return nil, false, err
 	}

@@ -99,7 +99,7 @@ func TestHandoffDeliveredExactlyOnce(t *testing.T) {
 		t.Fatalf("deliver %d", len(first.Deliver))
 	}
 	// Before delivery is recorded, a fork of the receiver does not inherit the handoff.
-	f, err := h.Fork(res.To.ID, 0, harness.ForkOptions{Name: "beta-fork"})
+	f, err := h.Fork(res.To.ID, 0, harness.ForkOptions{Name: "beta-fork", Workspace: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -30,7 +30,7 @@ var (
 func LoadConstitution(dir string) (*Constitution, []byte, error) {
 	src, err := os.ReadFile(filepath.Join(dir, ConstitutionPath))
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil, fmt.Errorf("%s in %s (run 'exo init'): %w", ConstitutionPath, dir, ErrNoConstitution)
+		return nil, nil, fmt.Errorf("%w: %s not found in %s (run 'exo init')", ErrNoConstitution, ConstitutionPath, dir)
 	}
 	if err != nil {
 		return nil, nil, fmt.Errorf("read constitution: %w", err)
@@ -123,7 +123,7 @@ func VerifyLock(dir string) (*Constitution, error) {
 
 // driftf builds a governance drift error that says what to do.
 func driftf(format string, a ...any) error {
-	return fmt.Errorf("%w: %s; run 'exo compile' to review and seal the rules (or override explicitly to start anyway)",
+	return fmt.Errorf("%w: %s; run 'exo compile' to review and seal the rules",
 		ErrGovernanceDrift, fmt.Sprintf(format, a...))
 }
 
