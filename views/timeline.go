@@ -62,7 +62,9 @@ func (t *Timeline) SetSource(src TimelineSource) {
 	t.clamp()
 }
 
-// Refresh notes that the source grew; only new rows are filtered.
+// Refresh notes that the source grew at the end; only new rows are
+// filtered. When existing rows change (a fork marks a branch point, a rewind
+// abandons a tail), call SetSource instead, which also drops cached rows.
 func (t *Timeline) Refresh() {
 	t.rescan()
 	t.clamp()

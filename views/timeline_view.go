@@ -57,7 +57,7 @@ func (t *Timeline) renderRow(r TimelineRow, w int, selected bool) string {
 	cols := []string{mark + st.Seq.Render(seq), st.Glyph(Family(r.Type)).Render(glyph)}
 	rest := w - widthOf(seq) - 4
 	if w >= 40 {
-		cols = append(cols[:1], st.Time.Render(r.Time.UTC().Format("15:04:05")), cols[1])
+		cols = append(cols[:1], st.Time.Render(r.Time.Format("15:04:05")), cols[1])
 		rest -= 9
 	}
 	if w >= 56 {
