@@ -36,7 +36,7 @@ type convEntry struct {
 	selected bool             // selected marks the selected tool block.
 	grown    bool             // grown is true while Text only grew since the last render.
 	text     *strings.Builder // text accumulates streamed deltas without copying.
-	md       mdStream         // md renders assistant markdown block by block.
+	md       *mdStream        // md renders assistant markdown block by block (assistant items only).
 	lines    []string         // lines is the cached rendering.
 	key      renderKey        // key is what lines were rendered for.
 }

@@ -22,6 +22,9 @@ func (c *Conversation) renderEntry(e *convEntry, w int) []string {
 		lines = prefixed(st.Conv.UserLabel.Render("› "), "  ", st.Conv.User.Render, e.item.Text, w)
 	case KindAssistant:
 		head := []string{st.Conv.AssistantLabel.Render("● assistant") + c.streamMark(e)}
+		if e.md == nil {
+			e.md = &mdStream{}
+		}
 		lines = e.md.update(&c.md, c.common, head, e.item.Text, w, e.grown)
 		e.grown = true
 		return append(lines, "")
