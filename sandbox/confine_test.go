@@ -5,6 +5,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -116,9 +117,11 @@ func TestRlimitsApplied(t *testing.T) {
 	cfg := testConfig(t)
 	cfg.Limits = Limits{AddressSpace: 1 << 30, FileSize: 1 << 20, Processes: 500, CPUSeconds: 77}
 	sh := newTestShell(t, cfg)
-	r := run(t, sh, "ulimit -v; ulimit -f; ulimit -u; ulimit -t", RunOptions{})
-	if r.Output != "1048576\n1024\n500\n77\n" {
-		t.Fatalf("limits: %q", r.Output)
+	r := run(t, sh, "grep -E 'Max (cpu time|file size|processes|address space)' /proc/self/limits", RunOptions{})
+	for _, want := range []string{`cpu time\s+77\s+77 `, `file size\s+1048576\s+1048576 `, `processes\s+500\s+500 `, `address space\s+1073741824\s+1073741824 `} {
+		if !regexp.MustCompile(want).MatchString(r.Output) {
+			t.Fatalf("limits: want %s in\n%s", want, r.Output)
+		}
 	}
 	r = run(t, sh, "head -c 2M /dev/zero > big; echo $?; stat -c %s big", RunOptions{})
 	if !strings.HasSuffix(r.Output, "1048576\n") || strings.HasPrefix(r.Output, "0\n") {
@@ -137,5 +140,19 @@ func TestRefusePolicyWithoutIsolation(t *testing.T) {
 	sh2, err := NewShell(cfg, Capabilities{PTY: true, Rlimits: true})
 	if err != nil || sh2.Enforcement().Confined() || !strings.Contains(sh2.Enforcement().String(), "NOT ISOLATED") {
 		t.Fatalf("unconfined run not reported: %v %s", err, sh2.Enforcement())
+	}
+}
+
+func TestNoCapabilitiesInside(t *testing.T) {
+	for _, mode := range fsModes(t) {
+		t.Run(string(mode), func(t *testing.T) {
+			cfg := testConfig(t)
+			cfg.Filesystem = mode
+			sh := newTestShell(t, cfg)
+			r := run(t, sh, "grep -E '^Cap(Eff|Prm)' /proc/self/status; mount -o remount,bind,rw / 2>/dev/null && echo REMOUNTED; umount /tmp 2>/dev/null && echo UNMOUNTED; true", RunOptions{})
+			if strings.Count(r.Output, "0000000000000000") != 2 || strings.Contains(r.Output, "MOUNTED") {
+				t.Fatalf("capabilities left inside the sandbox:\n%s", r.Output)
+			}
+		})
 	}
 }

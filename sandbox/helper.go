@@ -95,8 +95,8 @@ func confineAndExec(o helperOpts) error {
 	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
 		return fmt.Errorf("set no_new_privs: %w", err)
 	}
-	if err := unix.Prctl(unix.PR_CAP_AMBIENT, unix.PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0); err != nil {
-		return fmt.Errorf("clear ambient capabilities: %w", err)
+	if err := dropCapabilities(); err != nil {
+		return err
 	}
 	if o.fs == FSLandlock {
 		if err := applyLandlock(o); err != nil {

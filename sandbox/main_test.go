@@ -35,7 +35,12 @@ func testConfig(t testing.TB) Config {
 			t.Fatal(err)
 		}
 	}
-	return Config{Workspace: ws, TmpDir: tmp, Helper: []string{os.Args[0], HelperCommand}, Fallback: RunUnconfined}
+	// EXO_SANDBOX_TEST_FS and EXO_SANDBOX_TEST_SHELL let CI rerun the suite with a forced
+	// confinement mode (landlock, mountns, none) or shell (sh).
+	return Config{
+		Workspace: ws, TmpDir: tmp, Helper: []string{os.Args[0], HelperCommand}, Fallback: RunUnconfined,
+		Filesystem: FSMode(os.Getenv("EXO_SANDBOX_TEST_FS")), Shell: os.Getenv("EXO_SANDBOX_TEST_SHELL"),
+	}
 }
 
 // newTestShell starts a shell for cfg and closes it at the end of the test.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"syscall"
 	"time"
 )
 
@@ -88,25 +89,27 @@ func (s *Shell) shellExited(p *shellProc, st *runState, r *Result) {
 // Interrupt tuning: how long to wait for the shell to come back after each round.
 const (
 	interruptGrace  = 100 * time.Millisecond
-	interruptRounds = 3
-	syncWait        = 500 * time.Millisecond
+	interruptRounds = 5
+	syncWait        = 300 * time.Millisecond
 )
 
-// interrupt stops the running command like Ctrl-C, then kills whatever is left below
-// the shell, resets the terminal and resynchronises; a shell that does not answer is replaced.
+// interrupt stops the running command like Ctrl-C (sent to the terminal and to the
+// shell, which breaks out of loops), kills whatever is left below the shell, resets
+// the terminal and resynchronises; a shell that does not answer is replaced.
 func (s *Shell) interrupt(p *shellProc, st *runState, r *Result) {
 	pid := p.cmd.Process.Pid
-	p.write("\x03")
 	sync := newNonce()
 	st.expect(sync)
-	select {
-	case code := <-st.done:
-		r.ExitCode = code
-		killTree(pid)
-		return
-	case <-time.After(interruptGrace):
-	}
 	for round := 0; round < interruptRounds; round++ {
+		p.write("\x03")
+		syscall.Kill(pid, syscall.SIGINT)
+		select {
+		case code := <-st.done:
+			r.ExitCode = code
+			killTree(pid)
+			return
+		case <-time.After(interruptGrace):
+		}
 		killTree(pid)
 		p.resetTTY()
 		p.write(p.markerCmd(sync, "130") + "\n")
