@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"sync"
 	"time"
+
+	"github.com/creack/pty"
 )
 
 // ErrClosed is returned by a Shell or TaskManager used after Close.
@@ -20,8 +22,8 @@ type Shell struct {
 	enf  Enforcement
 	prog string
 
-	runMu   sync.Mutex // held for the whole of a Run
-	mu      sync.Mutex // guards proc, closed and lost
+	running chan struct{} // holds a token while a Run is in progress
+	mu      sync.Mutex    // guards proc, closed and lost
 	proc    *shellProc
 	closed  bool
 	lost    string // why the previous shell went away, reported by the next Run
@@ -49,7 +51,7 @@ func NewShell(cfg Config, caps Capabilities) (*Shell, error) {
 	if prog, err = exec.LookPath(prog); err != nil {
 		return nil, fmt.Errorf("new shell: find shell: %w", err)
 	}
-	return &Shell{cfg: cfg, enf: enf, prog: prog}, nil
+	return &Shell{cfg: cfg, enf: enf, prog: prog, running: make(chan struct{}, 1)}, nil
 }
 
 // Enforcement returns the confinement the shell's commands run under.
@@ -102,6 +104,21 @@ func (s *Shell) discard(p *shellProc, why string) {
 	if s.proc == p {
 		s.proc, s.lost = nil, why
 	}
+}
+
+// Resize changes the PTY size that programs see (for the sandbox pane); it applies now
+// if a shell is running and to shells started later.
+func (s *Shell) Resize(rows, cols uint16) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.cfg.Rows, s.cfg.Cols = rows, cols
+	if s.proc == nil {
+		return nil
+	}
+	if err := pty.Setsize(s.proc.ptm, &pty.Winsize{Rows: rows, Cols: cols}); err != nil {
+		return fmt.Errorf("resize shell pty: %w", err)
+	}
+	return nil
 }
 
 // ctlDir is where the shell's init file and command files live.

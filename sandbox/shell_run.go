@@ -11,10 +11,15 @@ import (
 // Run runs command in the persistent shell with stdin at end-of-file. On timeout or
 // cancellation the command's processes (grandchildren too) are killed and the shell
 // carries on; a shell that died or stays wedged is replaced, and the Result says so.
+// One command runs at a time: a second Run waits for the first (or for its ctx).
 // The error is non-nil only when the command could not be run at all.
 func (s *Shell) Run(ctx context.Context, command string, opts RunOptions) (Result, error) {
-	s.runMu.Lock()
-	defer s.runMu.Unlock()
+	select {
+	case s.running <- struct{}{}:
+		defer func() { <-s.running }()
+	case <-ctx.Done():
+		return Result{}, fmt.Errorf("run in shell: waiting for the previous command: %w", ctx.Err())
+	}
 	start := time.Now()
 	p, restarted, why, err := s.ensure()
 	if err != nil {

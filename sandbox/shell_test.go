@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -56,5 +57,43 @@ func TestShellEnvIsClean(t *testing.T) {
 	r := run(t, sh, "env", RunOptions{})
 	if strings.Contains(r.Output, "hunter2") || !strings.Contains(r.Output, "EXTRA=yes") || !strings.Contains(r.Output, "TERM=xterm-256color") {
 		t.Fatalf("environment: %s", r.Output)
+	}
+}
+
+func TestConcurrentRunsAreSerialised(t *testing.T) {
+	sh := newTestShell(t, testConfig(t))
+	run(t, sh, "true", RunOptions{})
+	errs := make(chan error, 2)
+	for i := range 2 {
+		go func() {
+			r, err := sh.Run(context.Background(), fmt.Sprintf("echo start-%d; sleep 0.2; echo end-%d", i, i), RunOptions{})
+			if err == nil && r.Output != fmt.Sprintf("start-%d\nend-%d\n", i, i) {
+				err = fmt.Errorf("interleaved output: %q", r.Output)
+			}
+			errs <- err
+		}()
+	}
+	for range 2 {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	go sh.Run(context.Background(), "sleep 0.5", RunOptions{})
+	time.Sleep(100 * time.Millisecond)
+	cancel()
+	if _, err := sh.Run(ctx, "true", RunOptions{}); err == nil {
+		t.Fatal("a cancelled wait for a busy shell should fail")
+	}
+}
+
+func TestResizeSeenByPrograms(t *testing.T) {
+	sh := newTestShell(t, testConfig(t))
+	run(t, sh, "true", RunOptions{})
+	if err := sh.Resize(30, 100); err != nil {
+		t.Fatal(err)
+	}
+	if r := run(t, sh, "stty size </dev/tty", RunOptions{}); r.Output != "30 100\n" {
+		t.Fatalf("size: %q", r.Output)
 	}
 }

@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/creack/pty"
@@ -203,15 +202,7 @@ func (p *shellProc) dead() bool {
 }
 
 // exitCode returns the shell's exit status once it has exited.
-func (p *shellProc) exitCode() int {
-	if st := p.cmd.ProcessState; st != nil {
-		if ws, ok := st.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-			return 128 + int(ws.Signal())
-		}
-		return st.ExitCode()
-	}
-	return -1
-}
+func (p *shellProc) exitCode() int { return exitStatus(p.cmd.ProcessState) }
 
 // teardown kills the shell and its processes and closes the PTY.
 func (p *shellProc) teardown() {
