@@ -28,14 +28,8 @@ func BuildBootstrap(h *harness.Harness, sessionID string, c *Constitution, actor
 		return nil, err
 	}
 	pending := st.Pending()
-	parts := []string{c.RulesText(), ScopeText(st.Scope), SiblingText(st.Scope, sibs), HandoffText(pending)}
-	var kept []string
-	for _, p := range parts {
-		if p != "" {
-			kept = append(kept, strings.TrimRight(p, "\n"))
-		}
-	}
-	return &Bootstrap{Text: strings.Join(kept, "\n\n"), Deliver: DeliveryRecords(actor, pending)}, nil
+	text := joinSections(c.RulesText(), ScopeText(st.Scope), SiblingText(st.Scope, sibs), HandoffText(pending))
+	return &Bootstrap{Text: text, Deliver: DeliveryRecords(actor, pending)}, nil
 }
 
 // ScopeText tells the model its scope.

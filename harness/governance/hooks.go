@@ -1,0 +1,106 @@
+package governance
+
+import (
+	"strings"
+
+	"exo/harness"
+	"exo/store"
+)
+
+// CheckWriteHook adapts Check to the executor's CheckWrite option: it folds the session's
+// current scope from the log and refuses the workspace-relative path when it is out of scope or
+// a boundary path. The error text is written for the model.
+func CheckWriteHook(h *harness.Harness) func(sessionID, relPath string) error {
+	return func(sessionID, relPath string) error {
+		s, err := CurrentScope(h, sessionID)
+		if err != nil {
+			return err
+		}
+		return s.Check(relPath)
+	}
+}
+
+// SystemExtraHook adapts SystemText to the executor's SystemExtra option, reading the sealed
+// constitution of the session's workspace from its lock (VerifyLock ran at session start).
+// Failures leave the extra text empty rather than failing the turn.
+func SystemExtraHook(h *harness.Harness) func(sessionID string) string {
+	return func(sessionID string) string {
+		s, err := h.Session(sessionID)
+		if err != nil {
+			return ""
+		}
+		var c *Constitution
+		if _, sealed, err := ReadLock(s.Workspace); err == nil {
+			c = sealed
+		}
+		text, err := SystemText(h, sessionID, c)
+		if err != nil {
+			return ""
+		}
+		return text
+	}
+}
+
+// SystemText renders the stable governance part of a system prompt: the constitution's rules,
+// the session's scope and its live siblings. Handoffs are not included: they are delivered once
+// (see DeliverHandoffs and BuildBootstrap).
+func SystemText(h *harness.Harness, sessionID string, c *Constitution) (string, error) {
+	st, err := Load(h, sessionID)
+	if err != nil {
+		return "", err
+	}
+	sibs, err := Siblings(h, st.Session)
+	if err != nil {
+		return "", err
+	}
+	return joinSections(c.RulesText(), ScopeText(st.Scope), SiblingText(st.Scope, sibs)), nil
+}
+
+// ApprovalMap converts the constitution's approvals to the executor's Approvals option.
+func (c *Constitution) ApprovalMap() map[string]string {
+	if c == nil {
+		return nil
+	}
+	out := make(map[string]string, len(c.Approvals))
+	for tool, a := range c.Approvals {
+		out[tool] = string(a)
+	}
+	return out
+}
+
+// DeliverHandoffs puts a session's undelivered handoffs into its conversation: for each, an
+// invocation.received (source "handoff") with HandoffText and a handoff.delivered, in one
+// transaction on the session's current branch. Called before the session's next prompt, it makes
+// each handoff reach the model exactly once and stay in the conversation afterwards.
+func DeliverHandoffs(h *harness.Harness, sessionID, actor string) ([]HandoffRecord, error) {
+	s, err := h.Session(sessionID)
+	if err != nil {
+		return nil, err
+	}
+	st, err := LoadBranch(h, s.ID, s.Branch)
+	if err != nil {
+		return nil, err
+	}
+	pending := st.Pending()
+	if len(pending) == 0 {
+		return nil, nil
+	}
+	out := append([]store.Record{harness.MustRecord(harness.TypeInvocationReceived, actor,
+		harness.InvocationReceived{Text: HandoffText(pending), Source: "handoff"})},
+		DeliveryRecords(actor, pending)...)
+	if _, err := h.AppendOn(s.ID, s.Branch, out...); err != nil {
+		return nil, err
+	}
+	return pending, nil
+}
+
+// joinSections joins non-empty prompt sections with blank lines.
+func joinSections(parts ...string) string {
+	var kept []string
+	for _, p := range parts {
+		if p != "" {
+			kept = append(kept, strings.TrimRight(p, "\n"))
+		}
+	}
+	return strings.Join(kept, "\n\n")
+}
