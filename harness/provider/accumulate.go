@@ -73,6 +73,14 @@ func (a *accumulator) addArgs(key int64, s string) bool {
 	return true
 }
 
+// callID returns the id of the call under key, or "".
+func (a *accumulator) callID(key int64) string {
+	if i, ok := a.byKey[key]; ok {
+		return a.calls[i].id
+	}
+	return ""
+}
+
 // hasCall reports whether a call was started under key.
 func (a *accumulator) hasCall(key int64) bool {
 	_, ok := a.byKey[key]

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/http"
 
 	"github.com/anthropics/anthropic-sdk-go"
 	"github.com/anthropics/anthropic-sdk-go/option"
@@ -46,80 +47,17 @@ func (p *Anthropic) Stream(ctx context.Context, req Request, onDelta func(Delta)
 	}
 	ctx, m := withMeter(ctx)
 	st := &anthropicState{acc: newAccumulator(onDelta), model: req.Model} // starts the TTFT clock
-	stream := p.client.Messages.NewStreaming(ctx, params)
-	defer stream.Close()
-	for stream.Next() {
-		if err := st.handle(stream.Current()); err != nil {
-			err.Provider, err.Bytes = p.name, m.n()
-			return Response{}, err
-		}
-		if st.done {
-			return st.acc.response(st.model, st.usage, st.stop), nil
-		}
-	}
-	if err := stream.Err(); err != nil {
+	var raw *http.Response
+	err = p.client.Post(ctx, "v1/messages", params, &raw, option.WithJSONSet("stream", true))
+	if err != nil {
 		return Response{}, classify(ctx, p.name, err, m)
 	}
-	return Response{}, &Error{Provider: p.name, Kind: ErrStreamCut, Bytes: m.n(), Detail: "ended before message_stop"}
-}
-
-// anthropicState folds Messages stream events.
-type anthropicState struct {
-	acc   *accumulator
-	model string
-	usage Usage
-	stop  StopReason
-	done  bool
-}
-
-// handle applies one event.
-func (s *anthropicState) handle(ev anthropic.MessageStreamEventUnion) *Error {
-	switch ev.Type {
-	case "message_start":
-		s.model = firstNonEmpty(ev.Message.Model, s.model)
-		u := ev.Message.Usage
-		s.usage = Usage{Input: u.InputTokens + u.CacheReadInputTokens + u.CacheCreationInputTokens,
-			Output: u.OutputTokens, Cached: u.CacheReadInputTokens, CacheWrite: u.CacheCreationInputTokens}
-	case "content_block_start":
-		switch ev.ContentBlock.Type {
-		case "tool_use":
-			s.acc.startCall(ev.Index, ev.ContentBlock.ID, ev.ContentBlock.Name)
-		case "text":
-			s.acc.addText(ev.ContentBlock.Text)
-		}
-	case "content_block_delta":
-		return s.blockDelta(ev)
-	case "message_delta":
-		s.messageDelta(ev)
-	case "message_stop":
-		s.done = true
+	defer raw.Body.Close()
+	err = consume(ctx, p.name, m, raw.Body, st.event, func() bool { return st.done }, "message_stop")
+	if err != nil {
+		return Response{}, err
 	}
-	return nil
-}
-
-// blockDelta applies a text or tool-input piece.
-func (s *anthropicState) blockDelta(ev anthropic.MessageStreamEventUnion) *Error {
-	switch ev.Delta.Type {
-	case "text_delta":
-		s.acc.addText(ev.Delta.Text)
-	case "input_json_delta":
-		if !s.acc.addArgs(ev.Index, ev.Delta.PartialJSON) {
-			return &Error{Kind: ErrMalformedStream, Detail: "input_json_delta for an unknown content block"}
-		}
-	}
-	return nil
-}
-
-// messageDelta records the stop reason and the final usage counts.
-func (s *anthropicState) messageDelta(ev anthropic.MessageStreamEventUnion) {
-	if ev.Delta.StopReason != "" {
-		s.stop = StopReason(ev.Delta.StopReason)
-	}
-	u := ev.Usage
-	s.usage.Output = max(s.usage.Output, u.OutputTokens)
-	if in := u.InputTokens + u.CacheReadInputTokens + u.CacheCreationInputTokens; in > 0 {
-		s.usage.Input, s.usage.Cached, s.usage.CacheWrite = in, u.CacheReadInputTokens, u.CacheCreationInputTokens
-	}
+	return st.acc.response(st.model, st.usage, st.stop), nil
 }
 
 // anthropicParams maps a Request onto Messages API parameters, marking the

@@ -93,3 +93,15 @@ func TestArgsJSON(t *testing.T) {
 	wantEq(t, "valid", string(argsJSON(`{"a":1}`)), `{"a":1}`)
 	wantEq(t, "invalid", string(argsJSON(`{"a":`)), `"{\"a\":"`)
 }
+
+func TestCountRequestTokens(t *testing.T) {
+	req := testRequest("gpt-4.1")
+	n, exact := CountRequestTokens(req)
+	if !exact || n < 50 || n > 200 {
+		t.Errorf("gpt-4.1: %d, %v", n, exact)
+	}
+	req.Model = "llama3"
+	if m, exact := CountRequestTokens(req); exact || m < 50 {
+		t.Errorf("estimate: %d, %v", m, exact)
+	}
+}

@@ -15,7 +15,6 @@ import (
 
 	"github.com/anthropics/anthropic-sdk-go"
 	"github.com/openai/openai-go/v3"
-	"github.com/openai/openai-go/v3/packages/ssestream"
 )
 
 // classify turns an SDK, network or decoding error into an *Error (or the
@@ -40,7 +39,7 @@ func classify(ctx context.Context, name string, err error, m *meter) error {
 	return classifyTransport(name, err, m.n())
 }
 
-// classifyOpenAI maps the OpenAI SDK's API and stream errors.
+// classifyOpenAI maps the OpenAI SDK's API errors (HTTP status ≥ 400).
 func classifyOpenAI(name string, err error) *Error {
 	var ae *openai.Error
 	if errors.As(err, &ae) {
@@ -48,15 +47,11 @@ func classifyOpenAI(name string, err error) *Error {
 		e.Detail = firstNonEmpty(ae.Message, ae.Code)
 		return e
 	}
-	var se *ssestream.StreamError
-	if errors.As(err, &se) {
-		return &Error{Provider: name, Kind: ErrServer, Detail: trim(se.Message), Err: err}
-	}
 	return nil
 }
 
-// classifyAnthropic maps the Anthropic SDK's API errors, including an
-// in-stream error event such as overloaded_error.
+// classifyAnthropic maps the Anthropic SDK's API errors (HTTP status ≥ 400),
+// refined by the error type in the body (overloaded_error, ...).
 func classifyAnthropic(name string, err error) *Error {
 	var ae *anthropic.Error
 	if !errors.As(err, &ae) {
@@ -72,9 +67,6 @@ func classifyAnthropic(name string, err error) *Error {
 		e.Kind = ErrServer
 	case "authentication_error", "permission_error":
 		e.Kind = ErrAuth
-	}
-	if e.Status == http.StatusOK {
-		e.Status = 0 // an error event inside a 200 stream
 	}
 	e.Detail = anthropicMessage(ae.RawJSON())
 	return e

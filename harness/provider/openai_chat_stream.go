@@ -2,7 +2,6 @@ package provider
 
 import (
 	"bytes"
-	"encoding/json"
 	"fmt"
 )
 
@@ -12,6 +11,7 @@ type chatState struct {
 	model string
 	usage Usage
 	stop  StopReason
+	keys  map[int64]int64 // wire index → accumulator key
 }
 
 // chatChunk is the part of a chat.completion.chunk that exo reads.
@@ -49,33 +49,19 @@ type chatDelta struct {
 	} `json:"tool_calls"`
 }
 
-// read consumes the stream until [DONE] or its end.
-func (s *chatState) read(r *sseReader) *Error {
-	for r.Next() {
-		data := r.Data()
-		if bytes.HasPrefix(data, []byte("[DONE]")) {
-			return s.finished()
+// event applies one SSE event: a chunk, or [DONE].
+func (s *chatState) event(data []byte) (bool, *Error) {
+	if bytes.HasPrefix(data, []byte("[DONE]")) {
+		if s.stop == "" {
+			return true, &Error{Kind: ErrStreamCut, Detail: "[DONE] before finish_reason"}
 		}
-		var c chatChunk
-		if err := json.Unmarshal(data, &c); err != nil {
-			return &Error{Kind: ErrMalformedStream, Detail: trim(err.Error()), Err: err}
-		}
-		if err := s.handle(&c); err != nil {
-			return err
-		}
+		return true, nil
 	}
-	if err := r.Err(); err != nil {
-		return &Error{Kind: ErrStreamCut, Err: err}
+	var c chatChunk
+	if err := decodeEvent(data, &c); err != nil {
+		return false, err
 	}
-	return s.finished()
-}
-
-// finished reports a stream that ended before a finish_reason.
-func (s *chatState) finished() *Error {
-	if s.stop == "" {
-		return &Error{Kind: ErrStreamCut, Detail: "ended before finish_reason"}
-	}
-	return nil
+	return false, s.handle(&c)
 }
 
 // handle applies one chunk.
@@ -107,15 +93,33 @@ func (s *chatState) delta(d *chatDelta) *Error {
 	s.acc.addText(d.Content)
 	s.acc.addText(d.Refusal)
 	for _, tc := range d.ToolCalls {
-		if !s.acc.hasCall(tc.Index) {
+		key := s.key(tc.Index, tc.ID)
+		if !s.acc.hasCall(key) {
 			if tc.ID == "" || tc.Function.Name == "" {
 				return &Error{Kind: ErrMalformedStream, Detail: "tool call fragment before its id and name"}
 			}
-			s.acc.startCall(tc.Index, tc.ID, tc.Function.Name)
+			s.acc.startCall(key, tc.ID, tc.Function.Name)
 		}
-		s.acc.addArgs(tc.Index, tc.Function.Arguments)
+		s.acc.addArgs(key, tc.Function.Arguments)
 	}
 	return nil
+}
+
+// key maps a tool call's wire index to the accumulator's key. Some servers
+// send every call whole with index 0; a new id at a known index therefore
+// starts a new call under a fresh key.
+func (s *chatState) key(index int64, id string) int64 {
+	if s.keys == nil {
+		s.keys = map[int64]int64{}
+	}
+	key, ok := s.keys[index]
+	if !ok {
+		key = index
+	} else if id != "" && s.acc.callID(key) != id {
+		key = int64(1)<<40 + int64(len(s.acc.calls))
+	}
+	s.keys[index] = key
+	return key
 }
 
 // chatStop normalises a finish_reason.

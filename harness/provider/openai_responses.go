@@ -3,6 +3,7 @@ package provider
 import (
 	"context"
 	"fmt"
+	"net/http"
 
 	"github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
@@ -46,80 +47,17 @@ func (p *OpenAI) Stream(ctx context.Context, req Request, onDelta func(Delta)) (
 	}
 	ctx, m := withMeter(ctx)
 	st := &responsesState{acc: newAccumulator(onDelta), model: req.Model} // starts the TTFT clock
-	stream := p.client.Responses.NewStreaming(ctx, params)
-	defer stream.Close()
-	for stream.Next() {
-		if err := st.handle(stream.Current()); err != nil {
-			return Response{}, p.fail(err, m)
-		}
-		if st.done {
-			return st.response(), nil
-		}
-	}
-	if err := stream.Err(); err != nil {
+	var raw *http.Response
+	err = p.client.Post(ctx, "responses", params, &raw, option.WithJSONSet("stream", true))
+	if err != nil {
 		return Response{}, classify(ctx, p.name, err, m)
 	}
-	return Response{}, &Error{Provider: p.name, Kind: ErrStreamCut, Bytes: m.n(), Detail: "ended before response.completed"}
-}
-
-// fail fills in the provider's name and byte count on an in-stream error.
-func (p *OpenAI) fail(e *Error, m *meter) error {
-	e.Provider, e.Bytes = p.name, m.n()
-	return e
-}
-
-// responsesState folds Responses stream events.
-type responsesState struct {
-	acc   *accumulator
-	model string
-	usage Usage
-	stop  StopReason
-	done  bool
-}
-
-// handle applies one event.
-func (s *responsesState) handle(ev responses.ResponseStreamEventUnion) *Error {
-	switch ev.Type {
-	case "response.created", "response.in_progress":
-		s.model = firstNonEmpty(string(ev.Response.Model), s.model)
-	case "response.output_item.added":
-		if ev.Item.Type == "function_call" {
-			s.acc.startCall(ev.OutputIndex, ev.Item.CallID, ev.Item.Name)
-		}
-	case "response.output_text.delta", "response.refusal.delta":
-		s.acc.addText(ev.Delta)
-	case "response.function_call_arguments.delta":
-		if !s.acc.addArgs(ev.OutputIndex, ev.Delta) {
-			return &Error{Kind: ErrMalformedStream, Detail: "arguments for an unknown function call"}
-		}
-	case "response.completed", "response.incomplete":
-		s.finish(ev.Response)
-	case "response.failed":
-		return &Error{Kind: ErrServer, Detail: trim(firstNonEmpty(ev.Response.Error.Message, "response failed"))}
-	case "error":
-		return &Error{Kind: ErrServer, Detail: trim(firstNonEmpty(ev.Message, ev.Code, "error event"))}
+	defer raw.Body.Close()
+	err = consume(ctx, p.name, m, raw.Body, st.event, func() bool { return st.done }, "response.completed")
+	if err != nil {
+		return Response{}, err
 	}
-	return nil
-}
-
-// finish records the final response's usage and status.
-func (s *responsesState) finish(r responses.Response) {
-	s.done = true
-	s.model = firstNonEmpty(string(r.Model), s.model)
-	u := r.Usage
-	s.usage = Usage{Input: u.InputTokens, Output: u.OutputTokens, Cached: u.InputTokensDetails.CachedTokens}
-	s.stop = StopEndTurn
-	if r.Status == "incomplete" {
-		s.stop = StopReason(firstNonEmpty(r.IncompleteDetails.Reason, "incomplete"))
-		if s.stop == "max_output_tokens" {
-			s.stop = StopMaxTokens
-		}
-	}
-}
-
-// response returns the completed response.
-func (s *responsesState) response() Response {
-	return s.acc.response(s.model, s.usage, s.stop)
+	return st.acc.response(st.model, st.usage, st.stop), nil
 }
 
 // responsesParams maps a Request onto the Responses API's parameters.

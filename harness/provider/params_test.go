@@ -79,3 +79,20 @@ func TestBadSchemaIsAnError(t *testing.T) {
 		t.Error("anthropic: no error")
 	}
 }
+
+func TestChatCallsSentWholeWithIndexZero(t *testing.T) {
+	h := `"id":"c","object":"chat.completion.chunk","created":1,"model":"llama"`
+	body := `data: {` + h + `,"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"id":"a","type":"function","function":{"name":"glob","arguments":"{\"pattern\":\"*.go\"}"}}]}}]}` + "\n\n" +
+		`data: {` + h + `,"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"id":"b","type":"function","function":{"name":"list_dir","arguments":"{\"path\":\".\"}"}}]}}]}` + "\n\n" +
+		`data: {` + h + `,"choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}` + "\n\n" + "data: [DONE]\n\n"
+	api := newFakeAPI(t, reply{body: body})
+	resp, err := NewOpenAICompatible(Config{BaseURL: api.srv.URL}).Stream(t.Context(), testRequest("llama"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantEq(t, "calls", resp.ToolCalls, []ToolCall{
+		{ID: "a", Name: "glob", Arguments: json.RawMessage(`{"pattern":"*.go"}`)},
+		{ID: "b", Name: "list_dir", Arguments: json.RawMessage(`{"path":"."}`)}})
+	wantEq(t, "stop", resp.StopReason, StopToolUse)
+	wantEq(t, "usage (server sent none)", resp.Usage, Usage{})
+}

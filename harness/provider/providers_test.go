@@ -241,7 +241,7 @@ func checkChatBody(t *testing.T, b1, b2 map[string]any) {
 	wantAt(t, b1, "qwen2.5-coder:7b", "model")
 	wantAt(t, b1, true, "stream")
 	wantAt(t, b1, true, "stream_options", "include_usage")
-	wantAt(t, b1, 4096.0, "max_completion_tokens")
+	wantAt(t, b1, 4096.0, "max_tokens")
 	wantAt(t, b1, "system", "messages", 0, "role")
 	wantAt(t, b1, "You are exo, a coding agent.", "messages", 0, "content")
 	wantAt(t, b1, "user", "messages", 1, "role")

@@ -71,3 +71,32 @@ func CountTokens(model, text string) (n int, exact bool) {
 func EstimateTokens(text string) int {
 	return (len(text) + 3) / 4
 }
+
+// perMessageOverhead approximates the tokens each message's framing costs.
+const perMessageOverhead = 4
+
+// CountRequestTokens counts a request's prompt tokens for its model: the
+// system prompt, every message (text, tool calls, results) with a small
+// per-message overhead, and the tools' names, descriptions and schemas.
+// exact is false when the model has no known tokenizer; even when true, the
+// provider's own usage figures are authoritative.
+func CountRequestTokens(req Request) (n int, exact bool) {
+	count := func(s string) {
+		k, ex := CountTokens(req.Model, s)
+		n, exact = n+k, ex
+	}
+	exact = EncodingFor(req.Model) != ""
+	count(req.System)
+	for _, m := range req.Messages {
+		n += perMessageOverhead
+		count(m.Text)
+		for _, c := range m.ToolCalls {
+			count(c.Name)
+			count(string(c.Arguments))
+		}
+	}
+	for _, t := range req.Tools {
+		count(t.Name + " " + t.Description + " " + string(t.Schema))
+	}
+	return n, exact
+}
