@@ -3,6 +3,7 @@ package sandbox
 import (
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"runtime"
@@ -50,6 +51,7 @@ func parseHelper(args []string) (helperOpts, error) {
 	var o helperOpts
 	var fs string
 	f := flag.NewFlagSet(HelperCommand, flag.ContinueOnError)
+	f.SetOutput(io.Discard)
 	f.StringVar(&o.workspace, "workspace", "", "workspace dir")
 	f.StringVar(&o.tmp, "tmp", "", "private tmp dir")
 	f.StringVar(&fs, "fs", "", "write confinement mode")
