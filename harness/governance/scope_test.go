@@ -2,6 +2,8 @@ package governance
 
 import (
 	"errors"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -104,5 +106,38 @@ func TestNarrow(t *testing.T) {
 	}
 	if _, err := Narrow(Scope{Allow: []string{"src/a?"}}, Scope{Allow: []string{"src/a*"}}); !errors.Is(err, ErrWidening) {
 		t.Errorf("a? → a*: %v", err)
+	}
+}
+
+func TestCheckInFollowsSymlinks(t *testing.T) {
+	ws := t.TempDir()
+	for _, d := range []string{"src", ".git", "docs"} {
+		if err := os.MkdirAll(filepath.Join(ws, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	links := map[string]string{"src/git": "../.git", "src/docs": "../docs", "src/out": "/etc", "src/ok": "."}
+	for name, target := range links {
+		if err := os.Symlink(target, filepath.Join(ws, name)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s := Scope{Allow: []string{"src/**"}}
+	cases := map[string]error{
+		"src/a.go":         nil,
+		"src/ok/b.go":      nil,
+		ws + "/src/c.go":   nil,
+		"src/git/config":   ErrBoundary,
+		"src/docs/x.md":    ErrOutOfScope,
+		"src/out/passwd":   ErrEscape,
+		"../outside":       ErrEscape,
+		"/etc/passwd":      ErrEscape,
+		"src/new/dir/x.go": nil,
+	}
+	for p, want := range cases {
+		err := s.CheckIn(ws, p)
+		if (want == nil) != (err == nil) || (want != nil && !errors.Is(err, want)) {
+			t.Errorf("CheckIn(%q) = %v, want %v", p, err, want)
+		}
 	}
 }
