@@ -72,11 +72,22 @@ func NewConversation(c *Common) *Conversation {
 func (c *Conversation) SetTitle(t string) { c.title = t }
 
 // SetItems replaces all items, e.g. on a session switch or a preview, and
-// shows the end.
+// shows the end. Entries whose item is unchanged at the same position keep
+// their rendering, so scrubbing the timeline re-renders only what differs.
 func (c *Conversation) SetItems(items []ConvItem) {
-	c.entries = c.entries[:0]
+	keep := 0
+	for keep < len(items) && keep < len(c.entries) && c.entries[keep].text == nil && c.entries[keep].item == items[keep] {
+		keep++
+	}
+	c.entries = c.entries[:keep]
 	c.sel, c.top, c.follow = -1, anchor{}, true
-	c.Append(items...)
+	for _, e := range c.entries {
+		if e.selected {
+			e.selected = false
+			e.ver++
+		}
+	}
+	c.Append(items[keep:]...)
 }
 
 // Append adds items at the end.

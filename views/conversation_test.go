@@ -196,3 +196,22 @@ func TestStreamingMatchesOneShot(t *testing.T) {
 		t.Errorf("code block lost:\n%s", ansi.Strip(oneShot.View()))
 	}
 }
+
+func TestSetItemsKeepsUnchangedRenders(t *testing.T) {
+	c := NewConversation(NewCommon(themes.Dark()))
+	c.SetSize(60, 30)
+	items := sampleConversation()
+	c.SetItems(items)
+	_ = c.View()
+	first := c.entries[1]
+	c.SetItems(items[:4])
+	if c.entries[1] != first || c.Len() != 4 {
+		t.Fatal("unchanged entry was not kept")
+	}
+	changed := append([]ConvItem(nil), items[:2]...)
+	changed[1].Text = "different"
+	c.SetItems(changed)
+	if c.entries[1] == first || !strings.Contains(ansi.Strip(c.View()), "different") {
+		t.Error("changed entry was kept")
+	}
+}

@@ -53,7 +53,7 @@ func (t *Timeline) renderRow(r TimelineRow, w int, selected bool) string {
 	case r.Abandoned:
 		mark = st.Abandoned.Render("╎")
 	}
-	seq := fmt.Sprintf("%5d", r.Seq)
+	seq := fmt.Sprintf("%*d", t.seqWidth(), r.Seq)
 	cols := []string{mark + st.Seq.Render(seq), st.Glyph(Family(r.Type)).Render(glyph)}
 	rest := w - widthOf(seq) - 4
 	if w >= 40 {
@@ -88,8 +88,8 @@ func shortActor(a string) string {
 // rowCache keeps rendered rows of the current width and theme; it holds a
 // few screens' worth at most.
 type rowCache struct {
-	w, gen int
-	rows   map[rowKey]string
+	w, gen, seqW int
+	rows         map[rowKey]string
 }
 
 // rowKey identifies a rendered row.
@@ -104,8 +104,9 @@ func (rc *rowCache) clear() { rc.rows = nil }
 // cachedRow renders visible row i, reusing an earlier rendering.
 func (t *Timeline) cachedRow(i, w int) string {
 	rc := &t.cache
-	if rc.rows == nil || rc.w != w || rc.gen != t.common.Generation() || len(rc.rows) > 8*max(t.height, 8) {
-		rc.rows, rc.w, rc.gen = map[rowKey]string{}, w, t.common.Generation()
+	sw := t.seqWidth()
+	if rc.rows == nil || rc.w != w || rc.gen != t.common.Generation() || rc.seqW != sw || len(rc.rows) > 8*max(t.height, 8) {
+		rc.rows, rc.w, rc.gen, rc.seqW = map[rowKey]string{}, w, t.common.Generation(), sw
 	}
 	k := rowKey{pos: i, selected: i == t.cursor}
 	if t.filter != "" {
@@ -117,4 +118,14 @@ func (t *Timeline) cachedRow(i, w int) string {
 	s := t.renderRow(t.row(i), w, k.selected)
 	rc.rows[k] = s
 	return s
+}
+
+// seqWidth is the width of the largest seq in the source (at least 3), so
+// the column is as narrow as the history allows.
+func (t *Timeline) seqWidth() int {
+	n := t.src.Len()
+	if n == 0 {
+		return 3
+	}
+	return max(len(fmt.Sprint(t.src.Row(n-1).Seq)), 3)
 }
