@@ -158,3 +158,26 @@ func BenchmarkKeystrokeWhileStreaming(b *testing.B) {
 		_ = in.View()
 	}
 }
+
+// BenchmarkPreviewScrub measures one scrub step of time travel: the
+// timeline moves, the conversation gets the items as of the selected event
+// and both redraw.
+func BenchmarkPreviewScrub(b *testing.B) {
+	items, rows := benchItems(1_000), sampleRows(1_000)
+	c := NewCommon(themes.Dark())
+	tl, conv := NewTimeline(c), NewConversation(c)
+	tl.SetSize(60, 40)
+	conv.SetSize(100, 40)
+	tl.SetSource(rows)
+	conv.SetItems(items)
+	_ = conv.View()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		tl.move(-1 + 2*((i/100)%2))
+		r, _ := tl.Selected()
+		conv.SetItems(items[:r.Seq])
+		conv.SetPreview(r.Seq)
+		_ = tl.View()
+		_ = conv.View()
+	}
+}
