@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"runtime"
 	"syscall"
+	"unsafe"
 
 	"golang.org/x/sys/unix"
 )
@@ -91,9 +92,6 @@ func confineAndExec(o helperOpts) error {
 			return fmt.Errorf("re-enter %s after mounts: %w", cwd, err)
 		}
 	}
-	if err := applyRlimits(o.limits); err != nil {
-		return err
-	}
 	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
 		return fmt.Errorf("set no_new_privs: %w", err)
 	}
@@ -105,14 +103,34 @@ func confineAndExec(o helperOpts) error {
 			return err
 		}
 	}
+	return execLimited(o)
+}
+
+// execLimited sets the resource limits and execs the program with nothing allocated in
+// between, so that the limits bind the program rather than this Go process.
+func execLimited(o helperOpts) error {
 	path, err := exec.LookPath(o.prog)
 	if err != nil {
 		return fmt.Errorf("find %s: %w", o.prog, err)
 	}
-	if err := syscall.Exec(path, o.args, os.Environ()); err != nil {
+	argv0, err := syscall.BytePtrFromString(path)
+	if err != nil {
 		return fmt.Errorf("exec %s: %w", path, err)
 	}
-	return nil
+	argv, err := syscall.SlicePtrFromStrings(o.args)
+	if err != nil {
+		return fmt.Errorf("exec %s: %w", path, err)
+	}
+	envv, err := syscall.SlicePtrFromStrings(os.Environ())
+	if err != nil {
+		return fmt.Errorf("exec %s: %w", path, err)
+	}
+	if err := applyRlimits(o.limits); err != nil {
+		return err
+	}
+	_, _, errno := syscall.RawSyscall(syscall.SYS_EXECVE, uintptr(unsafe.Pointer(argv0)),
+		uintptr(unsafe.Pointer(&argv[0])), uintptr(unsafe.Pointer(&envv[0])))
+	return fmt.Errorf("exec %s: %w", path, errno)
 }
 
 // applyRlimits sets each finite limit as both soft and hard limit.
