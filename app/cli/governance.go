@@ -74,7 +74,7 @@ func printDrift(e *env, o driftOutput) error {
 	for _, p := range []struct {
 		name, what string
 		part       governance.Part
-	}{{"scope", "out of scope", d.Scope}, {"budget", "changed", d.Size}, {"boundary", "boundary", d.Boundary}} {
+	}{{"scope", "out of scope", d.Parts.Scope}, {"budget", "changed", d.Parts.Budget}, {"boundary", "boundary", d.Parts.Boundary}} {
 		fmt.Fprintf(tw, "%s\t%.3f\t%.2f × %.3f\t%s\n", p.name, p.part.Value, p.part.Weight, p.part.Factor, filesCell(p.what, p.part.Files))
 	}
 	return tw.Flush()

@@ -68,21 +68,22 @@ func Execute(args []string, stdin io.Reader, stdout, stderr io.Writer, o Options
 
 // newRoot builds the command tree.
 func newRoot(e *env) *cobra.Command {
+	var rf replFlags
 	root := &cobra.Command{
 		Use:           "exo",
 		Short:         "exo — a terminal agent harness with an event-sourced log, fork and rewind",
+		Long:          "exo with no command opens the full-screen app on the newest session of this directory (or a new one).",
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		Args:          cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			return cmd.Help()
-		},
+		RunE:          func(cmd *cobra.Command, _ []string) error { return e.repl(rf) },
 	}
+	addReplFlags(root, &rf)
 	root.PersistentFlags().StringVar(&e.home, "home", "", "exo home directory (default $EXO_HOME or ~/.exo)")
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageErr(err) })
 	root.AddCommand(
 		sessionsCmd(e), newCmd(e), sayCmd(e), logCmd(e), forkCmd(e), rewindCmd(e),
-		verifyCmd(e), artifactCmd(e), doctorCmd(e), runCmd(e), modelCmd(e), execCmd(e),
+		verifyCmd(e), artifactCmd(e), doctorCmd(e), runCmd(e), modelCmd(e), execCmd(e), replCmd(e),
 	)
 	for _, c := range root.Commands() {
 		wrapArgs(c)

@@ -1,0 +1,52 @@
+package cli
+
+import (
+	"os"
+
+	"github.com/charmbracelet/x/term"
+	"github.com/spf13/cobra"
+
+	"exo/app"
+	"exo/harness"
+	"exo/themes"
+)
+
+// replFlags are the TUI's options.
+type replFlags struct{ session, model, theme string }
+
+func replCmd(e *env) *cobra.Command {
+	var f replFlags
+	cmd := &cobra.Command{
+		Use:   "repl",
+		Short: "Open the full-screen app (what plain 'exo' does)",
+		Args:  cobra.NoArgs,
+		RunE:  func(cmd *cobra.Command, _ []string) error { return e.repl(f) },
+	}
+	addReplFlags(cmd, &f)
+	return cmd
+}
+
+// addReplFlags declares the TUI flags on a command.
+func addReplFlags(cmd *cobra.Command, f *replFlags) {
+	cmd.Flags().StringVar(&f.session, "session", "", "attach to this session (default: the newest in this directory, or a new one)")
+	cmd.Flags().StringVar(&f.model, "model", "", "model for new sessions (registered name)")
+	cmd.Flags().StringVar(&f.theme, "theme", "auto", "auto, dark, light, high-contrast or no-color (NO_COLOR is respected)")
+}
+
+// repl opens the TUI when stdin and stdout are terminals.
+func (e *env) repl(f replFlags) error {
+	if !term.IsTerminal(os.Stdin.Fd()) || !term.IsTerminal(os.Stdout.Fd()) {
+		return usagef("exo's full-screen app needs a terminal; for scripts use 'exo run PROMPT' (see exo --help)")
+	}
+	if _, err := themes.ByName(f.theme, true, false); err != nil {
+		return usageErr(err)
+	}
+	return e.withHarness(func(h *harness.Harness) error {
+		if f.session != "" {
+			if _, err := resolve(h, f.session); err != nil {
+				return err
+			}
+		}
+		return app.Run(h, app.Options{Session: f.session, Model: f.model, Theme: f.theme, Workspace: cwd()})
+	})
+}

@@ -1,0 +1,143 @@
+package app
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"exo/harness"
+	"exo/views"
+)
+
+// convItems maps the Session projection's conversation to the conversation pane's items.
+func convItems(st *harness.SessionState) []views.ConvItem {
+	out := make([]views.ConvItem, 0, len(st.Items)+1)
+	if earlier := st.ItemCount - len(st.Items); earlier > 0 {
+		out = append(out, views.ConvItem{Kind: views.KindNotice,
+			Text: fmt.Sprintf("%d earlier items are in the log: scrub the timeline to see the session as it was then", earlier)})
+	}
+	for _, it := range st.Items {
+		out = append(out, convItem(it))
+	}
+	return out
+}
+
+// convItem maps one projected item.
+func convItem(it harness.Item) views.ConvItem {
+	c := views.ConvItem{Seq: it.Seq, Text: it.Text}
+	switch it.Kind {
+	case harness.ItemUser:
+		c.Kind = views.KindUser
+	case harness.ItemAssistant:
+		c.Kind = views.KindAssistant
+	case harness.ItemTool:
+		c.Kind, c.Tool, c.ArgsSummary, c.Output, c.Diff, c.Artifact = views.KindTool, it.Tool, it.Args, it.Output, it.Diff, it.Artifact
+		c.Status, c.Duration = toolStatus(it.Status), time.Duration(it.DurationMs)*time.Millisecond
+		if it.ExitCode != nil {
+			c.ExitCode = *it.ExitCode
+		}
+	case harness.ItemDenied:
+		c.Kind = views.KindDenied
+	case harness.ItemViolation:
+		c.Kind = views.KindViolation
+	case harness.ItemError:
+		c.Kind = views.KindError
+	default:
+		c.Kind = views.KindNotice
+	}
+	return c
+}
+
+// toolStatus maps a projected tool status.
+func toolStatus(s string) views.ToolStatus {
+	switch s {
+	case "running":
+		return views.ToolRunning
+	case "ok":
+		return views.ToolOK
+	case "interrupted":
+		return views.ToolCanceled
+	case "denied":
+		return views.ToolDenied
+	}
+	return views.ToolFailed
+}
+
+// siblingStatus maps a projected status to the siblings pane's.
+func siblingStatus(s harness.Status) views.SessionStatus {
+	switch s {
+	case harness.StatusRunning:
+		return views.StatusRunning
+	case harness.StatusWaiting:
+		return views.StatusApproval
+	case harness.StatusPending:
+		return views.StatusPending
+	case harness.StatusFailed:
+		return views.StatusFailed
+	case harness.StatusFinished:
+		return views.StatusFinished
+	case harness.StatusSuspended:
+		return views.StatusSuspended
+	}
+	return views.StatusIdle
+}
+
+// isScripted reports whether a model label names the scripted model.
+func isScripted(label string) bool { return strings.Contains(label, "(scripted)") || strings.HasPrefix(label, "scripted") }
+
+// siblingRows lists every session for the siblings pane, children after their parents.
+func siblingRows(h *harness.Harness, current string, running map[string]bool, drift func(id string) (float64, int)) ([]views.SiblingRow, error) {
+	all, err := h.Sessions()
+	if err != nil {
+		return nil, err
+	}
+	rows := make([]views.SiblingRow, 0, len(all))
+	for _, s := range ordered(all) {
+		st, err := h.BranchState(s.Branch)
+		if err != nil {
+			continue
+		}
+		r := views.SiblingRow{ID: s.ID, Name: s.Name, Status: siblingStatus(st.Status), Model: strings.TrimSuffix(st.Model, " (scripted)"),
+			Scripted: isScripted(st.Model), Steps: st.Steps, TokensIn: st.Usage.Input, TokensOut: st.Usage.Output, Cost: st.Cost,
+			Parent: s.Parent, Current: s.ID == current}
+		if running[s.ID] {
+			r.Status = views.StatusRunning
+		} else if r.Status == views.StatusRunning {
+			r.Status = views.StatusIdle // no executor is running it in this process
+		}
+		if drift != nil {
+			r.Drift, r.Conflicts = drift(s.ID)
+		}
+		rows = append(rows, r)
+	}
+	return rows, nil
+}
+
+// ordered puts every session after its parent (depth first), oldest first among siblings.
+func ordered(all []*harness.Session) []*harness.Session {
+	kids := map[string][]*harness.Session{}
+	ids := map[string]bool{}
+	for _, s := range all {
+		ids[s.ID] = true
+	}
+	var roots []*harness.Session
+	for _, s := range all {
+		if s.Parent != "" && ids[s.Parent] {
+			kids[s.Parent] = append(kids[s.Parent], s)
+		} else {
+			roots = append(roots, s)
+		}
+	}
+	var out []*harness.Session
+	var walk func(s *harness.Session)
+	walk = func(s *harness.Session) {
+		out = append(out, s)
+		for _, k := range kids[s.ID] {
+			walk(k)
+		}
+	}
+	for _, r := range roots {
+		walk(r)
+	}
+	return out
+}

@@ -1,0 +1,224 @@
+package app
+
+import (
+	"fmt"
+	"strconv"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+
+	"exo/harness"
+	"exo/store"
+	"exo/views"
+)
+
+// onHarness applies the results of harness work and the notices of the bridge.
+func (m *Model) onHarness(msg tea.Msg) (tea.Cmd, bool) {
+	switch msg := msg.(type) {
+	case noticesMsg:
+		return tea.Batch(m.onNotices(msg.batch), waitNotices(m.notices)), true
+	case noticesClosedMsg:
+		return nil, true
+	case sessionLoadedMsg:
+		return m.onLoaded(msg), true
+	case siblingsMsg:
+		m.siblings.SetRows(msg.rows)
+		return nil, true
+	case previewMsg:
+		if msg.req == m.prevReq && msg.err == nil {
+			m.conv.SetItems(msg.items)
+			m.conv.SetPreview(msg.seq)
+		}
+		return nil, true
+	case turnDoneMsg:
+		return m.onTurnDone(msg), true
+	case execDoneMsg:
+		m.sandbox.SetStatus(views.SandboxStatus{Command: msg.command, ExitCode: msg.exit})
+		if msg.err != nil {
+			return m.say(msg.err.Error(), true), true
+		}
+		return nil, true
+	case forkedMsg:
+		if msg.err != nil {
+			return m.say("fork failed: "+msg.err.Error(), true), true
+		}
+		return tea.Batch(m.say(fmt.Sprintf("forked %s at event %d (workspace %s); enter on it in siblings to switch", msg.s.Name, msg.s.ParentSeq, msg.s.Workspace), false), m.siblingsCmd()), true
+	case rewindPlanMsg:
+		if msg.err != nil {
+			return m.say(msg.err.Error(), true), true
+		}
+		m.overlay = views.NewConfirm(m.common, msg.plan)
+		m.resize()
+		return nil, true
+	case rewoundMsg:
+		if msg.err != nil {
+			return tea.Batch(m.say("rewind: "+msg.err.Error(), true), m.refreshCmd()), true
+		}
+		m.conv.ClearPreview()
+		return tea.Batch(m.say(fmt.Sprintf("rewound to event %d; the abandoned branch is kept", msg.seq), false), m.loadCmd(msg.s.ID), m.siblingsCmd()), true
+	case eventMsg:
+		if msg.err != nil {
+			return m.say(msg.err.Error(), true), true
+		}
+		m.overlay = views.NewDetail(m.common, fmt.Sprintf("event %d · %s", msg.ev.Seq, msg.ev.Type), prettyJSON(msg.ev))
+		m.resize()
+		return nil, true
+	case newSessionMsg:
+		if msg.err != nil {
+			return m.say(msg.err.Error(), true), true
+		}
+		return m.switchTo(msg.s.ID), true
+	case splitLoadedMsg:
+		m.onSplitLoaded(msg)
+		return nil, true
+	}
+	return nil, false
+}
+
+// onLoaded shows a loaded session, dropping stale loads.
+func (m *Model) onLoaded(msg sessionLoadedMsg) tea.Cmd {
+	if msg.req != m.loadReq {
+		return nil
+	}
+	if msg.err != nil {
+		return m.say(msg.err.Error(), true)
+	}
+	sameBranch := m.session != nil && m.session.Branch == msg.session.Branch && m.source != nil
+	m.session, m.state, m.model = msg.session, msg.state, msg.model
+	m.noModel = msg.modelErr != nil
+	if _, previewing := m.conv.Preview(); !previewing {
+		m.conv.SetItems(msg.items)
+		m.streaming = false
+	}
+	m.conv.SetTitle(msg.session.Name)
+	if sameBranch {
+		m.source.grow(msg.state.Head)
+		m.timeline.Refresh()
+	} else {
+		m.source = msg.timeline
+		m.timeline.SetSource(m.source)
+	}
+	m.updateInfo(msg)
+	if m.noModel {
+		return m.say("no model registered: exo model register NAME --provider … (or offline: exo model register demo --provider scripted)", true)
+	}
+	return nil
+}
+
+// updateInfo fills the status bar from a loaded session.
+func (m *Model) updateInfo(msg sessionLoadedMsg) {
+	st := msg.state
+	i := m.info
+	i.Session, i.Model, i.Scripted = msg.session.Name, msg.model.Name, msg.model.Scripted()
+	if m.noModel {
+		i.Model = "no model"
+	}
+	if msg.model.ContextWindow > 0 {
+		i.ContextPct = 100 * float64(st.LastContext) / float64(msg.model.ContextWindow)
+	}
+	i.TokensIn, i.TokensOut, i.Cost = st.Usage.Input, st.Usage.Output, st.Cost
+	i.TTFT = time.Duration(st.LastTTFTMs) * time.Millisecond
+	if msg.enforced != "" {
+		i.Network, i.Confined = msg.network, msg.confined
+	}
+	i.Busy = m.busy()
+	m.info = i
+}
+
+// onNotices applies a batch of notices: streamed text and output go straight to their panes,
+// committed events trigger a reload of the affected views.
+func (m *Model) onNotices(batch []harness.Notice) tea.Cmd {
+	cur := m.current()
+	refresh, others := false, false
+	var cmds []tea.Cmd
+	for _, n := range batch {
+		if n.Session != cur {
+			others = others || len(n.Events) > 0
+			continue
+		}
+		if n.Delta != "" {
+			if _, previewing := m.conv.Preview(); !previewing {
+				m.conv.AppendDelta(n.Delta)
+				m.streaming = true
+			}
+		}
+		if len(n.Output) > 0 {
+			m.sandbox.Update(views.SandboxOutputMsg{Text: string(n.Output)})
+		}
+		for _, e := range n.Events {
+			refresh = true
+			cmds = append(cmds, m.onEvent(e))
+		}
+		refresh = refresh || n.Lagged
+	}
+	if refresh {
+		cmds = append(cmds, m.refreshCmd())
+	}
+	if refresh || others {
+		cmds = append(cmds, m.siblingsCmd())
+	}
+	return tea.Batch(cmds...)
+}
+
+// onEvent reacts to one committed event of the current session.
+func (m *Model) onEvent(e store.Event) tea.Cmd {
+	p, err := harness.Decode(e)
+	if err != nil {
+		return nil
+	}
+	switch p := p.(type) {
+	case *harness.ApprovalRequested:
+		m.overlay = views.NewApproval(m.common, views.ApprovalRequest{ID: p.CallID, Tool: p.Tool, Args: string(p.Args), Reason: "this tool's policy is ask"})
+		m.resize()
+	case *harness.ToolStarted:
+		if p.Tool == "bash" {
+			m.lastCommand = p.Summary
+			m.sandbox.SetStatus(views.SandboxStatus{Command: p.Summary, Running: true})
+		}
+	case *harness.ToolCompleted:
+		if p.Tool == "bash" && p.ExitCode != nil {
+			m.sandbox.SetStatus(views.SandboxStatus{Command: m.sandboxCommand(), ExitCode: *p.ExitCode, Duration: time.Duration(p.DurationMs) * time.Millisecond})
+		}
+	case *harness.SecretDenied:
+		return m.say("denied: "+p.Reason, true)
+	}
+	return nil
+}
+
+// onTurnDone records the end of a turn and shows its outcome.
+func (m *Model) onTurnDone(msg turnDoneMsg) tea.Cmd {
+	delete(m.running, msg.session)
+	m.info.Busy = m.busy()
+	cmds := []tea.Cmd{m.siblingsCmd()}
+	if msg.session == m.current() {
+		m.conv.FinishStream()
+		cmds = append(cmds, m.refreshCmd())
+	}
+	switch {
+	case msg.err != nil:
+		cmds = append(cmds, m.say(msg.err.Error(), true))
+	case msg.res.Failure != "":
+		cmds = append(cmds, m.say("model failed: "+msg.res.Failure, true))
+	case msg.res.Cancelled:
+		cmds = append(cmds, m.say("turn cancelled", false))
+	}
+	return tea.Batch(cmds...)
+}
+
+// onSplitLoaded fills the split view with the loaded conversations.
+func (m *Model) onSplitLoaded(msg splitLoadedMsg) {
+	var panes []*views.Conversation
+	for i := range msg.ids {
+		c := views.NewConversation(m.common)
+		c.SetTitle(msg.names[i])
+		c.SetItems(msg.items[i])
+		panes = append(panes, c)
+	}
+	m.split.SetPanes(panes...)
+	m.resize()
+}
+
+// sandboxCommand returns the command shown in the sandbox pane header.
+func (m *Model) sandboxCommand() string { return m.lastCommand }
+
+func itoa(n uint64) string { return strconv.FormatUint(n, 10) }

@@ -1,0 +1,102 @@
+package app
+
+import (
+	"exo/harness"
+	"exo/harness/executor"
+	"exo/store"
+	"exo/views"
+)
+
+// noticesMsg carries a batch of harness notices (events, streamed text, sandbox output).
+type noticesMsg struct{ batch []harness.Notice }
+
+// noticesClosedMsg says the harness subscription ended.
+type noticesClosedMsg struct{}
+
+// sessionLoadedMsg carries everything needed to show a session.
+type sessionLoadedMsg struct {
+	req      uint64
+	session  *harness.Session
+	state    *harness.SessionState
+	model    harness.ModelSpec
+	modelErr error
+	items    []views.ConvItem
+	timeline *timelineSource
+	enforced string
+	network  bool
+	confined bool
+	err      error
+}
+
+// siblingsMsg carries the siblings pane rows.
+type siblingsMsg struct{ rows []views.SiblingRow }
+
+// previewMsg carries the conversation as of an earlier event.
+type previewMsg struct {
+	req   uint64
+	seq   uint64
+	items []views.ConvItem
+	err   error
+}
+
+// turnDoneMsg reports the end of a turn started from the UI.
+type turnDoneMsg struct {
+	session string
+	res     executor.Result
+	err     error
+}
+
+// execDoneMsg reports the end of a user shell command (!cmd).
+type execDoneMsg struct {
+	session string
+	command string
+	exit    int
+	err     error
+}
+
+// forkedMsg reports a fork made from the UI.
+type forkedMsg struct {
+	s   *harness.Session
+	err error
+}
+
+// rewoundMsg reports a rewind made from the UI.
+type rewoundMsg struct {
+	s   *harness.Session
+	seq uint64
+	err error
+}
+
+// rewindPlanMsg carries what a rewind would undo, for the confirm modal.
+type rewindPlanMsg struct {
+	plan views.RewindPlan
+	err  error
+}
+
+// eventMsg carries one event for the detail overlay.
+type eventMsg struct {
+	ev  store.Event
+	err error
+}
+
+// newSessionMsg reports a session created from the UI.
+type newSessionMsg struct {
+	s   *harness.Session
+	err error
+}
+
+// infoMsg shows a transient message in the status bar.
+type infoMsg struct {
+	text string
+	err  bool
+}
+
+// splitLoadedMsg carries the conversations of sessions shown side by side.
+type splitLoadedMsg struct {
+	ids   []string
+	names []string
+	items [][]views.ConvItem
+}
+
+// fadeMsg clears a status message if it is still the one shown.
+type fadeMsg struct{ id int }

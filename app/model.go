@@ -1,0 +1,144 @@
+package app
+
+import (
+	"context"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+
+	"exo/harness"
+	"exo/harness/executor"
+	"exo/themes"
+	"exo/views"
+)
+
+// focusID names the pane with keyboard focus.
+type focusID int
+
+// The focusable panes, in Tab order.
+const (
+	focusInput focusID = iota
+	focusConv
+	focusTimeline
+	focusSiblings
+	focusSandbox
+	focusCount
+)
+
+// Options configure the TUI.
+type Options struct {
+	// Session to attach to (id, prefix or name); empty means the latest in Workspace, or a new one.
+	Session string
+	// Model to use for new turns (registered name); empty keeps the session's or the default.
+	Model string
+	// Theme is auto, dark, light, high-contrast or no-color.
+	Theme string
+	// Workspace is the directory new sessions work in.
+	Workspace string
+}
+
+// Model is the root Bubble Tea model: layout, focus, routing and harness work in commands.
+type Model struct {
+	h    *harness.Harness
+	x    *executor.Executor
+	opts Options
+
+	common   *views.Common
+	conv     *views.Conversation
+	input    *views.Input
+	timeline *views.Timeline
+	siblings *views.Siblings
+	sandbox  *views.Sandbox
+	status   *views.StatusBar
+	split    *views.Split
+	overlay  views.Pane
+
+	notices <-chan harness.Notice
+	stopSub func()
+
+	focus   focusID
+	zoom    bool
+	splitOn bool
+	splitIDs []string
+	width   int
+	height  int
+	lay     layout
+
+	session  *harness.Session
+	state    *harness.SessionState
+	model    harness.ModelSpec
+	noModel  bool
+	source   *timelineSource
+	info     views.StatusInfo
+	loadReq  uint64
+	prevReq  uint64
+	running  map[string]context.CancelFunc
+	ctrlCAt  time.Time
+	msgID    int
+	themeSet bool
+	streaming bool
+	lastCommand string
+}
+
+// New builds the root model over a harness and an executor.
+func New(h *harness.Harness, x *executor.Executor, opts Options) *Model {
+	st, err := themes.ByName(opts.Theme, true, themes.NoColorRequested())
+	if err != nil {
+		st = themes.Dark()
+	}
+	c := views.NewCommon(st)
+	m := &Model{h: h, x: x, opts: opts, common: c, running: map[string]context.CancelFunc{},
+		conv: views.NewConversation(c), input: views.NewInput(c), timeline: views.NewTimeline(c),
+		siblings: views.NewSiblings(c), sandbox: views.NewSandbox(c, 5000), status: views.NewStatusBar(c), split: views.NewSplit(c)}
+	m.themeSet = opts.Theme != "" && opts.Theme != themes.NameAuto
+	ch, stop := h.Subscribe(4096)
+	m.notices, m.stopSub = ch, stop
+	m.input.Focus()
+	return m
+}
+
+// Init starts the harness bridge, loads the session and asks for the terminal background.
+func (m *Model) Init() tea.Cmd {
+	cmds := []tea.Cmd{waitNotices(m.notices), m.attachCmd(), m.siblingsCmd(), views.SpinnerTick()}
+	if !m.themeSet {
+		cmds = append(cmds, tea.RequestBackgroundColor)
+	}
+	return tea.Batch(cmds...)
+}
+
+// panes returns the focusable panes by focus id.
+func (m *Model) pane(f focusID) views.Pane {
+	switch f {
+	case focusConv:
+		if m.splitOn {
+			return m.split
+		}
+		return m.conv
+	case focusTimeline:
+		return m.timeline
+	case focusSiblings:
+		return m.siblings
+	case focusSandbox:
+		return m.sandbox
+	}
+	return m.input
+}
+
+// setFocus moves keyboard focus.
+func (m *Model) setFocus(f focusID) {
+	m.pane(m.focus).Blur()
+	m.focus = (f + focusCount) % focusCount
+	m.pane(m.focus).Focus()
+	m.resize()
+}
+
+// current returns the current session id, or "".
+func (m *Model) current() string {
+	if m.session == nil {
+		return ""
+	}
+	return m.session.ID
+}
+
+// busy reports whether a turn runs on the current session.
+func (m *Model) busy() bool { return m.running[m.current()] != nil }

@@ -1,0 +1,283 @@
+package app
+
+import (
+	"strings"
+	"time"
+
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+
+	"exo/themes"
+	"exo/views"
+)
+
+// Update is the root dispatcher: window and theme first, then harness results, then keys and
+// mouse routed to the overlay, global bindings or the focused pane.
+func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	switch msg := msg.(type) {
+	case tea.WindowSizeMsg:
+		m.width, m.height = msg.Width, msg.Height
+		m.resize()
+		return m, nil
+	case tea.BackgroundColorMsg:
+		if st, err := themes.ByName(m.opts.Theme, msg.IsDark(), themes.NoColorRequested()); err == nil {
+			m.common.SetStyles(st)
+		}
+		return m, nil
+	case views.SpinnerTickMsg:
+		return m, m.tick(msg)
+	case tea.KeyPressMsg:
+		return m, m.onKey(msg)
+	case tea.MouseWheelMsg:
+		return m, m.onWheel(msg)
+	}
+	if cmd, ok := m.onHarness(msg); ok {
+		return m, cmd
+	}
+	return m, m.onPaneMsg(msg)
+}
+
+// tick advances every spinner and re-arms the spinner loop.
+func (m *Model) tick(msg views.SpinnerTickMsg) tea.Cmd {
+	for _, p := range []views.Pane{m.conv, m.siblings, m.sandbox, m.split} {
+		p.Update(msg)
+	}
+	m.status.Tick()
+	return views.SpinnerTick()
+}
+
+// onKey routes a key press.
+func (m *Model) onKey(msg tea.KeyPressMsg) tea.Cmd {
+	g := m.common.Keys
+	if key.Matches(msg, g.Cancel) {
+		return m.cancelOrQuit()
+	}
+	if key.Matches(msg, g.Quit) {
+		return m.quit()
+	}
+	if m.overlay != nil {
+		var cmd tea.Cmd
+		m.overlay, cmd = m.overlay.Update(msg)
+		return cmd
+	}
+	switch {
+	case key.Matches(msg, g.NextPane):
+		m.setFocus(m.focus + 1)
+		return nil
+	case key.Matches(msg, g.PrevPane):
+		m.setFocus(m.focus - 1)
+		return nil
+	}
+	if m.focus != focusInput {
+		switch {
+		case key.Matches(msg, g.Zoom):
+			m.zoom = !m.zoom
+			m.resize()
+			return nil
+		case key.Matches(msg, g.Help):
+			return m.showHelp()
+		case msg.String() == "esc" && m.focus != focusConv:
+			m.setFocus(focusInput)
+			return nil
+		case msg.String() == "i" || msg.String() == "/" && m.focus == focusConv:
+			m.setFocus(focusInput)
+			return nil
+		}
+	}
+	_, cmd := m.pane(m.focus).Update(msg) // panes are pointers and return themselves
+	return cmd
+}
+
+// onWheel scrolls the pane under the pointer.
+func (m *Model) onWheel(msg tea.MouseWheelMsg) tea.Cmd {
+	mo := msg.Mouse()
+	for _, c := range []struct {
+		r rect
+		p views.Pane
+	}{{m.lay.conv, m.pane(focusConv)}, {m.lay.timeline, m.timeline}, {m.lay.siblings, m.siblings}, {m.lay.sandbox, m.sandbox}} {
+		if mo.X >= c.r.x && mo.X < c.r.x+c.r.w && mo.Y >= c.r.y && mo.Y < c.r.y+c.r.h {
+			_, cmd := c.p.Update(msg)
+			return cmd
+		}
+	}
+	return nil
+}
+
+// cancelOrQuit: Ctrl-C cancels the running turn; a second Ctrl-C (or one with nothing running)
+// within two seconds leaves.
+func (m *Model) cancelOrQuit() tea.Cmd {
+	if cancel := m.running[m.current()]; cancel != nil {
+		cancel()
+		m.ctrlCAt = time.Now()
+		return m.say("cancelling the turn… (Ctrl-C again to quit)", false)
+	}
+	if time.Since(m.ctrlCAt) < 2*time.Second {
+		return m.quit()
+	}
+	m.ctrlCAt = time.Now()
+	return m.say("press Ctrl-C again to quit", false)
+}
+
+// quit cancels running turns and leaves.
+func (m *Model) quit() tea.Cmd {
+	for _, c := range m.running {
+		c()
+	}
+	m.stopSub()
+	return tea.Quit
+}
+
+// say shows a transient status message that fades.
+func (m *Model) say(text string, isErr bool) tea.Cmd {
+	m.msgID++
+	m.info.Message, m.info.MessageErr = text, isErr
+	return fadeCmd(m.msgID)
+}
+
+// showHelp opens the key help for the focused pane and the global keys.
+func (m *Model) showHelp() tea.Cmd {
+	h := views.NewHelp(m.common)
+	h.SetKeyMap(paneTitle(m.focus), helpKeys{m.pane(m.focus), m.common.Keys})
+	m.overlay = h
+	m.resize()
+	return nil
+}
+
+// paneTitle names a pane for the help overlay.
+func paneTitle(f focusID) string {
+	return [...]string{"input", "conversation", "timeline", "siblings", "sandbox"}[f]
+}
+
+// helpKeys merges a pane's keys with the global ones for bubbles/help.
+type helpKeys struct {
+	p views.Pane
+	g views.GlobalKeyMap
+}
+
+// ShortHelp lists the main bindings.
+func (k helpKeys) ShortHelp() []key.Binding { return append(k.p.ShortHelp(), k.g.ShortHelp()...) }
+
+// FullHelp lists every binding in columns.
+func (k helpKeys) FullHelp() [][]key.Binding { return append(k.p.FullHelp(), k.g.FullHelp()...) }
+
+// onPaneMsg handles what panes emit.
+func (m *Model) onPaneMsg(msg tea.Msg) tea.Cmd {
+	switch msg := msg.(type) {
+	case views.SubmitMsg:
+		return m.submit(msg.Text)
+	case views.SlashCommandMsg:
+		return m.slash(msg.Name, msg.Args)
+	case views.ShellCommandMsg:
+		if m.session == nil {
+			return nil
+		}
+		return m.execCmd(msg.Command)
+	case views.TimelineSelectMsg:
+		if !m.timeline.IsCurrent(msg) {
+			return nil
+		}
+		if msg.Latest {
+			m.conv.ClearPreview()
+			return m.refreshCmd()
+		}
+		return m.previewCmd(msg.Branch, msg.Seq)
+	case views.ExitPreviewMsg:
+		m.conv.ClearPreview()
+		return m.refreshCmd()
+	case views.ForkRequest:
+		return tea.Batch(m.say("forking at event "+itoa(msg.Seq)+"…", false), m.forkCmd(msg.Seq))
+	case views.RewindRequest:
+		return m.rewindPlanCmd(msg.Seq)
+	case views.RewindConfirmed:
+		m.overlay = nil
+		return tea.Batch(m.say("rewinding…", false), m.rewindCmd(msg.Seq))
+	case views.RewindCanceled, views.CloseOverlay:
+		m.overlay = nil
+		return nil
+	case views.ShowEvent:
+		return m.eventCmd(msg.Branch, msg.Seq)
+	case views.SwitchSession:
+		return m.switchTo(msg.ID)
+	case views.NewSession:
+		return m.newSessionCmd()
+	case views.ToggleSplit:
+		return m.toggleSplit(msg.ID)
+	case views.ApprovalDecision:
+		m.overlay = nil
+		return m.resolveApprovalCmd(msg.ID, decisionName(msg.Decision))
+	case fadeMsg:
+		if msg.id == m.msgID {
+			m.info.Message = ""
+		}
+	case infoMsg:
+		return m.say(msg.text, msg.err)
+	}
+	return nil
+}
+
+// decisionName maps a modal answer to the recorded decision.
+func decisionName(d views.Decision) string {
+	switch d {
+	case views.ApproveAlways:
+		return "always"
+	case views.Deny:
+		return "deny"
+	}
+	return "once"
+}
+
+// submit sends a prompt, unless a turn is running or there is no model.
+func (m *Model) submit(text string) tea.Cmd {
+	if m.session == nil || strings.TrimSpace(text) == "" {
+		return nil
+	}
+	if m.busy() {
+		return m.say("a turn is running: wait for it or press Ctrl-C to cancel it", true)
+	}
+	if m.noModel {
+		return m.say("no model: register one (exo model register …) or the scripted demo: exo model register demo --provider scripted", true)
+	}
+	m.conv.ClearPreview()
+	m.conv.ScrollToBottom()
+	m.conv.Append(views.ConvItem{Kind: views.KindUser, Text: text})
+	m.info.Busy = true
+	return tea.Batch(m.promptCmd(text), m.siblingsCmd())
+}
+
+// switchTo shows another session.
+func (m *Model) switchTo(id string) tea.Cmd {
+	m.conv.ClearPreview()
+	m.streaming = false
+	m.sandbox.SetStatus(views.SandboxStatus{})
+	return tea.Batch(m.loadCmd(id), m.siblingsCmd())
+}
+
+// toggleSplit shows the current session beside the selected one (up to four), or hides the split.
+func (m *Model) toggleSplit(id string) tea.Cmd {
+	if m.splitOn && (id == "" || contains(m.splitIDs, id) || len(m.splitIDs) >= 4) {
+		m.splitOn, m.splitIDs = false, nil
+		m.resize()
+		return nil
+	}
+	if !m.splitOn {
+		m.splitIDs = []string{m.current()}
+	}
+	if id != "" && !contains(m.splitIDs, id) {
+		m.splitIDs = append(m.splitIDs, id)
+	}
+	if len(m.splitIDs) < 2 {
+		return m.say("select another session in the siblings pane, then s", false)
+	}
+	m.splitOn = true
+	m.resize()
+	return m.splitCmd(m.splitIDs)
+}
+
+func contains(list []string, s string) bool {
+	for _, v := range list {
+		if v == s {
+			return true
+		}
+	}
+	return false
+}

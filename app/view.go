@@ -1,0 +1,107 @@
+package app
+
+import (
+	"strings"
+
+	tea "charm.land/bubbletea/v2"
+	"charm.land/lipgloss/v2"
+	"github.com/charmbracelet/x/ansi"
+
+	"exo/views"
+)
+
+// resize recomputes the layout and gives every pane its size.
+func (m *Model) resize() {
+	m.lay = computeLayout(m.width, m.height)
+	l := m.lay
+	if m.zoom {
+		full := rect{0, 0, m.width, max(m.height-1, 0)}
+		m.pane(m.focus).SetSize(full.w, full.h)
+		m.status.SetWidth(m.width)
+		return
+	}
+	m.conv.SetSize(l.conv.w, l.conv.h)
+	m.split.SetSize(l.conv.w, l.conv.h)
+	m.input.SetSize(l.input.w, l.input.h)
+	m.timeline.SetSize(l.timeline.w, l.timeline.h)
+	m.siblings.SetSize(l.siblings.w, l.siblings.h)
+	m.sandbox.SetSize(l.sandbox.w, l.sandbox.h)
+	m.status.SetWidth(m.width)
+	if m.overlay != nil {
+		m.overlay.SetSize(min(m.width, max(m.width*3/4, 60)), min(m.height, max(m.height*3/4, 16)))
+	}
+}
+
+// sidePane returns the side pane shown in the narrow layout: the focused one, else the timeline.
+func (m *Model) sidePane() views.Pane {
+	switch m.focus {
+	case focusSiblings, focusSandbox, focusTimeline:
+		return m.pane(m.focus)
+	}
+	return m.timeline
+}
+
+// View renders the whole screen.
+func (m *Model) View() tea.View {
+	v := tea.NewView(m.render())
+	v.AltScreen = true
+	v.MouseMode = tea.MouseModeCellMotion
+	v.WindowTitle = "exo"
+	if m.session != nil {
+		v.WindowTitle = "exo · " + m.session.Name
+	}
+	return v
+}
+
+// render composes the panes into the screen.
+func (m *Model) render() string {
+	if m.width == 0 || m.height == 0 {
+		return ""
+	}
+	var body string
+	switch {
+	case m.zoom:
+		body = m.pane(m.focus).View()
+	case m.lay.narrow:
+		main := m.pane(focusConv).View()
+		if m.lay.timeline.h == 0 && m.focus >= focusTimeline {
+			main = m.sidePane().View() // no room for both: the focused pane replaces the conversation
+		}
+		parts := []string{main}
+		if m.lay.timeline.h > 0 {
+			parts = append(parts, m.sidePane().View())
+		}
+		parts = append(parts, m.input.View())
+		body = lipgloss.JoinVertical(lipgloss.Left, parts...)
+	default:
+		left := lipgloss.JoinVertical(lipgloss.Left, m.pane(focusConv).View(), m.input.View())
+		right := lipgloss.JoinVertical(lipgloss.Left, m.timeline.View(), m.siblings.View(), m.sandbox.View())
+		body = lipgloss.JoinHorizontal(lipgloss.Top, left, right)
+	}
+	m.status.SetInfo(m.info)
+	m.status.SetHints(m.pane(m.focus).ShortHelp())
+	screen := fitScreen(body, m.width, max(m.height-1, 0)) + "\n" + m.status.View()
+	if m.overlay != nil {
+		screen = views.Overlay(screen, m.overlay.View())
+	}
+	return screen
+}
+
+// fitScreen makes body exactly w×h cells so nothing wraps or scrolls the terminal.
+func fitScreen(body string, w, h int) string {
+	lines := strings.Split(body, "\n")
+	if len(lines) > h {
+		lines = lines[:h]
+	}
+	for i, l := range lines {
+		if lw := ansi.StringWidth(l); lw > w {
+			lines[i] = ansi.Truncate(l, w, "")
+		} else if lw < w {
+			lines[i] = l + strings.Repeat(" ", w-lw)
+		}
+	}
+	for len(lines) < h {
+		lines = append(lines, strings.Repeat(" ", w))
+	}
+	return strings.Join(lines, "\n")
+}
