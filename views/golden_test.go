@@ -188,7 +188,7 @@ func TestGolden(t *testing.T) {
 						s.SetSize(w, h)
 					}
 					view := p.View()
-					if _, ok := p.(sizer); ok && name != "approval" && name != "confirm" {
+					if _, ok := p.(sizer); ok && name != "approval" && name != "confirm" && name != "help" {
 						checkSize(t, view, w, h)
 					}
 					checkMaxWidth(t, view, w, h)

@@ -34,7 +34,8 @@ func (h *Help) Update(msg tea.Msg) (Pane, tea.Cmd) {
 	return h, nil
 }
 
-// View renders the pane's keys, then the global keys.
+// View renders the pane's keys, then the global keys, in a box sized to
+// its content within the overlay's size.
 func (h *Help) View() string {
 	w, _ := h.inner()
 	m := help.New()
@@ -51,7 +52,11 @@ func (h *Help) View() string {
 	body = append(body, strings.Split(m.FullHelpView(h.common.Keys.FullHelp()), "\n")...)
 	fr := *st
 	fr.Pane.BorderFocused, fr.Pane.TitleFocused = st.Modal.Frame, st.Modal.Title
-	return frame(&fr, true, "Keys", "esc closes", body, h.width, h.height)
+	cw := 24
+	for _, l := range body {
+		cw = max(cw, widthOf(l))
+	}
+	return frame(&fr, true, "Keys", "esc closes", body, min(cw+3, h.width), min(len(body)+2, h.height))
 }
 
 // ShortHelp lists the close binding.
