@@ -83,7 +83,9 @@ func siblingStatus(s harness.Status) views.SessionStatus {
 }
 
 // isScripted reports whether a model label names the scripted model.
-func isScripted(label string) bool { return strings.Contains(label, "(scripted)") || strings.HasPrefix(label, "scripted") }
+func isScripted(label string) bool {
+	return strings.Contains(label, "(scripted)") || strings.HasPrefix(label, "scripted")
+}
 
 // siblingRows lists every session for the siblings pane, children after their parents.
 func siblingRows(h *harness.Harness, current string, running map[string]bool, drift func(id string) (float64, int)) ([]views.SiblingRow, error) {

@@ -56,27 +56,27 @@ type Model struct {
 	notices <-chan harness.Notice
 	stopSub func()
 
-	focus   focusID
-	zoom    bool
-	splitOn bool
+	focus    focusID
+	zoom     bool
+	splitOn  bool
 	splitIDs []string
-	width   int
-	height  int
-	lay     layout
+	width    int
+	height   int
+	lay      layout
 
-	session  *harness.Session
-	state    *harness.SessionState
-	model    harness.ModelSpec
-	noModel  bool
-	source   *timelineSource
-	info     views.StatusInfo
-	loadReq  uint64
-	prevReq  uint64
-	running  map[string]context.CancelFunc
-	ctrlCAt  time.Time
-	msgID    int
-	themeSet bool
-	streaming bool
+	session     *harness.Session
+	state       *harness.SessionState
+	model       harness.ModelSpec
+	noModel     bool
+	source      *timelineSource
+	info        views.StatusInfo
+	loadReq     uint64
+	prevReq     uint64
+	running     map[string]context.CancelFunc
+	ctrlCAt     time.Time
+	msgID       int
+	themeSet    bool
+	streaming   bool
 	lastCommand string
 }
 
