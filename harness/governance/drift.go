@@ -33,14 +33,19 @@ const (
 // clamped to [0,1]. With no changed files drift is 0. With no budget (0) the budget term is 0:
 // an unbudgeted session is never penalised for size. Values are rounded to 6 decimals.
 type Drift struct {
-	Total    float64 `json:"total"`
-	Level    Level   `json:"level"`
-	Changed  int     `json:"changed"`
-	InScope  int     `json:"in_scope"`
-	Budget   int     `json:"budget"`
-	Scope    Part    `json:"scope"`
-	Size     Part    `json:"budget_part"`
-	Boundary Part    `json:"boundary"`
+	Total   float64 `json:"total"`
+	Level   Level   `json:"level"`
+	Changed int     `json:"changed"`
+	InScope int     `json:"in_scope"`
+	Budget  int     `json:"budget"` // the scope's file budget, 0 for none
+	Parts   Parts   `json:"parts"`
+}
+
+// Parts are the three terms of the drift formula.
+type Parts struct {
+	Scope    Part `json:"scope"`
+	Budget   Part `json:"budget"`
+	Boundary Part `json:"boundary"`
 }
 
 // Part is one term of the drift formula: its weighted value, its unweighted factor in [0,1] and
@@ -58,7 +63,7 @@ func ComputeDrift(scope Scope, changed []string) Drift {
 	slices.Sort(changed)
 	changed = slices.Compact(changed)
 	d := Drift{Changed: len(changed), Budget: scope.Budget, Level: LevelLow,
-		Scope: Part{Weight: WeightScope}, Size: Part{Weight: WeightBudget}, Boundary: Part{Weight: WeightBoundary}}
+		Parts: Parts{Scope: Part{Weight: WeightScope}, Budget: Part{Weight: WeightBudget}, Boundary: Part{Weight: WeightBoundary}}}
 	if len(changed) == 0 {
 		return d
 	}
@@ -66,19 +71,19 @@ func ComputeDrift(scope Scope, changed []string) Drift {
 		if scope.InScope(p) {
 			d.InScope++
 		} else {
-			d.Scope.Files = append(d.Scope.Files, p)
+			d.Parts.Scope.Files = append(d.Parts.Scope.Files, p)
 		}
 		if scope.IsBoundary(p) {
-			d.Boundary.Files = append(d.Boundary.Files, p)
+			d.Parts.Boundary.Files = append(d.Parts.Boundary.Files, p)
 		}
 	}
-	d.Scope.Factor = 1 - float64(d.InScope)/float64(d.Changed)
+	d.Parts.Scope.Factor = 1 - float64(d.InScope)/float64(d.Changed)
 	if scope.Budget > 0 {
-		d.Size.Factor = math.Min(float64(d.Changed)/float64(scope.Budget), 1)
+		d.Parts.Budget.Factor = math.Min(float64(d.Changed)/float64(scope.Budget), 1)
 	}
-	d.Size.Files = changed
-	if len(d.Boundary.Files) > 0 {
-		d.Boundary.Factor = 1
+	d.Parts.Budget.Files = changed
+	if len(d.Parts.Boundary.Files) > 0 {
+		d.Parts.Boundary.Factor = 1
 	}
 	return d.finish()
 }
@@ -86,7 +91,7 @@ func ComputeDrift(scope Scope, changed []string) Drift {
 // finish weighs the parts, sums, clamps, rounds and sets the level.
 func (d Drift) finish() Drift {
 	total := 0.0
-	for _, p := range []*Part{&d.Scope, &d.Size, &d.Boundary} {
+	for _, p := range []*Part{&d.Parts.Scope, &d.Parts.Budget, &d.Parts.Boundary} {
 		p.Value = p.Weight * p.Factor
 		total += p.Value
 		p.Value, p.Factor = round6(p.Value), round6(p.Factor)

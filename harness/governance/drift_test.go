@@ -40,11 +40,11 @@ func TestDriftFromTheLog(t *testing.T) {
 	if d.Changed != 4 || d.InScope != 3 || !near(d.Total, 0.265) || d.Level != LevelLow {
 		t.Fatalf("drift %+v", d)
 	}
-	if !near(d.Scope.Value, 0.125) || !near(d.Size.Value, 0.14) || d.Boundary.Value != 0 {
-		t.Fatalf("parts %+v %+v %+v", d.Scope, d.Size, d.Boundary)
+	if !near(d.Parts.Scope.Value, 0.125) || !near(d.Parts.Budget.Value, 0.14) || d.Parts.Boundary.Value != 0 {
+		t.Fatalf("parts %+v %+v %+v", d.Parts.Scope, d.Parts.Budget, d.Parts.Boundary)
 	}
-	if !reflect.DeepEqual(d.Scope.Files, []string{"docs/x.md"}) || len(d.Size.Files) != 4 {
-		t.Fatalf("files behind parts: %v %v", d.Scope.Files, d.Size.Files)
+	if !reflect.DeepEqual(d.Parts.Scope.Files, []string{"docs/x.md"}) || len(d.Parts.Budget.Files) != 4 {
+		t.Fatalf("files behind parts: %v %v", d.Parts.Scope.Files, d.Parts.Budget.Files)
 	}
 	replayed, err := Load(h, s.ID)
 	if err != nil {

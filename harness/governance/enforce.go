@@ -2,6 +2,7 @@ package governance
 
 import (
 	"errors"
+	"fmt"
 
 	"exo/harness"
 	"exo/store"
@@ -65,4 +66,17 @@ func appendNew(list []string, s string) []string {
 		}
 	}
 	return append(list, s)
+}
+
+// EnforceSession enforces a session's current scope (folded from its log) on the paths a
+// command changed; the harness calls it right after appending the command's snapshot.
+func EnforceSession(h *harness.Harness, sessionID string, changed []harness.FileChange) (Enforcement, error) {
+	if len(changed) == 0 {
+		return Enforcement{}, nil
+	}
+	scope, err := CurrentScope(h, sessionID)
+	if err != nil {
+		return Enforcement{}, fmt.Errorf("enforce scope of %s: %w", sessionID, err)
+	}
+	return Enforce(scope, changed), nil
 }

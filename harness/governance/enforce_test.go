@@ -45,3 +45,12 @@ func TestEnforceRecordAndRevert(t *testing.T) {
 		t.Fatalf("harness counted %d violations", st.Violations)
 	}
 }
+
+func TestEnforceSessionUsesTheLoggedScope(t *testing.T) {
+	h := openHarness(t)
+	s := newSession(t, h, "alpha", "/w", &Scope{Allow: []string{"src/**"}, Policy: PolicyRevert})
+	got, err := EnforceSession(h, s.ID, []harness.FileChange{{Path: "src/a.go", Kind: "modified"}, {Path: "x.txt", Kind: "added"}})
+	if err != nil || len(got.Violations) != 1 || !reflect.DeepEqual(got.Revert, []string{"x.txt"}) {
+		t.Fatalf("%+v %v", got, err)
+	}
+}

@@ -18,6 +18,7 @@ type PosError struct {
 	Msg       string
 }
 
+// Error renders "file:line:col: message" (without the column when it is unknown).
 func (e *PosError) Error() string {
 	if e.Col == 0 {
 		return fmt.Sprintf("%s:%d: %s", e.File, e.Line, e.Msg)

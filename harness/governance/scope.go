@@ -55,6 +55,7 @@ type ScopeError struct {
 	Err  error
 }
 
+// Error returns the message written for the model.
 func (e *ScopeError) Error() string { return e.Msg }
 
 // Unwrap returns the sentinel error behind the refusal.
