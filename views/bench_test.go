@@ -2,8 +2,10 @@ package views
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	tea "charm.land/bubbletea/v2"
 
@@ -147,8 +149,10 @@ func BenchmarkKeystrokeWhileStreaming(b *testing.B) {
 	for _, d := range deltas[:2000] {
 		conv.AppendDelta(d)
 	}
+	lat := make([]time.Duration, 0, b.N)
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
+		start := time.Now()
 		conv.AppendDelta(deltas[2000+i%3000])
 		in.Update(tea.KeyPressMsg{Code: 'a', Text: "a"})
 		if i%50 == 49 {
@@ -156,7 +160,12 @@ func BenchmarkKeystrokeWhileStreaming(b *testing.B) {
 		}
 		_ = conv.View()
 		_ = in.View()
+		lat = append(lat, time.Since(start))
 	}
+	b.StopTimer()
+	slices.Sort(lat)
+	b.ReportMetric(float64(lat[len(lat)/2].Microseconds()), "p50-µs")
+	b.ReportMetric(float64(lat[len(lat)*99/100].Microseconds()), "p99-µs")
 }
 
 // BenchmarkPreviewScrub measures one scrub step of time travel: the
