@@ -61,6 +61,8 @@ type Conversation struct {
 	frame   int    // frame is the spinner frame.
 	preview uint64 // preview is the seq being previewed, 0 when live.
 	shown   [2]int // shown is the range of items drawn by the last View.
+	// lineItems maps each line drawn by the last View to its item.
+	lineItems []int
 }
 
 // NewConversation returns an empty conversation pane that follows the bottom.

@@ -111,12 +111,17 @@ func (c *Conversation) visible(w, h int) []string {
 	}
 	out := make([]string, 0, h)
 	c.shown = [2]int{c.top.item, c.top.item}
+	c.lineItems = c.lineItems[:0]
 	for i := c.top.item; i < len(c.entries) && len(out) < h; i++ {
 		lines := c.linesOf(i, w)
 		if i == c.top.item {
 			lines = lines[min(c.top.line, len(lines)):]
 		}
-		out = append(out, lines[:min(len(lines), h-len(out))]...)
+		n := min(len(lines), h-len(out))
+		out = append(out, lines[:n]...)
+		for range n {
+			c.lineItems = append(c.lineItems, i)
+		}
 		c.shown[1] = i
 	}
 	return out
