@@ -121,3 +121,19 @@ func flatten(step []any) (out []store.Record) {
 	}
 	return out
 }
+
+func TestRewindDropsAbandonedChanges(t *testing.T) {
+	h := openHarness(t)
+	s := newSession(t, h, "alpha", "", &Scope{Budget: 2})
+	evs := mustAppend(t, h, s.ID, snapshot("a.go"))
+	mustAppend(t, h, s.ID, snapshot("b.go"))
+	if st, _ := Load(h, s.ID); st.Drift().Total != 0.35 {
+		t.Fatalf("before rewind %+v", st.Drift())
+	}
+	if _, err := h.Rewind(s.ID, evs[0].Seq); err != nil {
+		t.Fatal(err)
+	}
+	if st, _ := Load(h, s.ID); st.Drift().Total != 0.175 || st.Changed()[0] != "a.go" {
+		t.Fatalf("after rewind %+v", st.Drift())
+	}
+}

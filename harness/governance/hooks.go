@@ -56,14 +56,23 @@ func SystemText(h *harness.Harness, sessionID string, c *Constitution) (string, 
 	return joinSections(c.RulesText(), ScopeText(st.Scope), SiblingText(st.Scope, sibs)), nil
 }
 
-// ApprovalMap converts the constitution's approvals to the executor's Approvals option.
-func (c *Constitution) ApprovalMap() map[string]string {
+// ApprovalMap converts the constitution's approvals to the executor's Approvals option. The
+// executor treats unlisted tools as auto, so the "*" default is expanded onto each of tools that
+// has no entry of its own (and kept under "*" for executors that understand it).
+func (c *Constitution) ApprovalMap(tools ...string) map[string]string {
 	if c == nil {
 		return nil
 	}
-	out := make(map[string]string, len(c.Approvals))
+	out := make(map[string]string, len(c.Approvals)+len(tools))
 	for tool, a := range c.Approvals {
 		out[tool] = string(a)
+	}
+	if def, ok := c.Approvals["*"]; ok {
+		for _, t := range tools {
+			if _, own := out[t]; !own {
+				out[t] = string(def)
+			}
+		}
 	}
 	return out
 }

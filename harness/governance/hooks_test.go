@@ -66,7 +66,7 @@ func TestExecutorHooks(t *testing.T) {
 			t.Fatalf("system extra lacks %q:\n%s", want, extra)
 		}
 	}
-	if m := c.ApprovalMap(); m["bash"] != "ask" || m["*"] != "deny" {
+	if m := c.ApprovalMap("bash", "write_file"); m["bash"] != "ask" || m["*"] != "deny" || m["write_file"] != "deny" || m["read_file"] != "auto" {
 		t.Fatalf("approvals %v", m)
 	}
 }
