@@ -25,9 +25,9 @@ func (c *Conversation) Scroll(delta int) {
 	c.follow = false
 	if delta < 0 {
 		c.up(-delta, w)
-		return
+	} else {
+		c.down(delta, w)
 	}
-	c.down(delta, w)
 	if c.linesBelow(w, h+1) <= h {
 		c.follow = true
 	}

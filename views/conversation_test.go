@@ -215,3 +215,19 @@ func TestSetItemsKeepsUnchangedRenders(t *testing.T) {
 		t.Error("changed entry was kept")
 	}
 }
+
+func TestShortConversationKeepsFollowing(t *testing.T) {
+	c := NewConversation(NewCommon(themes.Dark()))
+	c.SetSize(60, 20)
+	c.SetItems(sampleConversation()[:1])
+	c.Update(press("k"))
+	if !c.Following() {
+		t.Fatal("k on content that fits stopped following")
+	}
+	for range 30 {
+		c.AppendDelta("line\n\n")
+	}
+	if !strings.Contains(ansi.Strip(c.View()), "line") {
+		t.Error("new content not followed")
+	}
+}

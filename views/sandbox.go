@@ -142,6 +142,7 @@ func (s *Sandbox) View() string {
 		body = append(body, s.header(w))
 	}
 	rows := h - len(body)
+	s.offset = min(s.offset, max(s.lines.Len()-rows, 0))
 	end := s.lines.Len() - s.offset
 	for i := max(end-rows, 0); i < end; i++ {
 		body = append(body, truncate(s.content(s.lines.At(i)), w))
