@@ -197,6 +197,26 @@ func (f *scopeFlags) newSessionRecords(workspace string) ([]store.Record, error)
 	return append([]store.Record{governance.ScopeRecord(s, harness.ActorUser, "new")}, recs...), nil
 }
 
+// forkScopeRecords checks the scope flags given to exo fork against the parent's scope before
+// the fork is made and returns the scope.set to append to the fork (none without flags). A fork
+// inherits its parent's scope through its history and may only narrow it (governance.Narrow).
+func (f *scopeFlags) forkScopeRecords(cmd *cobra.Command, h *harness.Harness, parentID string) ([]store.Record, error) {
+	var req governance.Scope
+	if !f.apply(cmd, &req) {
+		return nil, nil
+	}
+	parent, err := governance.CurrentScope(h, parentID)
+	if err != nil {
+		return nil, err
+	}
+	narrowed, err := governance.Narrow(parent, req)
+	if err != nil {
+		return nil, usageErr(err)
+	}
+	narrowed.Boundary = narrowed.Boundaries()
+	return []store.Record{governance.ScopeRecord(narrowed, harness.ActorUser, "fork")}, nil
+}
+
 // sealedOrNil returns the last compiled constitution of dir, if its lock is readable.
 func sealedOrNil(dir string) *governance.Constitution {
 	if _, c, err := governance.ReadLock(dir); err == nil {
