@@ -2,6 +2,7 @@ package executor
 
 import (
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"exo/harness"
@@ -41,6 +42,8 @@ type Executor struct {
 	tools map[string]tool
 	order []tool
 	busy  map[string]bool // sessions with a turn running
+	// lastModel is the model time (ns) of the last finished turn, for benchmarks.
+	lastModel atomic.Int64
 }
 
 // New returns the default executor over a harness.

@@ -25,6 +25,8 @@ type Result struct {
 	TTFTMs     int64          `json:"ttft_ms"`
 	DurationMs int64          `json:"duration_ms"`
 	StopReason string         `json:"stop_reason"`
+	// ModelMs is the time spent inside model calls (the rest of DurationMs is exo's own).
+	ModelMs int64 `json:"model_ms"`
 	// Failure is set when the turn ended on a model or tool failure; Cancelled when the user
 	// stopped it.
 	Failure   string `json:"failure,omitempty"`
@@ -54,6 +56,7 @@ func (x *Executor) RunTurn(ctx context.Context, sessionID string) (Result, error
 	}
 	err = t.run(ctx)
 	t.res.DurationMs = time.Since(start).Milliseconds()
+	x.lastModel.Store(int64(t.modelTime))
 	return t.res, err
 }
 
@@ -85,6 +88,8 @@ type turn struct {
 	model  harness.ModelSpec
 	system string
 	res    Result
+	// modelTime is the precise time spent in model calls.
+	modelTime time.Duration
 }
 
 // newTurn resolves the session, its model and the system prompt.
@@ -118,9 +123,6 @@ func (t *turn) run(ctx context.Context) error {
 			return t.cancelled("cancelled by the user")
 		}
 		t.res.Steps = step
-		if err := t.append(harness.TypeStepStarted, harness.StepStarted{Step: step}); err != nil {
-			return err
-		}
 		resp, done, err := t.callModel(ctx, step)
 		if err != nil || done {
 			return err
@@ -176,8 +178,11 @@ func (t *turn) callModel(ctx context.Context, step int) (provider.Response, bool
 	}
 	req := provider.Request{Model: t.model.ModelID, System: t.system, Messages: append([]provider.Message(nil), view.Messages...),
 		Tools: t.x.toolSpecs(), MaxOutputTokens: t.model.MaxOutput, CachePrefix: true, CacheKey: t.s.ID}
-	if err := t.append(harness.TypeModelRequested, harness.ModelRequested{Model: t.model.Label(), Provider: t.prov.Name(),
-		Step: step, PromptTokens: view.Tokens, Messages: len(req.Messages)}); err != nil {
+	// step.started and model.requested commit together: one durable write before the call.
+	if _, err := t.x.h.AppendOn(t.s.ID, t.s.Branch,
+		harness.MustRecord(harness.TypeStepStarted, t.x.actor(), harness.StepStarted{Step: step}),
+		harness.MustRecord(harness.TypeModelRequested, t.x.actor(), harness.ModelRequested{Model: t.model.Label(), Provider: t.prov.Name(),
+			Step: step, PromptTokens: view.Tokens, Messages: len(req.Messages)})); err != nil {
 		return provider.Response{}, true, err
 	}
 	started := time.Now()
@@ -189,10 +194,13 @@ func (t *turn) callModel(ctx context.Context, step int) (provider.Response, bool
 			}
 		}
 	})
+	took := time.Since(started)
+	t.res.ModelMs += took.Milliseconds()
+	t.modelTime += took
 	if err != nil {
 		return resp, true, t.modelFailed(ctx, err)
 	}
-	return resp, false, t.completed(resp, time.Since(started))
+	return resp, false, t.completed(resp, took)
 }
 
 // completed records a model answer.
