@@ -64,10 +64,12 @@ func pairConflicts(a, b Member) []Conflict {
 	return out
 }
 
-// hasOwn reports whether xs has an origin that ys lacks.
-func hasOwn(xs, ys []string) bool {
-	for _, x := range xs {
-		if !slices.Contains(ys, x) {
+// hasOwn reports whether xs has a change that ys lacks. An event (branch, seq) is in a history
+// that changed the same path at (branch, seq' ≥ seq), so comparing the latest seq per branch
+// is exact.
+func hasOwn(xs, ys map[string]uint64) bool {
+	for br, seq := range xs {
+		if seq > ys[br] {
 			return true
 		}
 	}
@@ -103,7 +105,10 @@ func (s *State) hasConflict(other, path string) bool {
 }
 
 // Members loads every unfinished session's State and Member, with project roots resolved.
-func Members(h *harness.Harness) ([]Member, map[string]*State, error) {
+func Members(h *harness.Harness) ([]Member, map[string]*State, error) { return members(h, replay(h)) }
+
+// members is Members with a given loader.
+func members(h *harness.Harness, load loader) ([]Member, map[string]*State, error) {
 	all, err := h.Sessions()
 	if err != nil {
 		return nil, nil, err
@@ -115,7 +120,7 @@ func Members(h *harness.Harness) ([]Member, map[string]*State, error) {
 	var ms []Member
 	states := map[string]*State{}
 	for _, s := range all {
-		st, err := LoadBranch(h, s.ID, s.Branch)
+		st, err := load(s)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -147,8 +152,11 @@ func projectRoot(byID map[string]*harness.Session, s *harness.Session) string {
 // RecordConflicts detects conflicts among unfinished sessions and appends the new
 // conflict.detected events to both sides. The harness calls it after each snapshot. It returns
 // every current conflict.
-func RecordConflicts(h *harness.Harness) ([]Conflict, error) {
-	ms, states, err := Members(h)
+func RecordConflicts(h *harness.Harness) ([]Conflict, error) { return recordConflicts(h, replay(h)) }
+
+// recordConflicts is RecordConflicts with a given loader.
+func recordConflicts(h *harness.Harness, load loader) ([]Conflict, error) {
+	ms, states, err := members(h, load)
 	if err != nil {
 		return nil, err
 	}

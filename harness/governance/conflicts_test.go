@@ -23,6 +23,9 @@ func TestConflictBetweenTwoSessions(t *testing.T) {
 		t.Fatalf("inherited changes conflict: %v %v", cs, err)
 	}
 	mustAppend(t, h, b.ID, snapshot("src/shared.go", "src/b.go"))
+	if cs, err := RecordConflicts(h); err != nil || len(cs) != 0 {
+		t.Fatalf("only beta changed shared.go since the fork: %v %v", cs, err)
+	}
 	mustAppend(t, h, a.ID, snapshot("src/shared.go"))
 	cs, err := RecordConflicts(h)
 	if err != nil {
@@ -50,8 +53,8 @@ func TestConflictBetweenTwoSessions(t *testing.T) {
 
 func TestSharedWorkspaceConflict(t *testing.T) {
 	ms := []Member{
-		{ID: "a", Name: "alpha", Workspace: "/p", Project: "/p", Files: map[string]*Touch{"x": {Path: "x", Origins: []string{"a@2"}}}},
-		{ID: "b", Name: "beta", Workspace: "/p/", Project: "/p", Files: map[string]*Touch{"x": {Path: "x", Origins: []string{"b@3"}}}},
+		{ID: "a", Name: "alpha", Workspace: "/p", Project: "/p", Files: map[string]*Touch{"x": {Path: "x", Origins: map[string]uint64{"a": 2}}}},
+		{ID: "b", Name: "beta", Workspace: "/p/", Project: "/p", Files: map[string]*Touch{"x": {Path: "x", Origins: map[string]uint64{"b": 3}}}},
 	}
 	cs := DetectConflicts(ms)
 	if len(cs) != 1 || !cs[0].Shared {

@@ -16,9 +16,11 @@ type Summary struct {
 }
 
 // Fleet folds every session's governance from the log: scope, drift and recorded conflicts.
-// It replays each history; a long-lived UI should instead keep a State per session and Apply
-// the events it is notified of.
-func Fleet(h *harness.Harness) ([]Summary, error) {
+// It replays each history; a long-lived UI should use a Tracker.
+func Fleet(h *harness.Harness) ([]Summary, error) { return fleet(h, replay(h)) }
+
+// fleet is Fleet with a given loader.
+func fleet(h *harness.Harness, load loader) ([]Summary, error) {
 	all, err := h.Sessions()
 	if err != nil {
 		return nil, err
@@ -29,7 +31,7 @@ func Fleet(h *harness.Harness) ([]Summary, error) {
 	}
 	out := make([]Summary, 0, len(all))
 	for _, s := range all {
-		st, err := LoadBranch(h, s.ID, s.Branch)
+		st, err := load(s)
 		if err != nil {
 			return nil, err
 		}

@@ -108,7 +108,12 @@ func dirWithin(a, b string) bool {
 
 // Siblings returns the other unfinished sessions of the same project as sessionID.
 func Siblings(h *harness.Harness, sessionID string) ([]Sibling, error) {
-	ms, states, err := Members(h)
+	return siblings(h, sessionID, replay(h))
+}
+
+// siblings is Siblings with a given loader.
+func siblings(h *harness.Harness, sessionID string, load loader) ([]Sibling, error) {
+	ms, states, err := members(h, load)
 	if err != nil {
 		return nil, err
 	}

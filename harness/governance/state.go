@@ -36,9 +36,10 @@ type State struct {
 type Touch struct {
 	Path string `json:"path"`
 	Kind string `json:"kind"` // the latest change: added, modified, deleted, renamed
-	// Origins are the changing events as "branch@seq"; an inherited change keeps its origin, so
-	// a fork and its parent share it and do not conflict over it.
-	Origins []string `json:"origins"`
+	// Origins maps each branch whose events changed the path to the latest such seq. An
+	// inherited change keeps its branch, so a fork and its parent share it and do not conflict
+	// over it; one entry per branch keeps the projection bounded however often a file changes.
+	Origins map[string]uint64 `json:"origins"`
 }
 
 // maxNotes bounds the failures and violations kept for the memento.
@@ -150,13 +151,11 @@ func (s *State) touch(path, kind string, e store.Event) {
 	}
 	t := s.Files[path]
 	if t == nil {
-		t = &Touch{Path: path}
+		t = &Touch{Path: path, Origins: map[string]uint64{}}
 		s.Files[path] = t
 	}
 	t.Kind = kind
-	if o := origin(e); !slices.Contains(t.Origins, o) {
-		t.Origins = append(t.Origins, o)
-	}
+	t.Origins[e.Branch] = max(t.Origins[e.Branch], e.Seq)
 }
 
 // Changed returns the changed paths, sorted.
