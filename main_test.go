@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"io"
 	"os"
 	"os/exec"
@@ -15,6 +16,7 @@ import (
 	bolt "go.etcd.io/bbolt"
 
 	"exo/harness"
+	"exo/harness/provider/providertest"
 )
 
 // exoBin is the exo binary built once for the end-to-end tests.
@@ -184,4 +186,35 @@ func holdHome(home string) {
 	os.Stdout.WriteString("ready")
 	io.Copy(io.Discard, os.Stdin)
 	h.Close()
+}
+
+// BenchmarkRunStream runs `exo run` end to end (a fresh process each time) on one streamed answer
+// of 10k, 40k and 160k one-character deltas from a local Chat Completions server.
+func BenchmarkRunStream(b *testing.B) {
+	for _, n := range []int{10_000, 40_000, 160_000} {
+		b.Run(fmt.Sprintf("deltas=%d", n), func(b *testing.B) {
+			srv := providertest.NewChatServer(n, "x")
+			defer srv.Close()
+			home := b.TempDir()
+			if out, err := exec.Command(exoBin, "--home", home, "model", "register", "local", "--provider", "openai-compatible",
+				"--model-id", "bench", "--base-url", srv.BaseURL()).CombinedOutput(); err != nil {
+				b.Fatalf("%v %s", err, out)
+			}
+			ws := b.TempDir()
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				cmd := exec.Command(exoBin, "--home", home, "run", "go")
+				cmd.Dir = ws
+				var out bytes.Buffer
+				cmd.Stdout = &out
+				if err := cmd.Run(); err != nil {
+					b.Fatal(err)
+				}
+				if got := strings.Count(out.String(), "x"); got != n {
+					b.Fatalf("streamed %d of %d deltas", got, n)
+				}
+			}
+			b.ReportMetric(b.Elapsed().Seconds()/float64(b.N), "s/run")
+		})
+	}
 }

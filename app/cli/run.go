@@ -4,10 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/signal"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -84,17 +86,20 @@ func (e *env) run(h *harness.Harness, f runFlags, prompt string) error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	opts := executor.Options{Headless: true, AutoApprove: f.yes, MaxSteps: f.maxSteps}
+	var out *flushWriter
 	if !f.asJSON {
+		out = newFlushWriter(e.stdout, 30*time.Millisecond)
 		midLine := false
 		opts.OnDelta = func(_, d string) {
-			fmt.Fprint(e.stdout, d)
+			io.WriteString(out, d)
 			midLine = !strings.HasSuffix(d, "\n")
 		}
 		opts.OnTool = func(_ string, started bool, tool, summary string) {
 			if midLine {
-				fmt.Fprintln(e.stdout)
+				io.WriteString(out, "\n")
 				midLine = false
 			}
+			out.Flush()
 			if started {
 				fmt.Fprintf(e.stderr, "\n▸ %s %s\n", tool, summary)
 			} else {
@@ -103,6 +108,9 @@ func (e *env) run(h *harness.Harness, f runFlags, prompt string) error {
 		}
 	}
 	res, err := executor.New(h, opts).Prompt(ctx, s.ID, prompt, "run")
+	if out != nil {
+		out.Close()
+	}
 	return e.finishRun(s, f, res, err)
 }
 
