@@ -8,22 +8,26 @@ import (
 )
 
 // CheckWriteHook adapts Check to the executor's CheckWrite option: it folds the session's
-// current scope from the log and refuses the workspace-relative path when it is out of scope or
-// a boundary path. The error text is written for the model.
+// current scope (incrementally, through a Tracker) and refuses the workspace-relative path when
+// it is out of scope or a boundary path. The error text is written for the model.
 func CheckWriteHook(h *harness.Harness) func(sessionID, relPath string) error {
-	return func(sessionID, relPath string) error {
-		s, err := CurrentScope(h, sessionID)
-		if err != nil {
-			return err
-		}
-		return s.Check(relPath)
+	return NewTracker(h).CheckWrite
+}
+
+// CheckWrite refuses a workspace-relative path outside the session's current scope.
+func (t *Tracker) CheckWrite(sessionID, relPath string) error {
+	st, err := t.State(sessionID)
+	if err != nil {
+		return err
 	}
+	return st.Scope.Check(relPath)
 }
 
 // SystemExtraHook adapts SystemText to the executor's SystemExtra option, reading the sealed
 // constitution of the session's workspace from its lock (VerifyLock ran at session start).
 // Failures leave the extra text empty rather than failing the turn.
 func SystemExtraHook(h *harness.Harness) func(sessionID string) string {
+	t := NewTracker(h)
 	return func(sessionID string) string {
 		s, err := h.Session(sessionID)
 		if err != nil {
@@ -33,7 +37,7 @@ func SystemExtraHook(h *harness.Harness) func(sessionID string) string {
 		if _, sealed, err := ReadLock(s.Workspace); err == nil {
 			c = sealed
 		}
-		text, err := SystemText(h, sessionID, c)
+		text, err := t.SystemText(sessionID, c)
 		if err != nil {
 			return ""
 		}
@@ -45,11 +49,16 @@ func SystemExtraHook(h *harness.Harness) func(sessionID string) string {
 // the session's scope and its live siblings. Handoffs are not included: they are delivered once
 // (see DeliverHandoffs and BuildBootstrap).
 func SystemText(h *harness.Harness, sessionID string, c *Constitution) (string, error) {
-	st, err := Load(h, sessionID)
+	return NewTracker(h).SystemText(sessionID, c)
+}
+
+// SystemText is the package-level SystemText through the tracker.
+func (t *Tracker) SystemText(sessionID string, c *Constitution) (string, error) {
+	st, err := t.State(sessionID)
 	if err != nil {
 		return "", err
 	}
-	sibs, err := Siblings(h, st.Session)
+	sibs, err := t.Siblings(st.Session)
 	if err != nil {
 		return "", err
 	}
