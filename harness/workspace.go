@@ -15,8 +15,22 @@ func (h *Harness) Redact(text string) string {
 	return h.redact(text)
 }
 
-// ensureBaseline records the workspace's first snapshot before the session first touches it,
-// so a rewind to any earlier event has files to come back to.
+// EnsureBaseline records the workspace's first snapshot before the session first changes it
+// (executors call it before running tools), so a rewind to any earlier event has files to
+// come back to.
+func (h *Harness) EnsureBaseline(sessionID, branch string) error {
+	s, err := h.Session(sessionID)
+	if err != nil || s.Workspace == "" {
+		return err
+	}
+	rt, err := h.Runtime(sessionID)
+	if err != nil {
+		return err
+	}
+	return h.ensureBaseline(sessionID, branch, rt)
+}
+
+// ensureBaseline records the first snapshot of a session's workspace if it has none.
 func (h *Harness) ensureBaseline(sessionID, branch string, rt *Runtime) error {
 	st, err := h.State(sessionID)
 	if err != nil {

@@ -118,6 +118,9 @@ func (t *turn) run(ctx context.Context) error {
 	if err := t.closeInterrupted(); err != nil {
 		return err
 	}
+	if err := t.x.h.EnsureBaseline(t.s.ID, t.s.Branch); err != nil {
+		return fmt.Errorf("snapshot the workspace before the turn: %w", err)
+	}
 	for step := 1; step <= t.x.opts.MaxSteps; step++ {
 		if ctx.Err() != nil {
 			return t.cancelled("cancelled by the user")
