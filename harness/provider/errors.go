@@ -81,6 +81,9 @@ func (e *Error) advice() string {
 	case ErrBadRequest:
 		return "the request was refused; check the model id and options"
 	case ErrCircuitOpen:
+		if e.RetryAfter <= 0 {
+			return "a trial call is under way; try again when it ends"
+		}
 		return fmt.Sprintf("calls resume in %s", e.RetryAfter.Round(time.Second))
 	case ErrUnreachable:
 		return "check the base URL and network"

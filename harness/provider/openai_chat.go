@@ -91,7 +91,9 @@ func chatMessages(req Request) []openai.ChatCompletionMessageParamUnion {
 		case RoleUser:
 			out = append(out, openai.UserMessage(m.Text))
 		case RoleAssistant:
-			out = append(out, chatAssistant(m))
+			if m.Text != "" || len(m.ToolCalls) > 0 {
+				out = append(out, chatAssistant(m))
+			}
 		case RoleTool:
 			out = append(out, openai.ToolMessage(toolResultText(m), m.ToolCallID))
 		}

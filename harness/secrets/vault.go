@@ -38,6 +38,9 @@ type Info struct {
 	Created time.Time `json:"created"`
 	// Updated is when the value last changed.
 	Updated time.Time `json:"updated"`
+	// Unreadable is set when the value no longer opens (the key file was
+	// replaced, or the record altered); set it again or remove it.
+	Unreadable bool `json:"unreadable,omitempty"`
 }
 
 // Vault seals and opens named secrets.
@@ -82,9 +85,9 @@ func (v *Vault) Set(name string, value []byte) error {
 	}
 	now := v.Now().UTC()
 	created := now
-	if old, err := v.info(name); err == nil {
+	if old, err := v.info(name); err == nil && !old.Unreadable {
 		created = old.Created
-	} else if !errors.Is(err, ErrNotFound) {
+	} else if err != nil && !errors.Is(err, ErrNotFound) {
 		return err
 	}
 	sealed, err := v.seal(name, value, created, now)
@@ -139,7 +142,8 @@ func (v *Vault) Remove(name string) error {
 	return nil
 }
 
-// Redactor opens every secret and builds a redactor from their values.
+// Redactor opens every readable secret and builds a redactor from their
+// values (an unreadable value cannot be known, so it cannot be redacted).
 func (v *Vault) Redactor() (*Redactor, error) {
 	infos, err := v.List()
 	if err != nil {
@@ -147,6 +151,9 @@ func (v *Vault) Redactor() (*Redactor, error) {
 	}
 	values := make(map[string][]byte, len(infos))
 	for _, in := range infos {
+		if in.Unreadable {
+			continue
+		}
 		if values[in.Name], err = v.Open(in.Name); err != nil {
 			return nil, err
 		}
@@ -154,7 +161,8 @@ func (v *Vault) Redactor() (*Redactor, error) {
 	return NewRedactor(values), nil
 }
 
-// info reads a secret's dates after checking that it opens.
+// info reads a secret's dates and checks whether its value opens; the
+// dates of an unreadable record are shown but not trusted.
 func (v *Vault) info(name string) (Info, error) {
 	if err := ValidName(name); err != nil {
 		return Info{}, err
@@ -163,11 +171,15 @@ func (v *Vault) info(name string) (Info, error) {
 	if err != nil {
 		return Info{}, fmt.Errorf("secrets: %s: %w", name, err)
 	}
+	info := Info{Name: name}
 	if _, err := v.open(name, sealed); err != nil {
-		return Info{}, err
+		info.Unreadable = true
 	}
-	c, u := binary.BigEndian.Uint64(sealed[4:12]), binary.BigEndian.Uint64(sealed[12:20])
-	return Info{Name: name, Created: time.Unix(0, int64(c)).UTC(), Updated: time.Unix(0, int64(u)).UTC()}, nil
+	if len(sealed) >= headerLen {
+		c, u := binary.BigEndian.Uint64(sealed[4:12]), binary.BigEndian.Uint64(sealed[12:20])
+		info.Created, info.Updated = time.Unix(0, int64(c)).UTC(), time.Unix(0, int64(u)).UTC()
+	}
+	return info, nil
 }
 
 // seal builds header ‖ nonce ‖ ciphertext, binding the name and header as

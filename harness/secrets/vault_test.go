@@ -194,3 +194,28 @@ func wantStr(t *testing.T, got, want string) {
 		t.Errorf("got  %q\nwant %q", got, want)
 	}
 }
+
+func TestLostKeyIsNoDeadEnd(t *testing.T) {
+	be := NewMemBackend()
+	old, _ := NewVaultWithKey(bytes.Repeat([]byte{1}, 32), be)
+	_ = old.Set("A", []byte("value-aaaaaa"))
+	_ = old.Set("B", []byte("value-bbbbbb"))
+	v, _ := NewVaultWithKey(bytes.Repeat([]byte{2}, 32), be) // the key file was replaced
+	infos, err := v.List()
+	if err != nil || len(infos) != 2 || !infos[0].Unreadable || infos[0].Created.IsZero() {
+		t.Fatalf("list = %+v, %v", infos, err)
+	}
+	if _, err := v.Open("A"); !errors.Is(err, ErrTampered) {
+		t.Errorf("open = %v", err)
+	}
+	if err := v.Set("A", []byte("value-new-aaa")); err != nil {
+		t.Fatalf("set over an unreadable value: %v", err)
+	}
+	if err := v.Remove("B"); err != nil {
+		t.Fatalf("remove an unreadable value: %v", err)
+	}
+	r, err := v.Redactor()
+	if err != nil || r.String("value-new-aaa") != "‹secret:A›" {
+		t.Fatalf("redactor: %v", err)
+	}
+}
