@@ -2,6 +2,7 @@ package provider
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 )
 
@@ -29,10 +30,7 @@ type chatChunk struct {
 			CachedTokens int64 `json:"cached_tokens"`
 		} `json:"prompt_tokens_details"`
 	} `json:"usage"`
-	Error *struct {
-		Message string `json:"message"`
-		Code    any    `json:"code"`
-	} `json:"error"`
+	Error json.RawMessage `json:"error"` // an object, or a bare string (Ollama)
 }
 
 // chatDelta is a choice's new text and tool-call fragments.
@@ -66,8 +64,8 @@ func (s *chatState) event(data []byte) (bool, *Error) {
 
 // handle applies one chunk.
 func (s *chatState) handle(c *chatChunk) *Error {
-	if c.Error != nil {
-		return &Error{Kind: ErrServer, Detail: trim(firstNonEmpty(c.Error.Message, fmt.Sprint(c.Error.Code)))}
+	if len(c.Error) > 0 && string(c.Error) != "null" {
+		return &Error{Kind: ErrServer, Detail: trim(chatErrorText(c.Error))}
 	}
 	s.model = firstNonEmpty(c.Model, s.model)
 	if u := c.Usage; u != nil && (u.PromptTokens > 0 || u.CompletionTokens > 0) {
@@ -135,4 +133,21 @@ func chatStop(r string) StopReason {
 		return StopRefusal
 	}
 	return StopReason(r)
+}
+
+// chatErrorText reads an in-stream error given as a string or as an object
+// with a message and code.
+func chatErrorText(raw json.RawMessage) string {
+	var text string
+	if json.Unmarshal(raw, &text) == nil {
+		return text
+	}
+	var obj struct {
+		Message string `json:"message"`
+		Code    any    `json:"code"`
+	}
+	if json.Unmarshal(raw, &obj) == nil && (obj.Message != "" || obj.Code != nil) {
+		return firstNonEmpty(obj.Message, fmt.Sprint(obj.Code))
+	}
+	return string(raw)
 }

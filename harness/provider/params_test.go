@@ -2,6 +2,8 @@ package provider
 
 import (
 	"encoding/json"
+	"errors"
+	"strings"
 	"testing"
 )
 
@@ -95,4 +97,18 @@ func TestChatCallsSentWholeWithIndexZero(t *testing.T) {
 		{ID: "b", Name: "list_dir", Arguments: json.RawMessage(`{"path":"."}`)}})
 	wantEq(t, "stop", resp.StopReason, StopToolUse)
 	wantEq(t, "usage (server sent none)", resp.Usage, Usage{})
+}
+
+func TestChatInStreamErrors(t *testing.T) {
+	for body, want := range map[string]string{
+		`data: {"error":"model requires more system memory"}` + "\n\n":                           "model requires more system memory",
+		`data: {"error":{"message":"context overflow","code":"ctx"}}` + "\n\n":                   "context overflow",
+		`data: {"choices":[{"index":0,"delta":{"content":"hi"}}],"error":{"code":503}}` + "\n\n": "503",
+	} {
+		api := newFakeAPI(t, reply{body: body})
+		_, err := NewOpenAICompatible(Config{BaseURL: api.srv.URL}).Stream(t.Context(), testRequest("m"), nil)
+		if !errors.Is(err, ErrServer) || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: %v", body, err)
+		}
+	}
 }
