@@ -120,6 +120,9 @@ func (s *Snapshotter) init() error {
 			return err
 		}
 	}
+	if _, err := s.git.run(nil, "symbolic-ref", "HEAD", snapshotRef); err != nil {
+		return err
+	}
 	return s.writeExcludes()
 }
 

@@ -49,29 +49,48 @@ func (s *Snapshotter) head() (commit, tree string) {
 	return f[0], f[1]
 }
 
-// stage updates the shadow index from the work tree, leaving out large untracked files.
+// stage updates the shadow index from the work tree: one `git status` walk (with the
+// stat and untracked caches) finds what changed, and only those paths are hashed.
+// Large untracked files and nested repositories are left out and reported.
 func (s *Snapshotter) stage() ([]SkippedFile, error) {
-	out, err := s.git.run(nil, "ls-files", "-z", "--others", "--exclude-standard")
+	out, err := s.git.run(nil, "status", "--porcelain=v1", "-z", "--untracked-files=all", "--no-renames", "--ignore-submodules=all")
 	if err != nil {
 		return nil, err
 	}
 	var skipped []SkippedFile
-	var exclude bytes.Buffer
-	exclude.WriteString(".\x00")
-	for _, p := range bytes.Split(out, []byte{0}) {
-		if len(p) == 0 {
+	var paths bytes.Buffer
+	for _, e := range bytes.Split(out, []byte{0}) {
+		if len(e) < 4 {
 			continue
 		}
-		fi, err := os.Lstat(filepath.Join(s.git.workTree, string(p)))
-		if err == nil && fi.Mode().IsRegular() && fi.Size() > s.opts.MaxFileSize {
-			skipped = append(skipped, SkippedFile{Path: string(p), Reason: fmt.Sprintf("untracked file of %d bytes is over the %d-byte limit", fi.Size(), s.opts.MaxFileSize)})
-			fmt.Fprintf(&exclude, ":(exclude,literal)%s\x00", p)
+		xy, p := string(e[:2]), string(e[3:])
+		if xy == "??" {
+			if skip, ok := s.skipUntracked(p); ok {
+				skipped = append(skipped, skip)
+				continue
+			}
+		}
+		paths.WriteString(p)
+		paths.WriteByte(0)
+	}
+	if paths.Len() > 0 {
+		if _, err := s.git.run(&paths, "update-index", "--add", "--remove", "--replace", "-z", "--stdin"); err != nil {
+			return nil, err
 		}
 	}
-	if _, err := s.git.run(&exclude, "add", "-A", "--pathspec-from-file=-", "--pathspec-file-nul"); err != nil {
-		return nil, err
-	}
 	return append(skipped, s.skippedDirs()...), nil
+}
+
+// skipUntracked decides whether an untracked path stays out of the snapshot.
+func (s *Snapshotter) skipUntracked(p string) (SkippedFile, bool) {
+	if strings.HasSuffix(p, "/") {
+		return SkippedFile{Path: p, Reason: "nested git repository"}, true
+	}
+	fi, err := os.Lstat(filepath.Join(s.git.workTree, p))
+	if err == nil && fi.Mode().IsRegular() && fi.Size() > s.opts.MaxFileSize {
+		return SkippedFile{Path: p, Reason: fmt.Sprintf("untracked file of %d bytes is over the %d-byte limit", fi.Size(), s.opts.MaxFileSize)}, true
+	}
+	return SkippedFile{}, false
 }
 
 // skippedDirs lists dependency folders present at the top of the workspace.

@@ -63,6 +63,8 @@ func TestSnapshotRestoreRoundTrip(t *testing.T) {
 	ws := newRepo(t)
 	write(t, ws, "node_modules/pkg/index.js", "dep\n")
 	write(t, ws, "big.bin", strings.Repeat("x", 5000))
+	write(t, ws, "nested/file.txt", "inside another repository\n")
+	userGit(t, filepath.Join(ws, "nested"), "init", "-q")
 	before := userState(t, ws)
 	snap, err := NewSnapshotter(ws, ShadowDir(t.TempDir(), ws), SnapshotOptions{MaxFileSize: 1000})
 	if err != nil {
@@ -76,7 +78,7 @@ func TestSnapshotRestoreRoundTrip(t *testing.T) {
 	if strings.Contains(files, ".git/") || !strings.Contains(files, "staged.txt") || strings.Contains(files, "debug.log") {
 		t.Fatalf("snapshot files:\n%s", files)
 	}
-	if !hasSkipped(s1.Skipped, "big.bin") || !hasSkipped(s1.Skipped, "node_modules/") {
+	if !hasSkipped(s1.Skipped, "big.bin") || !hasSkipped(s1.Skipped, "node_modules/") || !hasSkipped(s1.Skipped, "nested/") {
 		t.Fatalf("skipped: %+v", s1.Skipped)
 	}
 	if userState(t, ws) != before {
@@ -117,6 +119,7 @@ func TestSnapshotRestoreRoundTrip(t *testing.T) {
 	checkFile(t, ws, "debug.log", "ignored v2\n")
 	checkFile(t, ws, "node_modules/pkg/index.js", "dep\n")
 	checkFile(t, ws, "big.bin", strings.Repeat("x", 5000))
+	checkFile(t, ws, "nested/file.txt", "inside another repository\n")
 	for _, gone := range []string{"created.txt", "new-name.txt", "newdir", "dirlink"} {
 		if _, err := os.Lstat(filepath.Join(ws, gone)); err == nil {
 			t.Errorf("%s should be removed", gone)
