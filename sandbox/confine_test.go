@@ -156,3 +156,24 @@ func TestNoCapabilitiesInside(t *testing.T) {
 		})
 	}
 }
+
+func TestLandlockBlocksTCPWithoutNetNS(t *testing.T) {
+	if testCaps().LandlockABI < landlockNetABI {
+		t.Skip("landlock on this host cannot block TCP")
+	}
+	port := loopbackListener(t)
+	caps := testCaps()
+	caps.NetNS = false // as on hosts that forbid unprivileged user namespaces
+	sh, err := NewShell(testConfig(t), caps)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sh.Close()
+	e := sh.Enforcement()
+	if !e.TCPBlocked || e.NetworkIsolated || e.Confined() || !strings.Contains(e.String(), "TCP blocked") {
+		t.Fatalf("enforcement: %s", e)
+	}
+	if r := run(t, sh, connectCmd(port), RunOptions{}); !strings.Contains(r.Output, "REFUSED") {
+		t.Fatalf("TCP not blocked: %q", r.Output)
+	}
+}

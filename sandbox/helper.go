@@ -18,6 +18,7 @@ type helperOpts struct {
 	workspace, tmp string
 	fs             FSMode
 	privateTmp     bool
+	denyTCP        bool
 	limits         Limits
 	landlockABI    int
 	writable       multiFlag
@@ -57,6 +58,7 @@ func parseHelper(args []string) (helperOpts, error) {
 	f.StringVar(&o.tmp, "tmp", "", "private tmp dir")
 	f.StringVar(&fs, "fs", "", "write confinement mode")
 	f.BoolVar(&o.privateTmp, "private-tmp", false, "bind the tmp dir on /tmp")
+	f.BoolVar(&o.denyTCP, "deny-tcp", false, "deny TCP connect and bind with landlock")
 	f.Uint64Var(&o.limits.AddressSpace, "as", Unlimited, "RLIMIT_AS")
 	f.Uint64Var(&o.limits.CPUSeconds, "cpu", Unlimited, "RLIMIT_CPU")
 	f.Uint64Var(&o.limits.Processes, "nproc", Unlimited, "RLIMIT_NPROC")
@@ -98,7 +100,7 @@ func confineAndExec(o helperOpts) error {
 	if err := dropCapabilities(); err != nil {
 		return err
 	}
-	if o.fs == FSLandlock {
+	if o.fs == FSLandlock || o.denyTCP {
 		if err := applyLandlock(o); err != nil {
 			return err
 		}

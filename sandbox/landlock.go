@@ -54,9 +54,18 @@ func applyLandlock(o helperOpts) error {
 		return errors.New("landlock requested without an ABI version")
 	}
 	all := fsRights(abi)
-	attr := rulesetAttr{handledFS: all}
-	size := unsafe.Sizeof(uint64(0))
-	if abi >= 6 {
+	attr, size := rulesetAttr{}, unsafe.Sizeof(uint64(0))
+	if o.fs == FSLandlock {
+		attr.handledFS = all
+	}
+	if o.denyTCP {
+		if abi < landlockNetABI {
+			return fmt.Errorf("landlock ABI %d cannot block TCP (needs %d)", abi, landlockNetABI)
+		}
+		attr.handledNet = unix.LANDLOCK_ACCESS_NET_BIND_TCP | unix.LANDLOCK_ACCESS_NET_CONNECT_TCP
+		size = unsafe.Offsetof(attr.scoped)
+	}
+	if abi >= 6 && o.fs == FSLandlock {
 		attr.scoped = unix.LANDLOCK_SCOPE_ABSTRACT_UNIX_SOCKET | unix.LANDLOCK_SCOPE_SIGNAL
 		size = unsafe.Sizeof(attr)
 	}
@@ -65,21 +74,32 @@ func applyLandlock(o helperOpts) error {
 		return fmt.Errorf("landlock create ruleset (ABI %d): %w", abi, errno)
 	}
 	defer unix.Close(int(fd))
-	if err := addRule(int(fd), "/", readRights); err != nil {
-		return err
-	}
-	for _, w := range o.writable {
-		if err := addRule(int(fd), w, all); err != nil {
+	if o.fs == FSLandlock {
+		if err := addFSRules(int(fd), abi, o.writable); err != nil {
 			return err
 		}
-	}
-	if err := addDeviceRules(int(fd), abi); err != nil {
-		return err
 	}
 	if _, _, errno := unix.Syscall(unix.SYS_LANDLOCK_RESTRICT_SELF, fd, 0, 0); errno != 0 {
 		return fmt.Errorf("landlock restrict self: %w", errno)
 	}
 	return nil
+}
+
+// landlockNetABI is the first Landlock ABI that handles TCP.
+const landlockNetABI = 4
+
+// addFSRules grants reads everywhere, everything in the writable dirs, and the devices.
+func addFSRules(fd, abi int, writable []string) error {
+	all := fsRights(abi)
+	if err := addRule(fd, "/", readRights); err != nil {
+		return err
+	}
+	for _, w := range writable {
+		if err := addRule(fd, w, all); err != nil {
+			return err
+		}
+	}
+	return addDeviceRules(fd, abi)
 }
 
 // addDeviceRules lets commands use terminals and the usual character devices.

@@ -34,10 +34,13 @@ func helperArgs(cfg Config, e Enforcement) []string {
 		"--workspace", cfg.Workspace, "--tmp", cfg.TmpDir, "--fs", string(e.Filesystem),
 		"--as", u(e.Limits.AddressSpace), "--cpu", u(e.Limits.CPUSeconds),
 		"--nproc", u(e.Limits.Processes), "--fsize", u(e.Limits.FileSize),
-		"--landlock-abi", strconv.Itoa(e.LandlockABI),
+		"--landlock-abi", strconv.Itoa(max(e.LandlockABI, tcpABI(e))),
 	}
 	if e.PrivateTmp {
 		a = append(a, "--private-tmp")
+	}
+	if e.TCPBlocked {
+		a = append(a, "--deny-tcp")
 	}
 	for _, w := range cfg.ExtraWritable {
 		a = append(a, "--write", w)
@@ -65,4 +68,12 @@ func nsAttr(e Enforcement) *syscall.SysProcAttr {
 	}
 	attr.Cloneflags = flags
 	return attr
+}
+
+// tcpABI is the Landlock ABI needed to block TCP, or 0 when TCP is not blocked that way.
+func tcpABI(e Enforcement) int {
+	if e.TCPBlocked {
+		return landlockNetABI
+	}
+	return 0
 }

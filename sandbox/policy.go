@@ -12,6 +12,8 @@ type Enforcement struct {
 	NetworkAllowed bool
 	// NetworkIsolated is true when commands run in an empty network namespace.
 	NetworkIsolated bool
+	// TCPBlocked is true when, lacking a network namespace, Landlock denies TCP connect and bind.
+	TCPBlocked bool
 	// Filesystem is the write-confinement mechanism in force.
 	Filesystem FSMode
 	// LandlockABI is the Landlock ABI used, 0 when Landlock is not applied.
@@ -35,6 +37,8 @@ func (e Enforcement) String() string {
 		parts = append(parts, "network: allowed")
 	case e.NetworkIsolated:
 		parts = append(parts, "network: off (namespace)")
+	case e.TCPBlocked:
+		parts = append(parts, "network: TCP blocked (landlock), other protocols NOT ISOLATED")
 	default:
 		parts = append(parts, "network: NOT ISOLATED")
 	}
@@ -73,7 +77,11 @@ func plan(cfg Config, caps Capabilities) (Enforcement, error) {
 	e := Enforcement{NetworkAllowed: cfg.Network, Limits: cfg.Limits}
 	if !cfg.Network {
 		e.NetworkIsolated = caps.NetNS
-		if !caps.NetNS {
+		e.TCPBlocked = !caps.NetNS && caps.LandlockABI >= 4
+		switch {
+		case e.TCPBlocked:
+			e.Unenforced = append(e.Unenforced, "network isolation beyond TCP (no user+network namespaces; landlock blocks TCP only)")
+		case !caps.NetNS:
 			e.Unenforced = append(e.Unenforced, "network isolation (no user+network namespaces)")
 		}
 	}
