@@ -245,3 +245,16 @@ func TestSandboxBoundsLongLines(t *testing.T) {
 		t.Errorf("sandbox holds %d bytes", total)
 	}
 }
+
+func TestOverlayOverWideCharacters(t *testing.T) {
+	bg := strings.Repeat("日本語日本語日本\n", 3) + "日本語日本語日本"
+	got := Overlay(bg, "abc\nxyz")
+	if line := ansi.Strip(strings.Split(got, "\n")[2]); line != "日本語xyz 語日本" {
+		t.Errorf("overlay line = %q", line)
+	}
+	for i, l := range strings.Split(got, "\n") {
+		if w := ansi.StringWidth(l); w != 16 {
+			t.Errorf("line %d is %d wide, want 16: %q", i, w, ansi.Strip(l))
+		}
+	}
+}
