@@ -13,14 +13,14 @@ import (
 
 // Capabilities reports which isolation mechanisms the host supports, for exo doctor.
 type Capabilities struct {
-	PTY         bool   // PTY is true when a pseudo-terminal can be opened.
-	UserNS      bool   // UserNS is true when unprivileged user namespaces work.
-	NetNS       bool   // NetNS is true when a network namespace can be created with a user namespace.
-	MountNS     bool   // MountNS is true when a mount namespace can be created with a user namespace.
-	LandlockABI int    // LandlockABI is the Landlock ABI version, 0 when unavailable.
-	Rlimits     bool   // Rlimits is true when resource limits can be read and set.
-	Git         string // Git is the output of git --version, empty when git is missing.
-	Errors      []string
+	PTY         bool     // PTY is true when a pseudo-terminal can be opened.
+	UserNS      bool     // UserNS is true when unprivileged user namespaces work.
+	NetNS       bool     // NetNS is true when a network namespace can be created with a user namespace.
+	MountNS     bool     // MountNS is true when a mount namespace can be created with a user namespace.
+	LandlockABI int      // LandlockABI is the Landlock ABI version, 0 when unavailable.
+	Rlimits     bool     // Rlimits is true when resource limits can be read and set.
+	Git         string   // Git is the output of git --version, empty when git is missing.
+	Errors      []string // Errors explains each failed probe.
 }
 
 // Probe detects at run time what the host supports; it starts a few short processes.

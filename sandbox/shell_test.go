@@ -97,3 +97,14 @@ func TestResizeSeenByPrograms(t *testing.T) {
 		t.Fatalf("size: %q", r.Output)
 	}
 }
+
+func TestShellSurvivesRedirectedStdout(t *testing.T) {
+	sh := newTestShell(t, testConfig(t))
+	r := run(t, sh, "exec 3>&1 >/dev/null; echo hidden", RunOptions{Timeout: 5 * time.Second})
+	if r.Killed || r.Output != "" || r.ExitCode != 0 {
+		t.Fatalf("redirected: %+v", r)
+	}
+	if r := run(t, sh, "exec >&3; echo back", RunOptions{Timeout: 5 * time.Second}); r.Output != "back\n" || r.Restarted {
+		t.Fatalf("after restoring stdout: %+v", r)
+	}
+}

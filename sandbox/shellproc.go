@@ -80,7 +80,9 @@ func (p *shellProc) markerCmd(nonce, status string) string {
 	if p.bash {
 		pr = "builtin printf"
 	}
-	return fmt.Sprintf(`%s '\036EXO%s;%%d\037' "%s"`, pr, nonce, status)
+	// The marker goes to /dev/tty (the PTY) so a command that redirects the shell's
+	// own stdout (exec >file) cannot swallow it.
+	return fmt.Sprintf(`%s '\036EXO%s;%%d\037' "%s" >/dev/tty`, pr, nonce, status)
 }
 
 // runLine is the line typed into the shell to run the command file.
