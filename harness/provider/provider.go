@@ -30,18 +30,18 @@ const (
 // Request is one call to a model.
 type Request struct {
 	// Model is the provider's model id, e.g. "gpt-4.1" or "claude-sonnet-4-5".
-	Model string
+	Model string `json:"model"`
 	// System is the system prompt.
-	System string
+	System string `json:"system,omitempty"`
 	// Messages is the conversation so far, oldest first.
-	Messages []Message
+	Messages []Message `json:"messages"`
 	// Tools are the functions the model may call.
-	Tools []Tool
+	Tools []Tool `json:"tools,omitempty"`
 	// MaxOutputTokens caps the answer; 0 means the catalog's default.
-	MaxOutputTokens int
+	MaxOutputTokens int `json:"max_output_tokens,omitempty"`
 	// CachePrefix marks the system prompt and tools as the stable prefix to
 	// cache (Anthropic cache_control; OpenAI caches prefixes on its own).
-	CachePrefix bool
+	CachePrefix bool `json:"cache_prefix,omitempty"`
 	// CacheKey, when set, is sent as OpenAI's prompt_cache_key so that
 	// requests sharing a prefix are routed to the same cache.
 	CacheKey string
@@ -50,38 +50,38 @@ type Request struct {
 // Message is one entry of the conversation.
 type Message struct {
 	// Role is user, assistant or tool.
-	Role Role
+	Role Role `json:"role"`
 	// Text is the user's or assistant's text, or a tool result's content.
-	Text string
+	Text string `json:"text,omitempty"`
 	// ToolCalls are the calls an assistant message made.
-	ToolCalls []ToolCall
+	ToolCalls []ToolCall `json:"tool_calls,omitempty"`
 	// ToolCallID links a tool result (RoleTool) to its call.
-	ToolCallID string
+	ToolCallID string `json:"tool_call_id,omitempty"`
 	// IsError marks a tool result as a failure.
-	IsError bool
+	IsError bool `json:"is_error,omitempty"`
 	// CacheBreakpoint marks the end of a stable stretch of history (for
 	// example a compaction summary) where Anthropic may cache the prefix.
-	CacheBreakpoint bool
+	CacheBreakpoint bool `json:"cache_breakpoint,omitempty"`
 }
 
 // ToolCall is a model's request to run a tool.
 type ToolCall struct {
 	// ID is the provider's call id, echoed back with the result.
-	ID string
+	ID string `json:"id"`
 	// Name is the tool's name.
-	Name string
+	Name string `json:"name"`
 	// Arguments is the JSON object of arguments.
-	Arguments json.RawMessage
+	Arguments json.RawMessage `json:"arguments"`
 }
 
 // Tool describes a function the model may call.
 type Tool struct {
 	// Name is the tool's name.
-	Name string
+	Name string `json:"name"`
 	// Description tells the model what the tool does.
-	Description string
+	Description string `json:"description"`
 	// Schema is the JSON schema of the arguments object.
-	Schema json.RawMessage
+	Schema json.RawMessage `json:"schema"`
 }
 
 // DeltaKind says what a Delta carries.
@@ -145,15 +145,15 @@ const (
 // Response is a completed model turn.
 type Response struct {
 	// Text is the answer's text.
-	Text string
+	Text string `json:"text"`
 	// ToolCalls are the tools the model asked to run, in order.
-	ToolCalls []ToolCall
+	ToolCalls []ToolCall `json:"tool_calls,omitempty"`
 	// Usage is the provider's token count.
-	Usage Usage
+	Usage Usage `json:"usage"`
 	// StopReason says why the model stopped.
-	StopReason StopReason
+	StopReason StopReason `json:"stop_reason"`
 	// TTFT is the time from sending the request to the first streamed token.
-	TTFT time.Duration
+	TTFT time.Duration `json:"ttft_ns"`
 	// Model is the model id the provider reports (or the one requested).
-	Model string
+	Model string `json:"model"`
 }
