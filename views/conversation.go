@@ -71,7 +71,7 @@ func NewConversation(c *Common) *Conversation {
 }
 
 // SetTitle sets the frame title (e.g. the session name in split view).
-func (c *Conversation) SetTitle(t string) { c.title = t }
+func (c *Conversation) SetTitle(t string) { c.title = oneLine(plain(t)) }
 
 // SetItems replaces all items, e.g. on a session switch or a preview, and
 // shows the end. Entries whose item is unchanged at the same position keep

@@ -31,7 +31,7 @@ type Detail struct {
 // NewDetail returns the overlay for an event: a title (e.g. "#42
 // tool.completed") and its JSON; invalid JSON is shown as text.
 func NewDetail(c *Common, title string, raw []byte) *Detail {
-	d := &Detail{base: base{common: c, focused: true}, title: title,
+	d := &Detail{base: base{common: c, focused: true}, title: oneLine(plain(title)),
 		Keys: DetailKeyMap{ScrollKeyMap: DefaultScrollKeyMap(), Close: key.NewBinding(key.WithKeys("esc", "q", "enter"), key.WithHelp("esc", "close"))}}
 	d.lines = d.pretty(raw)
 	return d

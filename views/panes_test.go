@@ -258,3 +258,27 @@ func TestOverlayOverWideCharacters(t *testing.T) {
 		}
 	}
 }
+
+func TestLabelsCannotCarryEscapes(t *testing.T) {
+	evil := "x\x1b]0;pwned\x07\x1b[2J\x1b[31my"
+	c := NewCommon(themes.Dark())
+	tl := NewTimeline(c)
+	tl.SetSize(120, 5)
+	tl.SetSource(TimelineRows{{Seq: 1, Type: evil, Actor: evil, Summary: evil, Glyph: evil}})
+	s := NewSiblings(c)
+	s.SetSize(120, 5)
+	s.SetRows([]SiblingRow{{ID: "a", Name: evil, Model: evil}})
+	bar := NewStatusBar(c)
+	bar.SetWidth(120)
+	bar.SetInfo(StatusInfo{Session: evil, Model: evil, Message: evil})
+	conv := NewConversation(c)
+	conv.SetSize(80, 10)
+	conv.SetTitle(evil)
+	conv.SetItems([]ConvItem{{Kind: KindTool, Tool: evil, ArgsSummary: evil, Output: evil}})
+	for _, v := range []string{tl.View(), s.View(), bar.View(), conv.View()} {
+		checkControls(t, v)
+		if strings.Contains(v, "\x1b[31m") && !strings.Contains(v, "xy") {
+			t.Errorf("label kept its own colour: %q", v)
+		}
+	}
+}

@@ -187,7 +187,7 @@ func (s *Siblings) renderRow(i, w int) string {
 	if r.Current {
 		cur = st.Pane.TitleFocused.Render("▸")
 	}
-	left := cur + indent + s.statusGlyph(r.Status) + " " + st.Text.Strong.Render(r.Name)
+	left := cur + indent + s.statusGlyph(r.Status) + " " + st.Text.Strong.Render(plain(r.Name))
 
 	var right []string
 	if w >= 90 {
@@ -242,7 +242,7 @@ func (s *Siblings) statusGlyph(st SessionStatus) string {
 
 // modelLabel renders the model, with a badge when scripted.
 func (s *Siblings) modelLabel(r SiblingRow) string {
-	m := s.styles().Text.Muted.Render(truncate(r.Model, 16))
+	m := s.styles().Text.Muted.Render(truncate(plain(r.Model), 16))
 	if r.Scripted {
 		m += " " + s.styles().Scripted.Render("scripted")
 	}

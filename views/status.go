@@ -99,11 +99,11 @@ func (s *StatusBar) joinedWidth(segs []segment, sep string) int {
 func (s *StatusBar) segments() []segment {
 	st := s.common.Styles.Status
 	i := s.info
-	name := s.on(st.Value).Render(orDash(i.Session))
+	name := s.on(st.Value).Render(orDash(plain(i.Session)))
 	if i.Busy {
 		name = s.on(s.common.Styles.Spinner).Render(spinnerFrame(s.frame)+" ") + name
 	}
-	model := s.on(st.Value).Render(orDash(i.Model))
+	model := s.on(st.Value).Render(orDash(plain(i.Model)))
 	if i.Scripted {
 		model += s.on(st.Key).Render(" ") + s.on(s.common.Styles.Scripted).Render("scripted")
 	}
@@ -118,7 +118,7 @@ func (s *StatusBar) segments() []segment {
 		if i.MessageErr {
 			style = st.Err
 		}
-		segs = append(segs, segment{s.on(style).Render(oneLine(i.Message)), 95})
+		segs = append(segs, segment{s.on(style).Render(oneLine(plain(i.Message))), 95})
 	}
 	if h := s.hintText(); h != "" {
 		segs = append(segs, segment{h, 30})

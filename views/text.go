@@ -84,3 +84,7 @@ func widthOf(s string) int { return ansi.StringWidth(s) }
 
 // stripToPlain removes all escape sequences so s can be restyled.
 func stripToPlain(s string) string { return ansi.Strip(s) }
+
+// plain removes every escape sequence and control character: for names and
+// labels that come from outside (tool names, summaries, session names).
+func plain(s string) string { return stripToPlain(Sanitize(s)) }

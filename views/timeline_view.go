@@ -42,7 +42,7 @@ func (t *Timeline) filterLine(w int) string {
 // renderRow renders one row in w cells, choosing columns by width.
 func (t *Timeline) renderRow(r TimelineRow, w int, selected bool) string {
 	st := t.styles().Timeline
-	glyph := r.Glyph
+	glyph := plain(r.Glyph)
 	if glyph == "" {
 		glyph = GlyphFor(r.Type)
 	}
@@ -61,14 +61,14 @@ func (t *Timeline) renderRow(r TimelineRow, w int, selected bool) string {
 		rest -= 9
 	}
 	if w >= 56 {
-		cols = append(cols, st.Actor.Render(fit(shortActor(r.Actor), 10)))
+		cols = append(cols, st.Actor.Render(fit(shortActor(plain(r.Actor)), 10)))
 		rest -= 11
 	}
 	if w >= 90 {
-		cols = append(cols, st.Summary.Render(fit(r.Type, 18)))
+		cols = append(cols, st.Summary.Render(fit(plain(r.Type), 18)))
 		rest -= 19
 	}
-	cols = append(cols, st.Summary.Render(truncate(oneLine(r.Summary), max(rest, 0))))
+	cols = append(cols, st.Summary.Render(truncate(oneLine(plain(r.Summary)), max(rest, 0))))
 	line := strings.Join(cols, " ")
 	if r.Abandoned {
 		line = st.Abandoned.Render(stripToPlain(line))
