@@ -44,7 +44,7 @@ type Request struct {
 	CachePrefix bool `json:"cache_prefix,omitempty"`
 	// CacheKey, when set, is sent as OpenAI's prompt_cache_key so that
 	// requests sharing a prefix are routed to the same cache.
-	CacheKey string
+	CacheKey string `json:"cache_key,omitempty"`
 }
 
 // Message is one entry of the conversation.
