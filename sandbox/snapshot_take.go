@@ -36,6 +36,13 @@ func (s *Snapshotter) snapshot(msg string) (Snapshot, error) {
 	return snap, nil
 }
 
+// Head returns the latest snapshot's commit and tree, empty when there is none yet.
+func (s *Snapshotter) Head() (commit, tree string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.head()
+}
+
 // head returns the latest snapshot commit and its tree, empty when there is none.
 func (s *Snapshotter) head() (commit, tree string) {
 	out, err := s.git.line("rev-parse", "--quiet", snapshotRef+"^{commit}", snapshotRef+"^{tree}")

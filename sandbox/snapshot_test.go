@@ -145,6 +145,9 @@ func TestSnapshotUnchangedIsNoop(t *testing.T) {
 		t.Fatal(err)
 	}
 	a, _ := snap.Snapshot()
+	if head, tree := snap.Head(); head != a.Commit || tree != a.Tree {
+		t.Fatalf("head %s %s vs %+v", head, tree, a)
+	}
 	b, err := snap.Snapshot()
 	if err != nil || a.Commit != b.Commit || len(b.Changed) != 0 {
 		t.Fatalf("second snapshot: %+v %v", b, err)

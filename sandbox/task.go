@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"sync"
@@ -32,6 +33,8 @@ type TaskOptions struct {
 	Timeout time.Duration
 	// Name labels the output artifact.
 	Name string
+	// Stream receives the output live, sanitized for display (see RunOptions.Stream).
+	Stream io.Writer
 }
 
 // TaskInfo is a snapshot of a background task's state.
@@ -121,6 +124,9 @@ func (m *TaskManager) spawn(id, command string, opts TaskOptions) (*task, error)
 	}
 	cmd.Stdout, cmd.Stderr = w, w
 	t := newTask(id, command, dir, m.enf, m.cfg.InlineLimit, r)
+	if opts.Stream != nil {
+		t.stream, t.display = opts.Stream, newSanitizer(true)
+	}
 	if m.cfg.Artifacts != nil {
 		t.art, t.artErr = m.cfg.Artifacts.NewArtifact(name)
 	}

@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"sync"
@@ -19,6 +20,8 @@ type task struct {
 	proc    *exec.Cmd
 	out     *os.File
 	model   *sanitizer
+	display *sanitizer
+	stream  io.Writer
 	capture *capture
 	art     ArtifactWriter
 	artErr  error
@@ -52,6 +55,9 @@ func (t *task) readLoop() {
 			t.mu.Lock()
 			text := t.model.feed(buf[:n])
 			t.capture.Write(text)
+			if t.stream != nil {
+				t.stream.Write(t.display.feed(buf[:n]))
+			}
 			if t.art != nil && t.artErr == nil {
 				if _, werr := t.art.Write(text); werr != nil {
 					t.artErr = fmt.Errorf("write task artifact: %w", werr)

@@ -66,7 +66,8 @@ func TestTaskStartPollKillNotify(t *testing.T) {
 func TestTaskCompletesWithStatus(t *testing.T) {
 	port := loopbackListener(t)
 	m, done := newTestTasks(t, testConfig(t))
-	ti, err := m.Start(connectCmd(port)+"; echo err >&2; cat; pwd; exit 7", TaskOptions{})
+	var live lockedBuffer
+	ti, err := m.Start(connectCmd(port)+"; echo err >&2; cat; printf '\\033]0;title\\007'; pwd; exit 7", TaskOptions{Stream: &live})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -82,6 +83,9 @@ func TestTaskCompletesWithStatus(t *testing.T) {
 	}
 	if !strings.Contains(fin.Output, wantNet) || !strings.Contains(fin.Output, "err\n") || !strings.HasSuffix(fin.Output, "/ws\n") {
 		t.Fatalf("output: %q", fin.Output)
+	}
+	if live.String() != fin.Output {
+		t.Fatalf("live stream %q vs output %q", live.String(), fin.Output)
 	}
 	if n := <-done; n.ID != ti.ID || n.ExitCode != 7 {
 		t.Fatalf("notification: %+v", n)
