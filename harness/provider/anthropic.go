@@ -18,6 +18,7 @@ const defaultAnthropicMaxTokens = 8192
 // Anthropic streams from Anthropic's Messages API through the official SDK.
 type Anthropic struct {
 	name   string
+	call   caller
 	client anthropic.Client
 }
 
@@ -33,7 +34,7 @@ func NewAnthropic(cfg Config) *Anthropic {
 	if cfg.BaseURL != "" {
 		opts = append(opts, option.WithBaseURL(cfg.BaseURL))
 	}
-	return &Anthropic{name: cfg.name("anthropic"), client: anthropic.NewClient(opts...)}
+	return &Anthropic{name: cfg.name("anthropic"), call: newCaller(cfg.name("anthropic"), cfg), client: anthropic.NewClient(opts...)}
 }
 
 // Name returns the provider's name.
@@ -45,16 +46,11 @@ func (p *Anthropic) Stream(ctx context.Context, req Request, onDelta func(Delta)
 	if err != nil {
 		return Response{}, fmt.Errorf("%s: %w", p.name, err)
 	}
-	ctx, m := withMeter(ctx)
 	st := &anthropicState{acc: newAccumulator(onDelta), model: req.Model} // starts the TTFT clock
-	var raw *http.Response
-	err = p.client.Post(ctx, "v1/messages", params, &raw, option.WithJSONSet("stream", true))
-	if err != nil {
-		return Response{}, classify(ctx, p.name, err, m)
+	send := func(ctx context.Context, raw **http.Response) error {
+		return p.client.Post(ctx, "v1/messages", params, raw, option.WithJSONSet("stream", true))
 	}
-	defer raw.Body.Close()
-	err = consume(ctx, p.name, m, raw.Body, st.event, func() bool { return st.done }, "message_stop")
-	if err != nil {
+	if err := p.call.stream(ctx, send, st.event, func() bool { return st.done }, "message_stop"); err != nil {
 		return Response{}, err
 	}
 	return st.acc.response(st.model, st.usage, st.stop), nil

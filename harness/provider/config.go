@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"time"
 )
 
 // Config is what a provider needs to reach its API.
@@ -16,6 +17,9 @@ type Config struct {
 	BaseURL string
 	// HTTPClient is used for the calls (default: a plain client).
 	HTTPClient *http.Client
+	// IdleTimeout abandons a call that receives no byte for this long
+	// (default DefaultIdleTimeout; negative disables it).
+	IdleTimeout time.Duration
 }
 
 // name returns the configured name or def.

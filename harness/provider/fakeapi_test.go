@@ -21,6 +21,7 @@ type reply struct {
 	body       string            // literal body when file is empty
 	cutAt      int               // abort the connection after this many body bytes
 	firstDelay time.Duration     // pause before the first event
+	stallAfter time.Duration     // after the body, hold the connection open this long
 }
 
 // seenRequest is what the fake API received.
@@ -101,6 +102,7 @@ func (f *fakeAPI) stream(w http.ResponseWriter, rep reply) {
 		fl.Flush()
 		sent += len(ev)
 	}
+	time.Sleep(rep.stallAfter)
 }
 
 // fixture reads a recorded stream from testdata/providers.

@@ -16,6 +16,7 @@ import (
 // Studio and others that speak the same wire format.
 type OpenAICompatible struct {
 	name   string
+	call   caller
 	client openai.Client
 }
 
@@ -26,7 +27,7 @@ func NewOpenAICompatible(cfg Config) *OpenAICompatible {
 	if cfg.APIKey == "" {
 		cfg.APIKey = "none"
 	}
-	return &OpenAICompatible{name: cfg.name("openai-compatible"), client: openai.NewClient(openaiOptions(cfg)...)}
+	return &OpenAICompatible{name: cfg.name("openai-compatible"), call: newCaller(cfg.name("openai-compatible"), cfg), client: openai.NewClient(openaiOptions(cfg)...)}
 }
 
 // Name returns the provider's name.
@@ -38,16 +39,11 @@ func (p *OpenAICompatible) Stream(ctx context.Context, req Request, onDelta func
 	if err != nil {
 		return Response{}, fmt.Errorf("%s: %w", p.name, err)
 	}
-	ctx, m := withMeter(ctx)
 	st := &chatState{acc: newAccumulator(onDelta), model: req.Model} // starts the TTFT clock
-	var raw *http.Response
-	err = p.client.Post(ctx, "chat/completions", params, &raw, option.WithJSONSet("stream", true))
-	if err != nil {
-		return Response{}, classify(ctx, p.name, err, m)
+	send := func(ctx context.Context, raw **http.Response) error {
+		return p.client.Post(ctx, "chat/completions", params, raw, option.WithJSONSet("stream", true))
 	}
-	defer raw.Body.Close()
-	err = consume(ctx, p.name, m, raw.Body, st.event, func() bool { return st.stop != "" }, "finish_reason")
-	if err != nil {
+	if err := p.call.stream(ctx, send, st.event, func() bool { return st.stop != "" }, "finish_reason"); err != nil {
 		return Response{}, err
 	}
 	return st.acc.response(st.model, st.usage, st.stop), nil

@@ -14,13 +14,14 @@ import (
 // OpenAI streams from OpenAI's Responses API through the official SDK.
 type OpenAI struct {
 	name   string
+	call   caller
 	client openai.Client
 }
 
 // NewOpenAI returns a Responses API provider named "openai" unless cfg says
 // otherwise. The SDK's own retries are off; wrap it in Reliable.
 func NewOpenAI(cfg Config) *OpenAI {
-	return &OpenAI{name: cfg.name("openai"), client: openai.NewClient(openaiOptions(cfg)...)}
+	return &OpenAI{name: cfg.name("openai"), call: newCaller(cfg.name("openai"), cfg), client: openai.NewClient(openaiOptions(cfg)...)}
 }
 
 // openaiOptions builds the SDK options shared by both OpenAI providers.
@@ -45,16 +46,11 @@ func (p *OpenAI) Stream(ctx context.Context, req Request, onDelta func(Delta)) (
 	if err != nil {
 		return Response{}, fmt.Errorf("%s: %w", p.name, err)
 	}
-	ctx, m := withMeter(ctx)
 	st := &responsesState{acc: newAccumulator(onDelta), model: req.Model} // starts the TTFT clock
-	var raw *http.Response
-	err = p.client.Post(ctx, "responses", params, &raw, option.WithJSONSet("stream", true))
-	if err != nil {
-		return Response{}, classify(ctx, p.name, err, m)
+	send := func(ctx context.Context, raw **http.Response) error {
+		return p.client.Post(ctx, "responses", params, raw, option.WithJSONSet("stream", true))
 	}
-	defer raw.Body.Close()
-	err = consume(ctx, p.name, m, raw.Body, st.event, func() bool { return st.done }, "response.completed")
-	if err != nil {
+	if err := p.call.stream(ctx, send, st.event, func() bool { return st.done }, "response.completed"); err != nil {
 		return Response{}, err
 	}
 	return st.acc.response(st.model, st.usage, st.stop), nil

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -142,6 +143,49 @@ func TestCancelIsNotAProviderError(t *testing.T) {
 	_, err := NewOpenAICompatible(Config{BaseURL: api.srv.URL}).Stream(ctx, testRequest("m"), nil)
 	var pe *Error
 	if !errors.Is(err, context.DeadlineExceeded) || errors.As(err, &pe) {
+		t.Fatalf("err = %v", err)
+	}
+}
+
+func TestStalledStreamIsCut(t *testing.T) {
+	for _, c := range apiCases {
+		t.Run(c.kind, func(t *testing.T) {
+			body := fixture(t, c.fixtures[1])
+			api := newFakeAPI(t, reply{body: body[:len(body)/2], stallAfter: 600 * time.Millisecond})
+			p := c.newP(api.srv.URL)
+			setIdle(p, 100*time.Millisecond)
+			start := time.Now()
+			_, err := p.Stream(context.Background(), testRequest(c.model), nil)
+			if !errors.Is(err, ErrStreamCut) || !strings.Contains(err.Error(), "(no data for 100ms)") {
+				t.Fatalf("err = %v", err)
+			}
+			if time.Since(start) > 500*time.Millisecond {
+				t.Errorf("took %v: the watchdog did not fire", time.Since(start))
+			}
+		})
+	}
+}
+
+// setIdle changes a provider's idle timeout.
+func setIdle(p Provider, d time.Duration) {
+	switch p := p.(type) {
+	case *OpenAI:
+		p.call.idle = d
+	case *OpenAICompatible:
+		p.call.idle = d
+	case *Anthropic:
+		p.call.idle = d
+	}
+}
+
+func TestJSONInsteadOfStream(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = w.Write([]byte(`{"id":"x","choices":[{"message":{"content":"not streamed"}}]}`))
+	}))
+	defer srv.Close()
+	_, err := NewOpenAICompatible(Config{BaseURL: srv.URL}).Stream(context.Background(), testRequest("m"), nil)
+	if !errors.Is(err, ErrMalformedStream) || !strings.Contains(err.Error(), "expected an event stream, got application/json") {
 		t.Fatalf("err = %v", err)
 	}
 }

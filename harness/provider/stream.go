@@ -3,8 +3,72 @@ package provider
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"io"
+	"mime"
+	"net/http"
+	"time"
 )
+
+// DefaultIdleTimeout is how long a call may go without receiving a byte
+// before it is abandoned as a stalled stream.
+const DefaultIdleTimeout = 5 * time.Minute
+
+// caller runs one streaming call: the SDK request, the idle watchdog, the
+// content-type check and the event loop.
+type caller struct {
+	name string
+	idle time.Duration
+}
+
+// newCaller returns the caller for a provider configured with cfg.
+func newCaller(name string, cfg Config) caller {
+	idle := cfg.IdleTimeout
+	if idle == 0 {
+		idle = DefaultIdleTimeout
+	}
+	return caller{name: name, idle: idle}
+}
+
+// post sends the request through an SDK, leaving the body unread in raw.
+type post func(ctx context.Context, raw **http.Response) error
+
+// stream sends the request and feeds the response's events to fn.
+func (c caller) stream(ctx context.Context, send post, fn func([]byte) (bool, *Error), complete func() bool, missing string) error {
+	ctx, m := withMeter(ctx)
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	defer m.watch(c.idle, cancel)()
+	var raw *http.Response
+	err := send(ctx, &raw)
+	if err == nil {
+		defer raw.Body.Close()
+		err = expectSSE(c.name, raw)
+	}
+	if err == nil {
+		err = consume(ctx, c.name, m, raw.Body, fn, complete, missing)
+	}
+	if err != nil && errors.Is(context.Cause(ctx), errIdle) {
+		return &Error{Provider: c.name, Kind: ErrStreamCut, Bytes: m.n(), Detail: fmt.Sprintf("no data for %s", c.idle), Err: err}
+	}
+	if err != nil {
+		return classify(ctx, c.name, err, m)
+	}
+	return nil
+}
+
+// expectSSE rejects a successful answer that is not an event stream (a
+// server that ignored "stream": true, or a proxy's page).
+func expectSSE(name string, raw *http.Response) error {
+	mt, _, _ := mime.ParseMediaType(raw.Header.Get("Content-Type"))
+	if mt == "" || mt == "text/event-stream" {
+		return nil
+	}
+	head, _ := io.ReadAll(io.LimitReader(raw.Body, 200))
+	return &Error{Provider: name, Kind: ErrMalformedStream,
+		Detail: fmt.Sprintf("expected an event stream, got %s: %s", mt, trim(string(head)))}
+}
 
 // The providers send requests through the official SDKs (parameters, auth,
 // HTTP errors) and read the SSE body here, decoding each event into a small

@@ -2,15 +2,41 @@ package provider
 
 import (
 	"context"
+	"errors"
 	"io"
 	"net/http"
 	"sync/atomic"
+	"time"
 )
 
+// errIdle is the cause of a call cancelled by the idle watchdog.
+var errIdle = errors.New("no data")
+
 // meter counts the bytes of one response body, so that a cut stream can say
-// how far it got.
+// how far it got, and restarts the idle watchdog whenever bytes arrive.
 type meter struct {
 	bytes atomic.Int64
+	idle  time.Duration
+	timer *time.Timer
+}
+
+// watch cancels the call with errIdle when no byte arrives for idle (from
+// now, and after each read); stop ends the watch.
+func (m *meter) watch(idle time.Duration, cancel context.CancelCauseFunc) (stop func()) {
+	if idle <= 0 {
+		return func() {}
+	}
+	m.idle = idle
+	m.timer = time.AfterFunc(idle, func() { cancel(errIdle) })
+	return func() { m.timer.Stop() }
+}
+
+// touch records n bytes read.
+func (m *meter) touch(n int) {
+	m.bytes.Add(int64(n))
+	if m.timer != nil && n > 0 {
+		m.timer.Reset(m.idle)
+	}
 }
 
 type meterKey struct{}
@@ -54,7 +80,7 @@ type meteredBody struct {
 // Read counts what passes through.
 func (b *meteredBody) Read(p []byte) (int, error) {
 	n, err := b.ReadCloser.Read(p)
-	b.m.bytes.Add(int64(n))
+	b.m.touch(n)
 	return n, err
 }
 
