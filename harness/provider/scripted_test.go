@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -124,6 +126,39 @@ func TestParseScriptErrors(t *testing.T) {
 	} {
 		if _, err := ParseScript("x", []byte(bad)); err == nil {
 			t.Errorf("accepted %q", bad)
+		}
+	}
+}
+
+// TestDemoScriptRuns carries out the demo's write_file and bash calls in a
+// temporary directory, to prove the script it writes really runs.
+func TestDemoScriptRuns(t *testing.T) {
+	python, err := exec.LookPath("python3")
+	if err != nil {
+		t.Skip("python3 not installed")
+	}
+	s, err := LoadScript(scriptPath("demo.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	for _, turn := range s.Turns {
+		for _, c := range turn.ToolCalls {
+			switch c.Name {
+			case "write_file":
+				path := filepath.Join(dir, c.Args["path"].(string))
+				if err := os.WriteFile(path, []byte(c.Args["content"].(string)), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			case "bash":
+				cmd := exec.Command("sh", "-c", c.Args["command"].(string))
+				cmd.Dir = dir
+				cmd.Env = append(os.Environ(), "PATH="+filepath.Dir(python)+":/usr/bin:/bin")
+				out, err := cmd.CombinedOutput()
+				if err != nil || !strings.HasPrefix(string(out), "hello from exo on Python 3") {
+					t.Fatalf("bash %q: %v\n%s", c.Args["command"], err, out)
+				}
+			}
 		}
 	}
 }
