@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -175,5 +176,20 @@ func TestLandlockBlocksTCPWithoutNetNS(t *testing.T) {
 	}
 	if r := run(t, sh, connectCmd(port), RunOptions{}); !strings.Contains(r.Output, "REFUSED") {
 		t.Fatalf("TCP not blocked: %q", r.Output)
+	}
+}
+
+func TestProcessesIsolated(t *testing.T) {
+	if !testCaps().PidNS {
+		t.Skip("no PID namespaces on this host")
+	}
+	sh := newTestShell(t, testConfig(t))
+	r := run(t, sh, fmt.Sprintf("echo $$; ls -d /proc/[0-9]* | wc -l; test -e /proc/%d/environ && echo EXO-VISIBLE; true", os.Getpid()), RunOptions{})
+	lines := strings.Fields(r.Output)
+	if len(lines) != 2 || lines[0] != "1" || lines[1] == "" || strings.Contains(r.Output, "EXO-VISIBLE") {
+		t.Fatalf("process isolation: %q", r.Output)
+	}
+	if n, _ := strconv.Atoi(lines[1]); n > 5 {
+		t.Fatalf("%d processes visible in the sandbox", n)
 	}
 }

@@ -19,6 +19,7 @@ type helperOpts struct {
 	fs             FSMode
 	privateTmp     bool
 	denyTCP        bool
+	newProc        bool
 	limits         Limits
 	landlockABI    int
 	writable       multiFlag
@@ -59,6 +60,7 @@ func parseHelper(args []string) (helperOpts, error) {
 	f.StringVar(&fs, "fs", "", "write confinement mode")
 	f.BoolVar(&o.privateTmp, "private-tmp", false, "bind the tmp dir on /tmp")
 	f.BoolVar(&o.denyTCP, "deny-tcp", false, "deny TCP connect and bind with landlock")
+	f.BoolVar(&o.newProc, "proc", false, "mount a /proc for the new PID namespace")
 	f.Uint64Var(&o.limits.AddressSpace, "as", Unlimited, "RLIMIT_AS")
 	f.Uint64Var(&o.limits.CPUSeconds, "cpu", Unlimited, "RLIMIT_CPU")
 	f.Uint64Var(&o.limits.Processes, "nproc", Unlimited, "RLIMIT_NPROC")
@@ -86,7 +88,7 @@ func confineAndExec(o helperOpts) error {
 	if err != nil {
 		return fmt.Errorf("get working dir: %w", err)
 	}
-	if o.privateTmp || o.fs == FSMountNS {
+	if o.privateTmp || o.fs == FSMountNS || o.newProc {
 		if err := setupMounts(o); err != nil {
 			return err
 		}

@@ -2,7 +2,8 @@ package sandbox
 
 import (
 	"context"
-	"strconv"
+	"fmt"
+	"os"
 	"strings"
 	"syscall"
 	"testing"
@@ -24,22 +25,9 @@ func isZombie(pid int) bool {
 	return ok && st == 'Z'
 }
 
-// pidsIn parses whitespace-separated pids from output.
-func pidsIn(t *testing.T, s string) []int {
-	var out []int
-	for _, f := range strings.Fields(s) {
-		if n, err := strconv.Atoi(f); err == nil {
-			out = append(out, n)
-		}
-	}
-	if len(out) == 0 {
-		t.Fatalf("no pids in %q", s)
-	}
-	return out
-}
-
 // waitGone waits until none of pids is alive.
 func waitGone(t *testing.T, pids []int) {
+	t.Helper()
 	deadline := time.Now().Add(3 * time.Second)
 	for _, pid := range pids {
 		for alive(pid) {
@@ -51,14 +39,44 @@ func waitGone(t *testing.T, pids []int) {
 	}
 }
 
+// procsWithArg returns the host pids whose command line contains arg.
+func procsWithArg(arg string) []int {
+	var out []int
+	for _, p := range listProcs() {
+		b, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", p.pid))
+		if err == nil && strings.Contains(string(b), arg) && !isZombie(p.pid) {
+			out = append(out, p.pid)
+		}
+	}
+	return out
+}
+
+// waitNoProcs waits until no live process has arg in its command line.
+func waitNoProcs(t *testing.T, arg string) {
+	t.Helper()
+	deadline := time.Now().Add(3 * time.Second)
+	for len(procsWithArg(arg)) > 0 {
+		if time.Now().After(deadline) {
+			t.Fatalf("processes with %q still alive: %v", arg, procsWithArg(arg))
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
 func TestTimeoutKillsGrandchildren(t *testing.T) {
 	sh := newTestShell(t, testConfig(t))
-	cmd := `bash -c 'sleep 300 & echo $!; setsid sleep 301 & echo $!; sleep 302' & echo $!; sleep 303 & echo $!; wait`
+	tag := fmt.Sprintf("30%d", time.Now().UnixNano()%1000000)
+	// A child with grandchildren, one in its own session, a background job, and (when the
+	// PID namespace is available) a daemon that double-forks away from the shell.
+	cmd := fmt.Sprintf(`bash -c 'sleep %[1]s.1 & setsid sleep %[1]s.2 & sleep %[1]s.3' & sleep %[1]s.4 & wait`, tag)
+	if sh.Enforcement().PidNS {
+		cmd = fmt.Sprintf(`(setsid sleep %[1]s.5 &); `, tag) + cmd
+	}
 	r := run(t, sh, cmd, RunOptions{Timeout: 500 * time.Millisecond})
 	if !r.Killed || !strings.HasPrefix(r.KillReason, "timeout") {
 		t.Fatalf("not killed by timeout: %+v", r)
 	}
-	waitGone(t, pidsIn(t, r.Output))
+	waitNoProcs(t, "sleep\x00"+tag)
 	if r := run(t, sh, "echo still-here", RunOptions{}); r.Output != "still-here\n" || r.Restarted {
 		t.Fatalf("shell not usable after timeout: %+v", r)
 	}

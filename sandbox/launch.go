@@ -42,6 +42,9 @@ func helperArgs(cfg Config, e Enforcement) []string {
 	if e.TCPBlocked {
 		a = append(a, "--deny-tcp")
 	}
+	if e.PidNS {
+		a = append(a, "--proc")
+	}
 	for _, w := range cfg.ExtraWritable {
 		a = append(a, "--write", w)
 	}
@@ -55,7 +58,10 @@ func nsAttr(e Enforcement) *syscall.SysProcAttr {
 	if e.NetworkIsolated {
 		flags |= syscall.CLONE_NEWNET
 	}
-	if e.PrivateTmp || e.Filesystem == FSMountNS {
+	if e.PidNS {
+		flags |= syscall.CLONE_NEWPID
+	}
+	if e.PrivateTmp || e.Filesystem == FSMountNS || e.PidNS {
 		flags |= syscall.CLONE_NEWNS
 		if os.Getuid() != 0 {
 			attr.AmbientCaps = []uintptr{capSysAdmin}

@@ -11,12 +11,18 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// setupMounts runs in the helper inside fresh user and mount namespaces: it binds the
-// private tmp dir on /tmp and, in FSMountNS mode, makes every mount read-only except
+// setupMounts runs in the helper inside fresh user and mount namespaces: it mounts a
+// /proc that shows only the new PID namespace, binds the private tmp dir on /tmp and,
+// in FSMountNS mode, makes every mount read-only except
 // the writable dirs, /dev and /proc.
 func setupMounts(o helperOpts) error {
 	if err := unix.Mount("", "/", "", unix.MS_REC|unix.MS_PRIVATE, ""); err != nil {
 		return fmt.Errorf("make mounts private: %w", err)
+	}
+	if o.newProc {
+		if err := unix.Mount("proc", "/proc", "proc", unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC, ""); err != nil {
+			return fmt.Errorf("mount /proc for the PID namespace: %w", err)
+		}
 	}
 	fds, err := openDirs(o.writable)
 	if err != nil {

@@ -20,6 +20,10 @@ type Enforcement struct {
 	LandlockABI int
 	// PrivateTmp is true when /tmp is replaced by the private tmp dir.
 	PrivateTmp bool
+	// PidNS is true when commands run in their own PID namespace with a private /proc:
+	// they cannot see exo or other processes, and a timeout can kill every process
+	// they started, daemons included.
+	PidNS bool
 	// Limits are the resource limits applied.
 	Limits Limits
 	// Unenforced lists, in words, what was wanted but is not enforced.
@@ -49,6 +53,9 @@ func (e Enforcement) String() string {
 		parts = append(parts, "writes: workspace only (read-only mount namespace)")
 	default:
 		parts = append(parts, "writes: NOT CONFINED")
+	}
+	if !e.PidNS {
+		parts = append(parts, "processes: NOT ISOLATED")
 	}
 	parts = append(parts, fmt.Sprintf("limits: as=%s cpu=%s nproc=%s fsize=%s",
 		fmtLimit(e.Limits.AddressSpace, true), fmtLimit(e.Limits.CPUSeconds, false),
@@ -86,6 +93,10 @@ func plan(cfg Config, caps Capabilities) (Enforcement, error) {
 		}
 	}
 	e.PrivateTmp = caps.MountNS
+	e.PidNS = caps.PidNS
+	if !caps.PidNS {
+		e.Unenforced = append(e.Unenforced, "process isolation (no PID namespace: other processes, exo's included, are visible in /proc)")
+	}
 	switch mode := cfg.Filesystem; {
 	case mode == FSNone:
 		e.Filesystem = FSNone

@@ -17,6 +17,7 @@ type Capabilities struct {
 	UserNS      bool     // UserNS is true when unprivileged user namespaces work.
 	NetNS       bool     // NetNS is true when a network namespace can be created with a user namespace.
 	MountNS     bool     // MountNS is true when a mount namespace can be created with a user namespace.
+	PidNS       bool     // PidNS is true when a PID namespace can be created with user and mount namespaces.
 	LandlockABI int      // LandlockABI is the Landlock ABI version, 0 when unavailable.
 	Rlimits     bool     // Rlimits is true when resource limits can be read and set.
 	Git         string   // Git is the output of git --version, empty when git is missing.
@@ -36,6 +37,7 @@ func Probe() Capabilities {
 	c.UserNS = tryClone(syscall.CLONE_NEWUSER, &c)
 	c.NetNS = c.UserNS && tryClone(syscall.CLONE_NEWUSER|syscall.CLONE_NEWNET, &c)
 	c.MountNS = c.UserNS && tryClone(syscall.CLONE_NEWUSER|syscall.CLONE_NEWNS, &c)
+	c.PidNS = c.MountNS && tryClone(syscall.CLONE_NEWUSER|syscall.CLONE_NEWNS|syscall.CLONE_NEWPID, &c)
 	c.LandlockABI = landlockABI()
 	var rl unix.Rlimit
 	c.Rlimits = unix.Getrlimit(unix.RLIMIT_AS, &rl) == nil
@@ -61,8 +63,8 @@ func (c Capabilities) String() string {
 	if git == "" {
 		git = "missing"
 	}
-	return fmt.Sprintf("pty: %s\nuser namespaces: %s\nnetwork namespaces: %s\nmount namespaces: %s\nlandlock: %s\nrlimits: %s\ngit: %s\n",
-		yes(c.PTY), yes(c.UserNS), yes(c.NetNS), yes(c.MountNS), ll, yes(c.Rlimits), git)
+	return fmt.Sprintf("pty: %s\nuser namespaces: %s\nnetwork namespaces: %s\nmount namespaces: %s\npid namespaces: %s\nlandlock: %s\nrlimits: %s\ngit: %s\n",
+		yes(c.PTY), yes(c.UserNS), yes(c.NetNS), yes(c.MountNS), yes(c.PidNS), ll, yes(c.Rlimits), git)
 }
 
 // tryClone starts /bin/true (or the test binary's shell) in new namespaces to see whether the kernel allows it.

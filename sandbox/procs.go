@@ -84,9 +84,34 @@ func descendants(root int, pgrps ...int) []int {
 	return out
 }
 
-// killTree SIGKILLs everything below root (see descendants) and reports how many it signalled.
+// nsMembers returns the other processes in root's PID namespace when root runs in a
+// namespace of its own (as the sandbox's pid 1); a process there cannot escape by
+// daemonizing, unlike with sessions and parents.
+func nsMembers(root int) []int {
+	ns, err := os.Readlink("/proc/" + strconv.Itoa(root) + "/ns/pid")
+	if err != nil {
+		return nil
+	}
+	if self, err := os.Readlink("/proc/self/ns/pid"); err != nil || self == ns {
+		return nil
+	}
+	ents, _ := os.ReadDir("/proc")
+	var out []int
+	for _, e := range ents {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil || pid == root {
+			continue
+		}
+		if l, err := os.Readlink("/proc/" + e.Name() + "/ns/pid"); err == nil && l == ns {
+			out = append(out, pid)
+		}
+	}
+	return out
+}
+
+// killTree SIGKILLs everything below root (see descendants, nsMembers) and reports how many it signalled.
 func killTree(root int, pgrps ...int) int {
-	pids := descendants(root, pgrps...)
+	pids := append(descendants(root, pgrps...), nsMembers(root)...)
 	for _, pid := range pids {
 		syscall.Kill(pid, syscall.SIGKILL)
 	}

@@ -24,7 +24,7 @@ func TestTaskStartPollKillNotify(t *testing.T) {
 	cfg.Artifacts = fileSink{dir: t.TempDir()}
 	m, done := newTestTasks(t, cfg)
 	start := time.Now()
-	ti, err := m.Start(`echo "pid $$"; sleep 300 & i=0; while :; do i=$((i+1)); echo "line $i"; sleep 0.02; done`, TaskOptions{})
+	ti, err := m.Start(`(setsid sleep 301.7 &); echo "pid $$"; sleep 300 & i=0; while :; do i=$((i+1)); echo "line $i"; sleep 0.02; done`, TaskOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -54,6 +54,10 @@ func TestTaskStartPollKillNotify(t *testing.T) {
 		t.Fatalf("completion: %+v", note)
 	}
 	waitGone(t, []int{ti.Pid})
+	waitNoProcs(t, "sleep\x00300")
+	if testCaps().PidNS {
+		waitNoProcs(t, "sleep\x00301.7") // a daemon escapes only without a PID namespace.
+	}
 	if note.ArtifactRef == "" {
 		t.Fatalf("no artifact: %+v", note)
 	}
