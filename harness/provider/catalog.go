@@ -73,6 +73,8 @@ func init() {
 	register("openai", 400_000, 128_000, 0.25, 0.025, 0, 2.00, "gpt-5-mini", "gpt-5.1-codex-mini")
 	register("openai", 400_000, 128_000, 0.05, 0.005, 0, 0.40, "gpt-5-nano")
 	register("openai", 400_000, 128_000, 15.00, 0, 0, 120.00, "gpt-5-pro")
+	register("openai", 128_000, 16_384, 1.25, 0.125, 0, 10.00, "gpt-5-chat", "gpt-5.1-chat")
+	register("openai", 200_000, 100_000, 1.50, 0.375, 0, 6.00, "codex-mini")
 	register("openai", 200_000, 100_000, 2.00, 0.50, 0, 8.00, "o3")
 	register("openai", 200_000, 100_000, 20.00, 0, 0, 80.00, "o3-pro")
 	register("openai", 200_000, 100_000, 1.10, 0.55, 0, 4.40, "o3-mini")

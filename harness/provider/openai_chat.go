@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"net/url"
+	"strings"
 
 	"github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
@@ -21,11 +23,16 @@ type OpenAICompatible struct {
 }
 
 // NewOpenAICompatible returns a Chat Completions provider named
-// "openai-compatible" unless cfg says otherwise. Local servers need no key;
-// a placeholder is sent so that the SDK does not look one up elsewhere.
+// "openai-compatible" unless cfg says otherwise. A base URL without a path
+// ("http://127.0.0.1:11434") gets "/v1", where Ollama, llama.cpp server,
+// vLLM and LM Studio serve the API. Local servers need no key; a
+// placeholder is sent so that the SDK does not look one up elsewhere.
 func NewOpenAICompatible(cfg Config) *OpenAICompatible {
 	if cfg.APIKey == "" {
 		cfg.APIKey = "none"
+	}
+	if u, err := url.Parse(cfg.BaseURL); err == nil && u.Host != "" && (u.Path == "" || u.Path == "/") {
+		cfg.BaseURL = strings.TrimSuffix(cfg.BaseURL, "/") + "/v1"
 	}
 	return &OpenAICompatible{name: cfg.name("openai-compatible"), call: newCaller(cfg.name("openai-compatible"), cfg), client: openai.NewClient(openaiOptions(cfg)...)}
 }

@@ -112,3 +112,11 @@ func TestChatInStreamErrors(t *testing.T) {
 		}
 	}
 }
+
+func TestCompatibleBaseURLGetsV1(t *testing.T) {
+	api := newFakeAPI(t, reply{file: "chat-2-answer.sse"})
+	if _, err := NewOpenAICompatible(Config{BaseURL: api.srv.URL + "/"}).Stream(t.Context(), testRequest("m"), nil); err != nil {
+		t.Fatal(err)
+	}
+	wantEq(t, "path", api.requests()[0].Path, "/v1/chat/completions")
+}
