@@ -83,6 +83,10 @@ type Config struct {
 	Filesystem FSMode
 	// ExtraWritable lists further directories commands may write to.
 	ExtraWritable []string
+	// MaskPaths are hidden inside the sandbox where a mount namespace is available
+	// (sockets such as docker's, which Landlock and network namespaces do not cover);
+	// nil means DefaultMaskPaths.
+	MaskPaths []string
 	// Fallback decides whether missing isolation refuses or runs unconfined.
 	Fallback FallbackPolicy
 	// Helper is the argv prefix that runs HelperMain; default {os.Executable(), HelperCommand}.
@@ -95,6 +99,13 @@ type Config struct {
 	Artifacts ArtifactSink
 	// Rows and Cols size the PTY; default 50x200.
 	Rows, Cols uint16
+}
+
+// DefaultMaskPaths are the Unix sockets and runtime dirs hidden from commands:
+// container engines, the system bus and the user's runtime dir (ssh-agent, session bus).
+var DefaultMaskPaths = []string{
+	"/run/docker.sock", "/var/run/docker.sock", "/run/containerd", "/run/podman",
+	"/run/dbus", "/var/run/dbus", "/run/user",
 }
 
 // normalized returns a copy of c with defaults filled in and paths made absolute.
@@ -120,6 +131,9 @@ func (c Config) normalized() (Config, error) {
 		return c, fmt.Errorf("sandbox config: tmp dir: %w", err)
 	}
 	c.Limits = c.Limits.withDefaults()
+	if c.MaskPaths == nil {
+		c.MaskPaths = DefaultMaskPaths
+	}
 	if c.InlineLimit <= 0 {
 		c.InlineLimit = 64 << 10
 	}

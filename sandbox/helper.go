@@ -23,6 +23,7 @@ type helperOpts struct {
 	limits         Limits
 	landlockABI    int
 	writable       multiFlag
+	mask           multiFlag
 	prog           string
 	args           []string
 }
@@ -67,6 +68,7 @@ func parseHelper(args []string) (helperOpts, error) {
 	f.Uint64Var(&o.limits.FileSize, "fsize", Unlimited, "RLIMIT_FSIZE")
 	f.IntVar(&o.landlockABI, "landlock-abi", 0, "landlock ABI to use")
 	f.Var(&o.writable, "write", "extra writable dir")
+	f.Var(&o.mask, "mask", "path to hide")
 	if err := f.Parse(args); err != nil {
 		return o, fmt.Errorf("parse helper flags: %w", err)
 	}

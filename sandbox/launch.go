@@ -45,6 +45,11 @@ func helperArgs(cfg Config, e Enforcement) []string {
 	if e.PidNS {
 		a = append(a, "--proc")
 	}
+	if e.PrivateTmp { // a mount namespace exists, so masking is possible.
+		for _, m := range cfg.MaskPaths {
+			a = append(a, "--mask", m)
+		}
+	}
 	for _, w := range cfg.ExtraWritable {
 		a = append(a, "--write", w)
 	}

@@ -43,10 +43,33 @@ func setupMounts(o helperOpts) error {
 			return fmt.Errorf("bind %s: %w", w, err)
 		}
 	}
+	if err := maskPaths(o.mask); err != nil {
+		return err
+	}
 	if o.fs != FSMountNS {
 		return nil
 	}
 	return remountReadOnly(o.writable)
+}
+
+// maskPaths hides each existing path: an empty read-only tmpfs over a directory,
+// /dev/null over anything else (a socket cannot be connected to through it).
+func maskPaths(paths []string) error {
+	for _, p := range paths {
+		fi, err := os.Stat(p)
+		if err != nil {
+			continue
+		}
+		if fi.IsDir() {
+			err = unix.Mount("tmpfs", p, "tmpfs", unix.MS_RDONLY|unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC, "size=0")
+		} else {
+			err = unix.Mount("/dev/null", p, "", unix.MS_BIND, "")
+		}
+		if err != nil {
+			return fmt.Errorf("mask %s: %w", p, err)
+		}
+	}
+	return nil
 }
 
 // openDirs opens each dir with O_PATH so it stays reachable after /tmp is covered.
