@@ -36,7 +36,8 @@ type Result struct {
 	TotalBytes int64
 	// Truncated is true when Output lacks the middle of the output.
 	Truncated bool
-	// ArtifactRef refers to the full output when it exceeded the inline limit.
+	// ArtifactRef refers to the full model text (escape sequences removed) when it
+	// exceeded the inline limit.
 	ArtifactRef string
 	// Restarted is true when a new shell was started for this command, so earlier cd,
 	// variables and functions are gone; Notes says why.

@@ -95,3 +95,22 @@ func cloneWorktree(src, dst string) error {
 	}
 	return nil
 }
+
+// RemoveWorkspace deletes a working copy made by CloneWorkspace; for a git worktree it
+// also drops the worktree's record in the source repository.
+func RemoveWorkspace(dir string) error {
+	if fi, err := os.Lstat(filepath.Join(dir, ".git")); err == nil && fi.Mode().IsRegular() {
+		common, err := userGitCmd(dir, "rev-parse", "--path-format=absolute", "--git-common-dir")
+		if err != nil {
+			return fmt.Errorf("remove workspace %s: %w", dir, err)
+		}
+		gitDir := "--git-dir=" + strings.TrimSpace(string(common))
+		if _, err := userGitCmd(filepath.Dir(dir), gitDir, "worktree", "remove", "--force", dir); err != nil {
+			return fmt.Errorf("remove workspace %s: %w", dir, err)
+		}
+	}
+	if err := os.RemoveAll(dir); err != nil {
+		return fmt.Errorf("remove workspace %s: %w", dir, err)
+	}
+	return nil
+}

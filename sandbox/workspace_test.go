@@ -36,6 +36,12 @@ func TestCloneWorkspaceGitMatchesCurrentFiles(t *testing.T) {
 		t.Fatalf("source repo state changed:\n%s\nvs\n%s", before, after)
 	}
 	forksEditIndependently(t, src, dst)
+	if err := RemoveWorkspace(dst); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(dst); err == nil || strings.Contains(userGit(t, src, "worktree", "list"), dst) {
+		t.Fatalf("worktree not removed: %s", userGit(t, src, "worktree", "list"))
+	}
 }
 
 func TestCloneWorkspacePlainDirCopies(t *testing.T) {
@@ -55,6 +61,9 @@ func TestCloneWorkspacePlainDirCopies(t *testing.T) {
 		t.Errorf("mode not kept: %v", fi)
 	}
 	forksEditIndependently(t, src, dst)
+	if err := RemoveWorkspace(dst); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // forksEditIndependently edits a.txt/edit.txt in place from two shells and checks neither sees the other.
