@@ -303,11 +303,17 @@ func TestProvidersRetryAfter429(t *testing.T) {
 				reply{status: 429, header: map[string]string{"Retry-After": "7"}, body: c.errBody("rate_limit_error", "slow down")},
 				reply{file: c.fixtures[1]})
 			s := &sleeps{}
-			resp, err := reliable(c.newP(api.srv.URL), s).Stream(context.Background(), testRequest(c.model), nil)
+			r := reliable(c.newP(api.srv.URL), s)
+			var told []string
+			r.policy.OnRetry = func(attempt int, wait time.Duration, err error) {
+				told = append(told, fmt.Sprintf("%d %s %v", attempt, wait, errors.Is(err, ErrRateLimited)))
+			}
+			resp, err := r.Stream(context.Background(), testRequest(c.model), nil)
 			if err != nil {
 				t.Fatal(err)
 			}
 			wantEq(t, "sleeps", s.got, []time.Duration{7 * time.Second})
+			wantEq(t, "told", told, []string{"1 7s true"})
 			wantEq(t, "text", resp.Text, strings.Join(c.text[1], ""))
 			wantEq(t, "requests", len(api.requests()), 2)
 		})

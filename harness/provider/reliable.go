@@ -55,6 +55,9 @@ func (r *Reliable) attempts(ctx context.Context, req Request, onDelta func(Delta
 		if !retry {
 			return Response{}, err
 		}
+		if r.policy.OnRetry != nil {
+			r.policy.OnRetry(attempt, wait, err)
+		}
 		if serr := r.policy.Sleep(ctx, wait); serr != nil {
 			return Response{}, err
 		}

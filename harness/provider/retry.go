@@ -24,6 +24,9 @@ type RetryPolicy struct {
 	Sleep func(ctx context.Context, d time.Duration) error
 	// Jitter returns a number in [0,1) (default math/rand).
 	Jitter func() float64
+	// OnRetry, if set, is told before each wait, so that the user can see
+	// "retrying in 7s" (attempt is the number of the try that failed).
+	OnRetry func(attempt int, wait time.Duration, err error)
 }
 
 // DefaultRetryPolicy returns the policy used when none is given.
