@@ -62,7 +62,7 @@ func anthropicParams(req Request) (anthropic.MessageNewParams, error) {
 	p := anthropic.MessageNewParams{
 		Model:     req.Model,
 		MaxTokens: int64(maxTokens(req)),
-		Messages:  anthropicMessages(req.Messages),
+		Messages:  anthropicMessages(req.Messages, messageBreakpoints(req)),
 	}
 	if req.System != "" {
 		p.System = []anthropic.TextBlockParam{{Text: req.System}}
@@ -132,16 +132,37 @@ func anthropicTool(t Tool) (anthropic.ToolUnionParam, error) {
 	return tool, nil
 }
 
+// maxBreakpoints is the most cache_control markers the API accepts.
+const maxBreakpoints = 4
+
+// messageBreakpoints picks which messages keep their cache breakpoint: the
+// latest ones, within what the stable prefix leaves of the API's limit.
+func messageBreakpoints(req Request) map[int]bool {
+	left := maxBreakpoints
+	if req.CachePrefix && (req.System != "" || len(req.Tools) > 0) {
+		left--
+	}
+	keep := map[int]bool{}
+	for i := len(req.Messages) - 1; i >= 0 && left > 0; i-- {
+		if req.Messages[i].CacheBreakpoint {
+			keep[i] = true
+			left--
+		}
+	}
+	return keep
+}
+
 // anthropicMessages maps the conversation, folding consecutive tool results
-// into one user message as the API expects.
-func anthropicMessages(msgs []Message) []anthropic.MessageParam {
+// into one user message as the API expects, and marking the chosen cache
+// breakpoints.
+func anthropicMessages(msgs []Message, breakpoints map[int]bool) []anthropic.MessageParam {
 	var out []anthropic.MessageParam
-	for _, m := range msgs {
+	for i, m := range msgs {
 		blocks := anthropicBlocks(m)
 		if len(blocks) == 0 {
 			continue
 		}
-		if m.CacheBreakpoint {
+		if breakpoints[i] {
 			if c := blocks[len(blocks)-1].GetCacheControl(); c != nil {
 				*c = anthropic.NewCacheControlEphemeralParam()
 			}

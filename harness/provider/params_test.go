@@ -120,3 +120,18 @@ func TestCompatibleBaseURLGetsV1(t *testing.T) {
 	}
 	wantEq(t, "path", api.requests()[0].Path, "/v1/chat/completions")
 }
+
+func TestAnthropicBreakpointsStayWithinTheLimit(t *testing.T) {
+	req := testRequest("claude-sonnet-4-5")
+	for i := 0; i < 6; i++ {
+		req.Messages = append(req.Messages, Message{Role: RoleUser, Text: "m", CacheBreakpoint: true})
+	}
+	p, _ := anthropicParams(req)
+	b, _ := json.Marshal(p)
+	if n := strings.Count(string(b), `"cache_control"`); n != 4 {
+		t.Fatalf("cache_control markers = %d, want 4", n)
+	}
+	m := roundTrip(t, p)
+	wantAt(t, m, nil, "messages", 3, "content", 0, "cache_control")
+	wantAt(t, m, "ephemeral", "messages", 6, "content", 0, "cache_control", "type")
+}
