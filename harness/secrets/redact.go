@@ -75,7 +75,9 @@ func (r *Redactor) Longest() int { return r.longest }
 // variants lists the forms of a value to look for: itself, its JSON-escaped
 // form, lower and upper hex, and base64 in both alphabets, padded and not,
 // plus the whole 3-byte groups it yields at each of the three alignments
-// inside a longer base64 text (so "echo $SECRET | base64" is caught too).
+// inside a longer base64 text (so "echo $SECRET | base64" is caught too),
+// and a long value's encoding wrapped at 64 or 76 columns as base64 tools
+// print it when it starts a line.
 func variants(v []byte) []string {
 	out := []string{string(v), strings.ToUpper(hex.EncodeToString(v)), hex.EncodeToString(v)}
 	if j, err := json.Marshal(string(v)); err == nil {
@@ -90,8 +92,26 @@ func variants(v []byte) []string {
 				out = append(out, s)
 			}
 		}
+		whole := enc.EncodeToString(v[:len(v)/3*3])
+		for _, width := range []int{64, 76} { // openssl base64, coreutils base64
+			if len(whole) > width {
+				out = append(out, wrap(whole, width))
+			}
+		}
 	}
 	return out
+}
+
+// wrap breaks s into lines of width characters, as base64 tools print.
+func wrap(s string, width int) string {
+	var b strings.Builder
+	for len(s) > width {
+		b.WriteString(s[:width])
+		b.WriteByte('\n')
+		s = s[width:]
+	}
+	b.WriteString(s)
+	return b.String()
 }
 
 // String returns s with every secret redacted.

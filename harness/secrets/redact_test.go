@@ -148,3 +148,25 @@ func BenchmarkRedactStream(b *testing.B) {
 		_ = s.Next(chunk)
 	}
 }
+
+func TestRedactWrappedBase64OfALongKey(t *testing.T) {
+	key := []byte("sk-ant-api03-" + strings.Repeat("Ab3_xY9-", 12) + "QQ")
+	r := NewRedactor(map[string][]byte{"ANTHROPIC_API_KEY": key})
+	for _, width := range []int{64, 76} {
+		enc := base64.StdEncoding.EncodeToString(append(key, '\n')) // echo $KEY | base64
+		var lines []string
+		for len(enc) > width {
+			lines, enc = append(lines, enc[:width]), enc[width:]
+		}
+		out := strings.Join(append(lines, enc), "\n") + "\n"
+		got := r.String("$ echo $ANTHROPIC_API_KEY | base64\n" + out)
+		if !strings.Contains(got, "‹secret:ANTHROPIC_API_KEY›") {
+			t.Errorf("width %d not redacted:\n%s", width, got)
+		}
+		rest := strings.ReplaceAll(strings.SplitN(got, "\n", 2)[1], "\n", "")
+		rest = strings.ReplaceAll(rest, "‹secret:ANTHROPIC_API_KEY›", "")
+		if dec, _ := base64.StdEncoding.DecodeString(rest); len(dec) > 8 {
+			t.Errorf("width %d: %d bytes still decodable: %q", width, len(dec), dec)
+		}
+	}
+}
