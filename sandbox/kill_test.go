@@ -95,6 +95,9 @@ func TestTimeoutStopsTTYReaders(t *testing.T) {
 		if !r.Killed {
 			t.Fatalf("%s: not killed: %+v", cmd, r)
 		}
+		if waits := strings.Contains(cmd, "/dev/tty"); waits != strings.Contains(r.KillReason, "terminal input") {
+			t.Errorf("%s: kill reason %q", cmd, r.KillReason)
+		}
 		after := run(t, sh, "echo $KEEP $PWD", RunOptions{})
 		if after.Output != "1 /\n" || after.Restarted {
 			t.Fatalf("%s: shell state lost: %+v", cmd, after)

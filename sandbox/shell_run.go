@@ -73,6 +73,9 @@ func (s *Shell) wait(ctx context.Context, p *shellProc, st *runState, timeout ti
 		s.shellExited(p, st, r)
 	case <-timer.C:
 		r.Killed, r.KillReason = true, fmt.Sprintf("timeout after %s", timeout)
+		if pid := p.cmd.Process.Pid; readingTTY(append(descendants(pid), append(nsMembers(pid), pid)...), p.tty) {
+			r.KillReason += " while waiting for terminal input (a password prompt or interactive program; stdin is at end-of-file, so pass input in arguments or files)"
+		}
 		s.interrupt(p, st, r)
 	case <-ctx.Done():
 		r.Killed, r.KillReason = true, "cancelled"

@@ -17,6 +17,7 @@ import (
 type shellProc struct {
 	cmd     *exec.Cmd
 	ptm     *os.File
+	tty     string       // the PTY's slave path, e.g. /dev/pts/3
 	termios unix.Termios // sane settings restored before each command
 	ctl     string
 	bash    bool
@@ -115,7 +116,7 @@ func (p *shellProc) spawn(cmd *exec.Cmd, rows, cols uint16) error {
 		ptm.Close()
 		return fmt.Errorf("start %s: %w", cmd.Path, err)
 	}
-	p.cmd, p.ptm = cmd, ptm
+	p.cmd, p.ptm, p.tty = cmd, ptm, pts.Name()
 	go p.readLoop()
 	go func() { cmd.Wait(); close(p.exited) }()
 	return nil
