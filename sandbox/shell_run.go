@@ -72,15 +72,23 @@ func (s *Shell) wait(ctx context.Context, p *shellProc, st *runState, timeout ti
 	case <-p.exited:
 		s.shellExited(p, st, r)
 	case <-timer.C:
-		r.Killed, r.KillReason = true, fmt.Sprintf("timeout after %s", timeout)
-		if pid := p.cmd.Process.Pid; readingTTY(append(descendants(pid), append(nsMembers(pid), pid)...), p.tty) {
-			r.KillReason += " while waiting for terminal input (a password prompt or interactive program; stdin is at end-of-file, so pass input in arguments or files)"
-		}
+		r.Killed, r.KillReason = true, timeoutReason(p, timeout)
 		s.interrupt(p, st, r)
 	case <-ctx.Done():
 		r.Killed, r.KillReason = true, "cancelled"
 		s.interrupt(p, st, r)
 	}
+}
+
+// timeoutReason explains a timeout, noting when the command was waiting on the terminal.
+func timeoutReason(p *shellProc, timeout time.Duration) string {
+	why := fmt.Sprintf("timeout after %s", timeout)
+	pid := p.cmd.Process.Pid
+	if readingTTY(append(descendants(pid), append(nsMembers(pid), pid)...), p.tty) {
+		why += " while waiting for terminal input (a password prompt or interactive program;" +
+			" stdin is at end-of-file, so pass input in arguments or files)"
+	}
+	return why
 }
 
 // shellExited records that the shell itself exited during the command (e.g. `exit 3`).
