@@ -7,12 +7,18 @@ import (
 
 	"exo/harness"
 	"exo/harness/executor"
+	"exo/harness/governance"
 )
 
 // Run opens the full-screen UI over a harness until the user quits.
 func Run(h *harness.Harness, opts Options) error {
-	x := executor.New(h, executor.Options{})
+	var xo executor.Options
+	if err := governance.Install(h, &xo, opts.Workspace, opts.OverrideGovernance); err != nil {
+		return fmt.Errorf("%w (run 'exo compile', or start with --override-governance)", err)
+	}
+	x := executor.New(h, xo)
 	m := New(h, x, opts)
+	m.tracker = governance.NewTracker(h)
 	if _, err := tea.NewProgram(m).Run(); err != nil {
 		return fmt.Errorf("terminal UI: %w", err)
 	}

@@ -10,6 +10,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"exo/harness"
+	"exo/harness/governance"
 	"exo/views"
 )
 
@@ -90,13 +91,13 @@ func (m *Model) refreshCmd() tea.Cmd {
 
 // siblingsCmd reloads the siblings pane rows.
 func (m *Model) siblingsCmd() tea.Cmd {
-	h, cur := m.h, m.current()
+	h, cur, tr := m.h, m.current(), m.tracker
 	running := map[string]bool{}
 	for id := range m.running {
 		running[id] = true
 	}
 	return func() tea.Msg {
-		rows, err := siblingRows(h, cur, running, nil)
+		rows, err := siblingRows(h, cur, running, driftOf(tr))
 		if err != nil {
 			return infoMsg{text: err.Error(), err: true}
 		}
@@ -262,4 +263,18 @@ func prettyJSON(v any) []byte {
 		return []byte(err.Error())
 	}
 	return b
+}
+
+// driftOf returns a drift lookup over the governance tracker (nil without one).
+func driftOf(tr *governance.Tracker) func(id string) (float64, int) {
+	if tr == nil {
+		return nil
+	}
+	return func(id string) (float64, int) {
+		st, err := tr.State(id)
+		if err != nil {
+			return 0, 0
+		}
+		return st.Drift().Total, len(st.Conflicts)
+	}
 }

@@ -8,6 +8,7 @@ import (
 
 	"exo/harness"
 	"exo/harness/executor"
+	"exo/harness/governance"
 	"exo/themes"
 	"exo/views"
 )
@@ -35,6 +36,8 @@ type Options struct {
 	Theme string
 	// Workspace is the directory new sessions work in.
 	Workspace string
+	// OverrideGovernance starts even when the constitution changed since 'exo compile'.
+	OverrideGovernance bool
 }
 
 // Model is the root Bubble Tea model: layout, focus, routing and harness work in commands.
@@ -78,6 +81,7 @@ type Model struct {
 	themeSet    bool
 	streaming   bool
 	lastCommand string
+	tracker     *governance.Tracker
 }
 
 // New builds the root model over a harness and an executor.

@@ -15,12 +15,13 @@ type Harness struct {
 	st   *store.Store
 	opts Options
 
-	mu      sync.Mutex
-	states  map[string]*SessionState // by branch, kept at the branch head
-	broker  broker
-	rt      runtimes
-	brk     breakers
-	secrets secretOpener
+	mu       sync.Mutex
+	states   map[string]*SessionState // by branch, kept at the branch head
+	broker   broker
+	rt       runtimes
+	brk      breakers
+	secrets  secretOpener
+	snapHook SnapshotHook
 	// redact replaces secret values in text; set by SetRedactor.
 	redact func(string) string
 }

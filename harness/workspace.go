@@ -50,12 +50,21 @@ func (h *Harness) ensureBaseline(sessionID, branch string, rt *Runtime) error {
 // SnapshotWorkspace snapshots the session's workspace and, when files changed, appends a
 // workspace.snapshot event (returned). callID links it to the tool call that caused it.
 func (h *Harness) SnapshotWorkspace(sessionID, branch, callID string) (*WorkspaceSnapshot, error) {
+	return h.snapshot(sessionID, branch, callID, true)
+}
+
+// snapshot takes and records a snapshot, calling the snapshot hook when withHook is set.
+func (h *Harness) snapshot(sessionID, branch, callID string, withHook bool) (*WorkspaceSnapshot, error) {
 	rt, err := h.Runtime(sessionID)
 	if err != nil {
 		return nil, err
 	}
 	if err := h.ensureBaseline(sessionID, branch, rt); err != nil {
 		return nil, err
+	}
+	previous := ""
+	if st, err := h.State(sessionID); err == nil {
+		previous = st.LastSnapshot
 	}
 	snap, err := rt.Snaps.Snapshot()
 	if err != nil {
@@ -67,6 +76,11 @@ func (h *Harness) SnapshotWorkspace(sessionID, branch, callID string) (*Workspac
 	p := snapshotPayload(snap, callID)
 	if _, err := h.AppendOn(sessionID, branch, MustRecord(TypeWorkspaceSnapshot, ActorHarness, p)); err != nil {
 		return nil, err
+	}
+	if hook := h.snapshotHook(); withHook && hook != nil {
+		if err := hook(sessionID, branch, p, previous); err != nil {
+			return &p, fmt.Errorf("after snapshot: %w", err)
+		}
 	}
 	return &p, nil
 }

@@ -12,6 +12,7 @@ import (
 func forkCmd(e *env) *cobra.Command {
 	var name string
 	var asJSON bool
+	var sf scopeFlags
 	cmd := &cobra.Command{
 		Use:   "fork SESSION[@SEQ]",
 		Short: "Start a sibling session from SESSION's history up to SEQ (default: its head)",
@@ -26,9 +27,18 @@ func forkCmd(e *env) *cobra.Command {
 				if err != nil {
 					return err
 				}
+				recs, err := sf.forkScopeRecords(cmd, h, src.ID)
+				if err != nil {
+					return err
+				}
 				n, err := h.Fork(src.ID, seq, harness.ForkOptions{Name: name})
 				if err != nil {
 					return seqErr(err)
+				}
+				if len(recs) > 0 {
+					if _, err := h.Append(n.ID, recs...); err != nil {
+						return err
+					}
 				}
 				if asJSON {
 					return writeJSON(e.stdout, n)
@@ -41,6 +51,7 @@ func forkCmd(e *env) *cobra.Command {
 	}
 	cmd.Flags().StringVar(&name, "name", "", "name of the new session")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the new session as JSON")
+	addScopeFlags(cmd, &sf)
 	return cmd
 }
 

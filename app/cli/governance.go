@@ -189,6 +189,9 @@ func (f *scopeFlags) newSessionRecords(workspace string) ([]store.Record, error)
 	} else if err != nil {
 		return nil, err
 	}
+	if c == nil && len(f.allow) == 0 && len(f.deny) == 0 && f.budget == 0 && f.policy == "" {
+		return recs, nil // no constitution and no flags: the default scope needs no event
+	}
 	s, err := governance.NewScope(c, governance.ScopeRequest{Allow: f.allow, Deny: f.deny, Budget: f.budget,
 		Policy: governance.Policy(f.policy)})
 	if err != nil {

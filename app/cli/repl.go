@@ -12,7 +12,10 @@ import (
 )
 
 // replFlags are the TUI's options.
-type replFlags struct{ session, model, theme string }
+type replFlags struct {
+	session, model, theme string
+	override              bool
+}
 
 func replCmd(e *env) *cobra.Command {
 	var f replFlags
@@ -31,6 +34,7 @@ func addReplFlags(cmd *cobra.Command, f *replFlags) {
 	cmd.Flags().StringVar(&f.session, "session", "", "attach to this session (default: the newest in this directory, or a new one)")
 	cmd.Flags().StringVar(&f.model, "model", "", "model for new sessions (registered name)")
 	cmd.Flags().StringVar(&f.theme, "theme", "auto", "auto, dark, light, high-contrast or no-color (NO_COLOR is respected)")
+	cmd.Flags().BoolVar(&f.override, "override-governance", false, "start even though the constitution changed since 'exo compile'")
 }
 
 // repl opens the TUI when stdin and stdout are terminals.
@@ -47,6 +51,6 @@ func (e *env) repl(f replFlags) error {
 				return err
 			}
 		}
-		return app.Run(h, app.Options{Session: f.session, Model: f.model, Theme: f.theme, Workspace: cwd()})
+		return app.Run(h, app.Options{Session: f.session, Model: f.model, Theme: f.theme, Workspace: cwd(), OverrideGovernance: f.override})
 	})
 }

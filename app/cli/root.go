@@ -85,6 +85,7 @@ func newRoot(e *env) *cobra.Command {
 		sessionsCmd(e), newCmd(e), sayCmd(e), logCmd(e), forkCmd(e), rewindCmd(e),
 		verifyCmd(e), artifactCmd(e), doctorCmd(e), runCmd(e), modelCmd(e), execCmd(e), replCmd(e),
 	)
+	root.AddCommand(governanceCmds(e)...)
 	for _, c := range root.Commands() {
 		wrapArgs(c)
 	}

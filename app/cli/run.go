@@ -15,6 +15,7 @@ import (
 
 	"exo/harness"
 	"exo/harness/executor"
+	"exo/harness/governance"
 )
 
 // runOutput is the object `exo run --json` prints.
@@ -42,6 +43,7 @@ type usage struct {
 type runFlags struct {
 	session, model string
 	asJSON, yes    bool
+	override       bool
 	maxSteps       int
 }
 
@@ -70,6 +72,7 @@ func runCmd(e *env) *cobra.Command {
 	cmd.Flags().BoolVar(&f.asJSON, "json", false, "print one JSON object at the end instead of streaming")
 	cmd.Flags().BoolVar(&f.yes, "yes", false, "approve tool calls whose policy is ask")
 	cmd.Flags().IntVar(&f.maxSteps, "max-steps", 50, "most model calls in the turn")
+	cmd.Flags().BoolVar(&f.override, "override-governance", false, "run even though the constitution changed since 'exo compile'")
 	return cmd
 }
 
@@ -86,6 +89,9 @@ func (e *env) run(h *harness.Harness, f runFlags, prompt string) error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	opts := executor.Options{Headless: true, AutoApprove: f.yes, MaxSteps: f.maxSteps}
+	if err := governance.Install(h, &opts, s.Workspace, f.override); err != nil {
+		return failf(ExitFailure, "%v (or pass --override-governance)", err)
+	}
 	var out *flushWriter
 	if !f.asJSON {
 		out = newFlushWriter(e.stdout, 30*time.Millisecond)

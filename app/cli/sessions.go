@@ -91,6 +91,7 @@ func printSessions(e *env, rows []sessionRow) error {
 func newCmd(e *env) *cobra.Command {
 	var name, workspace string
 	var asJSON bool
+	var sf scopeFlags
 	cmd := &cobra.Command{
 		Use:   "new",
 		Short: "Create a session in the current directory and print its id",
@@ -99,10 +100,17 @@ func newCmd(e *env) *cobra.Command {
 			if workspace == "" {
 				workspace = cwd()
 			}
+			recs, err := sf.newSessionRecords(workspace)
+			if err != nil {
+				return err
+			}
 			return e.withHarness(func(h *harness.Harness) error {
 				s, err := h.NewSession(harness.NewSessionOptions{Name: name, Workspace: workspace})
 				if err != nil {
 					return usageErr(err)
+				}
+				if _, err := h.Append(s.ID, recs...); err != nil {
+					return err
 				}
 				if asJSON {
 					return writeJSON(e.stdout, s)
@@ -116,6 +124,8 @@ func newCmd(e *env) *cobra.Command {
 	cmd.Flags().StringVar(&name, "name", "", "session name (default: a memorable one)")
 	cmd.Flags().StringVar(&workspace, "workspace", "", "workspace directory (default: the current directory)")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the session as JSON")
+	addScopeFlags(cmd, &sf)
+	addGovernanceOverride(cmd, &sf)
 	return cmd
 }
 

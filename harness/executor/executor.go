@@ -28,6 +28,8 @@ type Options struct {
 	OnDelta func(sessionID, text string)
 	// OnTool is told when a tool call starts and ends (exo run prints tool activity).
 	OnTool func(sessionID string, started bool, tool, summary string)
+	// BeforePrompt runs before a user prompt is appended (governance delivers handoffs here).
+	BeforePrompt func(sessionID string) error
 	// ApprovalTimeout bounds the wait for an interactive approval; default none.
 	ApprovalTimeout time.Duration
 }
@@ -86,4 +88,13 @@ func (x *Executor) ViewOf(branch, model string) (*View, error) {
 		v.Apply(e)
 	}
 	return v, nil
+}
+
+// ToolNames lists the built-in tools' names, in the order they are offered.
+func ToolNames() []string {
+	var out []string
+	for _, t := range builtinTools() {
+		out = append(out, t.spec.Name)
+	}
+	return out
 }

@@ -35,6 +35,11 @@ type Result struct {
 
 // Prompt appends a user message and runs the turn it starts.
 func (x *Executor) Prompt(ctx context.Context, sessionID, text, source string) (Result, error) {
+	if x.opts.BeforePrompt != nil {
+		if err := x.opts.BeforePrompt(sessionID); err != nil {
+			return Result{SessionID: sessionID}, err
+		}
+	}
 	if _, err := x.h.Append(sessionID, harness.MustRecord(harness.TypeInvocationReceived, harness.ActorUser,
 		harness.InvocationReceived{Text: text, Source: source})); err != nil {
 		return Result{SessionID: sessionID}, err
