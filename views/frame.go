@@ -17,19 +17,30 @@ func frame(st *themes.Styles, focused bool, title, info string, body []string, w
 		border, tstyle = st.Pane.BorderFocused, st.Pane.TitleFocused
 	}
 	iw := w - 2
-	top := frameTop(border, tstyle, title, info, iw)
 	side := border.Render("│")
-	lines := make([]string, 0, h)
-	lines = append(lines, top)
+	top := frameTop(border, tstyle, title, info, iw)
+	bottom := border.Render("╰" + strings.Repeat("─", iw) + "╯")
+	size := len(top) + len(bottom) + (h-2)*(2*len(side)+iw+5)
+	for i := 0; i < h-2 && i < len(body); i++ {
+		size += len(body[i])
+	}
+	var b strings.Builder
+	b.Grow(size)
+	b.WriteString(top)
 	for i := 0; i < h-2; i++ {
 		line := ""
 		if i < len(body) {
 			line = body[i]
 		}
-		lines = append(lines, side+fit(line, iw)+"\x1b[m"+side)
+		b.WriteByte('\n')
+		b.WriteString(side)
+		writeFit(&b, line, iw)
+		b.WriteString("\x1b[m")
+		b.WriteString(side)
 	}
-	lines = append(lines, border.Render("╰"+strings.Repeat("─", iw)+"╯"))
-	return strings.Join(lines, "\n")
+	b.WriteByte('\n')
+	b.WriteString(bottom)
+	return b.String()
 }
 
 // frameTop renders the top border with a title and right-hand info.

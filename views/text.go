@@ -88,3 +88,19 @@ func stripToPlain(s string) string { return ansi.Strip(s) }
 // plain removes every escape sequence and control character: for names and
 // labels that come from outside (tool names, summaries, session names).
 func plain(s string) string { return stripToPlain(Sanitize(s)) }
+
+// spaces is a run of blanks for padding without allocating.
+const spaces = "                                                                                "
+
+// writeFit writes s cut or padded to exactly w cells.
+func writeFit(b *strings.Builder, s string, w int) {
+	sw := ansi.StringWidth(s)
+	if sw > w {
+		s = ansi.Truncate(s, w, ellipsis)
+		sw = ansi.StringWidth(s)
+	}
+	b.WriteString(s)
+	for pad := w - sw; pad > 0; pad -= len(spaces) {
+		b.WriteString(spaces[:min(pad, len(spaces))])
+	}
+}

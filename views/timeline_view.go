@@ -2,6 +2,7 @@ package views
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 )
 
@@ -15,8 +16,9 @@ func (t *Timeline) View() string {
 	lines := make([]string, 0, ih)
 	n := t.Len()
 	lh := t.listHeight(ih)
+	sw := t.seqWidth()
 	for i := t.top; i < n && len(lines) < lh; i++ {
-		lines = append(lines, t.cachedRow(i, iw))
+		lines = append(lines, t.cachedRow(i, iw, sw))
 	}
 	if n == 0 {
 		lines = append(lines, t.styles().Text.Muted.Render(truncate("no events", iw)))
@@ -40,7 +42,7 @@ func (t *Timeline) filterLine(w int) string {
 }
 
 // renderRow renders one row in w cells, choosing columns by width.
-func (t *Timeline) renderRow(r TimelineRow, w int, selected bool) string {
+func (t *Timeline) renderRow(r TimelineRow, w, sw int, selected bool) string {
 	st := t.styles().Timeline
 	glyph := plain(r.Glyph)
 	if glyph == "" {
@@ -53,7 +55,7 @@ func (t *Timeline) renderRow(r TimelineRow, w int, selected bool) string {
 	case r.Abandoned:
 		mark = st.Abandoned.Render("╎")
 	}
-	seq := fmt.Sprintf("%*d", t.seqWidth(), r.Seq)
+	seq := fmt.Sprintf("%*d", sw, r.Seq)
 	cols := []string{mark + st.Seq.Render(seq), st.Glyph(Family(r.Type)).Render(glyph)}
 	rest := w - widthOf(seq) - 4
 	if w >= 40 {
@@ -101,10 +103,10 @@ type rowKey struct {
 // clear drops every cached row.
 func (rc *rowCache) clear() { rc.rows = nil }
 
-// cachedRow renders visible row i, reusing an earlier rendering.
-func (t *Timeline) cachedRow(i, w int) string {
+// cachedRow renders visible row i with a seq column sw wide, reusing an
+// earlier rendering.
+func (t *Timeline) cachedRow(i, w, sw int) string {
 	rc := &t.cache
-	sw := t.seqWidth()
 	if rc.rows == nil || rc.w != w || rc.gen != t.common.Generation() || rc.seqW != sw || len(rc.rows) > 8*max(t.height, 8) {
 		rc.rows, rc.w, rc.gen, rc.seqW = map[rowKey]string{}, w, t.common.Generation(), sw
 	}
@@ -115,7 +117,7 @@ func (t *Timeline) cachedRow(i, w int) string {
 	if s, ok := rc.rows[k]; ok {
 		return s
 	}
-	s := t.renderRow(t.row(i), w, k.selected)
+	s := t.renderRow(t.row(i), w, sw, k.selected)
 	rc.rows[k] = s
 	return s
 }
@@ -127,5 +129,5 @@ func (t *Timeline) seqWidth() int {
 	if n == 0 {
 		return 3
 	}
-	return max(len(fmt.Sprint(t.src.Row(n-1).Seq)), 3)
+	return max(len(strconv.FormatUint(t.src.Row(n-1).Seq, 10)), 3)
 }
