@@ -190,3 +190,38 @@ func BenchmarkPreviewScrub(b *testing.B) {
 		_ = conv.View()
 	}
 }
+
+// BenchmarkStreamCodeBlock measures the per-delta cost inside one long
+// fenced code block, early (line 100) and late (line 1,900 of 2,000): code
+// is kept in chunks, so the cost stays flat.
+func BenchmarkStreamCodeBlock(b *testing.B) {
+	deltas := []string{"Writing it out:\n\n```go\n"}
+	for i := range 2000 {
+		deltas = append(deltas, fmt.Sprintf("\tv%d := ", i), fmt.Sprintf("compute(%d)", i), " // step\n")
+	}
+	for _, line := range []int{100, 1900} {
+		at := 1 + 3*line
+		b.Run(fmt.Sprintf("line=%d", line), func(b *testing.B) {
+			c := NewConversation(NewCommon(themes.Dark()))
+			c.SetSize(100, 40)
+			fill := func() {
+				c.SetItems(nil)
+				for _, d := range deltas[:at] {
+					c.AppendDelta(d)
+				}
+				_ = c.View()
+			}
+			fill()
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				if i%150 == 149 {
+					b.StopTimer()
+					fill()
+					b.StartTimer()
+				}
+				c.AppendDelta(deltas[at+i%150])
+				_ = c.View()
+			}
+		})
+	}
+}

@@ -1,6 +1,7 @@
 package views
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -229,5 +230,41 @@ func TestShortConversationKeepsFollowing(t *testing.T) {
 	}
 	if !strings.Contains(ansi.Strip(c.View()), "line") {
 		t.Error("new content not followed")
+	}
+}
+
+func TestLongCodeBlockStreamsInChunks(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("Here is the file:\n```go\n")
+	for i := range 100 {
+		fmt.Fprintf(&b, "x%d := %d // line %d\n", i, i, i)
+	}
+	b.WriteString("```\n\nDone.")
+	doc := b.String()
+	c := NewCommon(themes.Dark())
+	streamed, oneShot := NewConversation(c), NewConversation(c)
+	for _, p := range []*Conversation{streamed, oneShot} {
+		p.SetSize(60, 200)
+	}
+	for i := 0; i < len(doc); i += 5 {
+		streamed.AppendDelta(doc[i:min(i+5, len(doc))])
+		_ = streamed.View()
+	}
+	streamed.FinishStream()
+	oneShot.SetItems([]ConvItem{{Kind: KindAssistant, Text: doc}})
+	a, o := ansi.Strip(streamed.View()), ansi.Strip(oneShot.View())
+	if a != o {
+		t.Fatalf("streamed differs from one-shot:\n%s\n---\n%s", a, o)
+	}
+	for i := range 100 {
+		if !strings.Contains(o, fmt.Sprintf("// line %d ", i)) && !strings.Contains(o, fmt.Sprintf("// line %d│", i)) {
+			t.Errorf("line %d missing", i)
+		}
+	}
+	if md := oneShot.entries[0].md; md.blocks < 4 {
+		t.Errorf("code block rendered in %d blocks, want chunks", md.blocks)
+	}
+	if strings.Contains(o, "```") {
+		t.Errorf("chunk fences leak into the view:\n%s", o)
 	}
 }

@@ -69,11 +69,20 @@ type mdStream struct {
 	stableLen  int      // stableLen is the length of the kept prefix of lines.
 	blocks     int      // blocks counts completed blocks.
 	width, gen int      // width and gen are what lines were rendered for.
+	opener     string   // opener is the line that opened the current code fence.
+	fenceLines int      // fenceLines counts code lines not yet emitted in a chunk.
+	chunked    bool     // chunked is true when the open block continues an emitted code chunk.
+	glue       bool     // glue joins the next block to the last without a blank line.
 }
+
+// codeChunkLines is how many lines of a long code block are rendered and
+// kept at a time, so a long fence streams at a flat cost too.
+const codeChunkLines = 8
 
 // reset starts over with the given head lines (e.g. a label).
 func (s *mdStream) reset(head []string, w, gen int) {
 	s.scan, s.blockStart, s.fence, s.blocks, s.pending = 0, 0, false, 0, -1
+	s.opener, s.fenceLines, s.chunked, s.glue = "", 0, false, false
 	s.lines = append(s.lines[:0], head...)
 	s.stableLen, s.width, s.gen = len(head), w, gen
 }
@@ -92,12 +101,30 @@ func (s *mdStream) update(m *mdRenderers, c *Common, head []string, text string,
 	s.completeBlocks(m, c)
 	s.lines = s.lines[:s.stableLen]
 	if open := strings.TrimSpace(text[s.blockStart:]); open != "" {
-		if s.blocks > 0 {
+		if s.blocks > 0 && !s.glue {
 			s.lines = append(s.lines, "")
 		}
-		s.lines = append(s.lines, m.render(c, w, text[s.blockStart:])...)
+		s.lines = append(s.lines, m.render(c, w, s.openPrefix()+text[s.blockStart:])...)
 	}
 	return s.lines
+}
+
+// openPrefix reopens the code fence for a block continuing an emitted chunk.
+func (s *mdStream) openPrefix() string {
+	if s.chunked {
+		return s.opener + "\n"
+	}
+	return ""
+}
+
+// closer is the fence line that closes the current code fence.
+func (s *mdStream) closer() string {
+	t := strings.TrimSpace(s.opener)
+	n := 0
+	for n < len(t) && t[n] == t[0] {
+		n++
+	}
+	return t[:n] + "\n"
 }
 
 // completeBlocks scans the new complete lines and renders finished blocks.
@@ -116,21 +143,35 @@ func (s *mdStream) completeBlocks(m *mdRenderers, c *Common) {
 		trimmed := strings.TrimSpace(line)
 		fence := strings.HasPrefix(trimmed, "```") || strings.HasPrefix(trimmed, "~~~")
 		switch {
+		case s.fence && fence:
+			s.fence = false
 		case s.fence:
-			s.fence = !fence
+			if s.fenceLines++; s.fenceLines >= codeChunkLines {
+				s.emitChunk(m, c)
+			}
 		case trimmed == "":
 			if s.pending < 0 {
 				s.pending = start
 			}
 		default:
 			if s.pending >= 0 {
-				s.emit(m, c, s.src[s.blockStart:s.pending])
-				s.blockStart = start
+				s.emit(m, c, s.openPrefix()+s.src[s.blockStart:s.pending])
+				s.blockStart, s.chunked = start, false
 			}
 			s.pending = -1
 			s.fence = fence
+			if fence {
+				s.opener, s.fenceLines = line, 0
+			}
 		}
 	}
+}
+
+// emitChunk renders the code lines scanned so far as a closed fence and
+// keeps them; the rest of the fence continues as a new open block.
+func (s *mdStream) emitChunk(m *mdRenderers, c *Common) {
+	s.emit(m, c, s.openPrefix()+s.src[s.blockStart:s.scan]+s.closer())
+	s.blockStart, s.fenceLines, s.chunked, s.glue = s.scan, 0, true, true
 }
 
 // emit renders a completed block and keeps its lines.
@@ -139,12 +180,13 @@ func (s *mdStream) emit(m *mdRenderers, c *Common, blk string) {
 		return
 	}
 	s.lines = s.lines[:s.stableLen]
-	if s.blocks > 0 {
+	if s.blocks > 0 && !s.glue {
 		s.lines = append(s.lines, "")
 	}
 	s.lines = append(s.lines, m.render(c, s.width, blk)...)
 	s.stableLen = len(s.lines)
 	s.blocks++
+	s.glue = false
 }
 
 // trimStyledRight drops trailing spaces and the SGR sequences around them
