@@ -268,3 +268,42 @@ func TestLongCodeBlockStreamsInChunks(t *testing.T) {
 		t.Errorf("chunk fences leak into the view:\n%s", o)
 	}
 }
+
+func TestTightListStreamsPerItem(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("Steps:\n\n")
+	for i := 1; i <= 40; i++ {
+		fmt.Fprintf(&b, "%d. do thing number %d\n", i, i)
+		if i%10 == 0 {
+			b.WriteString("   - a nested note\n")
+		}
+	}
+	b.WriteString("\nAfter the list.\n\n- a\n- b\n* c\n")
+	doc := b.String()
+	c := NewCommon(themes.Dark())
+	streamed, oneShot := NewConversation(c), NewConversation(c)
+	for _, p := range []*Conversation{streamed, oneShot} {
+		p.SetSize(60, 80)
+	}
+	for i := 0; i < len(doc); i += 3 {
+		streamed.AppendDelta(doc[i:min(i+3, len(doc))])
+		_ = streamed.View()
+	}
+	streamed.FinishStream()
+	oneShot.SetItems([]ConvItem{{Kind: KindAssistant, Text: doc}})
+	a, o := ansi.Strip(streamed.View()), ansi.Strip(oneShot.View())
+	if a != o {
+		t.Fatalf("streamed differs from one-shot:\n%s\n---\n%s", a, o)
+	}
+	for _, want := range []string{"1. do thing number 1 ", "40. do thing number 40", "a nested note", "After the list."} {
+		if !strings.Contains(o, want) {
+			t.Errorf("missing %q:\n%s", want, o)
+		}
+	}
+	if strings.Contains(o, "number 1\n│\n") {
+		t.Error("blank line between tight items")
+	}
+	if md := oneShot.entries[0].md; md.blocks < 40 {
+		t.Errorf("list rendered in %d blocks, want one per item", md.blocks)
+	}
+}

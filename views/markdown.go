@@ -1,6 +1,7 @@
 package views
 
 import (
+	"regexp"
 	"strings"
 
 	"charm.land/glamour/v2"
@@ -73,7 +74,11 @@ type mdStream struct {
 	fenceLines int      // fenceLines counts code lines not yet emitted in a chunk.
 	chunked    bool     // chunked is true when the open block continues an emitted code chunk.
 	glue       bool     // glue joins the next block to the last without a blank line.
+	list       bool     // list is true when the open block started with a list item.
 }
+
+// listItemRE matches a top-level list item line.
+var listItemRE = regexp.MustCompile(`^([-*+]|[0-9]{1,9}[.)])( |$)`)
 
 // codeChunkLines is how many lines of a long code block are rendered and
 // kept at a time, so a long fence streams at a flat cost too.
@@ -82,7 +87,7 @@ const codeChunkLines = 8
 // reset starts over with the given head lines (e.g. a label).
 func (s *mdStream) reset(head []string, w, gen int) {
 	s.scan, s.blockStart, s.fence, s.blocks, s.pending = 0, 0, false, 0, -1
-	s.opener, s.fenceLines, s.chunked, s.glue = "", 0, false, false
+	s.opener, s.fenceLines, s.chunked, s.glue, s.list = "", 0, false, false, false
 	s.lines = append(s.lines[:0], head...)
 	s.stableLen, s.width, s.gen = len(head), w, gen
 }
@@ -154,9 +159,17 @@ func (s *mdStream) completeBlocks(m *mdRenderers, c *Common) {
 				s.pending = start
 			}
 		default:
-			if s.pending >= 0 {
+			item := listItemRE.MatchString(line)
+			switch {
+			case s.pending >= 0:
 				s.emit(m, c, s.openPrefix()+s.src[s.blockStart:s.pending])
-				s.blockStart, s.chunked = start, false
+				s.blockStart, s.chunked, s.list = start, false, item
+			case start == s.blockStart:
+				s.list = item
+			case s.list && item:
+				// A tight list: keep each finished top-level item.
+				s.emit(m, c, s.src[s.blockStart:start])
+				s.blockStart, s.glue = start, true
 			}
 			s.pending = -1
 			s.fence = fence
