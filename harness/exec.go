@@ -6,6 +6,7 @@ import (
 	"io"
 	"time"
 
+	"exo/harness/secrets"
 	"exo/sandbox"
 )
 
@@ -42,7 +43,11 @@ func (h *Harness) Exec(ctx context.Context, sessionID, command string, opts Exec
 	rt.runMu.Lock()
 	defer rt.runMu.Unlock()
 	live := &liveOutput{h: h, session: sessionID, extra: opts.Stream}
+	if r := h.redactor(); r != nil {
+		live.red = r.NewStream()
+	}
 	res, err := rt.Shell.Run(ctx, command, sandbox.RunOptions{Timeout: opts.Timeout, Stream: live, Name: "output of " + oneLine(command)})
+	live.flush()
 	if err != nil {
 		return ExecResult{}, fmt.Errorf("run in sandbox of %s: %w", sessionID, err)
 	}
@@ -85,18 +90,39 @@ func ToolResultOf(callID, tool string, r sandbox.Result) ToolCompleted {
 		Truncated: r.Truncated, TotalBytes: r.TotalBytes, Artifact: r.ArtifactRef, DurationMs: r.Duration.Milliseconds()}
 }
 
-// liveOutput publishes a command's display-safe output to subscribers as it arrives.
+// liveOutput publishes a command's display-safe output to subscribers as it arrives, with
+// secret values redacted even when split across chunks.
 type liveOutput struct {
 	h       *Harness
 	session string
 	extra   io.Writer
+	red     *secrets.Stream
 }
 
-// Write publishes a copy of p.
+// Write publishes a redacted copy of p.
 func (l *liveOutput) Write(p []byte) (int, error) {
-	if l.extra != nil {
-		l.extra.Write(p)
+	out := p
+	if l.red != nil {
+		out = l.red.Next(p)
 	}
-	l.h.broker.publish(Notice{Session: l.session, Output: append([]byte(nil), p...)})
+	l.emit(out)
 	return len(p), nil
+}
+
+// flush publishes what the redactor held back.
+func (l *liveOutput) flush() {
+	if l.red != nil {
+		l.emit(l.red.Flush())
+	}
+}
+
+// emit sends bytes to the extra writer and subscribers.
+func (l *liveOutput) emit(b []byte) {
+	if len(b) == 0 {
+		return
+	}
+	if l.extra != nil {
+		l.extra.Write(b)
+	}
+	l.h.broker.publish(Notice{Session: l.session, Output: append([]byte(nil), b...)})
 }

@@ -20,10 +20,8 @@ type Harness struct {
 	broker   broker
 	rt       runtimes
 	brk      breakers
-	secrets  secretOpener
+	sec      secretState
 	snapHook SnapshotHook
-	// redact replaces secret values in text; set by SetRedactor.
-	redact func(string) string
 }
 
 // Options tunes a Harness.
@@ -62,7 +60,12 @@ func Open(home string, opts Options) (*Harness, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Harness{st: st, opts: opts, states: map[string]*SessionState{}}, nil
+	h := &Harness{st: st, opts: opts, states: map[string]*SessionState{}}
+	if err := h.openSecrets(); err != nil {
+		st.Close()
+		return nil, err
+	}
+	return h, nil
 }
 
 // Close ends subscriptions and closes the store.
@@ -87,8 +90,3 @@ func (h *Harness) Subscribe(buffer int) (<-chan Notice, func()) {
 
 // Publish sends a live notice (a streaming delta or sandbox output) to subscribers.
 func (h *Harness) Publish(n Notice) { h.broker.publish(n) }
-
-// secretOpener opens sealed secrets by name.
-type secretOpener interface {
-	Open(name string) ([]byte, error)
-}

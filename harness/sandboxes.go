@@ -2,6 +2,7 @@ package harness
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"sync"
@@ -25,8 +26,9 @@ type Runtime struct {
 // runtimes holds the live sandboxes of a harness.
 type runtimes struct {
 	mu   sync.Mutex
-	m    map[string]*Runtime
-	caps sandbox.Capabilities
+	m       map[string]*Runtime
+	closing bool
+	caps    sandbox.Capabilities
 	once sync.Once
 }
 
@@ -44,6 +46,9 @@ func (h *Harness) Runtime(sessionID string) (*Runtime, error) {
 	}
 	h.rt.mu.Lock()
 	defer h.rt.mu.Unlock()
+	if h.rt.closing {
+		return nil, fmt.Errorf("sandbox of %s: exo is shutting down", s.Name)
+	}
 	if h.rt.m == nil {
 		h.rt.m = map[string]*Runtime{}
 	}
@@ -71,7 +76,7 @@ func (h *Harness) newRuntime(s *Session) (*Runtime, error) {
 		TmpDir:    filepath.Join(h.Home(), "tmp", s.ID),
 		Network:   s.Settings["network"] == "on",
 		Fallback:  sandbox.RunUnconfined,
-		Artifacts: artifactSink{h.st},
+		Artifacts: artifactSink{h},
 		Helper:    h.opts.SandboxHelper,
 	}
 	if s.Settings["isolation"] == "strict" {
@@ -98,32 +103,60 @@ func (h *Harness) newRuntime(s *Session) (*Runtime, error) {
 // closeRuntimes stops every live shell.
 func (h *Harness) closeRuntimes() {
 	h.rt.mu.Lock()
-	defer h.rt.mu.Unlock()
-	for _, r := range h.rt.m {
-		r.Tasks.Close()
+	all := h.rt.m
+	h.rt.m, h.rt.closing = nil, true
+	h.rt.mu.Unlock()
+	for _, r := range all {
+		r.Tasks.Close() // waits for each task's completion to be recorded
 		r.Shell.Close()
 	}
-	h.rt.m = nil
 }
 
-// artifactSink adapts the store's artifacts to the sandbox's sink interface.
-type artifactSink struct{ st *store.Store }
+// artifactSink adapts the store's artifacts to the sandbox's sink interface, redacting secret
+// values from the bytes as they stream in.
+type artifactSink struct{ h *Harness }
 
 // NewArtifact starts an artifact in the store.
 func (a artifactSink) NewArtifact(name string) (sandbox.ArtifactWriter, error) {
-	w, err := a.st.CreateArtifact(name)
+	w, err := a.h.st.CreateArtifact(name)
 	if err != nil {
 		return nil, err
 	}
-	return artifactWriter{w}, nil
+	aw := &artifactWriter{sw: w, w: w}
+	if r := a.h.redactor(); r != nil {
+		rw := r.NewWriter(w)
+		aw.red, aw.w = rw, rw
+	}
+	return aw, nil
 }
 
-// artifactWriter adapts store.ArtifactWriter's Commit to return a reference.
-type artifactWriter struct{ *store.ArtifactWriter }
+// artifactWriter adapts store.ArtifactWriter to the sandbox interface.
+type artifactWriter struct {
+	sw  *store.ArtifactWriter
+	red interface{ Flush() error }
+	w   io.Writer
+}
 
-// Commit stores the artifact and returns its id.
-func (w artifactWriter) Commit() (string, error) {
-	a, err := w.ArtifactWriter.Commit()
+// Write streams bytes (redacted) into the artifact.
+func (w *artifactWriter) Write(p []byte) (int, error) {
+	if _, err := w.w.Write(p); err != nil {
+		return 0, err
+	}
+	return len(p), nil
+}
+
+// Abort discards the artifact.
+func (w *artifactWriter) Abort() error { return w.sw.Abort() }
+
+// Commit flushes what the redactor held back, stores the artifact and returns its id.
+func (w *artifactWriter) Commit() (string, error) {
+	if w.red != nil {
+		if err := w.red.Flush(); err != nil {
+			w.sw.Abort()
+			return "", err
+		}
+	}
+	a, err := w.sw.Commit()
 	return a.ID, err
 }
 

@@ -11,10 +11,10 @@ import (
 // OpenSecret returns a sealed secret's value. Only the harness calls it, to authenticate a
 // provider; the value never enters an event, artifact, prompt, log or the sandbox.
 func (h *Harness) OpenSecret(name string) ([]byte, error) {
-	if h.secrets == nil {
+	if h.sec.vault == nil {
 		return nil, fmt.Errorf("secret %s: the secret store is not open", name)
 	}
-	return h.secrets.Open(name)
+	return h.sec.vault.Open(name)
 }
 
 // SecretPathDenied says why a tool may not read path ("" when it may): exo's home holds the

@@ -7,12 +7,13 @@ import (
 	"exo/sandbox"
 )
 
-// Redact replaces secret values in text (set by the secrets wiring; identity until then).
+// Redact replaces sealed secret values (and their base64/hex/JSON forms) in text with
+// ‹secret:NAME›.
 func (h *Harness) Redact(text string) string {
-	if h.redact == nil {
-		return text
+	if r := h.redactor(); r != nil {
+		return r.String(text)
 	}
-	return h.redact(text)
+	return text
 }
 
 // EnsureBaseline records the workspace's first snapshot before the session first changes it

@@ -99,10 +99,12 @@ func (t *task) supervise(timeout time.Duration, onDone func(TaskInfo)) {
 	t.out.Close()
 	<-t.readEnd
 	t.finish()
-	close(t.done)
+	// onDone runs before done closes, so Kill and Close return only after the completion was
+	// handled (the harness records it before its store closes).
 	if onDone != nil {
 		onDone(t.info())
 	}
+	close(t.done)
 }
 
 // kill stops the task's whole session.

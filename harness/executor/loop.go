@@ -194,14 +194,19 @@ func (t *turn) callModel(ctx context.Context, step int) (provider.Response, bool
 		return provider.Response{}, true, err
 	}
 	started := time.Now()
+	red := t.x.h.RedactStream()
 	resp, err := t.prov.Stream(ctx, req, func(d provider.Delta) {
 		if d.Kind == provider.DeltaText && d.Text != "" {
-			t.x.h.Publish(harness.Notice{Session: t.s.ID, Delta: d.Text})
-			if t.x.opts.OnDelta != nil {
-				t.x.opts.OnDelta(t.s.ID, d.Text)
+			text := d.Text
+			if red != nil {
+				text = string(red.Next([]byte(text)))
 			}
+			t.delta(text)
 		}
 	})
+	if red != nil {
+		t.delta(string(red.Flush()))
+	}
 	took := time.Since(started)
 	t.res.ModelMs += took.Milliseconds()
 	t.modelTime += took
@@ -249,4 +254,15 @@ func (t *turn) modelFailed(ctx context.Context, err error) error {
 		return aerr
 	}
 	return nil
+}
+
+// delta shows a piece of streamed answer text (already redacted) live.
+func (t *turn) delta(text string) {
+	if text == "" {
+		return
+	}
+	t.x.h.Publish(harness.Notice{Session: t.s.ID, Delta: text})
+	if t.x.opts.OnDelta != nil {
+		t.x.opts.OnDelta(t.s.ID, text)
+	}
 }
