@@ -25,11 +25,11 @@ type Runtime struct {
 
 // runtimes holds the live sandboxes of a harness.
 type runtimes struct {
-	mu   sync.Mutex
+	mu      sync.Mutex
 	m       map[string]*Runtime
 	closing bool
 	caps    sandbox.Capabilities
-	once sync.Once
+	once    sync.Once
 }
 
 // Capabilities probes (once) what isolation this machine enforces.
