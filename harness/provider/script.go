@@ -28,7 +28,7 @@ import (
 //	  - text: Done.
 //	    fail: stream_cut    # optional; make this turn fail (see ScriptTurn.Fail)
 //
-// Which turn plays is the number of assistant messages already in the
+// Which turn plays is the number of assistant messages since the last user prompt in the
 // request, so the provider holds no state: a resumed session picks up at
 // the right turn.
 type Script struct {

@@ -32,24 +32,30 @@ func NewScriptedFile(path string) (*Scripted, error) {
 // Name returns "scripted:" and the script's name.
 func (p *Scripted) Name() string { return "scripted:" + p.script.Name }
 
-// Stream plays the turn whose number is the count of assistant messages in
-// req, streaming its text and tool calls in pieces.
+// Stream plays the turn whose number is the count of assistant messages since
+// the last user prompt in req, streaming its text and tool calls in pieces: every
+// new prompt plays the script from its first turn again, so a demo session can be
+// asked more than once, and a resumed turn continues where it stopped.
 func (p *Scripted) Stream(ctx context.Context, req Request, onDelta func(Delta)) (Response, error) {
-	n := 0
+	n, prompts := 0, 0
 	for _, m := range req.Messages {
-		if m.Role == RoleAssistant {
+		switch m.Role {
+		case RoleAssistant:
 			n++
+		case RoleUser:
+			n = 0
+			prompts++
 		}
 	}
 	if n >= len(p.script.Turns) {
 		return Response{}, &Error{Provider: p.Name(), Kind: ErrScript,
 			Detail: fmt.Sprintf("no turn %d: the script has %d", n+1, len(p.script.Turns))}
 	}
-	return p.play(ctx, req, n, onDelta)
+	return p.play(ctx, req, n, prompts, onDelta)
 }
 
 // play streams turn n.
-func (p *Scripted) play(ctx context.Context, req Request, n int, onDelta func(Delta)) (Response, error) {
+func (p *Scripted) play(ctx context.Context, req Request, n, prompt int, onDelta func(Delta)) (Response, error) {
 	t := p.script.Turns[n]
 	kind := failKinds[t.Fail]
 	if kind != nil && kind != ErrStreamCut && kind != ErrMalformedStream {
@@ -70,7 +76,7 @@ func (p *Scripted) play(ctx context.Context, req Request, n int, onDelta func(De
 	if kind != nil {
 		return Response{}, &Error{Provider: p.Name(), Kind: kind, Bytes: sent, Detail: "scripted failure"}
 	}
-	if err := p.calls(ctx, acc, n, t.ToolCalls); err != nil {
+	if err := p.calls(ctx, acc, n, prompt, t.ToolCalls); err != nil {
 		return Response{}, err
 	}
 	out := acc.response("scripted", p.usage(req, acc), StopEndTurn)
@@ -78,7 +84,7 @@ func (p *Scripted) play(ctx context.Context, req Request, n int, onDelta func(De
 }
 
 // calls streams the turn's tool calls with deterministic ids.
-func (p *Scripted) calls(ctx context.Context, acc *accumulator, turn int, calls []ScriptCall) error {
+func (p *Scripted) calls(ctx context.Context, acc *accumulator, turn, prompt int, calls []ScriptCall) error {
 	for i, c := range calls {
 		args, err := json.Marshal(c.Args)
 		if err != nil {
@@ -87,7 +93,11 @@ func (p *Scripted) calls(ctx context.Context, acc *accumulator, turn int, calls 
 		if c.Args == nil {
 			args = []byte("{}")
 		}
-		acc.startCall(int64(i), fmt.Sprintf("call_%d_%d", turn+1, i+1), c.Name)
+		id := fmt.Sprintf("call_%d_%d", turn+1, i+1)
+		if prompt > 1 {
+			id = fmt.Sprintf("call_p%d_%d_%d", prompt, turn+1, i+1)
+		}
+		acc.startCall(int64(i), id, c.Name)
 		for _, piece := range p.pieces(string(args)) {
 			if err := p.wait(ctx, p.script.Delay); err != nil {
 				return err
