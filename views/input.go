@@ -47,6 +47,9 @@ type Input struct {
 	draft   string // draft is the unsent text saved while browsing history.
 	pastes  []string
 	compSel int // compSel is the highlighted completion.
+	// histPastes keeps the pasted texts of history entries with chips.
+	histPastes  map[int][]string
+	draftPastes []string
 }
 
 // NewInput returns an empty, focused-ready input pane.
@@ -84,7 +87,7 @@ func (in *Input) Reset() {
 // SetHistory replaces the prompt history, oldest first.
 func (in *Input) SetHistory(h []string) {
 	in.history = append([]string(nil), h...)
-	in.hpos = len(in.history)
+	in.hpos, in.histPastes = len(in.history), nil
 }
 
 // History returns the prompt history, oldest first.
@@ -163,16 +166,27 @@ func (in *Input) submit() tea.Cmd {
 		return nil
 	}
 	text := in.expandChips(raw)
+	if len(in.pastes) > 0 {
+		if in.histPastes == nil {
+			in.histPastes = map[int][]string{}
+		}
+		in.histPastes[len(in.history)] = in.pastes
+	}
 	in.history = append(in.history, raw)
 	in.hpos, in.draft, in.pastes = len(in.history), "", nil
 	in.ta.Reset()
 	trimmed := strings.TrimSpace(text)
 	switch {
-	case strings.HasPrefix(trimmed, "/") && !strings.HasPrefix(trimmed, "//"):
+	case strings.HasPrefix(trimmed, "//"):
+		return emit(SubmitMsg{Text: strings.Replace(text, "//", "/", 1)})
+	case strings.HasPrefix(trimmed, "/"):
 		name, args := parseSlash(trimmed)
 		return emit(SlashCommandMsg{Name: name, Args: args})
 	case strings.HasPrefix(trimmed, "!"):
-		return emit(ShellCommandMsg{Command: strings.TrimSpace(trimmed[1:])})
+		if cmd := strings.TrimSpace(trimmed[1:]); cmd != "" {
+			return emit(ShellCommandMsg{Command: cmd})
+		}
+		return nil
 	}
 	return emit(SubmitMsg{Text: text})
 }
@@ -184,14 +198,16 @@ func (in *Input) recall(dir int) {
 		return
 	}
 	if in.hpos == len(in.history) {
-		in.draft = in.ta.Value()
+		in.draft, in.draftPastes = in.ta.Value(), in.pastes
 	}
 	in.hpos = next
 	if next == len(in.history) {
 		in.ta.SetValue(in.draft)
+		in.pastes = in.draftPastes
 		return
 	}
 	in.ta.SetValue(in.history[next])
+	in.pastes = in.histPastes[next]
 }
 
 // paste inserts a paste, collapsing a large one into a chip.

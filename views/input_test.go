@@ -154,3 +154,23 @@ func TestInputPopup(t *testing.T) {
 		t.Errorf("completions for /co = %v", got)
 	}
 }
+
+func TestInputEscapesAndRecalledChips(t *testing.T) {
+	in := newTestInput()
+	typeText(in, "//etc/hosts is odd")
+	if _, cmd := in.Update(press("enter")); run(cmd) != (SubmitMsg{Text: "/etc/hosts is odd"}) {
+		t.Error("// did not escape the slash")
+	}
+	typeText(in, "!")
+	if _, cmd := in.Update(press("enter")); cmd != nil {
+		t.Error("empty shell command was sent")
+	}
+	big := strings.Repeat("row\n", 20)
+	in.Update(tea.PasteMsg{Content: big})
+	in.Update(press("enter"))
+	in.Update(press("up"))
+	_, cmd := in.Update(press("enter"))
+	if msg, _ := run(cmd).(SubmitMsg); msg.Text != big {
+		t.Errorf("recalled chip sent %q", msg.Text)
+	}
+}
