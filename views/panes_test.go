@@ -282,3 +282,14 @@ func TestLabelsCannotCarryEscapes(t *testing.T) {
 		}
 	}
 }
+
+func TestSandboxProgressRedraw(t *testing.T) {
+	s := NewSandbox(NewCommon(themes.Dark()), 10)
+	s.SetSize(40, 6)
+	s.Write("downloading 10%")
+	s.Write("\rdownloading 55%")
+	s.Write("\rdownloading 100%\r\ndone\r\n")
+	if s.Lines() != 2 || s.lines.At(0) != "downloading 100%" || s.lines.At(1) != "done" {
+		t.Errorf("lines = %d %q %q", s.Lines(), s.lines.At(0), s.lines.At(1))
+	}
+}

@@ -61,23 +61,37 @@ func (s *Sandbox) Clear() {
 
 // Write appends output; escape sequences other than SGR are removed.
 func (s *Sandbox) Write(text string) {
-	parts := strings.Split(Sanitize(text), "\n")
+	parts := strings.Split(text, "\n")
 	for i, p := range parts {
+		// A carriage return redraws the line (progress bars): keep what follows it.
+		p = strings.TrimSuffix(p, "\r")
+		redraw := false
+		if k := strings.LastIndexByte(p, '\r'); k >= 0 {
+			p, redraw = p[k+1:], true
+		}
+		p = Sanitize(p)
 		switch {
+		case i == 0 && s.open && redraw:
+			s.lines.SetLast(p)
 		case i == 0 && s.open && len(s.lines.At(s.lines.Len()-1))+len(p) <= maxLineBytes:
 			s.lines.SetLast(s.lines.At(s.lines.Len()-1) + p)
 		case i == len(parts)-1 && p == "":
 		default:
-			if s.lines.Len() == len(s.lines.buf) {
-				s.dropped++
-			}
-			s.lines.Push(p)
-			if s.offset > 0 {
-				s.offset++
-			}
+			s.push(p)
 		}
 	}
 	s.open = !strings.HasSuffix(text, "\n") && text != ""
+}
+
+// push appends a line, keeping a scrolled view where it is.
+func (s *Sandbox) push(p string) {
+	if s.lines.Len() == len(s.lines.buf) {
+		s.dropped++
+	}
+	s.lines.Push(p)
+	if s.offset > 0 {
+		s.offset++
+	}
 }
 
 // Lines returns how many lines the scrollback holds.
