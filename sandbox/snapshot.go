@@ -67,6 +67,9 @@ type Snapshotter struct {
 	opts SnapshotOptions
 	mu   sync.Mutex
 	n    int
+	// headCommit and headTree cache the snapshot ref when headKnown.
+	headCommit, headTree string
+	headKnown            bool
 }
 
 // ShadowDir returns the conventional shadow repository path for a workspace under home.
@@ -113,7 +116,7 @@ func (s *Snapshotter) init() error {
 	}
 	for _, kv := range [][2]string{
 		{"core.bare", "false"}, {"core.autocrlf", "false"}, {"core.symlinks", "true"},
-		{"core.untrackedCache", "true"}, {"core.fsync", "committed,index"}, {"core.fsyncMethod", "fsync"},
+		{"core.untrackedCache", "true"}, {"core.fsync", "committed"}, {"core.fsyncMethod", "fsync"}, {"core.splitIndex", "true"},
 		{"core.quotePath", "false"}, {"gc.auto", "2000"}, {"gc.autoDetach", "false"}, {"commit.gpgSign", "false"},
 	} {
 		if _, err := s.git.run(nil, "config", kv[0], kv[1]); err != nil {

@@ -20,7 +20,7 @@ func (s *Snapshotter) Restore(commit string) (Snapshot, error) {
 	if _, err := s.git.run(nil, "read-tree", "--reset", "-u", target); err != nil {
 		return Snapshot{}, fmt.Errorf("restore %s: %w", commit, err)
 	}
-	snap, err := s.commit(target, "exo restore "+commit)
+	snap, err := s.commit(target, "exo restore "+commit, nil)
 	if err != nil {
 		return Snapshot{}, fmt.Errorf("restore %s: %w", commit, err)
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 )
 
@@ -20,20 +21,43 @@ func (s *Snapshotter) Snapshot() (Snapshot, error) {
 
 // snapshot is Snapshot without the lock, with a commit message.
 func (s *Snapshotter) snapshot(msg string) (Snapshot, error) {
-	skipped, err := s.stage()
-	if err != nil {
-		return Snapshot{}, fmt.Errorf("snapshot %s: %w", s.git.workTree, err)
+	st, err := s.stage()
+	if err != nil { // a damaged index (it is a cache) is rebuilt from the last snapshot once.
+		if rerr := s.resetIndex(); rerr != nil {
+			return Snapshot{}, fmt.Errorf("snapshot %s: %w (and rebuilding the index: %v)", s.git.workTree, err, rerr)
+		}
+		if st, err = s.stage(); err != nil {
+			return Snapshot{}, fmt.Errorf("snapshot %s: %w", s.git.workTree, err)
+		}
 	}
 	tree, err := s.git.line("write-tree")
 	if err != nil {
 		return Snapshot{}, fmt.Errorf("snapshot %s: %w", s.git.workTree, err)
 	}
-	snap, err := s.commit(tree, msg)
+	var known []Change
+	if st.exact {
+		known = st.changes
+	}
+	snap, err := s.commit(tree, msg, known)
 	if err != nil {
 		return Snapshot{}, fmt.Errorf("snapshot %s: %w", s.git.workTree, err)
 	}
-	snap.Skipped = skipped
+	snap.Skipped = st.skipped
 	return snap, nil
+}
+
+// resetIndex replaces the shadow index with the latest snapshot's tree.
+func (s *Snapshotter) resetIndex() error {
+	if err := os.Remove(s.git.index); err != nil && !os.IsNotExist(err) {
+		return fmt.Errorf("remove shadow index: %w", err)
+	}
+	s.headKnown = false
+	if commit, _ := s.head(); commit != "" {
+		if _, err := s.git.run(nil, "read-tree", commit); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // Head returns the latest snapshot's commit and tree, empty when there is none yet.
@@ -43,49 +67,91 @@ func (s *Snapshotter) Head() (commit, tree string) {
 	return s.head()
 }
 
-// head returns the latest snapshot commit and its tree, empty when there is none.
+// head returns the latest snapshot commit and its tree, empty when there is none; it
+// is cached, since this Snapshotter is the only writer of the ref.
 func (s *Snapshotter) head() (commit, tree string) {
+	if s.headKnown {
+		return s.headCommit, s.headTree
+	}
 	out, err := s.git.line("rev-parse", "--quiet", snapshotRef+"^{commit}", snapshotRef+"^{tree}")
-	if err != nil {
-		return "", ""
+	if f := strings.Fields(out); err == nil && len(f) == 2 {
+		s.headCommit, s.headTree = f[0], f[1]
+	} else {
+		s.headCommit, s.headTree = "", ""
 	}
-	f := strings.Fields(out)
-	if len(f) != 2 {
-		return "", ""
-	}
-	return f[0], f[1]
+	s.headKnown = true
+	return s.headCommit, s.headTree
+}
+
+// staged is what stage found: skipped paths, and the changes when status alone tells
+// them exactly (no possible renames, index equal to the last snapshot before staging).
+type staged struct {
+	skipped []SkippedFile
+	changes []Change
+	exact   bool
 }
 
 // stage updates the shadow index from the work tree: one `git status` walk (with the
 // stat and untracked caches) finds what changed, and only those paths are hashed.
 // Large untracked files and nested repositories are left out and reported.
-func (s *Snapshotter) stage() ([]SkippedFile, error) {
+func (s *Snapshotter) stage() (staged, error) {
 	out, err := s.git.run(nil, "status", "--porcelain=v1", "-z", "--untracked-files=all", "--no-renames", "--ignore-submodules=all")
 	if err != nil {
-		return nil, err
+		return staged{}, err
 	}
-	var skipped []SkippedFile
+	st := staged{exact: true}
 	var paths bytes.Buffer
 	for _, e := range bytes.Split(out, []byte{0}) {
 		if len(e) < 4 {
 			continue
 		}
-		xy, p := string(e[:2]), string(e[3:])
-		if xy == "??" {
+		x, y, p := e[0], e[1], string(e[3:])
+		if x == '?' {
 			if skip, ok := s.skipUntracked(p); ok {
-				skipped = append(skipped, skip)
+				st.skipped = append(st.skipped, skip)
 				continue
 			}
 		}
+		st.note(x, y, p)
 		paths.WriteString(p)
 		paths.WriteByte(0)
 	}
+	st.settle()
 	if paths.Len() > 0 {
 		if _, err := s.git.run(&paths, "update-index", "--add", "--remove", "--replace", "-z", "--stdin"); err != nil {
-			return nil, err
+			return staged{}, err
 		}
 	}
-	return append(skipped, s.skippedDirs()...), nil
+	st.skipped = append(st.skipped, s.skippedDirs()...)
+	return st, nil
+}
+
+// note records one status entry as a change, or marks the changes inexact.
+func (st *staged) note(x, y byte, p string) {
+	switch {
+	case x == '?':
+		st.changes = append(st.changes, Change{Path: p, Kind: Added})
+	case x != ' ':
+		st.exact = false
+	case y == 'D':
+		st.changes = append(st.changes, Change{Path: p, Kind: Deleted})
+	case y == 'M' || y == 'T':
+		st.changes = append(st.changes, Change{Path: p, Kind: Modified})
+	default:
+		st.exact = false
+	}
+}
+
+// settle sorts the changes and gives up exactness when a rename is possible.
+func (st *staged) settle() {
+	var added, deleted bool
+	for _, c := range st.changes {
+		added, deleted = added || c.Kind == Added, deleted || c.Kind == Deleted
+	}
+	if added && deleted {
+		st.exact = false
+	}
+	slices.SortFunc(st.changes, func(a, b Change) int { return strings.Compare(a.Path, b.Path) })
 }
 
 // skipUntracked decides whether an untracked path stays out of the snapshot.
@@ -111,8 +177,9 @@ func (s *Snapshotter) skippedDirs() []SkippedFile {
 	return out
 }
 
-// commit records tree as a new snapshot unless it equals the latest one.
-func (s *Snapshotter) commit(tree, msg string) (Snapshot, error) {
+// commit records tree as a new snapshot unless it equals the latest one; known, when
+// not nil, are the changes already worked out, else they are diffed.
+func (s *Snapshotter) commit(tree, msg string, known []Change) (Snapshot, error) {
 	parent, parentTree := s.head()
 	if tree == parentTree {
 		return Snapshot{Commit: parent, Tree: tree, Parent: parent}, nil
@@ -130,11 +197,15 @@ func (s *Snapshotter) commit(tree, msg string) (Snapshot, error) {
 		old = strings.Repeat("0", 40)
 	}
 	if _, err := s.git.run(nil, "update-ref", "-m", msg, snapshotRef, commit, old); err != nil {
+		s.headKnown = false
 		return Snapshot{}, err
 	}
-	changed, err := s.diff(parent, commit)
-	if err != nil {
-		return Snapshot{}, err
+	s.headCommit, s.headTree = commit, tree
+	changed := known
+	if changed == nil {
+		if changed, err = s.diff(parent, commit); err != nil {
+			return Snapshot{}, err
+		}
 	}
 	s.maybeGC()
 	return Snapshot{Commit: commit, Tree: tree, Parent: parent, Changed: changed}, nil

@@ -173,3 +173,30 @@ func checkFile(t testing.TB, dir, rel, want string) {
 		t.Errorf("%s: %q, %v; want %q", rel, b, err, want)
 	}
 }
+
+func TestSnapshotChangesMatchDiffAndSurviveBadIndex(t *testing.T) {
+	ws := newRepo(t)
+	snap, err := NewSnapshotter(ws, ShadowDir(t.TempDir(), ws), SnapshotOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := snap.Snapshot(); err != nil {
+		t.Fatal(err)
+	}
+	steps := []func(){
+		func() { write(t, ws, "edit.txt", "changed\n"); write(t, ws, "brand-new.txt", "x\n") },
+		func() { os.Remove(filepath.Join(ws, "keep.txt")); os.Remove(filepath.Join(ws, "link")); write(t, ws, "link", "now a file\n") },
+		func() { os.WriteFile(snap.git.index, []byte("garbage"), 0o644); write(t, ws, "dir/nested.txt", "after a damaged index\n") },
+	}
+	for i, step := range steps {
+		step()
+		s, err := snap.Snapshot()
+		if err != nil {
+			t.Fatalf("step %d: %v", i, err)
+		}
+		diffed, _ := snap.diff(s.Parent, s.Commit)
+		if !slices.Equal(sortChanges(s.Changed), sortChanges(diffed)) {
+			t.Fatalf("step %d: changes %+v, diff-tree says %+v", i, s.Changed, diffed)
+		}
+	}
+}
