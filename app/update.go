@@ -76,7 +76,7 @@ func (m *Model) onKey(msg tea.KeyPressMsg) tea.Cmd {
 			return nil
 		case key.Matches(msg, g.Help):
 			return m.showHelp()
-		case msg.String() == "esc" && m.focus != focusConv:
+		case msg.String() == "esc" && (m.focus == focusSiblings || m.focus == focusSandbox):
 			m.setFocus(focusInput)
 			return nil
 		case msg.String() == "i" || msg.String() == "/" && m.focus == focusConv:

@@ -96,3 +96,23 @@ func TestForkGetsOwnWorkspaceAtForkPoint(t *testing.T) {
 		t.Fatalf("rewound fork f=%q", read(f.Workspace, "f.txt"))
 	}
 }
+
+// TestForkBeforeFirstSnapshotGetsBaseline forks at an event older than the first snapshot: the
+// sibling's files are the baseline's, not the source's current ones.
+func TestForkBeforeFirstSnapshotGetsBaseline(t *testing.T) {
+	ws := t.TempDir()
+	os.WriteFile(filepath.Join(ws, "a.txt"), []byte("base\n"), 0o644)
+	h := openTest(t, Options{SandboxHelper: testHelper()})
+	s, _ := h.NewSession(NewSessionOptions{Name: "src", Workspace: ws})
+	h.Append(s.ID, MustRecord(TypeInvocationReceived, ActorUser, InvocationReceived{Text: "go"}))
+	ctx := context.Background()
+	h.UserExec(ctx, s.ID, "echo later > a.txt && echo new > b.txt", ExecOptions{})
+	f, err := h.Fork(s.ID, 2, ForkOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, _ := os.ReadFile(filepath.Join(f.Workspace, "a.txt"))
+	if _, err := os.Stat(filepath.Join(f.Workspace, "b.txt")); err == nil || string(a) != "base\n" {
+		t.Fatalf("fork at 2 has a.txt=%q and b.txt present=%v", a, err == nil)
+	}
+}

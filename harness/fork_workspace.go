@@ -49,7 +49,7 @@ func (h *Harness) forkWithWorkspace(src *Session, seq uint64, o ForkOptions) (*S
 	if commit == "" {
 		return n, nil
 	}
-	if err := h.restoreFiles(n, seq+1); err != nil {
+	if err := h.restoreCommit(n, commit, seq); err != nil {
 		return n, fmt.Errorf("fork %s: the sibling %s exists but its files could not be set to event %d: %w", src.Name, n.Name, seq, err)
 	}
 	return n, nil

@@ -149,6 +149,12 @@ func (h *Harness) restoreFiles(s *Session, seq uint64) error {
 	if err != nil || commit == "" {
 		return err
 	}
+	return h.restoreCommit(s, commit, seq)
+}
+
+// restoreCommit puts a session's workspace back to a snapshot commit and records
+// workspace.restored (at seq: the event the files now match).
+func (h *Harness) restoreCommit(s *Session, commit string, seq uint64) error {
 	rt, err := h.Runtime(s.ID)
 	if err != nil {
 		return err
