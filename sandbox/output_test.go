@@ -74,8 +74,8 @@ func TestEscapesNeutralised(t *testing.T) {
 func TestBinaryOutput(t *testing.T) {
 	sh := newTestShell(t, testConfig(t))
 	var live lockedBuffer
-	r := run(t, sh, "head -c 100000 /dev/urandom; printf '\\377\\376 tail-ok\\n'", RunOptions{Stream: &live})
-	if r.ExitCode != 0 || !strings.HasSuffix(r.Output, "\uFFFD\uFFFD tail-ok\n") {
+	r := run(t, sh, "head -c 100000 /dev/urandom; printf '\\n\\377\\376 tail-ok\\n'", RunOptions{Stream: &live})
+	if r.ExitCode != 0 || !strings.HasSuffix(r.Output, "\n\uFFFD\uFFFD tail-ok\n") {
 		t.Fatalf("binary output: exit %d tail %q", r.ExitCode, r.Output[max(0, len(r.Output)-40):])
 	}
 	for i, s := range []string{r.Output, live.String()} {
@@ -199,5 +199,20 @@ func TestStreamAndModelTextSplitUTF8(t *testing.T) {
 	}
 	if string(out) != "héllo → wörld\nnext\nover\n" {
 		t.Fatalf("byte-at-a-time: %q", out)
+	}
+}
+
+func TestUnterminatedSequencesDoNotSwallowLines(t *testing.T) {
+	for _, in := range []string{"\x1b]0;never ends\nnext\n", "\x1bP+qabc\nnext\n", "\x1b[12;\nnext\n", "\x1b\nnext\n"} {
+		for _, keep := range []bool{false, true} {
+			out := string(newSanitizer(keep).feed([]byte(in)))
+			if out != "\nnext\n" {
+				t.Errorf("%q (keepSGR=%v): %q", in, keep, out)
+			}
+		}
+	}
+	long := "\x1b]" + strings.Repeat("x", 5000) + "after"
+	if out := string(newSanitizer(false).feed([]byte(long))); !strings.HasSuffix(out, "after") {
+		t.Errorf("an endless OSC swallowed the rest: %q", out)
 	}
 }

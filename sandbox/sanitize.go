@@ -24,6 +24,7 @@ type sanitizer struct {
 	state     int
 	csi       []byte
 	csiBad    bool
+	strLen    int
 	pendingCR bool
 	partial   []byte // an incomplete UTF-8 sequence carried to the next write
 	out       []byte
@@ -111,8 +112,15 @@ func (s *sanitizer) emitRune(r rune) {
 	s.out = utf8.AppendRune(s.out, r)
 }
 
-// byte advances the state machine by one byte that is not plain text.
+// maxString bounds an OSC/DCS/APC string; longer ones are abandoned.
+const maxString = 4096
+
+// byte advances the state machine by one byte that is not plain text. A newline ends
+// any unfinished sequence, so garbage (binary output) never swallows the lines after it.
 func (s *sanitizer) byte(b byte) {
+	if b == '\n' && s.state != stText {
+		s.state = stText
+	}
 	switch s.state {
 	case stText:
 		s.control(b)
@@ -121,10 +129,11 @@ func (s *sanitizer) byte(b byte) {
 	case stCSI:
 		s.csiByte(b)
 	case stString:
-		switch b {
-		case 0x07:
+		s.strLen++
+		switch {
+		case b == 0x07 || s.strLen > maxString:
 			s.state = stText
-		case 0x1b:
+		case b == 0x1b:
 			s.state = stStrEsc
 		}
 	case stStrEsc:
@@ -179,7 +188,7 @@ func (s *sanitizer) escape(b byte) {
 	case b == '[':
 		s.state, s.csi, s.csiBad = stCSI, s.csi[:0], false
 	case b == ']' || b == 'P' || b == 'X' || b == '^' || b == '_':
-		s.state = stString
+		s.state, s.strLen = stString, 0
 	case b >= 0x20 && b <= 0x2f:
 		s.state = stEscInter
 	case b == 0x1b:

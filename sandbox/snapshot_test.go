@@ -185,8 +185,15 @@ func TestSnapshotChangesMatchDiffAndSurviveBadIndex(t *testing.T) {
 	}
 	steps := []func(){
 		func() { write(t, ws, "edit.txt", "changed\n"); write(t, ws, "brand-new.txt", "x\n") },
-		func() { os.Remove(filepath.Join(ws, "keep.txt")); os.Remove(filepath.Join(ws, "link")); write(t, ws, "link", "now a file\n") },
-		func() { os.WriteFile(snap.git.index, []byte("garbage"), 0o644); write(t, ws, "dir/nested.txt", "after a damaged index\n") },
+		func() {
+			os.Remove(filepath.Join(ws, "keep.txt"))
+			os.Remove(filepath.Join(ws, "link"))
+			write(t, ws, "link", "now a file\n")
+		},
+		func() {
+			os.WriteFile(snap.git.index, []byte("garbage"), 0o644)
+			write(t, ws, "dir/nested.txt", "after a damaged index\n")
+		},
 	}
 	for i, step := range steps {
 		step()
