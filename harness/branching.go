@@ -106,16 +106,24 @@ func (h *Harness) Rewind(sessionID string, seq uint64) (*Session, error) {
 	if err != nil {
 		return nil, err
 	}
+	commit := ""
 	if tracked {
 		if _, err := h.SnapshotWorkspace(sessionID, "", ""); err != nil {
 			return nil, fmt.Errorf("rewind %s: keep the abandoned files: %w", sessionID, err)
 		}
+		cur, err := h.Session(sessionID)
+		if err != nil {
+			return nil, err
+		}
+		if commit, err = h.snapshotAt(cur.Branch, seq); err != nil {
+			return nil, err
+		}
 	}
 	s, err := h.rewindEvents(sessionID, seq)
-	if err != nil || !tracked {
+	if err != nil || commit == "" {
 		return s, err
 	}
-	if err := h.restoreFiles(s, seq); err != nil {
+	if err := h.restoreCommit(s, commit, seq); err != nil {
 		return s, fmt.Errorf("rewind %s: the conversation was rewound but the files were not: %w", s.Name, err)
 	}
 	return s, nil

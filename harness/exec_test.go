@@ -116,3 +116,21 @@ func TestForkBeforeFirstSnapshotGetsBaseline(t *testing.T) {
 		t.Fatalf("fork at 2 has a.txt=%q and b.txt present=%v", a, err == nil)
 	}
 }
+
+// TestRewindBeforeFirstSnapshotRestoresBaseline rewinds to an event older than the first
+// snapshot: the files go back to the baseline.
+func TestRewindBeforeFirstSnapshotRestoresBaseline(t *testing.T) {
+	ws := t.TempDir()
+	os.WriteFile(filepath.Join(ws, "a.txt"), []byte("base\n"), 0o644)
+	h := openTest(t, Options{SandboxHelper: testHelper()})
+	s, _ := h.NewSession(NewSessionOptions{Name: "src", Workspace: ws})
+	h.Append(s.ID, MustRecord(TypeInvocationReceived, ActorUser, InvocationReceived{Text: "go"}))
+	h.UserExec(context.Background(), s.ID, "echo later > a.txt && echo new > b.txt", ExecOptions{})
+	if _, err := h.Rewind(s.ID, 2); err != nil {
+		t.Fatal(err)
+	}
+	a, _ := os.ReadFile(filepath.Join(ws, "a.txt"))
+	if _, err := os.Stat(filepath.Join(ws, "b.txt")); err == nil || string(a) != "base\n" {
+		t.Fatalf("rewind to 2: a.txt=%q, b.txt present=%v", a, err == nil)
+	}
+}
