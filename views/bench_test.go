@@ -2,6 +2,7 @@ package views
 
 import (
 	"fmt"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -96,6 +97,7 @@ func BenchmarkStreamRender(b *testing.B) {
 			}
 			_ = c.View()
 			window := deltas[at : at+1000]
+			runtime.GC()
 			b.ResetTimer()
 			for i := 0; i < b.N; i++ {
 				if i%len(window) == 0 && i > 0 {
@@ -106,6 +108,7 @@ func BenchmarkStreamRender(b *testing.B) {
 						c.AppendDelta(d)
 					}
 					_ = c.View()
+					runtime.GC() // the refill's garbage is not the deltas' cost
 					b.StartTimer()
 				}
 				c.AppendDelta(window[i%len(window)])
@@ -210,6 +213,7 @@ func BenchmarkStreamCodeBlock(b *testing.B) {
 					c.AppendDelta(d)
 				}
 				_ = c.View()
+				runtime.GC()
 			}
 			fill()
 			b.ResetTimer()
