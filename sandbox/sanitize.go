@@ -72,24 +72,24 @@ func (s *sanitizer) feed(p []byte) []byte {
 	return s.out
 }
 
-// joinPartial completes a UTF-8 sequence split across writes.
+// joinPartial completes a UTF-8 sequence split across writes and returns the bytes
+// still to process; an invalid sequence gives U+FFFD for its first byte, and the bytes
+// after it are processed again, exactly as if the input had arrived in one piece.
 func (s *sanitizer) joinPartial(p []byte) []byte {
-	need := 4 - len(s.partial)
-	take := min(need, len(p))
-	buf := append(s.partial, p[:take]...)
+	carried := len(s.partial)
+	buf := append(s.partial, p[:min(utf8.UTFMax-carried, len(p))]...)
 	s.partial = s.partial[:0]
-	if !utf8.FullRune(buf) && take == len(p) {
+	if !utf8.FullRune(buf) {
 		s.partial = buf
 		return nil
 	}
-	_, size := utf8.DecodeRune(buf)
-	consumed := size - (len(buf) - take)
-	if consumed <= 0 { // the carried bytes alone were an invalid prefix.
+	r, size := utf8.DecodeRune(buf)
+	if r == utf8.RuneError && size == 1 {
 		s.emitRune(utf8.RuneError)
-		return p
+		return append(append([]byte(nil), buf[1:carried]...), p...)
 	}
 	s.rune(buf[:size])
-	return p[consumed:]
+	return p[size-carried:]
 }
 
 // rune handles a non-ASCII sequence at the start of p in text state and returns its
