@@ -28,6 +28,11 @@ func (s *Snapshotter) RestorePaths(commit string, paths []string) error {
 // restorePath restores one path from commit, or removes it when the commit lacks it.
 func (s *Snapshotter) restorePath(commit, p string) error {
 	abs := filepath.Join(s.git.workTree, filepath.FromSlash(p))
+	// The parent must resolve inside the workspace: a symlinked directory must never
+	// lead a removal or a rewrite outside it. The path itself may be a symlink (replaced, not followed).
+	if _, err := ResolveInWorkspace(s.git.workTree, filepath.Dir(abs)); err != nil {
+		return fmt.Errorf("restore %s: %w", p, err)
+	}
 	if _, err := s.git.line("cat-file", "-e", commit+":"+p); err != nil {
 		if err := os.RemoveAll(abs); err != nil {
 			return fmt.Errorf("restore %s: remove: %w", p, err)

@@ -207,3 +207,35 @@ func TestSnapshotChangesMatchDiffAndSurviveBadIndex(t *testing.T) {
 		}
 	}
 }
+
+func TestRestorePathsOnlyTouchesThosePaths(t *testing.T) {
+	ws := newRepo(t)
+	snap, err := NewSnapshotter(ws, ShadowDir(t.TempDir(), ws), SnapshotOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s1, err := snap.Snapshot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	outside := outsideDir(t)
+	write(t, outside, "victim.txt", "must survive\n")
+	write(t, ws, "edit.txt", "out of scope edit\n")
+	write(t, ws, "keep.txt", "in scope edit\n")
+	write(t, ws, "stray.txt", "created out of scope\n")
+	os.Symlink(outside, filepath.Join(ws, "escape"))
+	if err := snap.RestorePaths(s1.Commit, []string{"edit.txt", "stray.txt"}); err != nil {
+		t.Fatal(err)
+	}
+	checkFile(t, ws, "edit.txt", "v1\n")
+	checkFile(t, ws, "keep.txt", "in scope edit\n")
+	if _, err := os.Stat(filepath.Join(ws, "stray.txt")); err == nil {
+		t.Error("stray.txt not removed")
+	}
+	for _, bad := range []string{"../x", "escape/victim.txt"} {
+		if err := snap.RestorePaths(s1.Commit, []string{bad}); err == nil {
+			t.Errorf("%s: want refusal", bad)
+		}
+	}
+	checkFile(t, outside, "victim.txt", "must survive\n")
+}

@@ -68,7 +68,8 @@ type TaskManager struct {
 }
 
 // NewTaskManager prepares background execution for cfg; onDone (may be nil) is called
-// once per task when it ends, from the task's own goroutine.
+// once per task when it ends, from the task's own goroutine, before Wait, Kill and
+// Close return for that task (so onDone must not call them for it).
 func NewTaskManager(cfg Config, caps Capabilities, onDone func(TaskInfo)) (*TaskManager, error) {
 	cfg, err := cfg.normalized()
 	if err != nil {
