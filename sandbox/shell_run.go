@@ -14,6 +14,9 @@ import (
 // One command runs at a time: a second Run waits for the first (or for its ctx).
 // The error is non-nil only when the command could not be run at all.
 func (s *Shell) Run(ctx context.Context, command string, opts RunOptions) (Result, error) {
+	if err := ctx.Err(); err != nil {
+		return Result{}, fmt.Errorf("run in shell: %w", err)
+	}
 	select {
 	case s.running <- struct{}{}:
 		defer func() { <-s.running }()

@@ -78,10 +78,11 @@ func TestConcurrentRunsAreSerialised(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	go sh.Run(context.Background(), "sleep 0.5", RunOptions{})
-	time.Sleep(100 * time.Millisecond)
-	cancel()
+	started := make(chan struct{})
+	go sh.Run(context.Background(), "echo started; sleep 0.5", RunOptions{Stream: signalWriter(started)})
+	<-started
+	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+	defer cancel()
 	if _, err := sh.Run(ctx, "true", RunOptions{}); err == nil {
 		t.Fatal("a cancelled wait for a busy shell should fail")
 	}
@@ -107,4 +108,16 @@ func TestShellSurvivesRedirectedStdout(t *testing.T) {
 	if r := run(t, sh, "exec >&3; echo back", RunOptions{Timeout: 5 * time.Second}); r.Output != "back\n" || r.Restarted {
 		t.Fatalf("after restoring stdout: %+v", r)
 	}
+}
+
+// signalWriter closes ch on the first write.
+type signalWriter chan struct{}
+
+func (w signalWriter) Write(p []byte) (int, error) {
+	select {
+	case <-w:
+	default:
+		close(w)
+	}
+	return len(p), nil
 }
