@@ -28,7 +28,7 @@ func TestTaskStartPollKillNotify(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if time.Since(start) > time.Second || ti.State != TaskRunning || ti.ID == "" {
+	if time.Since(start) > 5*time.Second || ti.State != TaskRunning || ti.ID == "" {
 		t.Fatalf("start: %+v after %s", ti, time.Since(start))
 	}
 	deadline := time.Now().Add(5 * time.Second)
