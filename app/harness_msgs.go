@@ -42,7 +42,7 @@ func (m *Model) onHarness(msg tea.Msg) (tea.Cmd, bool) {
 		if msg.err != nil {
 			return m.say("fork failed: "+msg.err.Error(), true), true
 		}
-		return tea.Batch(m.say(fmt.Sprintf("forked %s at event %d (workspace %s); enter on it in siblings to switch", msg.s.Name, msg.s.ParentSeq, msg.s.Workspace), false), m.siblingsCmd()), true
+		return tea.Batch(m.say(fmt.Sprintf("forked %s at event %d with its own workspace; enter on it in siblings to switch", msg.s.Name, msg.s.ParentSeq), false), m.siblingsCmd()), true
 	case rewindPlanMsg:
 		if msg.err != nil {
 			return m.say(msg.err.Error(), true), true
@@ -131,7 +131,11 @@ func (m *Model) onNotices(batch []harness.Notice) tea.Cmd {
 	cur := m.current()
 	refresh, others := false, false
 	var cmds []tea.Cmd
+	splitStale := false
 	for _, n := range batch {
+		if m.splitOn {
+			splitStale = m.splitNotice(n) || splitStale
+		}
 		if n.Session != cur {
 			others = others || len(n.Events) > 0
 			continue
@@ -157,7 +161,25 @@ func (m *Model) onNotices(batch []harness.Notice) tea.Cmd {
 	if refresh || others {
 		cmds = append(cmds, m.siblingsCmd())
 	}
+	if splitStale {
+		cmds = append(cmds, m.splitCmd(m.splitIDs))
+	}
 	return tea.Batch(cmds...)
+}
+
+// splitNotice streams a notice into the split view's pane of its session; it reports whether
+// committed events make that pane stale.
+func (m *Model) splitNotice(n harness.Notice) bool {
+	for i, id := range m.splitIDs {
+		if id != n.Session || i >= len(m.split.Panes()) {
+			continue
+		}
+		if n.Delta != "" {
+			m.split.Panes()[i].AppendDelta(n.Delta)
+		}
+		return len(n.Events) > 0
+	}
+	return false
 }
 
 // onEvent reacts to one committed event of the current session.
