@@ -30,7 +30,6 @@ func startTmux(t *testing.T, w, h int, command string) *tmuxScreen {
 
 func itoa(n int) string { return strconv.Itoa(n) }
 
-
 // tmux runs a tmux command on the private socket.
 func (s *tmuxScreen) tmux(args ...string) string {
 	out, err := exec.Command("tmux", append([]string{"-L", s.socket}, args...)...).CombinedOutput()
@@ -41,7 +40,9 @@ func (s *tmuxScreen) tmux(args ...string) string {
 }
 
 // keys sends keys as tmux send-keys does (names like Enter, Tab, or literal text).
-func (s *tmuxScreen) keys(keys ...string) { s.tmux(append([]string{"send-keys", "-t", "e2e"}, keys...)...) }
+func (s *tmuxScreen) keys(keys ...string) {
+	s.tmux(append([]string{"send-keys", "-t", "e2e"}, keys...)...)
+}
 
 // screen returns the visible screen.
 func (s *tmuxScreen) screen() string { return s.tmux("capture-pane", "-p", "-t", "e2e") }
