@@ -63,6 +63,7 @@ func benchSnapshotter(b *testing.B, ws string) *Snapshotter {
 	if err != nil {
 		b.Fatal(err)
 	}
+	b.Cleanup(func() { s.Close() })
 	if _, err := s.Snapshot(); err != nil {
 		b.Fatal(err)
 	}

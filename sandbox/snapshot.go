@@ -70,6 +70,8 @@ type Snapshotter struct {
 	// headCommit and headTree cache the snapshot ref when headKnown.
 	headCommit, headTree string
 	headKnown            bool
+	gcSlot               chan struct{}
+	gcRuns               sync.WaitGroup
 }
 
 // ShadowDir returns the conventional shadow repository path for a workspace under home.
@@ -93,7 +95,11 @@ func NewSnapshotter(workspace, shadowDir string, opts SnapshotOptions) (*Snapsho
 	if opts.SkipDirs == nil {
 		opts.SkipDirs = DefaultSkipDirs
 	}
-	s := &Snapshotter{git: gitRunner{gitDir: shadowDir, workTree: ws, index: filepath.Join(shadowDir, "exo-index")}, opts: opts}
+	s := &Snapshotter{
+		git:    gitRunner{gitDir: shadowDir, workTree: ws, index: filepath.Join(shadowDir, "exo-index")},
+		opts:   opts,
+		gcSlot: make(chan struct{}, 1),
+	}
 	if err := s.init(); err != nil {
 		return nil, fmt.Errorf("open snapshots of %s: %w", ws, err)
 	}

@@ -250,10 +250,29 @@ func parseNameStatus(out []byte) []Change {
 // gcEvery is how many snapshots pass between `git gc --auto` checks.
 const gcEvery = 50
 
-// maybeGC keeps the shadow repository from growing without bound.
+// maybeGC keeps the shadow repository from growing without bound: after the first
+// snapshot (which writes every file as a loose object) and every gcEvery snapshots it
+// starts `git gc --auto` in the background, one at a time; Close waits for it.
 func (s *Snapshotter) maybeGC() {
 	s.n++
-	if s.n%gcEvery == 0 {
-		s.git.run(nil, "gc", "--auto", "--quiet")
+	if s.n != 1 && s.n%gcEvery != 0 {
+		return
 	}
+	select {
+	case s.gcSlot <- struct{}{}:
+	default:
+		return // a collection is already running.
+	}
+	s.gcRuns.Add(1)
+	go func() {
+		defer s.gcRuns.Done()
+		defer func() { <-s.gcSlot }()
+		s.git.run(nil, "gc", "--auto", "--quiet")
+	}()
+}
+
+// Close waits for a background garbage collection to finish.
+func (s *Snapshotter) Close() error {
+	s.gcRuns.Wait()
+	return nil
 }

@@ -70,6 +70,7 @@ func TestSnapshotRestoreRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(func() { snap.Close() })
 	s1, err := snap.Snapshot()
 	if err != nil {
 		t.Fatal(err)
@@ -144,6 +145,7 @@ func TestSnapshotUnchangedIsNoop(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(func() { snap.Close() })
 	a, _ := snap.Snapshot()
 	if head, tree := snap.Head(); head != a.Commit || tree != a.Tree {
 		t.Fatalf("head %s %s vs %+v", head, tree, a)
@@ -180,6 +182,7 @@ func TestSnapshotChangesMatchDiffAndSurviveBadIndex(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(func() { snap.Close() })
 	if _, err := snap.Snapshot(); err != nil {
 		t.Fatal(err)
 	}
@@ -214,6 +217,7 @@ func TestRestorePathsOnlyTouchesThosePaths(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(func() { snap.Close() })
 	s1, err := snap.Snapshot()
 	if err != nil {
 		t.Fatal(err)
