@@ -5,6 +5,9 @@ import (
 	"strings"
 
 	tea "charm.land/bubbletea/v2"
+
+	"exo/harness"
+	"exo/harness/governance"
 )
 
 // slash runs a slash command typed in the input.
@@ -33,8 +36,10 @@ func (m *Model) slash(name, args string) tea.Cmd {
 		return m.showHelp()
 	case "quit", "exit":
 		return m.quit()
-	case "compact", "scope":
-		return m.say("/"+name+" is not available in this build yet", true)
+	case "scope":
+		return m.scopeCmd(args)
+	case "compact":
+		return m.say("/compact is not available in this build yet (context compaction is not implemented)", true)
 	}
 	return m.say("unknown command /"+name+"; try /help", true)
 }
@@ -46,4 +51,32 @@ func parseSeq(s string) (uint64, error) {
 		return 0, nil
 	}
 	return strconv.ParseUint(s, 10, 64)
+}
+
+// scopeCmd shows the session's scope, or sets it from globs ("!glob" denies).
+func (m *Model) scopeCmd(args string) tea.Cmd {
+	id, h := m.current(), m.h
+	return func() tea.Msg {
+		cur, err := governance.CurrentScope(h, id)
+		if err != nil {
+			return infoMsg{text: err.Error(), err: true}
+		}
+		if strings.TrimSpace(args) == "" {
+			return infoMsg{text: "scope: " + cur.String()}
+		}
+		next := cur
+		next.Allow, next.Deny = nil, nil
+		for _, g := range strings.Fields(args) {
+			if strings.HasPrefix(g, "!") {
+				next.Deny = append(next.Deny, g[1:])
+			} else {
+				next.Allow = append(next.Allow, g)
+			}
+		}
+		set, err := governance.SetScope(h, id, next, harness.ActorUser, "set with /scope")
+		if err != nil {
+			return infoMsg{text: "/scope: " + err.Error(), err: true}
+		}
+		return infoMsg{text: "scope: " + set.String()}
+	}
 }

@@ -60,8 +60,9 @@ func (m *Model) onKey(msg tea.KeyPressMsg) tea.Cmd {
 		m.overlay, cmd = m.overlay.Update(msg)
 		return cmd
 	}
+	completing := m.focus == focusInput && len(m.input.Completions()) > 0
 	switch {
-	case key.Matches(msg, g.NextPane):
+	case key.Matches(msg, g.NextPane) && !completing:
 		m.setFocus(m.focus + 1)
 		return nil
 	case key.Matches(msg, g.PrevPane):

@@ -81,6 +81,11 @@ func (m *Model) render() string {
 	m.status.SetInfo(m.info)
 	m.status.SetHints(m.pane(m.focus).ShortHelp())
 	screen := fitScreen(body, m.width, max(m.height-1, 0)) + "\n" + m.status.View()
+	if m.focus == focusInput && !m.zoom {
+		if pop := m.input.PopupView(m.lay.input.w); pop != "" {
+			screen = overlayAt(screen, pop, m.lay.input.x, m.lay.input.y)
+		}
+	}
 	if m.overlay != nil {
 		screen = views.Overlay(screen, m.overlay.View())
 	}
@@ -104,4 +109,22 @@ func fitScreen(body string, w, h int) string {
 		lines = append(lines, strings.Repeat(" ", w))
 	}
 	return strings.Join(lines, "\n")
+}
+
+// overlayAt draws the block fg over screen so that its bottom line sits just above row y,
+// starting at column x (the slash-command popup above the input).
+func overlayAt(screen, fg string, x, y int) string {
+	rows := strings.Split(screen, "\n")
+	lines := strings.Split(fg, "\n")
+	top := max(y-len(lines), 0)
+	for i, l := range lines {
+		r := top + i
+		if r >= len(rows) || r >= y {
+			break
+		}
+		w := ansi.StringWidth(rows[r])
+		lw := ansi.StringWidth(l)
+		rows[r] = ansi.Cut(rows[r], 0, x) + "\x1b[m" + l + "\x1b[m" + ansi.Cut(rows[r], x+lw, w)
+	}
+	return strings.Join(rows, "\n")
 }
