@@ -138,7 +138,7 @@ func (m *Model) say(text string, isErr bool) tea.Cmd {
 // showHelp opens the key help for the focused pane and the global keys.
 func (m *Model) showHelp() tea.Cmd {
 	h := views.NewHelp(m.common)
-	h.SetKeyMap(paneTitle(m.focus), helpKeys{m.pane(m.focus), m.common.Keys})
+	h.SetKeyMap(paneTitle(m.focus), m.pane(m.focus))
 	m.overlay = h
 	m.resize()
 	return nil
@@ -148,18 +148,6 @@ func (m *Model) showHelp() tea.Cmd {
 func paneTitle(f focusID) string {
 	return [...]string{"input", "conversation", "timeline", "siblings", "sandbox"}[f]
 }
-
-// helpKeys merges a pane's keys with the global ones for bubbles/help.
-type helpKeys struct {
-	p views.Pane
-	g views.GlobalKeyMap
-}
-
-// ShortHelp lists the main bindings.
-func (k helpKeys) ShortHelp() []key.Binding { return append(k.p.ShortHelp(), k.g.ShortHelp()...) }
-
-// FullHelp lists every binding in columns.
-func (k helpKeys) FullHelp() [][]key.Binding { return append(k.p.FullHelp(), k.g.FullHelp()...) }
 
 // onPaneMsg handles what panes emit.
 func (m *Model) onPaneMsg(msg tea.Msg) tea.Cmd {

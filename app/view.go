@@ -14,6 +14,9 @@ import (
 func (m *Model) resize() {
 	m.lay = computeLayout(m.width, m.height)
 	l := m.lay
+	if m.overlay != nil {
+		m.overlay.SetSize(min(m.width, max(m.width*3/4, 60)), min(m.height, max(m.height*3/4, 16)))
+	}
 	if m.zoom {
 		full := rect{0, 0, m.width, max(m.height-1, 0)}
 		m.pane(m.focus).SetSize(full.w, full.h)
@@ -27,9 +30,6 @@ func (m *Model) resize() {
 	m.siblings.SetSize(l.siblings.w, l.siblings.h)
 	m.sandbox.SetSize(l.sandbox.w, l.sandbox.h)
 	m.status.SetWidth(m.width)
-	if m.overlay != nil {
-		m.overlay.SetSize(min(m.width, max(m.width*3/4, 60)), min(m.height, max(m.height*3/4, 16)))
-	}
 }
 
 // sidePane returns the side pane shown in the narrow layout: the focused one, else the timeline.
