@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 )
@@ -52,6 +53,9 @@ type SnapshotOptions struct {
 	SkipDirs []string
 	// Alternates are other shadow repositories whose objects this one may use (forks).
 	Alternates []string
+	// LooseObjectLimit is git's gc.auto for the shadow repository: past it, a background
+	// `git gc --auto` packs the loose objects; default 2000.
+	LooseObjectLimit int
 }
 
 // DefaultSkipDirs are dependency and build folders left out of snapshots.
@@ -92,6 +96,9 @@ func NewSnapshotter(workspace, shadowDir string, opts SnapshotOptions) (*Snapsho
 	if opts.MaxFileSize <= 0 {
 		opts.MaxFileSize = 10 << 20
 	}
+	if opts.LooseObjectLimit <= 0 {
+		opts.LooseObjectLimit = defaultLooseObjects
+	}
 	if opts.SkipDirs == nil {
 		opts.SkipDirs = DefaultSkipDirs
 	}
@@ -123,7 +130,7 @@ func (s *Snapshotter) init() error {
 	for _, kv := range [][2]string{
 		{"core.bare", "false"}, {"core.autocrlf", "false"}, {"core.symlinks", "true"},
 		{"core.untrackedCache", "true"}, {"core.fsync", "committed"}, {"core.fsyncMethod", "fsync"}, {"core.splitIndex", "true"},
-		{"core.quotePath", "false"}, {"gc.auto", "2000"}, {"gc.autoDetach", "false"}, {"commit.gpgSign", "false"},
+		{"core.quotePath", "false"}, {"gc.auto", strconv.Itoa(s.opts.LooseObjectLimit)}, {"gc.autoDetach", "false"}, {"commit.gpgSign", "false"},
 	} {
 		if _, err := s.git.run(nil, "config", kv[0], kv[1]); err != nil {
 			return err

@@ -255,7 +255,7 @@ const gcEvery = 50
 // starts `git gc --auto` in the background, one at a time; Close waits for it.
 func (s *Snapshotter) maybeGC() {
 	s.n++
-	if s.n != 1 && s.n%gcEvery != 0 {
+	if (s.n != 1 && s.n%gcEvery != 0) || !s.manyLooseObjects() {
 		return
 	}
 	select {
@@ -269,6 +269,16 @@ func (s *Snapshotter) maybeGC() {
 		defer func() { <-s.gcSlot }()
 		s.git.run(nil, "gc", "--auto", "--quiet")
 	}()
+}
+
+// defaultLooseObjects is the default SnapshotOptions.LooseObjectLimit.
+const defaultLooseObjects = 2000
+
+// manyLooseObjects estimates, as git does from one fan-out directory, whether the loose
+// objects exceed the limit, so no gc process is started when it would do nothing.
+func (s *Snapshotter) manyLooseObjects() bool {
+	ents, err := os.ReadDir(filepath.Join(s.git.gitDir, "objects", "17"))
+	return err == nil && len(ents)*256 > s.opts.LooseObjectLimit
 }
 
 // Close waits for a background garbage collection to finish.

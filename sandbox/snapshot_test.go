@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -242,4 +243,24 @@ func TestRestorePathsOnlyTouchesThosePaths(t *testing.T) {
 		}
 	}
 	checkFile(t, outside, "victim.txt", "must survive\n")
+}
+
+func TestShadowRepoIsPacked(t *testing.T) {
+	ws := filepath.Join(t.TempDir(), "ws")
+	for i := range 2000 { // about 8 objects per fan-out dir, so git's estimate sees them.
+		write(t, ws, fmt.Sprintf("d%02d/f%04d.txt", i%30, i), fmt.Sprintf("file %d\n", i))
+	}
+	snap, err := NewSnapshotter(ws, ShadowDir(t.TempDir(), ws), SnapshotOptions{LooseObjectLimit: 100})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := snap.Snapshot(); err != nil {
+		t.Fatal(err)
+	}
+	snap.Close() // waits for the background gc
+	packs, _ := filepath.Glob(filepath.Join(snap.GitDir(), "objects", "pack", "*.pack"))
+	loose, _ := filepath.Glob(filepath.Join(snap.GitDir(), "objects", "??", "*"))
+	if len(packs) == 0 || len(loose) > 100 {
+		t.Fatalf("%d packs, %d loose objects after gc", len(packs), len(loose))
+	}
 }
