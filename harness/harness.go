@@ -65,6 +65,7 @@ func Open(home string, opts Options) (*Harness, error) {
 		st.Close()
 		return nil, err
 	}
+	h.RecordDetached()
 	return h, nil
 }
 

@@ -16,6 +16,7 @@ import (
 
 // env carries what every command shares: where EXO_HOME is and the output streams.
 type env struct {
+	hidden []*cobra.Command
 	home   string
 	demo   []byte
 	stdout io.Writer
@@ -83,9 +84,10 @@ func newRoot(e *env) *cobra.Command {
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageErr(err) })
 	root.AddCommand(
 		sessionsCmd(e), newCmd(e), sayCmd(e), logCmd(e), forkCmd(e), rewindCmd(e),
-		verifyCmd(e), artifactCmd(e), doctorCmd(e), runCmd(e), modelCmd(e), execCmd(e), replCmd(e), secretCmd(e),
+		verifyCmd(e), artifactCmd(e), doctorCmd(e), runCmd(e), modelCmd(e), execCmd(e), replCmd(e), secretCmd(e), taskCmd(e),
 	)
 	root.AddCommand(governanceCmds(e)...)
+	root.AddCommand(e.hidden...)
 	for _, c := range root.Commands() {
 		wrapArgs(c)
 	}
