@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"sync"
 )
 
@@ -101,4 +102,43 @@ func (s *ScriptedChat) handle(w http.ResponseWriter, r *http.Request) {
 	fmt.Fprintf(bw, "data: {\"id\":\"c1\",\"object\":\"chat.completion.chunk\",\"created\":1,\"model\":\"scripted-http\",\"choices\":[],\"usage\":{\"prompt_tokens\":50,\"completion_tokens\":10,\"total_tokens\":60}}\n\n")
 	fmt.Fprintf(bw, "data: [DONE]\n\n")
 	bw.Flush()
+}
+
+// ReplayServer answers the n-th request with the n-th recorded stream file (the last repeats),
+// whatever the API, and records the requests: for end-to-end runs against recorded streams.
+type ReplayServer struct {
+	*httptest.Server
+	mu    sync.Mutex
+	files []string
+	seen  []Seen
+}
+
+// NewReplayServer starts a server replaying files in order; Close it when done.
+func NewReplayServer(files ...string) *ReplayServer {
+	s := &ReplayServer{files: files}
+	s.Server = httptest.NewServer(http.HandlerFunc(s.handle))
+	return s
+}
+
+// Requests returns the requests received so far.
+func (s *ReplayServer) Requests() []Seen {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]Seen(nil), s.seen...)
+}
+
+// handle records the request and writes the next recorded stream.
+func (s *ReplayServer) handle(w http.ResponseWriter, r *http.Request) {
+	body, _ := io.ReadAll(r.Body)
+	s.mu.Lock()
+	s.seen = append(s.seen, Seen{Header: r.Header.Clone(), Body: body})
+	file := s.files[min(len(s.seen), len(s.files))-1]
+	s.mu.Unlock()
+	data, err := os.ReadFile(file)
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusInternalServerError)
+		return
+	}
+	w.Header().Set("Content-Type", "text/event-stream")
+	w.Write(data)
 }
