@@ -63,3 +63,25 @@ func TestRunThroughEachWireFormat(t *testing.T) {
 		})
 	}
 }
+
+// TestRunReportsBrokenStreams checks a malformed stream ends the turn with exit 1, a model.failed
+// event saying what to do, and the prompt still in the log.
+func TestRunReportsBrokenStreams(t *testing.T) {
+	for _, fixture := range []string{"chat-malformed", "anthropic-malformed", "openai-responses-malformed"} {
+		t.Run(fixture, func(t *testing.T) {
+			srv := providertest.NewReplayServer(filepath.Join("testdata", "providers", fixture+".sse"))
+			defer srv.Close()
+			home, ws := t.TempDir(), t.TempDir()
+			prov := map[string]string{"chat-malformed": "openai-compatible", "anthropic-malformed": "anthropic", "openai-responses-malformed": "openai"}[fixture]
+			exoEnv(t, home, ws, nil, "model", "register", "m", "--provider", prov, "--model-id", "x", "--base-url", srv.URL)
+			_, errs, code := exoEnv(t, home, ws, nil, "run", "hello")
+			if code != 1 || !strings.Contains(errs, "malformed") {
+				t.Fatalf("exit %d: %s", code, errs)
+			}
+			log, _, _ := exoEnv(t, home, ws, nil, "log", lastSession(t, home))
+			if !strings.Contains(log, "invocation.received") || !strings.Contains(log, "model.failed") || !strings.Contains(log, "nothing was lost") {
+				t.Fatalf("log:\n%s", log)
+			}
+		})
+	}
+}
