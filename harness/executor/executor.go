@@ -32,6 +32,24 @@ type Options struct {
 	BeforePrompt func(sessionID string) error
 	// ApprovalTimeout bounds the wait for an interactive approval; default none.
 	ApprovalTimeout time.Duration
+
+	// PruneThreshold is how many tokens of tool results the prompt view may hold before older
+	// outputs are pruned; default DefaultPruneThreshold.
+	PruneThreshold int
+	// OutputReserve is kept free of the context window for the answer; default the model's
+	// MaxOutput (at most half the window), else a quarter of the window.
+	OutputReserve int
+	// NoCompaction turns off the automatic compaction before model calls (Compact still works).
+	NoCompaction bool
+	// ModelSlots caps concurrent model calls across all sessions of this executor; default 4.
+	ModelSlots int
+	// MaxDepth bounds subagent nesting (a top-level session is depth 0); default 2.
+	MaxDepth int
+	// MaxAgents caps running subagents across all sessions; default 8.
+	MaxAgents int
+	// NarrowScope, when set, gives a subagent a scope no wider than its parent's (governance sets
+	// it); without it spawn_agent refuses a requested scope.
+	NarrowScope func(parentID, childID string, allow, deny []string) error
 }
 
 // Executor is the default executor. It is safe for concurrent turns on different sessions.
@@ -44,6 +62,8 @@ type Executor struct {
 	tools map[string]tool
 	order []tool
 	busy  map[string]bool // sessions with a turn running
+	slots chan struct{}   // the scheduler: one token per concurrent model call
+	sub   subagents
 	// lastModel is the model time (ns) of the last finished turn, for benchmarks.
 	lastModel atomic.Int64
 }
@@ -56,8 +76,18 @@ func New(h *harness.Harness, opts Options) *Executor {
 	if opts.MaxSteps <= 0 {
 		opts.MaxSteps = 50
 	}
-	x := &Executor{h: h, opts: opts, views: map[string]*View{}, tools: map[string]tool{}}
-	for _, t := range builtinTools() {
+	if opts.ModelSlots <= 0 {
+		opts.ModelSlots = 4
+	}
+	if opts.MaxDepth <= 0 {
+		opts.MaxDepth = 2
+	}
+	if opts.MaxAgents <= 0 {
+		opts.MaxAgents = 8
+	}
+	x := &Executor{h: h, opts: opts, views: map[string]*View{}, tools: map[string]tool{}, slots: make(chan struct{}, opts.ModelSlots)}
+	x.sub.init()
+	for _, t := range append(builtinTools(), agentTools()...) {
 		x.tools[t.spec.Name] = t
 		x.order = append(x.order, t)
 	}
@@ -93,7 +123,7 @@ func (x *Executor) ViewOf(branch, model string) (*View, error) {
 // ToolNames lists the built-in tools' names, in the order they are offered.
 func ToolNames() []string {
 	var out []string
-	for _, t := range builtinTools() {
+	for _, t := range append(builtinTools(), agentTools()...) {
 		out = append(out, t.spec.Name)
 	}
 	return out

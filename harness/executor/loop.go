@@ -35,6 +35,9 @@ type Result struct {
 
 // Prompt appends a user message and runs the turn it starts.
 func (x *Executor) Prompt(ctx context.Context, sessionID, text, source string) (Result, error) {
+	if err := x.CheckBudget(sessionID); err != nil {
+		return Result{SessionID: sessionID, Failure: err.Error()}, err
+	}
 	if x.opts.BeforePrompt != nil {
 		if err := x.opts.BeforePrompt(sessionID); err != nil {
 			return Result{SessionID: sessionID}, err
@@ -95,6 +98,9 @@ type turn struct {
 	res    Result
 	// modelTime is the precise time spent in model calls.
 	modelTime time.Duration
+	// comp checks compaction before each model call; compactErr keeps its last failure.
+	comp       *compactor
+	compactErr string
 }
 
 // newTurn resolves the session, its model and the system prompt.
@@ -180,6 +186,10 @@ func (t *turn) closeInterrupted() error {
 // callModel builds the prompt from the view, streams the model's answer and records it.
 // done is true when the turn ended (failure or cancel, already recorded).
 func (t *turn) callModel(ctx context.Context, step int) (provider.Response, bool, error) {
+	if stop, err := t.budgetStop(); stop || err != nil {
+		return provider.Response{}, true, err
+	}
+	t.compact(ctx)
 	view, err := t.x.ViewOf(t.s.Branch, t.model.ModelID)
 	if err != nil {
 		return provider.Response{}, true, err
@@ -193,6 +203,11 @@ func (t *turn) callModel(ctx context.Context, step int) (provider.Response, bool
 			Step: step, PromptTokens: view.Tokens, Messages: len(req.Messages)})); err != nil {
 		return provider.Response{}, true, err
 	}
+	release, err := t.x.slot(ctx)
+	if err != nil {
+		return provider.Response{}, true, t.modelFailed(ctx, err)
+	}
+	defer release()
 	started := time.Now()
 	red := t.x.h.RedactStream()
 	resp, err := t.prov.Stream(ctx, req, func(d provider.Delta) {
@@ -213,7 +228,11 @@ func (t *turn) callModel(ctx context.Context, step int) (provider.Response, bool
 	if err != nil {
 		return resp, true, t.modelFailed(ctx, err)
 	}
-	return resp, false, t.completed(resp, took)
+	if err := t.completed(resp, took); err != nil {
+		return resp, true, err
+	}
+	stop, err := t.budgetAfter(resp)
+	return resp, stop, err
 }
 
 // completed records a model answer.

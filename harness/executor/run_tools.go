@@ -121,7 +121,7 @@ func summarize(c provider.ToolCall) string {
 	if json.Unmarshal(c.Arguments, &m) != nil {
 		return oneLine(string(c.Arguments), 120)
 	}
-	for _, k := range []string{"command", "path", "pattern", "task_id"} {
+	for _, k := range []string{"command", "path", "pattern", "task_id", "task", "handle"} {
 		if v, ok := m[k].(string); ok && v != "" {
 			return oneLine(v, 120)
 		}

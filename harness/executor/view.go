@@ -24,6 +24,10 @@ type View struct {
 	model    string
 	pending  map[string]bool // tool call ids of the last assistant message without results
 	deferred []string        // user-side notes waiting for pending results
+	// meta runs parallel to Messages: where each message came from, for compaction.
+	meta []msgMeta
+	cur  uint64 // seq of the event being applied
+	comp compactState
 }
 
 // newView returns the empty view of a branch, counting tokens for model.
@@ -33,13 +37,17 @@ func newView(branch, model string) *View {
 
 // Apply folds one event into the view.
 func (v *View) Apply(e store.Event) {
-	v.Head = e.Seq
+	v.Head, v.cur = e.Seq, e.Seq
 	p, err := harness.Decode(e)
 	if err != nil {
 		return
 	}
+	if v.applyLongRunning(e, p) {
+		return
+	}
 	switch p := p.(type) {
 	case *harness.InvocationReceived:
+		v.turnStarted(e.Seq)
 		v.userNote(p.Text)
 	case *harness.ModelCompleted:
 		v.assistant(p)
@@ -73,10 +81,21 @@ func killedNote(k string) string {
 
 // add appends a message and counts its tokens.
 func (v *View) add(m provider.Message) {
-	v.Messages = append(v.Messages, m)
-	v.Tokens += v.count(m.Text)
+	v.addMeta(m, msgMeta{})
+}
+
+// addMeta appends a message with its origin and counts its tokens.
+func (v *View) addMeta(m provider.Message, md msgMeta) {
+	n := v.count(m.Text)
 	for _, c := range m.ToolCalls {
-		v.Tokens += v.count(c.Name) + v.count(string(c.Arguments))
+		n += v.count(c.Name) + v.count(string(c.Arguments))
+	}
+	md.seq, md.tokens = v.cur, n
+	v.Messages = append(v.Messages, m)
+	v.meta = append(v.meta, md)
+	v.Tokens += n
+	if m.Role == provider.RoleTool {
+		v.comp.toolTokens += n
 	}
 }
 
@@ -95,7 +114,9 @@ func (v *View) userNote(text string) {
 	}
 	if n := len(v.Messages); n > 0 && v.Messages[n-1].Role == provider.RoleUser {
 		v.Messages[n-1].Text += "\n\n" + text
-		v.Tokens += v.count(text)
+		k := v.count(text)
+		v.Tokens += k
+		v.meta[n-1].tokens += k
 		return
 	}
 	v.add(provider.Message{Role: provider.RoleUser, Text: text})
@@ -122,7 +143,8 @@ func (v *View) toolResult(e store.Event, p *harness.ToolCompleted) {
 		return
 	}
 	delete(v.pending, p.CallID)
-	v.add(provider.Message{Role: provider.RoleTool, ToolCallID: p.CallID, Text: text, IsError: isError(p)})
+	v.addMeta(provider.Message{Role: provider.RoleTool, ToolCallID: p.CallID, Text: text, IsError: isError(p)},
+		msgMeta{tool: p.Tool, artifact: p.Artifact})
 	if len(v.pending) == 0 {
 		v.flushPending("")
 	}

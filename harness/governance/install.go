@@ -18,6 +18,10 @@ func Install(h *harness.Harness, o *executor.Options, dir string, allowStale boo
 	t := NewTracker(h)
 	o.CheckWrite = t.CheckWrite
 	o.SystemExtra = SystemExtraHook(h)
+	o.NarrowScope = func(_, child string, allow, deny []string) error {
+		_, err := SetScope(h, child, Scope{Allow: allow, Deny: deny}, harness.ActorHarness, "subagent")
+		return err
+	}
 	o.BeforePrompt = func(id string) error {
 		_, err := DeliverHandoffs(h, id, harness.ActorHarness)
 		return err

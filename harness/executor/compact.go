@@ -1,0 +1,207 @@
+package executor
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"exo/harness"
+	"exo/harness/provider"
+)
+
+// Compaction kinds recorded in compaction.applied.
+const (
+	CompactPrune     = "prune"
+	CompactSummarize = "summarize"
+)
+
+// DefaultPruneThreshold is how many tokens of tool results the prompt view may hold before older
+// outputs are pruned.
+const DefaultPruneThreshold = 20_000
+
+// ErrNothingToCompact means a manual compaction found nothing before the last two user turns.
+var ErrNothingToCompact = errors.New("nothing to compact: the history is only the last two user turns")
+
+// summaryPrompt asks the model for a summary that can stand in for the history.
+const summaryPrompt = `Summarise the conversation above so that you can continue the work from the summary alone: the user's goals and constraints, what was done (files read and changed, commands run and their outcomes), decisions and why, open problems, and the next steps. Be concrete (paths, names, numbers); do not call tools; answer with the summary only.`
+
+// CompactionReport says what a compaction check did.
+type CompactionReport struct {
+	Pruned       bool `json:"pruned"`
+	Summarized   bool `json:"summarized"`
+	TokensBefore int  `json:"tokens_before"`
+	TokensAfter  int  `json:"tokens_after"`
+}
+
+// compactor runs compaction for one session with its model.
+type compactor struct {
+	x      *Executor
+	s      *harness.Session
+	prov   provider.Provider
+	model  harness.ModelSpec
+	system string
+	fixed  int // tokens of the system prompt and tool schemas
+}
+
+// newCompactor prepares compaction of a session's current branch.
+func (x *Executor) newCompactor(s *harness.Session, prov provider.Provider, model harness.ModelSpec, system string) *compactor {
+	c := &compactor{x: x, s: s, prov: prov, model: model, system: system}
+	n, _ := provider.CountTokens(model.ModelID, system)
+	c.fixed = n
+	for _, t := range x.toolSpecs() {
+		k, _ := provider.CountTokens(model.ModelID, t.Name+t.Description+string(t.Schema))
+		c.fixed += k
+	}
+	return c
+}
+
+// limit is the prompt size above which the history is summarised: the context window minus the
+// output reserve; 0 means no limit is known.
+func (c *compactor) limit() int {
+	if c.model.ContextWindow <= 0 {
+		return 0
+	}
+	reserve := c.x.opts.OutputReserve
+	if reserve <= 0 {
+		reserve = c.model.MaxOutput
+	}
+	if reserve <= 0 || reserve > c.model.ContextWindow/2 {
+		reserve = c.model.ContextWindow / 4
+	}
+	return c.model.ContextWindow - reserve
+}
+
+// run prunes when tool results exceed the threshold and summarises when the prompt would not
+// fit; force does both whenever there is anything before the last two user turns.
+func (c *compactor) run(ctx context.Context, force bool) (CompactionReport, error) {
+	v, err := c.x.ViewOf(c.s.Branch, c.model.ModelID)
+	if err != nil {
+		return CompactionReport{}, err
+	}
+	rep := CompactionReport{TokensBefore: v.Tokens + c.fixed}
+	if err := c.prune(v, force, &rep); err != nil {
+		return rep, err
+	}
+	if v, err = c.x.ViewOf(c.s.Branch, c.model.ModelID); err != nil {
+		return rep, err
+	}
+	if lim := c.limit(); force || (lim > 0 && v.Tokens+c.fixed > lim) {
+		if err := c.summarize(ctx, v, &rep); err != nil {
+			return rep, err
+		}
+		if v, err = c.x.ViewOf(c.s.Branch, c.model.ModelID); err != nil {
+			return rep, err
+		}
+	}
+	rep.TokensAfter = v.Tokens + c.fixed
+	return rep, nil
+}
+
+// prune records a prune of the tool outputs before the last two user turns.
+func (c *compactor) prune(v *View, force bool, rep *CompactionReport) error {
+	threshold := c.x.opts.PruneThreshold
+	if threshold <= 0 {
+		threshold = DefaultPruneThreshold
+	}
+	to := v.keepFrom()
+	if to == 0 || (!force && v.comp.toolTokens <= threshold) {
+		return nil
+	}
+	to--
+	if to <= v.comp.prunedTo || v.prunableTokens(to) == 0 {
+		return nil
+	}
+	rep.Pruned = true
+	return c.record(harness.CompactionApplied{Kind: CompactPrune, FromSeq: v.comp.prunedTo + 1, ToSeq: to, Tokens: v.Tokens + c.fixed})
+}
+
+// summarize asks the model to summarise the history before the last two user turns and
+// records the summary.
+func (c *compactor) summarize(ctx context.Context, v *View, rep *CompactionReport) error {
+	to := v.keepFrom()
+	if to == 0 {
+		return nil
+	}
+	to--
+	k := v.prefixLen(to)
+	if to <= v.comp.summarizedTo || k == 0 || (k == 1 && v.comp.summarizedTo > 0) {
+		return nil
+	}
+	from := v.meta[0].seq
+	if v.comp.summarizedTo > 0 {
+		from = 1
+	}
+	msgs := append([]provider.Message(nil), v.Messages[:k]...)
+	msgs = append(msgs, provider.Message{Role: provider.RoleUser, Text: summaryPrompt})
+	before := v.Tokens + c.fixed
+	summary, err := c.ask(ctx, msgs)
+	if err != nil {
+		return fmt.Errorf("summarise the history of %s: %w", c.s.Name, err)
+	}
+	rep.Summarized = true
+	return c.record(harness.CompactionApplied{Kind: CompactSummarize, FromSeq: from, ToSeq: to, Summary: summary, Tokens: before})
+}
+
+// ask makes the summarisation call (a separate model call, under the scheduler's cap).
+func (c *compactor) ask(ctx context.Context, msgs []provider.Message) (string, error) {
+	maxOut := c.model.MaxOutput
+	if maxOut <= 0 || maxOut > 4096 {
+		maxOut = 4096
+	}
+	req := provider.Request{Model: c.model.ModelID, System: c.system, Messages: msgs, Tools: c.x.toolSpecs(),
+		MaxOutputTokens: maxOut, CachePrefix: true, CacheKey: c.s.ID}
+	release, err := c.x.slot(ctx)
+	if err != nil {
+		return "", err
+	}
+	resp, err := c.prov.Stream(ctx, req, func(provider.Delta) {})
+	release()
+	if err != nil {
+		return "", err
+	}
+	text := strings.TrimSpace(c.x.h.Redact(resp.Text))
+	if text == "" {
+		return "", errors.New("the model returned no summary")
+	}
+	return text, nil
+}
+
+// record appends a compaction.applied event on the session's branch.
+func (c *compactor) record(p harness.CompactionApplied) error {
+	_, err := c.x.h.AppendOn(c.s.ID, c.s.Branch, harness.MustRecord(harness.TypeCompactionApplied, c.x.actor(), p))
+	return err
+}
+
+// Compact compacts a session's prompt view by hand (exo compact, /compact): it prunes old tool
+// outputs and summarises everything before the last two user turns. It fails with ErrBusy while
+// a turn runs and with ErrNothingToCompact when there is nothing to do.
+func (x *Executor) Compact(ctx context.Context, sessionID string) (CompactionReport, error) {
+	if !x.claim(sessionID) {
+		return CompactionReport{}, ErrBusy
+	}
+	defer x.release(sessionID)
+	t, err := x.newTurn(sessionID)
+	if err != nil {
+		return CompactionReport{}, err
+	}
+	rep, err := x.newCompactor(t.s, t.prov, t.model, t.system).run(ctx, true)
+	if err == nil && !rep.Pruned && !rep.Summarized {
+		err = ErrNothingToCompact
+	}
+	return rep, err
+}
+
+// compact is the automatic check before each model call of a turn. A failed summary does not
+// end the turn: the model is called with the uncompacted prompt.
+func (t *turn) compact(ctx context.Context) {
+	if t.x.opts.NoCompaction {
+		return
+	}
+	if t.comp == nil {
+		t.comp = t.x.newCompactor(t.s, t.prov, t.model, t.system)
+	}
+	if _, err := t.comp.run(ctx, false); err != nil && ctx.Err() == nil {
+		t.compactErr = err.Error()
+	}
+}

@@ -1,0 +1,91 @@
+package executor
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"exo/harness"
+	"exo/store"
+)
+
+// wakePoll is how often a watcher with an unseen completion checks whether the session became
+// idle (only while such a completion waits).
+const wakePoll = 50 * time.Millisecond
+
+// WatchTasks wakes an idle session: whenever a background task or a subagent of sessionID ends
+// and the model has not seen it yet, it runs a follow-up turn as soon as no turn is running, so
+// the agent reacts to the completion note in its prompt. It returns when ctx ends. onTurn, if
+// not nil, receives the result of each follow-up turn.
+func (x *Executor) WatchTasks(ctx context.Context, sessionID string, onTurn func(Result, error)) error {
+	ch, stop := x.h.Subscribe(256)
+	defer stop()
+	var tick <-chan time.Time
+	waiting := x.unseenCompletion(sessionID)
+	for {
+		if waiting {
+			t := time.NewTimer(wakePoll)
+			tick = t.C
+		} else {
+			tick = nil
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case n, ok := <-ch:
+			if !ok {
+				return nil
+			}
+			if n.Session == sessionID && hasCompletion(n.Events) {
+				waiting = true
+			}
+		case <-tick:
+		}
+		if !waiting || !x.unseenCompletion(sessionID) {
+			waiting = false
+			continue
+		}
+		res, err := x.RunTurn(ctx, sessionID)
+		if errors.Is(err, ErrBusy) {
+			continue // someone else's turn runs: check again on the next tick
+		}
+		waiting = false
+		if onTurn != nil {
+			onTurn(res, err)
+		}
+	}
+}
+
+// hasCompletion reports whether events hold a task or subagent completion.
+func hasCompletion(evs []store.Event) bool {
+	for _, e := range evs {
+		if e.Type == harness.TypeTaskCompleted || e.Type == harness.TypeSubagentCompleted {
+			return true
+		}
+	}
+	return false
+}
+
+// unseenCompletion reports whether the session is idle with a completion note the model has
+// not been sent yet.
+func (x *Executor) unseenCompletion(sessionID string) bool {
+	s, err := x.h.Session(sessionID)
+	if err != nil {
+		return false
+	}
+	x.mu.Lock()
+	busy := x.busy[sessionID]
+	x.mu.Unlock()
+	if busy {
+		return true // decide once the turn is over
+	}
+	m, err := x.h.Model(s.Settings["model"])
+	if err != nil {
+		return false
+	}
+	v, err := x.ViewOf(s.Branch, m.ModelID)
+	if err != nil {
+		return false
+	}
+	return v.comp.lastNote > v.comp.lastRequest
+}
