@@ -6,6 +6,8 @@ import (
 	_ "embed"
 	"os"
 
+	"golang.org/x/sys/unix"
+
 	"exo/app/cli"
 	"exo/sandbox"
 )
@@ -16,6 +18,9 @@ import (
 var demoScript []byte
 
 func main() {
+	// exo holds secrets in memory: keep other processes of the user (sandboxed commands among
+	// them, where PID namespaces are unavailable) from reading its memory or /proc environ.
+	_ = unix.Prctl(unix.PR_SET_DUMPABLE, 0, 0, 0, 0)
 	// The sandbox re-executes exo as its confinement helper just before it execs a shell:
 	// Landlock and rlimits must bind that process, never exo itself.
 	if len(os.Args) > 1 && os.Args[1] == sandbox.HelperCommand {

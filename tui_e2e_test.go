@@ -88,30 +88,44 @@ func TestTUIEndToEnd(t *testing.T) {
 		t.Fatal("the tool did not write hello.py")
 	}
 
-	scr.keys("Tab", "Tab", "g", "j") // timeline: the first prompt, event 2
-	scr.waitFor("the time-travel preview", contains("preview as of seq 2"))
+	scr.keys("Tab", "Tab", "k", "k") // scrub the timeline: the conversation travels back
+	scr.waitFor("the time-travel preview", contains("preview as of seq"))
+	scr.keys("/", "invocation", "Enter") // filter the timeline down to the prompt
+	scr.waitFor("the filtered timeline", contains("filter: invocation"))
 	scr.keys("f")
-	scr.waitFor("the fork to finish", contains("at event 2 with its own workspace"))
+	forkSeq := seqOfFork(scr.waitFor("the fork to finish", contains("with its own workspace")))
 	scr.waitFor("the new sibling", contains("└"))
 	forks, _ := filepath.Glob(filepath.Join(home, "workspaces", "*"))
 	if len(forks) != 1 {
 		t.Fatalf("fork workspaces: %v", forks)
 	}
 	if _, err := os.Stat(filepath.Join(forks[0], "hello.py")); err == nil {
-		t.Fatal("the fork at event 2 has hello.py, written after it")
+		t.Fatal("the fork at the prompt has hello.py, written after it")
 	}
 
 	scr.keys("r")
 	scr.waitFor("the rewind confirmation", contains("Rewind?"))
 	scr.keys("y")
-	scr.waitFor("the files restored", contains("files restored to @2"))
+	scr.waitFor("the files restored", contains("files restored to @"+forkSeq))
 	if _, err := os.Stat(filepath.Join(ws, "hello.py")); err == nil {
 		t.Fatal("hello.py is still there after rewinding to before it was written")
 	}
 
+	scr.keys("Escape") // clear the filter (alone: a lone ESC followed by a key would read as alt+key)
+	scr.waitFor("the filter cleared", func(s string) bool { return !strings.Contains(s, "filter: invocation") })
 	scr.keys("Tab", "j", "s")
 	scr.waitFor("two sessions side by side", func(s string) bool {
 		return strings.Count(s, "› write me a hello script") >= 2
 	})
 	scr.keys("C-q")
+}
+
+// seqOfFork reads the event number from the status message of a fork.
+func seqOfFork(screen string) string {
+	_, rest, _ := strings.Cut(screen, " at event ")
+	f := strings.Fields(rest)
+	if len(f) == 0 {
+		return "?"
+	}
+	return f[0]
 }

@@ -72,6 +72,7 @@ func load(h *harness.Harness, id string, req uint64) sessionLoadedMsg {
 		timeline: newTimelineSource(h, s.Branch, st.Head, false)}
 	out.model, out.modelErr = h.Model(s.Settings["model"])
 	if s.Workspace != "" {
+		h.PrepareBaseline(s.ID) // the first snapshot of a large workspace runs while the user types
 		if enf, err := h.Enforcement(s.ID); err == nil {
 			out.enforced, out.network, out.confined = enf.String(), enf.NetworkAllowed, enf.Confined()
 		} else {

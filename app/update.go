@@ -60,6 +60,10 @@ func (m *Model) onKey(msg tea.KeyPressMsg) tea.Cmd {
 		m.overlay, cmd = m.overlay.Update(msg)
 		return cmd
 	}
+	if m.focus == focusTimeline && m.timeline.Editing() {
+		_, cmd := m.timeline.Update(msg) // typing a filter: every key is text
+		return cmd
+	}
 	completing := m.focus == focusInput && len(m.input.Completions()) > 0
 	switch {
 	case key.Matches(msg, g.NextPane) && !completing:
@@ -80,7 +84,7 @@ func (m *Model) onKey(msg tea.KeyPressMsg) tea.Cmd {
 		case msg.String() == "esc" && (m.focus == focusSiblings || m.focus == focusSandbox):
 			m.setFocus(focusInput)
 			return nil
-		case msg.String() == "i" || msg.String() == "/" && m.focus == focusConv:
+		case (msg.String() == "i" || msg.String() == "/") && m.focus == focusConv:
 			m.setFocus(focusInput)
 			return nil
 		}

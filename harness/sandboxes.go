@@ -21,6 +21,8 @@ type Runtime struct {
 	Tasks     *sandbox.TaskManager
 
 	runMu sync.Mutex // one foreground command per session
+	// baseline serialises taking the first snapshot, so PrepareBaseline and a tool never race.
+	baseline sync.Mutex
 }
 
 // runtimes holds the live sandboxes of a harness.
@@ -109,6 +111,7 @@ func (h *Harness) closeRuntimes() {
 	for _, r := range all {
 		r.Tasks.Close() // waits for each task's completion to be recorded
 		r.Shell.Close()
+		r.Snaps.Close() // waits for a background gc of the shadow repository
 	}
 }
 

@@ -31,8 +31,17 @@ func (h *Harness) EnsureBaseline(sessionID, branch string) error {
 	return h.ensureBaseline(sessionID, branch, rt)
 }
 
+// PrepareBaseline starts taking a session's first snapshot in the background (the first
+// snapshot of a large workspace can take seconds), so that it is usually done before the first
+// tool needs it; EnsureBaseline waits for it.
+func (h *Harness) PrepareBaseline(sessionID string) {
+	go func() { _ = h.EnsureBaseline(sessionID, "") }()
+}
+
 // ensureBaseline records the first snapshot of a session's workspace if it has none.
 func (h *Harness) ensureBaseline(sessionID, branch string, rt *Runtime) error {
+	rt.baseline.Lock()
+	defer rt.baseline.Unlock()
 	st, err := h.State(sessionID)
 	if err != nil {
 		return err

@@ -99,6 +99,9 @@ func (t *Timeline) Select(seq uint64) {
 	}
 }
 
+// Editing reports whether the filter is being typed (the app then sends it every key).
+func (t *Timeline) Editing() bool { return t.editing }
+
 // Filter returns the applied filter query.
 func (t *Timeline) Filter() string { return t.filter }
 

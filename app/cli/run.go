@@ -86,6 +86,9 @@ func (e *env) run(h *harness.Harness, f runFlags, prompt string) error {
 	if err != nil {
 		return err
 	}
+	if s.Workspace != "" {
+		h.PrepareBaseline(s.ID) // overlaps the first snapshot with the first model call
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	opts := executor.Options{Headless: true, AutoApprove: f.yes, MaxSteps: f.maxSteps}
