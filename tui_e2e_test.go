@@ -111,6 +111,10 @@ func TestTUIEndToEnd(t *testing.T) {
 		t.Fatal("hello.py is still there after rewinding to before it was written")
 	}
 
+	scr.keys("b") // the abandoned branch stays reachable
+	scr.waitFor("the abandoned branch in the timeline", contains("timeline: abandoned branch"))
+	scr.keys("b")
+	scr.waitFor("the live branch again", contains("timeline: the live branch"))
 	scr.keys("Escape") // clear the filter (alone: a lone ESC followed by a key would read as alt+key)
 	scr.waitFor("the filter cleared", func(s string) bool { return !strings.Contains(s, "filter: invocation") })
 	scr.keys("Tab", "j", "s")

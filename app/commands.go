@@ -128,11 +128,12 @@ func (m *Model) execCmd(command string) tea.Cmd {
 	}
 }
 
-// forkCmd forks the current session at seq into a new sibling with its own workspace.
-func (m *Model) forkCmd(seq uint64) tea.Cmd {
+// forkCmd forks the current session at seq (of branch, or its current branch when empty) into a
+// new sibling with its own workspace.
+func (m *Model) forkCmd(seq uint64, branch string) tea.Cmd {
 	id, h := m.current(), m.h
 	return func() tea.Msg {
-		s, err := h.Fork(id, seq, harness.ForkOptions{})
+		s, err := h.Fork(id, seq, harness.ForkOptions{Branch: branch})
 		return forkedMsg{s: s, err: err}
 	}
 }
@@ -277,5 +278,44 @@ func driftOf(tr *governance.Tracker) func(id string) (float64, int) {
 			return 0, 0
 		}
 		return st.Drift().Total, len(st.Conflicts)
+	}
+}
+
+// branchViewMsg carries the timeline of another branch of the session.
+type branchViewMsg struct {
+	branch string
+	source *timelineSource
+	err    error
+}
+
+// cycleBranch shows the next branch of the session in the timeline: the current one, then the
+// abandoned ones, newest first.
+func (m *Model) cycleBranch() tea.Cmd {
+	if m.session == nil || len(m.session.Branches) < 2 {
+		return m.say("this session has no abandoned branches (a rewind leaves one)", false)
+	}
+	order := []string{m.session.Branch}
+	for i := len(m.session.Branches) - 1; i >= 0; i-- {
+		if b := m.session.Branches[i]; b != m.session.Branch {
+			order = append(order, b)
+		}
+	}
+	cur := m.viewBranch
+	if cur == "" {
+		cur = m.session.Branch
+	}
+	next := order[0]
+	for i, b := range order {
+		if b == cur {
+			next = order[(i+1)%len(order)]
+		}
+	}
+	h, abandoned := m.h, next != m.session.Branch
+	return func() tea.Msg {
+		head, _, err := h.Store().Head(next)
+		if err != nil {
+			return branchViewMsg{err: err}
+		}
+		return branchViewMsg{branch: next, source: newTimelineSource(h, next, head, abandoned)}
 	}
 }

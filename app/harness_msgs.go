@@ -71,6 +71,17 @@ func (m *Model) onHarness(msg tea.Msg) (tea.Cmd, bool) {
 	case splitLoadedMsg:
 		m.onSplitLoaded(msg)
 		return nil, true
+	case branchViewMsg:
+		if msg.err != nil {
+			return m.say(msg.err.Error(), true), true
+		}
+		m.viewBranch, m.source = msg.branch, msg.source
+		m.timeline.SetSource(msg.source)
+		if msg.source.abandoned {
+			return m.say("timeline: abandoned branch "+msg.branch+" (f forks from it; b: next branch)", false), true
+		}
+		m.viewBranch = ""
+		return m.say("timeline: the live branch", false), true
 	}
 	return nil, false
 }
@@ -83,6 +94,9 @@ func (m *Model) onLoaded(msg sessionLoadedMsg) tea.Cmd {
 	if msg.err != nil {
 		return m.say(msg.err.Error(), true)
 	}
+	if m.session == nil || m.session.ID != msg.session.ID || m.session.Branch != msg.session.Branch {
+		m.viewBranch = "" // another session, or a rewind: back to the live branch
+	}
 	sameBranch := m.session != nil && m.session.Branch == msg.session.Branch && m.source != nil
 	m.session, m.state, m.model = msg.session, msg.state, msg.model
 	m.noModel = msg.modelErr != nil
@@ -91,10 +105,13 @@ func (m *Model) onLoaded(msg sessionLoadedMsg) tea.Cmd {
 		m.streaming = false
 	}
 	m.conv.SetTitle(msg.session.Name)
-	if sameBranch {
+	switch {
+	case m.viewBranch != "":
+		// the timeline shows an abandoned branch: leave it
+	case sameBranch:
 		m.source.grow(msg.state.Head)
 		m.timeline.Refresh()
-	} else {
+	default:
 		m.source = msg.timeline
 		m.timeline.SetSource(m.source)
 	}

@@ -81,6 +81,9 @@ type Model struct {
 	themeSet    bool
 	streaming   bool
 	lastCommand string
+	// viewBranch is the branch the timeline shows when it is not the session's current one
+	// (an abandoned branch, reachable with b).
+	viewBranch string
 	tracker     *governance.Tracker
 }
 

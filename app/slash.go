@@ -20,7 +20,7 @@ func (m *Model) slash(name, args string) tea.Cmd {
 		if err != nil {
 			return m.say("/fork [SEQ]: "+err.Error(), true)
 		}
-		return m.forkCmd(seq)
+		return m.forkCmd(seq, "")
 	case "rewind":
 		seq, err := parseSeq(args)
 		if err != nil || seq == 0 {

@@ -64,6 +64,9 @@ func (m *Model) onKey(msg tea.KeyPressMsg) tea.Cmd {
 		_, cmd := m.timeline.Update(msg) // typing a filter: every key is text
 		return cmd
 	}
+	if m.focus == focusTimeline && msg.String() == "b" {
+		return m.cycleBranch()
+	}
 	completing := m.focus == focusInput && len(m.input.Completions()) > 0
 	switch {
 	case key.Matches(msg, g.NextPane) && !completing:
@@ -178,7 +181,7 @@ func (m *Model) onPaneMsg(msg tea.Msg) tea.Cmd {
 		m.conv.ClearPreview()
 		return m.refreshCmd()
 	case views.ForkRequest:
-		return tea.Batch(m.say("forking at event "+itoa(msg.Seq)+"…", false), m.forkCmd(msg.Seq))
+		return tea.Batch(m.say("forking at event "+itoa(msg.Seq)+"…", false), m.forkCmd(msg.Seq, m.viewBranch))
 	case views.RewindRequest:
 		return m.rewindPlanCmd(msg.Seq)
 	case views.RewindConfirmed:

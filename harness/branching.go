@@ -16,6 +16,21 @@ type ForkOptions struct {
 	Name string
 	// Workspace of the new session (its own working copy); the source's when empty.
 	Workspace string
+	// Branch forks one of the source's branches (an abandoned one, say) instead of its current.
+	Branch string
+}
+
+// forkBranch returns the branch of src a fork starts from: o.Branch if it is one of src's.
+func forkBranch(src *Session, o ForkOptions) (string, error) {
+	if o.Branch == "" || o.Branch == src.Branch {
+		return src.Branch, nil
+	}
+	for _, b := range src.Branches {
+		if b == o.Branch {
+			return b, nil
+		}
+	}
+	return "", fmt.Errorf("branch %s is not one of session %s's: %w", o.Branch, src.Name, ErrBadSeq)
 }
 
 // checkSeq validates seq against a branch head; seq 0 means the head.
@@ -67,7 +82,11 @@ func (h *Harness) forkEvents(sourceID string, seq uint64, o ForkOptions, setting
 		if err := nameFree(tx, o.Name); err != nil {
 			return err
 		}
-		if seq, _, err = checkSeq(tx, src.Branch, seq); err != nil {
+		from, err := forkBranch(src, o)
+		if err != nil {
+			return err
+		}
+		if seq, _, err = checkSeq(tx, from, seq); err != nil {
 			return err
 		}
 		n.Agent, n.ParentSeq = src.Agent, seq
@@ -79,13 +98,13 @@ func (h *Harness) forkEvents(sourceID string, seq uint64, o ForkOptions, setting
 			n.Settings[k] = v
 		}
 		n.Workspace = firstNonEmpty(o.Workspace, src.Workspace)
-		b, err := tx.Fork(n.Branch, src.Branch, seq)
+		b, err := tx.Fork(n.Branch, from, seq)
 		if err != nil {
 			return err
 		}
 		n.Created = b.Created
 		evs, err = tx.Append(n.Branch, MustRecord(TypeSessionForked, ActorHarness, SessionForked{
-			FromSession: src.ID, FromBranch: src.Branch, AtSeq: seq, Name: n.Name, Workspace: n.Workspace}))
+			FromSession: src.ID, FromBranch: from, AtSeq: seq, Name: n.Name, Workspace: n.Workspace}))
 		if err != nil {
 			return err
 		}

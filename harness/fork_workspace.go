@@ -16,18 +16,22 @@ const alternatesKey = "shadow_alternates"
 // forkWithWorkspace forks a session and gives the sibling its own working copy whose files
 // match the source's snapshot at seq.
 func (h *Harness) forkWithWorkspace(src *Session, seq uint64, o ForkOptions) (*Session, error) {
+	from, err := forkBranch(src, o)
+	if err != nil {
+		return nil, err
+	}
 	commit := ""
 	if tracked, err := h.tracksFiles(src.ID); err != nil {
 		return nil, err
 	} else if tracked {
-		head, _, err := h.st.Head(src.Branch)
+		head, _, err := h.st.Head(from)
 		if err != nil {
 			return nil, err
 		}
 		if seq == 0 || seq > head {
 			seq = head
 		}
-		if commit, err = h.snapshotAt(src.Branch, seq); err != nil {
+		if commit, err = h.snapshotAt(from, seq); err != nil {
 			return nil, err
 		}
 	}
