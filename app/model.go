@@ -84,7 +84,7 @@ type Model struct {
 	// viewBranch is the branch the timeline shows when it is not the session's current one
 	// (an abandoned branch, reachable with b).
 	viewBranch string
-	tracker     *governance.Tracker
+	tracker    *governance.Tracker
 }
 
 // New builds the root model over a harness and an executor.
