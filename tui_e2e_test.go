@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -22,7 +23,7 @@ func startTmux(t *testing.T, w, h int, command string) *tmuxScreen {
 	if _, err := exec.LookPath("tmux"); err != nil {
 		t.Skip("tmux is not installed (.ci/run installs it)")
 	}
-	s := &tmuxScreen{t: t, socket: "exo-e2e-" + filepath.Base(t.TempDir())}
+	s := &tmuxScreen{t: t, socket: fmt.Sprintf("exo-e2e-%d-%d", os.Getpid(), time.Now().UnixNano())}
 	s.tmux("new-session", "-d", "-s", "e2e", "-x", itoa(w), "-y", itoa(h), command)
 	t.Cleanup(func() { exec.Command("tmux", "-L", s.socket, "kill-server").Run() })
 	return s
