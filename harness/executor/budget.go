@@ -56,8 +56,13 @@ func settingOf(kind string) string {
 	return harness.SettingBudgetTokens
 }
 
-// CheckBudget fails with ErrBudgetExceeded when a session has spent one of its budgets.
+// CheckBudget fails with ErrBudgetExceeded when a session has spent one of its budgets. While a
+// turn runs on the session it does not look (that turn checks before each model call).
 func (x *Executor) CheckBudget(sessionID string) error {
+	if !x.claim(sessionID) {
+		return nil
+	}
+	defer x.release(sessionID)
 	s, err := x.h.Session(sessionID)
 	if err != nil {
 		return err

@@ -93,6 +93,8 @@ func (x *Executor) newChild(parent *harness.Session, depth int, req SpawnRequest
 	}
 	if len(req.Allow) > 0 || len(req.Deny) > 0 {
 		if err := x.opts.NarrowScope(parent.ID, child.ID, req.Allow, req.Deny); err != nil {
+			_, _ = x.h.Append(child.ID, harness.MustRecord(harness.TypeSessionFinished, harness.ActorHarness,
+				harness.SessionFinished{Summary: "subagent not started: " + err.Error()}))
 			return nil, fmt.Errorf("scope of the subagent: %w", err)
 		}
 	}

@@ -67,17 +67,15 @@ func hasCompletion(evs []store.Event) bool {
 }
 
 // unseenCompletion reports whether the session is idle with a completion note the model has
-// not been sent yet.
+// not been sent yet; while a turn runs it says true, to look again once the turn is over.
 func (x *Executor) unseenCompletion(sessionID string) bool {
+	if !x.claim(sessionID) {
+		return true
+	}
+	defer x.release(sessionID)
 	s, err := x.h.Session(sessionID)
 	if err != nil {
 		return false
-	}
-	x.mu.Lock()
-	busy := x.busy[sessionID]
-	x.mu.Unlock()
-	if busy {
-		return true // decide once the turn is over
 	}
 	m, err := x.h.Model(s.Settings["model"])
 	if err != nil {
