@@ -175,6 +175,10 @@ type WorkspaceSnapshot struct {
 	Changed []FileChange `json:"changed,omitempty"`
 	Skipped []string     `json:"skipped,omitempty"`
 	CallID  string       `json:"call_id,omitempty"`
+	// External marks changes seen by the workspace watcher while the session was not working
+	// (an editor, another process or a sibling sharing the workspace): they are recorded so
+	// rewinds and forks restore them, but they do not count as the session's own changes.
+	External bool `json:"external,omitempty"`
 }
 
 // WorkspaceRestored records that the workspace files were put back to a snapshot.

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestExecSnapshotsAndRewindRestoresFiles runs real commands in a session's PTY shell, checks
@@ -132,5 +133,32 @@ func TestRewindBeforeFirstSnapshotRestoresBaseline(t *testing.T) {
 	a, _ := os.ReadFile(filepath.Join(ws, "a.txt"))
 	if _, err := os.Stat(filepath.Join(ws, "b.txt")); err == nil || string(a) != "base\n" {
 		t.Fatalf("rewind to 2: a.txt=%q, b.txt present=%v", a, err == nil)
+	}
+}
+
+// TestExternalEditsAreRecorded edits a file from outside while the session is idle: the watcher
+// records an external snapshot, so a later rewind to a point after the edit restores it.
+func TestExternalEditsAreRecorded(t *testing.T) {
+	ws := t.TempDir()
+	h := openTest(t, Options{SandboxHelper: testHelper()})
+	s, _ := h.NewSession(NewSessionOptions{Name: "w", Workspace: ws})
+	if _, err := h.UserExec(context.Background(), s.ID, "echo agent > a.txt", ExecOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(ws, "notes.txt"), []byte("typed in an editor\n"), 0o644)
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		evs, _ := h.Events(s.ID, 0, 0)
+		last := evs[len(evs)-1]
+		if last.Type == TypeWorkspaceSnapshot {
+			p, _ := Decode(last)
+			if ws := p.(*WorkspaceSnapshot); ws.External && len(ws.Changed) == 1 && ws.Changed[0].Path == "notes.txt" {
+				return
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no external snapshot; last event %s: %s", last.Type, last.Data)
+		}
+		time.Sleep(50 * time.Millisecond)
 	}
 }

@@ -52,6 +52,9 @@ var eventTypes = map[string]TypeInfo{
 		return fmt.Sprintf("%s %s (%d bytes)", p.ID[:min(12, len(p.ID))], p.Name, p.Size)
 	}),
 	TypeWorkspaceSnapshot: typed(FamilyWorkspace, func(p *WorkspaceSnapshot) string {
+		if p.External {
+			return fmt.Sprintf("external changes %s: %s", short(p.Commit), changedSummary(p.Changed))
+		}
 		return fmt.Sprintf("snapshot %s: %s", short(p.Commit), changedSummary(p.Changed))
 	}),
 	TypeWorkspaceRestored: typed(FamilyWorkspace, func(p *WorkspaceRestored) string {

@@ -1,6 +1,7 @@
 package harness
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"os"
@@ -23,6 +24,8 @@ type Runtime struct {
 	runMu sync.Mutex // one foreground command per session
 	// baseline serialises taking the first snapshot, so PrepareBaseline and a tool never race.
 	baseline sync.Mutex
+	// stopWatch ends the workspace watcher.
+	stopWatch context.CancelFunc
 }
 
 // runtimes holds the live sandboxes of a harness.
@@ -99,7 +102,11 @@ func (h *Harness) newRuntime(s *Session) (*Runtime, error) {
 		sh.Close()
 		return nil, fmt.Errorf("tasks of %s: %w", s.Name, err)
 	}
-	return &Runtime{Session: s.ID, Workspace: s.Workspace, Shell: sh, Snaps: snaps, Tasks: tasks}, nil
+	rt := &Runtime{Session: s.ID, Workspace: s.Workspace, Shell: sh, Snaps: snaps, Tasks: tasks}
+	if stop, err := h.watchWorkspace(s.ID, rt); err == nil {
+		rt.stopWatch = stop // without fsnotify, external edits are still caught by the next snapshot
+	}
+	return rt, nil
 }
 
 // closeRuntimes stops every live shell.
@@ -109,6 +116,9 @@ func (h *Harness) closeRuntimes() {
 	h.rt.m, h.rt.closing = nil, true
 	h.rt.mu.Unlock()
 	for _, r := range all {
+		if r.stopWatch != nil {
+			r.stopWatch()
+		}
 		r.Tasks.Close() // waits for each task's completion to be recorded
 		r.Shell.Close()
 		r.Snaps.Close() // waits for a background gc of the shadow repository

@@ -215,7 +215,9 @@ func applyCompletion(s *SessionState, e store.Event, p any) {
 func applyToolStart(s *SessionState, e store.Event, p any) {
 	t := p.(*ToolStarted)
 	s.ToolCalls++
-	s.Status = StatusRunning
+	if e.Actor != ActorUser { // a command the user ran does not start a turn
+		s.Status = StatusRunning
+	}
 	if s.OpenCalls == nil {
 		s.OpenCalls = map[string]uint64{}
 	}

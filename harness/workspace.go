@@ -60,11 +60,11 @@ func (h *Harness) ensureBaseline(sessionID, branch string, rt *Runtime) error {
 // SnapshotWorkspace snapshots the session's workspace and, when files changed, appends a
 // workspace.snapshot event (returned). callID links it to the tool call that caused it.
 func (h *Harness) SnapshotWorkspace(sessionID, branch, callID string) (*WorkspaceSnapshot, error) {
-	return h.snapshot(sessionID, branch, callID, true)
+	return h.snapshot(sessionID, branch, callID, true, false)
 }
 
 // snapshot takes and records a snapshot, calling the snapshot hook when withHook is set.
-func (h *Harness) snapshot(sessionID, branch, callID string, withHook bool) (*WorkspaceSnapshot, error) {
+func (h *Harness) snapshot(sessionID, branch, callID string, withHook, external bool) (*WorkspaceSnapshot, error) {
 	rt, err := h.Runtime(sessionID)
 	if err != nil {
 		return nil, err
@@ -84,6 +84,7 @@ func (h *Harness) snapshot(sessionID, branch, callID string, withHook bool) (*Wo
 		return nil, nil
 	}
 	p := snapshotPayload(snap, callID)
+	p.External = external
 	if _, err := h.AppendOn(sessionID, branch, MustRecord(TypeWorkspaceSnapshot, ActorHarness, p)); err != nil {
 		return nil, err
 	}
