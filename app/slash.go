@@ -39,7 +39,14 @@ func (m *Model) slash(name, args string) tea.Cmd {
 	case "scope":
 		return m.scopeCmd(args)
 	case "compact":
-		return m.say("/compact is not available in this build yet (context compaction is not implemented)", true)
+		id, x := m.current(), m.x
+		return func() tea.Msg {
+			rep, err := x.CompactSession(id)
+			if err != nil {
+				return infoMsg{text: "/compact: " + err.Error(), err: true}
+			}
+			return infoMsg{text: rep.String()}
+		}
 	}
 	return m.say("unknown command /"+name+"; try /help", true)
 }

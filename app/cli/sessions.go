@@ -2,6 +2,7 @@ package cli
 
 import (
 	"fmt"
+	"strconv"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -92,6 +93,8 @@ func newCmd(e *env) *cobra.Command {
 	var name, workspace string
 	var asJSON bool
 	var sf scopeFlags
+	var budgetTokens int64
+	var budgetCost float64
 	cmd := &cobra.Command{
 		Use:   "new",
 		Short: "Create a session in the current directory and print its id",
@@ -105,7 +108,7 @@ func newCmd(e *env) *cobra.Command {
 				return err
 			}
 			return e.withHarness(func(h *harness.Harness) error {
-				s, err := h.NewSession(harness.NewSessionOptions{Name: name, Workspace: workspace})
+				s, err := h.NewSession(harness.NewSessionOptions{Name: name, Workspace: workspace, Settings: budgetSettings(budgetTokens, budgetCost)})
 				if err != nil {
 					return usageErr(err)
 				}
@@ -124,9 +127,26 @@ func newCmd(e *env) *cobra.Command {
 	cmd.Flags().StringVar(&name, "name", "", "session name (default: a memorable one)")
 	cmd.Flags().StringVar(&workspace, "workspace", "", "workspace directory (default: the current directory)")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the session as JSON")
+	cmd.Flags().Int64Var(&budgetTokens, "budget-tokens", 0, "token budget (input + output); warns at 80%, stops the session at 100%")
+	cmd.Flags().Float64Var(&budgetCost, "budget-cost", 0, "cost budget in dollars (model registry prices); warns at 80%, stops at 100%")
 	addScopeFlags(cmd, &sf)
 	addGovernanceOverride(cmd, &sf)
 	return cmd
+}
+
+// budgetSettings returns the session settings of exo new's budget flags (nil when none).
+func budgetSettings(tokens int64, cost float64) map[string]string {
+	if tokens <= 0 && cost <= 0 {
+		return nil
+	}
+	m := map[string]string{}
+	if tokens > 0 {
+		m[harness.SettingBudgetTokens] = strconv.FormatInt(tokens, 10)
+	}
+	if cost > 0 {
+		m[harness.SettingBudgetCost] = strconv.FormatFloat(cost, 'f', -1, 64)
+	}
+	return m
 }
 
 func sayCmd(e *env) *cobra.Command {

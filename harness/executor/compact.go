@@ -205,3 +205,23 @@ func (t *turn) compact(ctx context.Context) {
 		t.compactErr = err.Error()
 	}
 }
+
+// CompactSession is Compact for callers without a context of their own (the TUI's /compact).
+func (x *Executor) CompactSession(sessionID string) (CompactionReport, error) {
+	return x.Compact(context.Background(), sessionID)
+}
+
+// String describes a compaction for the user.
+func (r CompactionReport) String() string {
+	var did []string
+	if r.Pruned {
+		did = append(did, "pruned old tool outputs")
+	}
+	if r.Summarized {
+		did = append(did, "summarised older turns")
+	}
+	if len(did) == 0 {
+		return "nothing compacted"
+	}
+	return fmt.Sprintf("compacted: %s; prompt %d → %d tokens (the log keeps the full history)", strings.Join(did, " and "), r.TokensBefore, r.TokensAfter)
+}

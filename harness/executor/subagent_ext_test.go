@@ -132,7 +132,7 @@ func TestSubagentDepthIsLimited(t *testing.T) {
 	}
 }
 
-func TestExoLogShowsTheCompactedHistory(t *testing.T) {
+func TestExoCompactAndExoLogShowTheHistory(t *testing.T) {
 	home := t.TempDir()
 	reply := providertest.ChatReply{Text: "read it", ToolCalls: call("r1", "read_file", `{"path":"README.md"}`)}
 	h, s, _, srv := governed(t, home, reply, providertest.ChatReply{Text: "done"})
@@ -143,12 +143,13 @@ func TestExoLogShowsTheCompactedHistory(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if _, err := x.Compact(context.Background(), s.ID); err != nil {
-		t.Fatal(err)
-	}
 	h.Close()
 	t.Setenv("EXO_HOME", home)
 	var out, errb bytes.Buffer
+	if code := cli.Execute([]string{"compact", "lead"}, strings.NewReader(""), &out, &errb, cli.Options{}); code != 0 || !strings.Contains(out.String(), "summarised older turns") {
+		t.Fatalf("exo compact: %d %s %s", code, out.String(), errb.String())
+	}
+	out.Reset()
 	if code := cli.Execute([]string{"log", "lead"}, strings.NewReader(""), &out, &errb, cli.Options{}); code != 0 {
 		t.Fatalf("exo log: %d %s", code, errb.String())
 	}
