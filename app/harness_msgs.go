@@ -71,6 +71,8 @@ func (m *Model) onHarness(msg tea.Msg) (tea.Cmd, bool) {
 	case splitLoadedMsg:
 		m.onSplitLoaded(msg)
 		return nil, true
+	case conflictDiffMsg:
+		return m.showConflictDiff(msg), true
 	case branchViewMsg:
 		if msg.err != nil {
 			return m.say(msg.err.Error(), true), true

@@ -64,6 +64,9 @@ func (m *Model) onKey(msg tea.KeyPressMsg) tea.Cmd {
 		_, cmd := m.timeline.Update(msg) // typing a filter: every key is text
 		return cmd
 	}
+	if m.focus == focusSiblings && msg.String() == "d" {
+		return m.conflictDiffCmd()
+	}
 	if m.focus == focusTimeline && msg.String() == "b" {
 		return m.cycleBranch()
 	}

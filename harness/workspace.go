@@ -182,3 +182,18 @@ func (h *Harness) restoreCommit(s *Session, commit string, seq uint64) error {
 	_, err = h.AppendOn(s.ID, s.Branch, MustRecord(TypeWorkspaceRestored, ActorHarness, p))
 	return err
 }
+
+// FileAtSnapshot returns a path's content in a session's newest snapshot (for diffs between
+// sessions that share a workspace); a missing file is empty.
+func (h *Harness) FileAtSnapshot(sessionID, path string) (string, error) {
+	st, err := h.State(sessionID)
+	if err != nil || st.LastSnapshot == "" {
+		return "", err
+	}
+	rt, err := h.Runtime(sessionID)
+	if err != nil {
+		return "", err
+	}
+	b, _, err := rt.Snaps.FileAt(st.LastSnapshot, path)
+	return string(b), err
+}
