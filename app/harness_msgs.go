@@ -98,6 +98,7 @@ func (m *Model) onLoaded(msg sessionLoadedMsg) tea.Cmd {
 	}
 	if m.session == nil || m.session.ID != msg.session.ID || m.session.Branch != msg.session.Branch {
 		m.viewBranch = "" // another session, or a rewind: back to the live branch
+		m.input.SetHistory(promptHistory(msg.state))
 	}
 	sameBranch := m.session != nil && m.session.Branch == msg.session.Branch && m.source != nil
 	m.session, m.state, m.model = msg.session, msg.state, msg.model
@@ -263,3 +264,14 @@ func (m *Model) onSplitLoaded(msg splitLoadedMsg) {
 func (m *Model) sandboxCommand() string { return m.lastCommand }
 
 func itoa(n uint64) string { return strconv.FormatUint(n, 10) }
+
+// promptHistory lists a session's prompts, oldest first, for the input's up/down history.
+func promptHistory(st *harness.SessionState) []string {
+	var out []string
+	for _, it := range st.Items {
+		if it.Kind == harness.ItemUser {
+			out = append(out, it.Text)
+		}
+	}
+	return out
+}
