@@ -43,18 +43,7 @@ func TestMain(m *testing.M) {
 // run runs the exo binary with EXO_HOME=home and returns stdout, stderr and the exit code.
 func run(t *testing.T, home string, args ...string) (string, string, int) {
 	t.Helper()
-	cmd := exec.Command(exoBin, args...)
-	cmd.Env = append(os.Environ(), "EXO_HOME="+home)
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	err := cmd.Run()
-	code := 0
-	if ee, ok := err.(*exec.ExitError); ok {
-		code = ee.ExitCode()
-	} else if err != nil {
-		t.Fatal(err)
-	}
-	return out.String(), errb.String(), code
+	return exoEnv(t, home, "", nil, args...)
 }
 
 func mustRun(t *testing.T, home string, args ...string) string {
