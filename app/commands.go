@@ -217,7 +217,13 @@ func (m *Model) setModelCmd(name string) tea.Cmd {
 	id, h := m.current(), m.h
 	return func() tea.Msg {
 		if _, err := h.Model(name); err != nil {
-			return infoMsg{text: err.Error(), err: true}
+			if name != "demo" {
+				return infoMsg{text: err.Error(), err: true}
+			}
+			// The offline demo is one command away: register the built-in scripted model.
+			if _, err := h.RegisterModel(harness.ModelSpec{Name: "demo", Provider: "scripted"}); err != nil {
+				return infoMsg{text: err.Error(), err: true}
+			}
 		}
 		_, err := h.UpdateSession(id, func(s *harness.Session) error {
 			if s.Settings == nil {
@@ -229,7 +235,7 @@ func (m *Model) setModelCmd(name string) tea.Cmd {
 		if err != nil {
 			return infoMsg{text: err.Error(), err: true}
 		}
-		return infoMsg{text: "model: " + name}
+		return modelSetMsg{name: name}
 	}
 }
 
@@ -319,3 +325,6 @@ func (m *Model) cycleBranch() tea.Cmd {
 		return branchViewMsg{branch: next, source: newTimelineSource(h, next, head, abandoned)}
 	}
 }
+
+// modelSetMsg reports that the session's model changed.
+type modelSetMsg struct{ name string }

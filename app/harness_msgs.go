@@ -71,6 +71,8 @@ func (m *Model) onHarness(msg tea.Msg) (tea.Cmd, bool) {
 	case splitLoadedMsg:
 		m.onSplitLoaded(msg)
 		return nil, true
+	case modelSetMsg:
+		return tea.Batch(m.say("model: "+msg.name, false), m.refreshCmd()), true
 	case conflictDiffMsg:
 		return m.showConflictDiff(msg), true
 	case branchViewMsg:
@@ -120,7 +122,7 @@ func (m *Model) onLoaded(msg sessionLoadedMsg) tea.Cmd {
 	}
 	m.updateInfo(msg)
 	if m.noModel {
-		return m.say("no model registered: exo model register NAME --provider … (or offline: exo model register demo --provider scripted)", true)
+		return m.say("no model registered: type /model demo for the offline scripted demo, or exo model register NAME --provider …", true)
 	}
 	return nil
 }

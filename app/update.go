@@ -234,7 +234,7 @@ func (m *Model) submit(text string) tea.Cmd {
 		return m.say("a turn is running: wait for it or press Ctrl-C to cancel it", true)
 	}
 	if m.noModel {
-		return m.say("no model: register one (exo model register …) or the scripted demo: exo model register demo --provider scripted", true)
+		return m.say("no model: type /model demo for the offline scripted demo, or register one with exo model register", true)
 	}
 	m.conv.ClearPreview()
 	m.conv.ScrollToBottom()

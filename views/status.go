@@ -55,6 +55,9 @@ func (s *StatusBar) SetWidth(w int) { s.width = max(w, 0) }
 // Tick advances the busy spinner (call on SpinnerTickMsg).
 func (s *StatusBar) Tick() { s.frame++ }
 
+// messagePrio is the priority of a transient message: after the session name and before the model.
+const messagePrio = 95
+
 // segment is a piece of the bar with a priority: lower drops first.
 type segment struct {
 	text string
@@ -71,6 +74,14 @@ func (s *StatusBar) View() string {
 		for i, sg := range segs {
 			if sg.prio < segs[drop].prio {
 				drop = i
+			}
+		}
+		if segs[drop].prio == messagePrio {
+			// A message is never dropped whole: it is cut to what is left of the bar.
+			room := s.width - (s.joinedWidth(segs, sep) - widthOf(segs[drop].text))
+			if room >= 8 {
+				segs[drop].text = truncate(segs[drop].text, room)
+				break
 			}
 		}
 		segs = append(segs[:drop], segs[drop+1:]...)
@@ -118,7 +129,7 @@ func (s *StatusBar) segments() []segment {
 		if i.MessageErr {
 			style = st.Err
 		}
-		segs = append(segs, segment{s.on(style).Render(oneLine(plain(i.Message))), 95})
+		segs = append(segs, segment{s.on(style).Render(oneLine(plain(i.Message))), messagePrio})
 	}
 	if h := s.hintText(); h != "" {
 		segs = append(segs, segment{h, 30})
