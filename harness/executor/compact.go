@@ -94,8 +94,41 @@ func (c *compactor) run(ctx context.Context, force bool) (CompactionReport, erro
 			return rep, err
 		}
 	}
+	if lim := c.limit(); lim > 0 && v.Tokens+c.fixed > lim {
+		if err := c.pruneWithinTurns(v, &rep); err != nil {
+			return rep, err
+		}
+		if v, err = c.x.ViewOf(c.s.Branch, c.model.ModelID); err != nil {
+			return rep, err
+		}
+	}
 	rep.TokensAfter = v.Tokens + c.fixed
 	return rep, nil
+}
+
+// keepResults is how many of the newest tool results a prune inside the last two user turns
+// keeps whole.
+const keepResults = 4
+
+// pruneWithinTurns is the last resort of a long turn (many steps after one prompt) that still
+// does not fit: it prunes tool outputs inside the last two user turns too, all but the newest
+// keepResults, rather than let the model call fail.
+func (c *compactor) pruneWithinTurns(v *View, rep *CompactionReport) error {
+	kept, i := 0, len(v.Messages)-1
+	for ; i >= 0 && kept < keepResults; i-- {
+		if v.Messages[i].Role == provider.RoleTool {
+			kept++
+		}
+	}
+	if i < 0 {
+		return nil
+	}
+	to := v.meta[i+1].seq - 1
+	if to <= v.comp.prunedTo || v.prunableTokens(to) == 0 {
+		return nil
+	}
+	rep.Pruned = true
+	return c.record(harness.CompactionApplied{Kind: CompactPrune, FromSeq: v.comp.prunedTo + 1, ToSeq: to, Tokens: v.Tokens + c.fixed})
 }
 
 // prune records a prune of the tool outputs before the last two user turns.

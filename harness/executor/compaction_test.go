@@ -179,3 +179,29 @@ func TestCompactByHand(t *testing.T) {
 		t.Fatalf("compactions %+v", cs)
 	}
 }
+
+func TestALongTurnIsPrunedInsideTheTurn(t *testing.T) {
+	h, s, _ := longSession(t)
+	path, _ := filepath.Abs(filepath.Join("..", "..", "testdata", "scripts", "longturn.yaml"))
+	if _, err := h.RegisterModel(harness.ModelSpec{Name: "turn", Provider: "scripted", BaseURL: path, ContextWindow: 8000, MaxOutput: 1000}); err != nil {
+		t.Fatal(err)
+	}
+	h.UpdateSession(s.ID, func(s *harness.Session) error { s.Settings["model"] = "turn"; return nil })
+	x := New(h, Options{Headless: true, MaxSteps: 60})
+	res, err := x.Prompt(context.Background(), s.ID, "read big.log forty times", "test")
+	if err != nil || res.Failure != "" || res.Steps != 41 {
+		t.Fatalf("%+v %v", res, err)
+	}
+	evs, _ := h.Events(s.ID, 0, 0)
+	maxPrompt := 0
+	for _, e := range evs {
+		if p, _ := harness.Decode(e); p != nil {
+			if r, ok := p.(*harness.ModelRequested); ok {
+				maxPrompt = max(maxPrompt, r.PromptTokens)
+			}
+		}
+	}
+	if maxPrompt > 7000 || len(compactions(t, h, s.ID)) == 0 {
+		t.Fatalf("largest prompt %d tokens, %d compactions", maxPrompt, len(compactions(t, h, s.ID)))
+	}
+}
