@@ -32,6 +32,8 @@ func (s *subagents) init() { s.runs = map[string]*agentRun{} }
 type agentRun struct {
 	parent, child, handle string
 	done                  chan struct{}
+	ctx                   context.Context
+	cancel                context.CancelFunc
 	report                harness.SubagentCompleted
 	waiters               int
 }
@@ -108,11 +110,15 @@ func (x *Executor) runChild(run *agentRun, task, parentName string) {
 	defer x.sub.wg.Done()
 	prompt := task + "\n\n[exo: you are a subagent of session " + parentName + ", working in your own copy of its workspace. " +
 		"Your final answer is your report to it: say what you did, what you found and which files you changed.]"
-	res, err := x.Prompt(context.Background(), run.child, prompt, "subagent")
+	defer run.cancel()
+	res, err := x.Prompt(run.ctx, run.child, prompt, "subagent")
 	rep := harness.SubagentCompleted{Handle: run.handle, Session: run.child, Response: res.Response, Failure: res.Failure,
 		Steps: res.Steps, Tokens: int(res.Usage.Input + res.Usage.Output), Cost: res.Cost}
 	if err != nil && rep.Failure == "" {
 		rep.Failure = err.Error()
+	}
+	if res.Cancelled && rep.Failure == "" {
+		rep.Failure = "the subagent's turn was cancelled before it finished (stopped, or its step limit was reached)"
 	}
 	x.sub.finish(run, rep)
 	_, _ = x.h.Append(run.parent, harness.MustRecord(harness.TypeSubagentCompleted, x.actor(), run.report))
@@ -132,6 +138,17 @@ func (x *Executor) WaitAgent(ctx context.Context, parent, handle string) (harnes
 		x.sub.unwait(run)
 		return harness.SubagentCompleted{}, ctx.Err()
 	}
+}
+
+// StopAgents cancels every running subagent (their turns end with turn.cancelled and their
+// parents get subagent.completed) and waits for them; for shutdown.
+func (x *Executor) StopAgents() {
+	x.sub.mu.Lock()
+	for _, r := range x.sub.runs {
+		r.cancel()
+	}
+	x.sub.mu.Unlock()
+	x.sub.wg.Wait()
 }
 
 // WaitAgents blocks until every subagent started by this executor has ended (for shutdown and
@@ -162,6 +179,7 @@ func (s *subagents) unreserve() {
 
 func (s *subagents) add(parent string, child *harness.Session) *agentRun {
 	r := &agentRun{parent: parent, child: child.ID, handle: child.Name, done: make(chan struct{})}
+	r.ctx, r.cancel = context.WithCancel(context.Background())
 	s.mu.Lock()
 	s.runs[r.handle] = r
 	s.wg.Add(1)

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"exo/app/cli"
 	"exo/harness"
@@ -156,5 +157,28 @@ func TestExoCompactAndExoLogShowTheHistory(t *testing.T) {
 	log := out.String()
 	if strings.Count(log, "read the readme") != 3 || !strings.Contains(log, "compaction.applied") || !strings.Contains(log, "summarize") {
 		t.Fatalf("exo log:\n%s", log)
+	}
+}
+
+func TestStoppedSubagentReportsToItsParent(t *testing.T) {
+	h, s, x, srv := governed(t, t.TempDir(), providertest.ChatReply{Hang: true})
+	defer srv.Release()
+	handle, err := x.Spawn(executor.SpawnRequest{Parent: s.ID, Task: "take forever"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for len(srv.Requests()) == 0 {
+		time.Sleep(10 * time.Millisecond)
+	}
+	x.StopAgents()
+	evs, _ := h.Events(s.ID, 0, 0)
+	p, _ := harness.Decode(evs[len(evs)-1])
+	done, ok := p.(*harness.SubagentCompleted)
+	if !ok || done.Handle != handle || done.Delivered || !strings.Contains(done.Failure, "cancelled") {
+		t.Fatalf("last parent event %s %+v", evs[len(evs)-1].Type, p)
+	}
+	v, _ := x.ViewOf(s.Branch, "local")
+	if last := v.Messages[len(v.Messages)-1]; !strings.Contains(last.Text, "[subagent "+handle) {
+		t.Fatalf("the report is not in the parent's prompt: %q", last.Text)
 	}
 }

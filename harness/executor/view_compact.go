@@ -140,11 +140,15 @@ func artifactNote(a string) string {
 	return " (artifact " + a + ")"
 }
 
-// prefixLen is how many leading messages came from events up to seq to.
+// prefixLen is how many leading messages came from events up to seq to, never ending on an
+// assistant message whose tool results come after the cut (a call and its results stay together).
 func (v *View) prefixLen(to uint64) int {
 	k := 0
 	for k < len(v.Messages) && v.meta[k].seq <= to {
 		k++
+	}
+	for k > 0 && len(v.Messages[k-1].ToolCalls) > 0 {
+		k--
 	}
 	return k
 }
