@@ -168,16 +168,21 @@ func (c *compactor) summarize(ctx context.Context, v *View, rep *CompactionRepor
 	msgs := append([]provider.Message(nil), v.Messages[:k]...)
 	msgs = append(msgs, provider.Message{Role: provider.RoleUser, Text: summaryPrompt})
 	before := v.Tokens + c.fixed
-	summary, err := c.ask(ctx, msgs)
+	summary, usage, err := c.ask(ctx, msgs)
 	if err != nil {
 		return fmt.Errorf("summarise the history of %s: %w", c.s.Name, err)
 	}
 	rep.Summarized = true
-	return c.record(harness.CompactionApplied{Kind: CompactSummarize, FromSeq: from, ToSeq: to, Summary: summary, Tokens: before})
+	cost := harness.CompactionCost{Model: c.model.Label(), Cost: c.model.Cost(usage),
+		Usage: harness.Usage{Input: int(usage.Input), Output: int(usage.Output), Cached: int(usage.Cached)}}
+	_, err = c.x.h.AppendOn(c.s.ID, c.s.Branch,
+		harness.MustRecord(harness.TypeCompactionApplied, c.x.actor(), harness.CompactionApplied{Kind: CompactSummarize, FromSeq: from, ToSeq: to, Summary: summary, Tokens: before}),
+		harness.MustRecord(harness.TypeCompactionCost, c.x.actor(), cost))
+	return err
 }
 
 // ask makes the summarisation call (a separate model call, under the scheduler's cap).
-func (c *compactor) ask(ctx context.Context, msgs []provider.Message) (string, error) {
+func (c *compactor) ask(ctx context.Context, msgs []provider.Message) (string, provider.Usage, error) {
 	maxOut := c.model.MaxOutput
 	if maxOut <= 0 || maxOut > 4096 {
 		maxOut = 4096
@@ -186,18 +191,18 @@ func (c *compactor) ask(ctx context.Context, msgs []provider.Message) (string, e
 		MaxOutputTokens: maxOut, CachePrefix: true, CacheKey: c.s.ID}
 	release, err := c.x.slot(ctx)
 	if err != nil {
-		return "", err
+		return "", provider.Usage{}, err
 	}
 	resp, err := c.prov.Stream(ctx, req, func(provider.Delta) {})
 	release()
 	if err != nil {
-		return "", err
+		return "", resp.Usage, err
 	}
 	text := strings.TrimSpace(c.x.h.Redact(resp.Text))
 	if text == "" {
-		return "", errors.New("the model returned no summary")
+		return "", resp.Usage, errors.New("the model returned no summary")
 	}
-	return text, nil
+	return text, resp.Usage, nil
 }
 
 // record appends a compaction.applied event on the session's branch.

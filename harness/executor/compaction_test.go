@@ -178,6 +178,12 @@ func TestCompactByHand(t *testing.T) {
 	if cs := compactions(t, h, s.ID); len(cs) != 2 || cs[1].Summary == "" {
 		t.Fatalf("compactions %+v", cs)
 	}
+	// The summarisation call counts against the budgets.
+	evs, _ := h.Events(s.ID, 0, 0)
+	last, _ := harness.Decode(evs[len(evs)-1])
+	if c, ok := last.(*harness.CompactionCost); !ok || c.Usage.Input == 0 {
+		t.Fatalf("no compaction.cost after the summary: %+v", last)
+	}
 }
 
 func TestALongTurnIsPrunedInsideTheTurn(t *testing.T) {
