@@ -62,7 +62,7 @@ func BenchmarkPromptView(b *testing.B) {
 	}
 }
 
-// BenchmarkStepOverhead runs one-step turns in fresh sessions against a local zero-latency Chat
+// BenchmarkStepOverhead runs one-step turns of one session against a local zero-latency Chat
 // Completions server and reports the harness's own time per step: the turn's wall time minus the
 // time spent inside the model call (request encoding, HTTP and stream decoding by the SDK).
 // With fsync every commit waits for the disk; without, the figure is exo's own work.
@@ -85,14 +85,15 @@ func stepOverhead(b *testing.B, sync bool) {
 	}
 	defer h.Close()
 	h.RegisterModel(harness.ModelSpec{Name: "local", Provider: "openai-compatible", ModelID: "bench", BaseURL: srv.BaseURL()})
-	ws := b.TempDir()
 	x := New(h, Options{Headless: true})
+	// One session: its first turn (sandbox start, first snapshot of the workspace) is warm-up.
+	s, _ := h.NewSession(harness.NewSessionOptions{Workspace: b.TempDir()})
+	if _, err := x.Prompt(context.Background(), s.ID, "hi", "bench"); err != nil {
+		b.Fatal(err)
+	}
 	var own, model time.Duration
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		b.StopTimer()
-		s, _ := h.NewSession(harness.NewSessionOptions{Workspace: ws})
-		b.StartTimer()
 		t0 := time.Now()
 		res, err := x.Prompt(context.Background(), s.ID, "hi", "bench")
 		if err != nil || res.Failure != "" || res.Steps != 1 {
