@@ -19,7 +19,9 @@ func Run(h *harness.Harness, opts Options) error {
 	x := executor.New(h, xo)
 	m := New(h, x, opts)
 	m.tracker = governance.NewTracker(h)
-	if _, err := tea.NewProgram(m).Run(); err != nil {
+	_, err := tea.NewProgram(m).Run()
+	x.StopAgents() // subagents still running are cancelled; their parents get the report
+	if err != nil {
 		return fmt.Errorf("terminal UI: %w", err)
 	}
 	return nil

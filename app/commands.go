@@ -328,3 +328,19 @@ func (m *Model) cycleBranch() tea.Cmd {
 
 // modelSetMsg reports that the session's model changed.
 type modelSetMsg struct{ name string }
+
+// watchTasksCmd wakes the shown session when one of its background tasks or subagents finishes
+// while it is idle (the executor runs a follow-up turn whose events stream in as usual). It stops
+// the watcher of the session shown before.
+func (m *Model) watchTasksCmd(id string) tea.Cmd {
+	if m.stopWatch != nil {
+		m.stopWatch()
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	m.stopWatch = cancel
+	x := m.x
+	return func() tea.Msg {
+		_ = x.WatchTasks(ctx, id, nil)
+		return nil
+	}
+}

@@ -98,6 +98,10 @@ func (m *Model) onLoaded(msg sessionLoadedMsg) tea.Cmd {
 	if msg.err != nil {
 		return m.say(msg.err.Error(), true)
 	}
+	var watch tea.Cmd
+	if m.session == nil || m.session.ID != msg.session.ID {
+		watch = m.watchTasksCmd(msg.session.ID)
+	}
 	if m.session == nil || m.session.ID != msg.session.ID || m.session.Branch != msg.session.Branch {
 		m.viewBranch = "" // another session, or a rewind: back to the live branch
 		m.input.SetHistory(promptHistory(msg.state))
@@ -122,9 +126,9 @@ func (m *Model) onLoaded(msg sessionLoadedMsg) tea.Cmd {
 	}
 	m.updateInfo(msg)
 	if m.noModel {
-		return m.say("no model registered: type /model demo for the offline scripted demo, or exo model register NAME --provider …", true)
+		return tea.Batch(watch, m.say("no model registered: type /model demo for the offline scripted demo, or exo model register NAME --provider …", true))
 	}
-	return nil
+	return watch
 }
 
 // updateInfo fills the status bar from a loaded session.
@@ -139,6 +143,7 @@ func (m *Model) updateInfo(msg sessionLoadedMsg) {
 		i.ContextPct = 100 * float64(st.LastContext) / float64(msg.model.ContextWindow)
 	}
 	i.TokensIn, i.TokensOut, i.Cost = st.Usage.Input, st.Usage.Output, st.Cost
+	i.Budget, _ = strconv.ParseFloat(msg.session.Settings["budget_cost"], 64)
 	i.TTFT = time.Duration(st.LastTTFTMs) * time.Millisecond
 	if msg.enforced != "" {
 		i.Network, i.Confined = msg.network, msg.confined

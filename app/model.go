@@ -85,6 +85,7 @@ type Model struct {
 	// (an abandoned branch, reachable with b).
 	viewBranch string
 	tracker    *governance.Tracker
+	stopWatch  context.CancelFunc
 }
 
 // New builds the root model over a harness and an executor.

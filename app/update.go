@@ -134,6 +134,9 @@ func (m *Model) quit() tea.Cmd {
 	for _, c := range m.running {
 		c()
 	}
+	if m.stopWatch != nil {
+		m.stopWatch()
+	}
 	m.stopSub()
 	return tea.Quit
 }

@@ -18,6 +18,7 @@ type StatusInfo struct {
 	TokensIn   int           // TokensIn counts prompt tokens of the session.
 	TokensOut  int           // TokensOut counts completion tokens of the session.
 	Cost       float64       // Cost is in US dollars.
+	Budget     float64       // Budget is the session's cost budget in US dollars; 0 means none.
 	TTFT       time.Duration // TTFT is the last time to first token; 0 hides it.
 	Network    bool          // Network is true when the sandbox may use the network.
 	Confined   bool          // Confined is true when writes are confined to the workspace.
@@ -120,7 +121,7 @@ func (s *StatusBar) segments() []segment {
 	}
 	segs := []segment{{name, 100}, {model, 90}, {s.ctx(), 80},
 		{s.on(st.Key).Render("tok ") + s.on(st.Value).Render(compact(i.TokensIn)+"↑ "+compact(i.TokensOut)+"↓"), 50},
-		{s.on(st.Key).Render("$") + s.on(st.Value).Render(fmt.Sprintf("%.2f", i.Cost)), 60}, {s.policy(), 70}}
+		{s.cost(), 60}, {s.policy(), 70}}
 	if i.TTFT > 0 {
 		segs = append(segs, segment{s.on(st.Key).Render("ttft ") + s.on(st.Value).Render(fmtDuration(i.TTFT)), 40})
 	}
@@ -187,4 +188,20 @@ func orDash(s string) string {
 // on gives a style the bar's background so segments sit on the bar.
 func (s *StatusBar) on(style lipgloss.Style) lipgloss.Style {
 	return style.Inherit(s.common.Styles.Status.Bar)
+}
+
+// cost renders the spend, against the budget when there is one (warning from 80%).
+func (s *StatusBar) cost() string {
+	st, i := s.common.Styles.Status, s.info
+	if i.Budget <= 0 {
+		return s.on(st.Key).Render("$") + s.on(st.Value).Render(fmt.Sprintf("%.2f", i.Cost))
+	}
+	style := st.Value
+	switch {
+	case i.Cost >= i.Budget:
+		style = st.Err
+	case i.Cost >= 0.8*i.Budget:
+		style = st.Warn
+	}
+	return s.on(st.Key).Render("$") + s.on(style).Render(fmt.Sprintf("%.2f/%.2f", i.Cost, i.Budget))
 }
