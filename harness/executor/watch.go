@@ -16,12 +16,16 @@ const wakePoll = 50 * time.Millisecond
 // WatchTasks wakes an idle session: whenever a background task or a subagent of sessionID ends
 // and the model has not seen it yet, it runs a follow-up turn as soon as no turn is running, so
 // the agent reacts to the completion note in its prompt. It returns when ctx ends. onTurn, if
-// not nil, receives the result of each follow-up turn.
+// not nil, receives the result of each follow-up turn. Only completions that happen while it
+// watches wake the session.
 func (x *Executor) WatchTasks(ctx context.Context, sessionID string, onTurn func(Result, error)) error {
 	ch, stop := x.h.Subscribe(256)
 	defer stop()
 	var tick <-chan time.Time
-	waiting := x.unseenCompletion(sessionID)
+	// Completions recorded before the watch began (e.g. while exo was not running) do not start
+	// a turn on their own: opening a session must not spend tokens by itself. They reach the
+	// model with the next prompt.
+	waiting := false
 	for {
 		if waiting {
 			t := time.NewTimer(wakePoll)
