@@ -8,7 +8,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"exo/harness"
-	"exo/store"
+
 	"exo/views"
 )
 
@@ -210,7 +210,7 @@ func (m *Model) splitNotice(n harness.Notice) bool {
 }
 
 // onEvent reacts to one committed event of the current session.
-func (m *Model) onEvent(e store.Event) tea.Cmd {
+func (m *Model) onEvent(e harness.Event) tea.Cmd {
 	p, err := harness.Decode(e)
 	if err != nil {
 		return nil

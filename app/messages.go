@@ -3,7 +3,7 @@ package app
 import (
 	"exo/harness"
 	"exo/harness/executor"
-	"exo/store"
+
 	"exo/views"
 )
 
@@ -75,7 +75,7 @@ type rewindPlanMsg struct {
 
 // eventMsg carries one event for the detail overlay.
 type eventMsg struct {
-	ev  store.Event
+	ev  harness.Event
 	err error
 }
 

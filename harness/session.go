@@ -59,3 +59,10 @@ func listSessions(tx *store.Tx) ([]*Session, error) {
 	})
 	return out, err
 }
+
+// Event is a committed event as the harness API hands it out (the store's type), so the UI never
+// imports the store.
+type Event = store.Event
+
+// Record is an event to append, as the harness API takes it.
+type Record = store.Record
