@@ -44,7 +44,9 @@ func (t DetachedTask) State() string {
 		return "killed"
 	case t.Done:
 		return "exited"
-	case t.Pid > 0 && syscall.Kill(t.Pid, 0) != nil:
+	case t.Pid <= 0:
+		return "starting"
+	case syscall.Kill(t.Pid, 0) != nil:
 		return "lost"
 	}
 	return "running"
@@ -187,12 +189,20 @@ func (h *Harness) DetachedOutput(id string, w io.Writer) error {
 
 // KillDetached stops a detached task (its runner records it as killed).
 func (h *Harness) KillDetached(id string) error {
-	t, err := readTask(filepath.Join(h.tasksDir(), filepath.Base(id)))
+	dir := filepath.Join(h.tasksDir(), filepath.Base(id))
+	t, err := readTask(dir)
+	for i := 0; err == nil && t.Pid <= 0 && !t.Done && i < 50; i++ {
+		time.Sleep(20 * time.Millisecond) // the runner has not recorded its pid yet
+		t, err = readTask(dir)
+	}
 	if err != nil {
 		return fmt.Errorf("task %s: %w", id, err)
 	}
 	if t.Done {
 		return fmt.Errorf("task %s already ended (%s)", id, t.State())
+	}
+	if t.Pid <= 0 {
+		return fmt.Errorf("task %s has not started yet; try again", id)
 	}
 	return syscall.Kill(t.Pid, syscall.SIGTERM)
 }
@@ -201,6 +211,9 @@ func (h *Harness) KillDetached(id string) error {
 // confined like the session's shell, writes its output to DIR/output.log and its end to
 // DIR/task.json. SIGTERM kills the command.
 func RunDetached(dir string) error {
+	// Listen first: a kill that comes while the task is still starting must not go unrecorded.
+	sig := make(chan os.Signal, 1)
+	signal.Notify(sig, syscall.SIGTERM, syscall.SIGINT)
 	t, err := readTask(dir)
 	if err != nil {
 		return err
@@ -218,8 +231,6 @@ func RunDetached(dir string) error {
 	if err != nil {
 		return finishDetached(dir, t, -1, err.Error())
 	}
-	sig := make(chan os.Signal, 1)
-	signal.Notify(sig, syscall.SIGTERM, syscall.SIGINT)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	go func() {
