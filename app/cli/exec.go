@@ -25,11 +25,7 @@ func execCmd(e *env) *cobra.Command {
 				return usagef("put the command after --, e.g. exo exec %s -- ls -la", args[0])
 			}
 			command := strings.Join(args[1:], " ")
-			return e.withHarness(func(h *harness.Harness) error {
-				s, err := resolve(h, args[0])
-				if err != nil {
-					return err
-				}
+			return e.withSession(args[0], func(h *harness.Harness, s *harness.Session) error {
 				if background {
 					return e.startBackground(h, s, command)
 				}

@@ -39,11 +39,7 @@ func govDriftCmd(e *env) *cobra.Command {
 		Short: "Show a session's drift: the total, its three parts and the files behind each",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return e.withHarness(func(h *harness.Harness) error {
-				s, err := resolve(h, args[0])
-				if err != nil {
-					return err
-				}
+			return e.withSession(args[0], func(h *harness.Harness, s *harness.Session) error {
 				st, err := governance.Load(h, s.ID)
 				if err != nil {
 					return err
@@ -236,11 +232,7 @@ func govScopeCmd(e *env) *cobra.Command {
 		Short: "Show a session's scope, or change it with --scope/--deny/--budget/--policy",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return e.withHarness(func(h *harness.Harness) error {
-				s, err := resolve(h, args[0])
-				if err != nil {
-					return err
-				}
+			return e.withSession(args[0], func(h *harness.Harness, s *harness.Session) error {
 				cur, err := governance.CurrentScope(h, s.ID)
 				if err != nil {
 					return err
@@ -352,11 +344,7 @@ func govFinishCmd(e *env) *cobra.Command {
 		Short: "Finish a session: run the constitution's checks and record its memento",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return e.withHarness(func(h *harness.Harness) error {
-				s, err := resolve(h, args[0])
-				if err != nil {
-					return err
-				}
+			return e.withSession(args[0], func(h *harness.Harness, s *harness.Session) error {
 				ctx, stop := signalContext()
 				defer stop()
 				m, err := governance.Finish(ctx, h, s.ID, f.options(e, h, s))
@@ -385,11 +373,7 @@ func govHandoffCmd(e *env) *cobra.Command {
 			if to == "" {
 				return usagef("give the receiving session with --to NAME (an existing session or a new name)")
 			}
-			return e.withHarness(func(h *harness.Harness) error {
-				s, err := resolve(h, args[0])
-				if err != nil {
-					return err
-				}
+			return e.withSession(args[0], func(h *harness.Harness, s *harness.Session) error {
 				ctx, stop := signalContext()
 				defer stop()
 				res, err := governance.Handoff(ctx, h, governance.HandoffOptions{From: s.ID, To: to, Note: note,

@@ -18,11 +18,7 @@ func logCmd(e *env) *cobra.Command {
 		Short: "Print a session's events (its current branch's whole history)",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return e.withHarness(func(h *harness.Harness) error {
-				s, err := resolve(h, args[0])
-				if err != nil {
-					return err
-				}
+			return e.withSession(args[0], func(h *harness.Harness, s *harness.Session) error {
 				head, _, err := h.Store().Head(s.Branch)
 				if err != nil {
 					return err

@@ -105,6 +105,18 @@ func wrapArgs(c *cobra.Command) {
 	}
 }
 
+// withSession opens the harness, resolves a session reference (unknown or ambiguous ones are
+// usage errors) and runs fn.
+func (e *env) withSession(ref string, fn func(h *harness.Harness, s *harness.Session) error) error {
+	return e.withHarness(func(h *harness.Harness) error {
+		s, err := resolve(h, ref)
+		if err != nil {
+			return err
+		}
+		return fn(h, s)
+	})
+}
+
 // resolve finds a session by reference, with a usage error for unknown or ambiguous ones.
 func resolve(h *harness.Harness, ref string) (*harness.Session, error) {
 	s, err := h.Session(ref)

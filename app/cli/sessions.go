@@ -165,11 +165,7 @@ func sayCmd(e *env) *cobra.Command {
 			if text == "" {
 				return usagef("empty message")
 			}
-			return e.withHarness(func(h *harness.Harness) error {
-				s, err := resolve(h, args[0])
-				if err != nil {
-					return err
-				}
+			return e.withSession(args[0], func(h *harness.Harness, s *harness.Session) error {
 				evs, err := h.Append(s.ID, harness.MustRecord(harness.TypeInvocationReceived, harness.ActorUser,
 					harness.InvocationReceived{Text: text, Source: "cli"}))
 				if err != nil {
