@@ -132,3 +132,27 @@ func TestFileToolsStayInWorkspace(t *testing.T) {
 		t.Fatalf("a file was written outside the workspace")
 	}
 }
+
+// TestEditKeepsExecutableBit edits and rewrites an executable script: it stays executable.
+func TestEditKeepsExecutableBit(t *testing.T) {
+	h, s, ws := setup(t, "demo.yaml")
+	x := New(h, Options{})
+	tc := toolCtx{x: x, session: s.ID, branch: s.Branch, ws: ws}
+	script := filepath.Join(ws, "run.sh")
+	os.WriteFile(script, []byte("#!/bin/sh\necho one\n"), 0o755)
+	if out := runEditFile(context.Background(), tc, []byte(`{"path":"run.sh","old_string":"one","new_string":"two"}`)); out.isError {
+		t.Fatal(out.text)
+	}
+	if out := runWriteFile(context.Background(), tc, []byte(`{"path":"run.sh","content":"#!/bin/sh\necho three\n"}`)); out.isError {
+		t.Fatal(out.text)
+	}
+	if fi, _ := os.Stat(script); fi.Mode().Perm() != 0o755 {
+		t.Fatalf("mode after edits %v, want 0755", fi.Mode().Perm())
+	}
+	if out := runWriteFile(context.Background(), tc, []byte(`{"path":"new/dir/f.txt","content":"x"}`)); out.isError {
+		t.Fatal(out.text)
+	}
+	if fi, _ := os.Stat(filepath.Join(ws, "new/dir/f.txt")); fi.Mode().Perm() != 0o644 {
+		t.Fatalf("new file mode %v", fi.Mode().Perm())
+	}
+}

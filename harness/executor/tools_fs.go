@@ -55,6 +55,31 @@ func (tc toolCtx) checkWrite(abs string) error {
 	return nil
 }
 
+// writable resolves a path a file tool will write: inside the workspace and allowed by scope.
+func (tc toolCtx) writable(path string) (string, error) {
+	abs, err := tc.resolve(path)
+	if err != nil {
+		return "", err
+	}
+	return abs, tc.checkWrite(abs)
+}
+
+// writeKeepingMode writes data to abs, creating parent directories; an existing file keeps its
+// permissions (a script stays executable), a new one is 0644.
+func writeKeepingMode(abs string, data []byte) error {
+	mode := os.FileMode(0o644)
+	if fi, err := os.Stat(abs); err == nil {
+		mode = fi.Mode().Perm()
+	}
+	if err := os.MkdirAll(filepath.Dir(abs), 0o755); err != nil {
+		return err
+	}
+	if err := os.WriteFile(abs, data, mode); err != nil {
+		return err
+	}
+	return os.Chmod(abs, mode) // WriteFile keeps an existing file's mode only by accident of umask
+}
+
 func runReadFile(_ context.Context, tc toolCtx, raw json.RawMessage) toolOutput {
 	var a struct {
 		Path          string
@@ -119,18 +144,12 @@ func runWriteFile(_ context.Context, tc toolCtx, raw json.RawMessage) toolOutput
 	if err := argsOf(raw, &a); err != nil {
 		return failed(err.Error())
 	}
-	abs, err := tc.resolve(a.Path)
+	abs, err := tc.writable(a.Path)
 	if err != nil {
 		return failed(err.Error())
 	}
-	if err := tc.checkWrite(abs); err != nil {
-		return failed(err.Error())
-	}
 	old, _ := os.ReadFile(abs)
-	if err := os.MkdirAll(filepath.Dir(abs), 0o755); err != nil {
-		return failed(fmt.Sprintf("write %s: %v", a.Path, err))
-	}
-	if err := os.WriteFile(abs, []byte(a.Content), 0o644); err != nil {
+	if err := writeKeepingMode(abs, []byte(a.Content)); err != nil {
 		return failed(fmt.Sprintf("write %s: %v", a.Path, err))
 	}
 	return toolOutput{text: fmt.Sprintf("wrote %s (%d bytes)", tc.rel(abs), len(a.Content)), changed: true,
@@ -147,11 +166,8 @@ func runEditFile(_ context.Context, tc toolCtx, raw json.RawMessage) toolOutput 
 	if err := argsOf(raw, &a); err != nil {
 		return failed(err.Error())
 	}
-	abs, err := tc.resolve(a.Path)
+	abs, err := tc.writable(a.Path)
 	if err != nil {
-		return failed(err.Error())
-	}
-	if err := tc.checkWrite(abs); err != nil {
 		return failed(err.Error())
 	}
 	old, err := os.ReadFile(abs)
@@ -162,7 +178,7 @@ func runEditFile(_ context.Context, tc toolCtx, raw json.RawMessage) toolOutput 
 	if msg != "" {
 		return failed(a.Path + ": " + msg)
 	}
-	if err := os.WriteFile(abs, []byte(updated), 0o644); err != nil {
+	if err := writeKeepingMode(abs, []byte(updated)); err != nil {
 		return failed(fmt.Sprintf("edit %s: %v", a.Path, err))
 	}
 	return toolOutput{text: "edited " + tc.rel(abs), changed: true, diff: unifiedDiff(tc.rel(abs), string(old), updated)}
