@@ -95,6 +95,14 @@ func (h *Harness) Sessions() (out []*Session, err error) {
 
 // Session returns a session by id, unique id prefix, or name.
 func (h *Harness) Session(ref string) (*Session, error) {
+	var direct *Session
+	_ = h.st.View(func(tx *store.Tx) error {
+		direct, _ = getSession(tx, ref) // the common case, an exact id: one key lookup
+		return nil
+	})
+	if direct != nil {
+		return direct, nil
+	}
 	all, err := h.Sessions()
 	if err != nil {
 		return nil, err
