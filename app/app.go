@@ -8,6 +8,7 @@ import (
 	"exo/harness"
 	"exo/harness/executor"
 	"exo/harness/governance"
+	"exo/harness/plugins"
 )
 
 // Run opens the full-screen UI over a harness until the user quits.
@@ -16,6 +17,8 @@ func Run(h *harness.Harness, opts Options) error {
 	if err := governance.Install(h, &xo, opts.Workspace, opts.OverrideGovernance); err != nil {
 		return fmt.Errorf("%w (run 'exo compile', or start with --override-governance)", err)
 	}
+	pl := plugins.Install(h, &xo)
+	defer pl.Close()
 	x := executor.New(h, xo)
 	m := New(h, x, opts)
 	m.tracker = governance.NewTracker(h)

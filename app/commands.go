@@ -11,6 +11,7 @@ import (
 
 	"exo/harness"
 	"exo/harness/governance"
+	"exo/harness/mcp"
 	"exo/views"
 )
 
@@ -78,6 +79,7 @@ func load(h *harness.Harness, id string, req uint64) sessionLoadedMsg {
 		} else {
 			out.enforced = err.Error()
 		}
+		out.mcp, out.mcpBad = mcp.Summary(h, s.Workspace)
 	}
 	return out
 }

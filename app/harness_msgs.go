@@ -148,6 +148,7 @@ func (m *Model) updateInfo(msg sessionLoadedMsg) {
 	if msg.enforced != "" {
 		i.Network, i.Confined = msg.network, msg.confined
 	}
+	i.MCP, i.MCPErr = msg.mcp, msg.mcpBad
 	i.Busy = m.busy()
 	m.info = i
 }

@@ -25,6 +25,8 @@ type sessionLoadedMsg struct {
 	enforced string
 	network  bool
 	confined bool
+	mcp      string // the MCP servers' state ("mcp 2/3"), "" when none
+	mcpBad   bool
 	err      error
 }
 

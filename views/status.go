@@ -25,6 +25,8 @@ type StatusInfo struct {
 	Busy       bool          // Busy is true while a turn runs.
 	Message    string        // Message is a transient notice (e.g. an error that fades).
 	MessageErr bool          // MessageErr shows Message as an error.
+	MCP        string        // MCP is the MCP servers' state, e.g. "mcp 2/3 (web failed)"; "" hides it.
+	MCPErr     bool          // MCPErr shows MCP as a warning (a server failed, crashed or hung).
 }
 
 // StatusBar is the one-line bar at the bottom of the screen. It is not a
@@ -122,6 +124,13 @@ func (s *StatusBar) segments() []segment {
 	segs := []segment{{name, 100}, {model, 90}, {s.ctx(), 80},
 		{s.on(st.Key).Render("tok ") + s.on(st.Value).Render(compact(i.TokensIn)+"↑ "+compact(i.TokensOut)+"↓"), 50},
 		{s.cost(), 60}, {s.policy(), 70}}
+	if i.MCP != "" {
+		style := st.OK
+		if i.MCPErr {
+			style = st.Warn
+		}
+		segs = append(segs, segment{s.on(style).Render(oneLine(plain(i.MCP))), 45})
+	}
 	if i.TTFT > 0 {
 		segs = append(segs, segment{s.on(st.Key).Render("ttft ") + s.on(st.Value).Render(fmtDuration(i.TTFT)), 40})
 	}

@@ -6,6 +6,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"exo/harness"
+	"exo/harness/mcp"
 )
 
 // doctorReport is what `exo doctor` prints.
@@ -21,6 +22,9 @@ type doctorReport struct {
 	DefaultModel  string `json:"default_model,omitempty"`
 	Sandbox       any    `json:"sandbox"`
 	Enforced      string `json:"enforced"`
+	// MCP is the state of the MCP servers configured for the current directory (each started,
+	// asked for its tools and stopped).
+	MCP []mcp.Status `json:"mcp,omitempty"`
 }
 
 func doctorCmd(e *env) *cobra.Command {
@@ -45,6 +49,9 @@ func doctorCmd(e *env) *cobra.Command {
 				fmt.Fprintf(tw, "artifacts\t%d (%s)\n", rep.Artifacts, humanBytes(rep.ArtifactBytes))
 				fmt.Fprintf(tw, "models\t%d (default: %s)\n", rep.Models, orDash(rep.DefaultModel))
 				fmt.Fprintf(tw, "sandbox\t%s\n", rep.Enforced)
+				for _, s := range rep.MCP {
+					fmt.Fprintf(tw, "mcp %s\t%s\n", s.Name, mcpLine(s))
+				}
 				tw.Flush()
 				fmt.Fprintf(e.stdout, "\nwhat this machine supports:\n%s\n", h.Capabilities())
 				return nil
@@ -76,6 +83,9 @@ func doctor(h *harness.Harness) (doctorReport, error) {
 	caps := h.Capabilities()
 	rep.Sandbox = caps
 	rep.Enforced = harness.DefaultEnforcement(caps).String()
+	if err == nil {
+		rep.MCP, err = mcpStatus(h, true)
+	}
 	return rep, err
 }
 
@@ -99,4 +109,16 @@ func orDash(s string) string {
 		return "-"
 	}
 	return s
+}
+
+// mcpLine is one MCP server's doctor line: state, tools, confinement or error.
+func mcpLine(s mcp.Status) string {
+	line := fmt.Sprintf("%s %s: %s", s.Transport, s.Scope, stateText(s))
+	if s.State == harness.MCPConnected {
+		line += fmt.Sprintf(", %d tools, %s", s.Tools, s.Confinement)
+	}
+	if s.Error != "" {
+		line += " — " + s.Error
+	}
+	return line
 }

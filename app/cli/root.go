@@ -87,6 +87,7 @@ func newRoot(e *env) *cobra.Command {
 		verifyCmd(e), artifactCmd(e), doctorCmd(e), runCmd(e), modelCmd(e), execCmd(e), replCmd(e), secretCmd(e), taskCmd(e), compactCmd(e),
 	)
 	root.AddCommand(governanceCmds(e)...)
+	root.AddCommand(mcpCmd(e))
 	root.AddCommand(e.hidden...)
 	for _, c := range root.Commands() {
 		wrapArgs(c)

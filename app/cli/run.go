@@ -16,6 +16,7 @@ import (
 	"exo/harness"
 	"exo/harness/executor"
 	"exo/harness/governance"
+	"exo/harness/plugins"
 )
 
 // runOutput is the object `exo run --json` prints.
@@ -95,6 +96,8 @@ func (e *env) run(h *harness.Harness, f runFlags, prompt string) error {
 	if err := governance.Install(h, &opts, s.Workspace, f.override); err != nil {
 		return failf(ExitFailure, "%v (or pass --override-governance)", err)
 	}
+	pl := plugins.Install(h, &opts)
+	defer pl.Close()
 	var out *flushWriter
 	if !f.asJSON {
 		out = newFlushWriter(e.stdout, 30*time.Millisecond)

@@ -18,7 +18,7 @@ const (
 // approve applies the tool's approval policy: auto runs, deny refuses, ask appends
 // approval.requested and waits for approval.resolved (or fails closed when headless).
 func (t *turn) approve(ctx context.Context, c provider.ToolCall, summary string) (bool, string, error) {
-	switch t.x.opts.Approvals[c.Name] {
+	switch t.x.policy(c.Name) {
 	case "deny":
 		return false, "the tool " + c.Name + " is denied by this session's policy", nil
 	case "ask":

@@ -187,7 +187,7 @@ func (c *compactor) ask(ctx context.Context, msgs []provider.Message) (string, p
 	if maxOut <= 0 || maxOut > 4096 {
 		maxOut = 4096
 	}
-	req := provider.Request{Model: c.model.ModelID, System: c.system, Messages: msgs, Tools: c.x.toolSpecs(),
+	req := provider.Request{Model: c.model.ModelID, System: c.system, Messages: msgs, Tools: c.x.sessionTools(ctx, c.s.ID),
 		MaxOutputTokens: maxOut, CachePrefix: true, CacheKey: c.s.ID}
 	release, err := c.x.slot(ctx)
 	if err != nil {

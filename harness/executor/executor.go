@@ -50,6 +50,9 @@ type Options struct {
 	// NarrowScope, when set, gives a subagent a scope no wider than its parent's (governance sets
 	// it); without it spawn_agent refuses a requested scope.
 	NarrowScope func(parentID, childID string, allow, deny []string) error
+	// ToolSources offer tools beyond the built-ins (MCP servers, skills), named so they never
+	// clash with a built-in.
+	ToolSources []ToolSource
 }
 
 // Executor is the default executor. It is safe for concurrent turns on different sessions.

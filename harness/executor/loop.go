@@ -195,7 +195,7 @@ func (t *turn) callModel(ctx context.Context, step int) (provider.Response, bool
 		return provider.Response{}, true, err
 	}
 	req := provider.Request{Model: t.model.ModelID, System: t.system, Messages: append([]provider.Message(nil), view.Messages...),
-		Tools: t.x.toolSpecs(), MaxOutputTokens: t.model.MaxOutput, CachePrefix: true, CacheKey: t.s.ID}
+		Tools: t.x.sessionTools(ctx, t.s.ID), MaxOutputTokens: t.model.MaxOutput, CachePrefix: true, CacheKey: t.s.ID}
 	// step.started and model.requested commit together: one durable write before the call.
 	if _, err := t.x.h.AppendOn(t.s.ID, t.s.Branch,
 		harness.MustRecord(harness.TypeStepStarted, t.x.actor(), harness.StepStarted{Step: step}),

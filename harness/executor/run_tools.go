@@ -84,7 +84,8 @@ func (t *turn) runTool(ctx context.Context, c provider.ToolCall) error {
 // execute checks policy and approval, then runs the tool.
 func (t *turn) execute(ctx context.Context, c provider.ToolCall, summary string) (toolOutput, error) {
 	tl, ok := t.x.tools[c.Name]
-	if !ok {
+	src := t.x.extSource(c.Name)
+	if !ok && src == nil {
 		return failed(fmt.Sprintf("unknown tool %q; the tools are: %s", c.Name, strings.Join(t.x.toolNames(), ", "))), nil
 	}
 	approved, why, err := t.approve(ctx, c, summary)
@@ -95,6 +96,9 @@ func (t *turn) execute(ctx context.Context, c provider.ToolCall, summary string)
 		return failed(why), nil
 	}
 	tc := toolCtx{x: t.x, session: t.s.ID, branch: t.s.Branch, callID: c.ID, ws: t.s.Workspace}
+	if src != nil {
+		return runExt(ctx, src, tc, c.Name, c.Arguments), nil
+	}
 	return tl.run(ctx, tc, c.Arguments), nil
 }
 

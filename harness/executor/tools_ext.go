@@ -1,0 +1,95 @@
+package executor
+
+import (
+	"context"
+	"encoding/json"
+
+	"exo/harness/provider"
+)
+
+// ToolSource offers tools beyond exo's built-ins, such as MCP servers' tools or skills. The
+// executor offers them to the model after the built-ins and runs them with the same approvals,
+// events, redaction and snapshots.
+type ToolSource interface {
+	// Tools lists the tools offered in a session, in a stable order; it may start servers, and
+	// it should return quickly once they run.
+	Tools(ctx context.Context, sessionID string) []provider.Tool
+	// Policy reports whether name is one of this source's tools and its approval policy (auto,
+	// ask or deny) for sessions whose own policy does not name the tool.
+	Policy(name string) (policy string, ok bool)
+	// Call runs one of its tools.
+	Call(ctx context.Context, c ExtCall) ExtResult
+}
+
+// ExtCall is one call of a ToolSource's tool.
+type ExtCall struct {
+	Session   string
+	Branch    string
+	CallID    string
+	Workspace string
+	Name      string
+	Args      json.RawMessage
+}
+
+// ExtResult is a ToolSource tool's result. Text is redacted by the executor before it is
+// recorded; a source that stored the full output as an artifact sets Artifact, Truncated and
+// TotalBytes and keeps a head and tail in Text.
+type ExtResult struct {
+	Text       string
+	IsError    bool
+	Artifact   string
+	Truncated  bool
+	TotalBytes int64
+	// Changed says the tool may have changed workspace files: the harness snapshots the
+	// workspace afterwards, which records the changes and checks them against the scope.
+	Changed bool
+}
+
+// sessionTools lists the tools offered to the model in a session: the built-ins, then each
+// source's tools, without those the session's policy denies.
+func (x *Executor) sessionTools(ctx context.Context, sessionID string) []provider.Tool {
+	out := x.toolSpecs()
+	for _, src := range x.opts.ToolSources {
+		for _, t := range src.Tools(ctx, sessionID) {
+			if _, builtin := x.tools[t.Name]; !builtin && x.policy(t.Name) != "deny" {
+				out = append(out, t)
+			}
+		}
+	}
+	return out
+}
+
+// policy is a tool's approval policy: the session's own (Options.Approvals), else the default
+// of the source offering it, else auto.
+func (x *Executor) policy(name string) string {
+	if p, ok := x.opts.Approvals[name]; ok {
+		return p
+	}
+	if _, builtin := x.tools[name]; !builtin {
+		for _, src := range x.opts.ToolSources {
+			if p, ok := src.Policy(name); ok {
+				return p
+			}
+		}
+	}
+	return "auto"
+}
+
+// extSource returns the source offering a tool that is not built in.
+func (x *Executor) extSource(name string) ToolSource {
+	if _, builtin := x.tools[name]; builtin {
+		return nil
+	}
+	for _, src := range x.opts.ToolSources {
+		if _, ok := src.Policy(name); ok {
+			return src
+		}
+	}
+	return nil
+}
+
+// runExt runs a source's tool and converts its result.
+func runExt(ctx context.Context, src ToolSource, tc toolCtx, name string, args json.RawMessage) toolOutput {
+	r := src.Call(ctx, ExtCall{Session: tc.session, Branch: tc.branch, CallID: tc.callID, Workspace: tc.ws, Name: name, Args: args})
+	return toolOutput{text: r.Text, isError: r.IsError, artifact: r.Artifact, trunc: r.Truncated, total: r.TotalBytes, changed: r.Changed}
+}

@@ -1,0 +1,5 @@
+package mcp
+
+import "os/exec"
+
+var execLookPath = exec.LookPath

