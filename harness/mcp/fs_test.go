@@ -1,6 +1,7 @@
 package mcp
 
 import (
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -91,5 +92,40 @@ turns:
 	}
 	if _, err := os.Stat(filepath.Join(r.ws, "nope.txt")); err == nil {
 		t.Fatal("the refused call still wrote the file")
+	}
+}
+
+// A result over the inline limit is stored whole as an artifact; the model sees head and tail.
+func TestBigMCPResultBecomesAnArtifact(t *testing.T) {
+	entry := npmServer(t, "server-filesystem")
+	r := newRig(t, map[string]ServerConfig{"fs": {Command: "node", Args: []string{entry, "."}, Approval: "auto"}}, `
+name: big
+turns:
+  - tool_calls:
+      - name: mcp__fs__read_text_file
+        args: {path: big.txt}
+  - text: Done.
+`)
+	big := strings.Repeat("0123456789abcdef\n", 6000) + "THE-END\n"
+	os.WriteFile(filepath.Join(r.ws, "big.txt"), []byte(big), 0o644)
+	r.run(t, executor.Options{})
+	out := byTool(t, r, "mcp__fs__read_text_file")
+	if len(out) != 1 || !out[0].Truncated || out[0].Artifact == "" || out[0].TotalBytes < int64(len(big)) || len(out[0].Output) > InlineLimit {
+		t.Fatalf("result: truncated=%v artifact=%q total=%d inline=%d", out[0].Truncated, out[0].Artifact, out[0].TotalBytes, len(out[0].Output))
+	}
+	if !strings.Contains(out[0].Output, "THE-END") {
+		t.Fatal("the tail is not inline")
+	}
+	rc, _, err := r.h.Store().OpenArtifact(out[0].Artifact)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rc.Close()
+	b, _ := io.ReadAll(rc)
+	if !strings.Contains(string(b), big) {
+		t.Fatalf("artifact holds %d bytes, not the whole output", len(b))
+	}
+	if s, bad := Summary(r.h, r.ws); s != "mcp 1/1" || bad {
+		t.Fatalf("summary %q %v", s, bad)
 	}
 }
