@@ -17,11 +17,15 @@ const (
 
 // approve applies the tool's approval policy: auto runs, deny refuses, ask appends
 // approval.requested and waits for approval.resolved (or fails closed when headless).
-func (t *turn) approve(ctx context.Context, c provider.ToolCall, summary string) (bool, string, error) {
-	switch t.x.policy(c.Name) {
-	case "deny":
+// A PreToolUse hook's allow skips the asking (never a deny policy); its ask asks even when the
+// policy is auto.
+func (t *turn) approve(ctx context.Context, c provider.ToolCall, summary, hook string) (bool, string, error) {
+	switch p := t.x.policy(c.Name); {
+	case p == "deny":
 		return false, "the tool " + c.Name + " is denied by this session's policy", nil
-	case "ask":
+	case hook == "allow":
+		return true, "", nil
+	case p == "ask" || hook == "ask":
 	default:
 		return true, "", nil
 	}

@@ -87,6 +87,13 @@ func (c *compactor) run(ctx context.Context, force bool) (CompactionReport, erro
 		return rep, err
 	}
 	if lim := c.limit(); force || (lim > 0 && v.Tokens+c.fixed > lim) {
+		if c.x.opts.Hooks != nil {
+			trigger := "auto"
+			if force {
+				trigger = "manual"
+			}
+			c.x.opts.Hooks.PreCompact(ctx, c.s, trigger)
+		}
 		if err := c.summarize(ctx, v, &rep); err != nil {
 			return rep, err
 		}

@@ -53,6 +53,9 @@ type Options struct {
 	// ToolSources offer tools beyond the built-ins (MCP servers, skills), named so they never
 	// clash with a built-in.
 	ToolSources []ToolSource
+	// Hooks runs the user's hooks (PreToolUse, PostToolUse, UserPromptSubmit, Stop,
+	// SessionStart, PreCompact); nil runs none.
+	Hooks Hooks
 }
 
 // Executor is the default executor. It is safe for concurrent turns on different sessions.
@@ -65,6 +68,8 @@ type Executor struct {
 	tools map[string]tool
 	order []tool
 	busy  map[string]bool // sessions with a turn running
+	// started holds the SessionStart hooks' context of each session seen in this process.
+	started map[string]string
 	slots chan struct{}   // the scheduler: one token per concurrent model call
 	sub   subagents
 	// lastModel is the model time (ns) of the last finished turn, for benchmarks.

@@ -43,6 +43,19 @@ func (x *Executor) Prompt(ctx context.Context, sessionID, text, source string) (
 			return Result{SessionID: sessionID}, err
 		}
 	}
+	if x.opts.Hooks != nil {
+		s, err := x.h.Session(sessionID)
+		if err != nil {
+			return Result{SessionID: sessionID}, err
+		}
+		block, reason, extra := x.opts.Hooks.UserPromptSubmit(ctx, s, text)
+		if block {
+			return Result{SessionID: sessionID, Failure: "the prompt was blocked by a UserPromptSubmit hook: " + reason}, nil
+		}
+		if extra != "" {
+			text += "\n\n[context from a UserPromptSubmit hook]\n" + extra
+		}
+	}
 	if _, err := x.h.Append(sessionID, harness.MustRecord(harness.TypeInvocationReceived, harness.ActorUser,
 		harness.InvocationReceived{Text: text, Source: source})); err != nil {
 		return Result{SessionID: sessionID}, err
@@ -101,6 +114,8 @@ type turn struct {
 	// comp checks compaction before each model call; compactErr keeps its last failure.
 	comp       *compactor
 	compactErr string
+	// stops counts the times Stop hooks made this turn go on.
+	stops int
 }
 
 // newTurn resolves the session, its model and the system prompt.
@@ -115,6 +130,9 @@ func (x *Executor) newTurn(sessionID string) (*turn, error) {
 	}
 	t := &turn{x: x, s: s, prov: prov, model: spec, res: Result{SessionID: s.ID}}
 	t.system = x.systemPrompt(s)
+	if extra := x.sessionStartHook(context.Background(), s); extra != "" {
+		t.system += "\n# Context from SessionStart hooks\n\n" + extra + "\n"
+	}
 	return t, nil
 }
 
@@ -142,6 +160,12 @@ func (t *turn) run(ctx context.Context) error {
 			return err
 		}
 		if len(resp.ToolCalls) == 0 {
+			if goOn, err := t.stopHook(ctx); goOn || err != nil {
+				if err != nil {
+					return err
+				}
+				continue
+			}
 			return nil
 		}
 		if err := t.runTools(ctx, resp.ToolCalls); err != nil {

@@ -52,6 +52,7 @@ func (t *turn) interruptRest(calls []provider.ToolCall, reason string) error {
 // runTool runs one call: approval, start event, the tool, result event.
 func (t *turn) runTool(ctx context.Context, c provider.ToolCall) error {
 	t.res.ToolCalls++
+	verdict := t.preToolHook(ctx, &c)
 	summary := summarize(c)
 	if err := t.append(harness.TypeToolStarted, harness.ToolStarted{CallID: c.ID, Tool: c.Name, Args: validJSON(c.Arguments), Summary: summary}); err != nil {
 		return err
@@ -60,10 +61,11 @@ func (t *turn) runTool(ctx context.Context, c provider.ToolCall) error {
 		t.x.opts.OnTool(t.s.ID, true, c.Name, summary)
 	}
 	start := time.Now()
-	out, err := t.execute(ctx, c, summary)
+	out, err := t.execute(ctx, c, summary, verdict)
 	if err != nil {
 		return err
 	}
+	t.postToolHook(ctx, c, &out)
 	done := harness.ToolCompleted{CallID: c.ID, Tool: c.Name, Output: t.x.h.Redact(out.text), IsError: out.isError,
 		ExitCode: out.exit, Killed: out.killed, Truncated: out.trunc, TotalBytes: out.total, Artifact: out.artifact,
 		DurationMs: time.Since(start).Milliseconds(), Diff: t.x.h.Redact(out.diff)}
@@ -82,13 +84,16 @@ func (t *turn) runTool(ctx context.Context, c provider.ToolCall) error {
 }
 
 // execute checks policy and approval, then runs the tool.
-func (t *turn) execute(ctx context.Context, c provider.ToolCall, summary string) (toolOutput, error) {
+func (t *turn) execute(ctx context.Context, c provider.ToolCall, summary string, verdict PreToolVerdict) (toolOutput, error) {
 	tl, ok := t.x.tools[c.Name]
 	src := t.x.extSource(c.Name)
 	if !ok && src == nil {
 		return failed(fmt.Sprintf("unknown tool %q; the tools are: %s", c.Name, strings.Join(t.x.toolNames(), ", "))), nil
 	}
-	approved, why, err := t.approve(ctx, c, summary)
+	if verdict.Decision == "deny" {
+		return failed("blocked by a PreToolUse hook: " + verdict.Reason), nil
+	}
+	approved, why, err := t.approve(ctx, c, summary, verdict.Decision)
 	if err != nil {
 		return toolOutput{}, err
 	}

@@ -9,6 +9,8 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+
+	"exo/harness"
 )
 
 // Transports a server may use.
@@ -130,20 +132,9 @@ func (c ServerConfig) Check() error {
 	return nil
 }
 
-// UserConfigDir is exo's folder in the user's config: $XDG_CONFIG_HOME/exo, else ~/.config/exo.
-func UserConfigDir() string {
-	if d := os.Getenv("XDG_CONFIG_HOME"); d != "" {
-		return filepath.Join(d, "exo")
-	}
-	if home, err := os.UserHomeDir(); err == nil {
-		return filepath.Join(home, ".config", "exo")
-	}
-	return ""
-}
-
-// UserFile is the user's MCP configuration file.
+// UserFile is the user's MCP configuration file, mcp.json in harness.ConfigDir().
 func UserFile() string {
-	if d := UserConfigDir(); d != "" {
+	if d := harness.ConfigDir(); d != "" {
 		return filepath.Join(d, "mcp.json")
 	}
 	return ""

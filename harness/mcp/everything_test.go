@@ -87,7 +87,7 @@ name: crash
 turns:
   - tool_calls:
       - name: mcp__every__trigger-long-running-operation
-        args: {duration: 30, steps: 30}
+        args: {duration: 90, steps: 90}
   - tool_calls:
       - name: mcp__every__echo
         args: {message: back again}
@@ -106,13 +106,9 @@ turns:
 			}
 		}
 	}()
-	start := time.Now()
 	r.run(t, executor.Options{})
-	if d := time.Since(start); d > 20*time.Second {
-		t.Fatalf("the crash was noticed only after %s", d)
-	}
 	long := byTool(t, r, "mcp__every__trigger-long-running-operation")
-	if len(long) != 1 || !long[0].IsError || !strings.Contains(long[0].Output, "crashed") {
+	if len(long) != 1 || !long[0].IsError || !strings.Contains(long[0].Output, "crashed") || long[0].DurationMs > 60_000 {
 		t.Fatalf("crashed call %+v", long)
 	}
 	echo := byTool(t, r, "mcp__every__echo")
@@ -142,13 +138,9 @@ turns:
         args: {message: alive}
   - text: Done.
 `)
-	start := time.Now()
 	r.run(t, executor.Options{})
-	if d := time.Since(start); d > 30*time.Second {
-		t.Fatalf("the hang was cut only after %s", d)
-	}
 	long := byTool(t, r, "mcp__every__trigger-long-running-operation")
-	if len(long) != 1 || !long[0].IsError || !strings.Contains(long[0].Output, "hung") {
+	if len(long) != 1 || !long[0].IsError || !strings.Contains(long[0].Output, "hung") || long[0].DurationMs > 50_000 {
 		t.Fatalf("hung call %+v", long)
 	}
 	if echo := byTool(t, r, "mcp__every__echo"); len(echo) != 1 || !strings.Contains(echo[0].Output, "alive") {

@@ -6,6 +6,7 @@ package plugins
 import (
 	"exo/harness"
 	"exo/harness/executor"
+	"exo/harness/hooks"
 	"exo/harness/mcp"
 )
 
@@ -13,12 +14,17 @@ import (
 type Plugins struct {
 	// MCP runs the configured MCP servers and offers their tools.
 	MCP *mcp.Manager
+	// Hooks runs the user's hooks.
+	Hooks *hooks.Runner
 }
 
 // Install adds the plugins to an executor's options.
 func Install(h *harness.Harness, o *executor.Options) *Plugins {
-	p := &Plugins{MCP: mcp.NewManager(h, mcp.Options{})}
+	p := &Plugins{MCP: mcp.NewManager(h, mcp.Options{}), Hooks: hooks.NewRunner(h)}
 	o.ToolSources = append(o.ToolSources, p.MCP)
+	if o.Hooks == nil {
+		o.Hooks = p.Hooks
+	}
 	return p
 }
 

@@ -1,0 +1,274 @@
+package hooks
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+
+	"exo/harness"
+	"exo/harness/executor"
+)
+
+// Runner runs the configured hooks for the executor (it implements executor.Hooks). Settings
+// are read per workspace and read again when a file changes.
+type Runner struct {
+	h *harness.Harness
+	// files lists the settings files of a workspace; default Files.
+	files func(workspace string) []string
+
+	mu    sync.Mutex
+	cache map[string]loaded // by workspace
+}
+
+// loaded is a workspace's hooks and the files' identity when read.
+type loaded struct {
+	key   string
+	hooks []Configured
+	err   error
+}
+
+var _ executor.Hooks = (*Runner)(nil)
+
+// NewRunner returns a runner over a harness (where hook runs are recorded).
+func NewRunner(h *harness.Harness) *Runner {
+	return &Runner{h: h, files: Files, cache: map[string]loaded{}}
+}
+
+// hooksFor returns the hooks of an event in a workspace, reloading changed settings.
+func (r *Runner) hooksFor(s *harness.Session, event string) []Configured {
+	files := r.files(s.Workspace)
+	key := filesKey(files)
+	r.mu.Lock()
+	l, ok := r.cache[s.Workspace]
+	r.mu.Unlock()
+	if !ok || l.key != key {
+		hs, err := Load(files)
+		l = loaded{key: key, hooks: hs, err: err}
+		r.mu.Lock()
+		r.cache[s.Workspace] = l
+		r.mu.Unlock()
+		if err != nil {
+			r.record(s, harness.HookRun{Event: event, Command: "(settings)", Error: err.Error(), ExitCode: -1})
+		}
+	}
+	var out []Configured
+	for _, hk := range l.hooks {
+		if hk.Event == event {
+			out = append(out, hk)
+		}
+	}
+	return out
+}
+
+// filesKey identifies the settings files' contents by size and time.
+func filesKey(files []string) string {
+	var b strings.Builder
+	for _, f := range files {
+		if fi, err := os.Stat(f); err == nil {
+			fmt.Fprintf(&b, "%s:%d:%d;", f, fi.Size(), fi.ModTime().UnixNano())
+		}
+	}
+	return b.String()
+}
+
+// outcome is one hook run, parsed.
+type outcome struct {
+	run     harness.HookRun
+	block   bool   // exit 2, decision block, continue false, or permissionDecision deny
+	decide  string // PreToolUse: allow, deny, ask
+	reason  string
+	context string
+	input   json.RawMessage
+}
+
+// runAll runs an event's matching hooks in order; input is built per hook so a rewrite by one
+// is seen by the next.
+func (r *Runner) runAll(ctx context.Context, s *harness.Session, event, tool, callID string, input func() map[string]any, each func(o outcome) bool) {
+	for _, hk := range r.hooksFor(s, event) {
+		if tool != "" && !hk.Matches(tool) {
+			continue
+		}
+		in := input()
+		in["session_id"], in["cwd"], in["hook_event_name"], in["transcript_path"], in["permission_mode"] = s.ID, s.Workspace, event, "", "default"
+		raw, _ := json.Marshal(in)
+		res := execHook(ctx, hk.Command, workDir(s.Workspace), []string{
+			"EXO_PROJECT_DIR=" + s.Workspace, "CLAUDE_PROJECT_DIR=" + s.Workspace, "EXO_SESSION_ID=" + s.ID, "EXO_HOOK_EVENT=" + event,
+		}, raw, hk.timeout())
+		o := parse(event, res)
+		o.run.Event, o.run.Matcher, o.run.Command, o.run.Source, o.run.Tool, o.run.CallID = event, hk.Matcher, hk.Command, hk.Source, tool, callID
+		if res.timedOut {
+			o.run.Error = fmt.Sprintf("killed after %s (timeout)", hk.timeout())
+		}
+		r.record(s, o.run)
+		if !each(o) {
+			return
+		}
+	}
+}
+
+// workDir is where hooks run: the workspace, else the current directory.
+func workDir(ws string) string {
+	if ws != "" {
+		if fi, err := os.Stat(ws); err == nil && fi.IsDir() {
+			return ws
+		}
+	}
+	d, _ := os.Getwd()
+	return d
+}
+
+// record appends a hook.run event (output and reason redacted).
+func (r *Runner) record(s *harness.Session, run harness.HookRun) {
+	run.Output, run.Reason, run.Error = r.h.Redact(cut(run.Output, 2000)), r.h.Redact(cut(run.Reason, 2000)), r.h.Redact(run.Error)
+	_, _ = r.h.AppendOn(s.ID, s.Branch, harness.MustRecord(harness.TypeHookRun, harness.ActorHarness, run))
+}
+
+// PreToolUse runs the matching hooks; the strictest decision wins (deny over ask over allow),
+// and each updatedInput replaces the arguments for the hooks after it and for the call.
+func (r *Runner) PreToolUse(ctx context.Context, c executor.HookToolCall) executor.PreToolVerdict {
+	var v executor.PreToolVerdict
+	args := c.Args
+	abs := func() map[string]any { return toolInput(c.Session.Workspace, args) }
+	r.runAll(ctx, c.Session, PreToolUse, c.Tool, c.CallID, func() map[string]any {
+		return map[string]any{"tool_name": c.Tool, "tool_input": abs(), "tool_use_id": c.CallID}
+	}, func(o outcome) bool {
+		if len(o.input) > 0 {
+			args = fromToolInput(c.Session.Workspace, args, o.input)
+			v.Args = args
+		}
+		if rank(o.decide) > rank(v.Decision) {
+			v.Decision, v.Reason = o.decide, o.reason
+		}
+		return v.Decision != "deny"
+	})
+	return v
+}
+
+// rank orders PreToolUse decisions by strictness.
+func rank(d string) int {
+	return map[string]int{"allow": 1, "ask": 2, "deny": 3}[d]
+}
+
+// PostToolUse runs the matching hooks after a call; their block reasons and additional
+// context go back to the model.
+func (r *Runner) PostToolUse(ctx context.Context, c executor.HookToolCall, output string, isError bool) string {
+	var notes []string
+	r.runAll(ctx, c.Session, PostToolUse, c.Tool, c.CallID, func() map[string]any {
+		return map[string]any{"tool_name": c.Tool, "tool_input": toolInput(c.Session.Workspace, c.Args), "tool_use_id": c.CallID,
+			"tool_response": map[string]any{"output": output, "is_error": isError}}
+	}, func(o outcome) bool {
+		notes = appendNonEmpty(notes, o.reason, o.context)
+		return true
+	})
+	return strings.Join(notes, "\n")
+}
+
+// UserPromptSubmit runs the hooks before a prompt is recorded.
+func (r *Runner) UserPromptSubmit(ctx context.Context, s *harness.Session, prompt string) (bool, string, string) {
+	var block bool
+	var reason string
+	var extra []string
+	r.runAll(ctx, s, UserPromptSubmit, "", "", func() map[string]any { return map[string]any{"prompt": prompt} }, func(o outcome) bool {
+		if o.block {
+			block, reason = true, o.reason
+			return false
+		}
+		extra = appendNonEmpty(extra, o.context)
+		return true
+	})
+	return block, reason, strings.Join(extra, "\n")
+}
+
+// Stop runs the hooks when the model is done; one that blocks makes the turn go on.
+func (r *Runner) Stop(ctx context.Context, s *harness.Session, active bool) (bool, string) {
+	var block bool
+	var reason string
+	r.runAll(ctx, s, Stop, "", "", func() map[string]any { return map[string]any{"stop_hook_active": active} }, func(o outcome) bool {
+		if o.block {
+			block, reason = true, o.reason
+			return false
+		}
+		return true
+	})
+	return block, reason
+}
+
+// SessionStart runs the hooks before a session's first turn here; their context (JSON
+// additionalContext or plain stdout) joins the system prompt.
+func (r *Runner) SessionStart(ctx context.Context, s *harness.Session, source string) string {
+	var extra []string
+	r.runAll(ctx, s, SessionStart, "", "", func() map[string]any { return map[string]any{"source": source} }, func(o outcome) bool {
+		extra = appendNonEmpty(extra, o.context)
+		return true
+	})
+	return strings.Join(extra, "\n")
+}
+
+// PreCompact runs the hooks before the history is summarised.
+func (r *Runner) PreCompact(ctx context.Context, s *harness.Session, trigger string) {
+	r.runAll(ctx, s, PreCompact, "", "", func() map[string]any {
+		return map[string]any{"trigger": trigger, "custom_instructions": ""}
+	}, func(outcome) bool { return true })
+}
+
+// toolInput is the arguments as a hook sees them: exo's, plus file_path (absolute) beside a
+// workspace-relative path, as Claude Code's file tools have.
+func toolInput(ws string, args json.RawMessage) map[string]any {
+	m := map[string]any{}
+	_ = json.Unmarshal(args, &m)
+	if p, ok := m["path"].(string); ok && ws != "" {
+		if _, has := m["file_path"]; !has {
+			m["file_path"] = filepath.Join(ws, p)
+		}
+	}
+	return m
+}
+
+// fromToolInput turns a hook's updatedInput back into exo's arguments: a changed file_path
+// inside the workspace becomes path; the file_path exo added is dropped.
+func fromToolInput(ws string, orig, updated json.RawMessage) json.RawMessage {
+	m := map[string]any{}
+	if json.Unmarshal(updated, &m) != nil {
+		return orig
+	}
+	before := toolInput(ws, orig)
+	if fp, ok := m["file_path"].(string); ok {
+		if _, had := before["path"]; had {
+			if fp != before["file_path"] {
+				if rel, err := filepath.Rel(ws, fp); err == nil && !strings.HasPrefix(rel, "..") {
+					m["path"] = rel
+				} else {
+					m["path"] = fp // outside the workspace: the tool refuses it
+				}
+			}
+			delete(m, "file_path")
+		}
+	}
+	b, err := json.Marshal(m)
+	if err != nil {
+		return orig
+	}
+	return b
+}
+
+// appendNonEmpty appends the non-empty strings.
+func appendNonEmpty(list []string, s ...string) []string {
+	for _, x := range s {
+		if strings.TrimSpace(x) != "" {
+			list = append(list, strings.TrimSpace(x))
+		}
+	}
+	return list
+}
+
+// cut bounds s to n bytes.
+func cut(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "…"
+}
