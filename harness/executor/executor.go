@@ -70,8 +70,8 @@ type Executor struct {
 	busy  map[string]bool // sessions with a turn running
 	// started holds the SessionStart hooks' context of each session seen in this process.
 	started map[string]string
-	slots chan struct{}   // the scheduler: one token per concurrent model call
-	sub   subagents
+	slots   chan struct{} // the scheduler: one token per concurrent model call
+	sub     subagents
 	// lastModel is the model time (ns) of the last finished turn, for benchmarks.
 	lastModel atomic.Int64
 }
