@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"sync"
 
+	"exo/harness/secrets"
 	"exo/store"
 )
 
@@ -36,6 +37,10 @@ type Options struct {
 	SandboxHelper []string
 }
 
+// homeEvidence lists what the harness keeps in EXO_HOME besides the database: when any of it is
+// there, a missing or empty exo.db was lost, and the store refuses to start afresh over it.
+var homeEvidence = []string{secrets.KeyFileName, "shadow", "workspaces", "tasks"}
+
 // DefaultCheckpointEvery is the default checkpoint interval.
 const DefaultCheckpointEvery = 512
 
@@ -56,7 +61,7 @@ func Open(home string, opts Options) (*Harness, error) {
 	if opts.CheckpointEvery == 0 {
 		opts.CheckpointEvery = DefaultCheckpointEvery
 	}
-	st, err := store.Open(home, store.Options{NoSync: opts.NoSync})
+	st, err := store.Open(home, store.Options{NoSync: opts.NoSync, Evidence: homeEvidence})
 	if err != nil {
 		return nil, err
 	}

@@ -41,6 +41,11 @@ func (t *Tx) Append(branch string, recs ...Record) ([]Event, error) {
 		prev = e.Hash
 		out = append(out, e)
 	}
+	if len(out) > 0 {
+		if err := t.putHead(branch, out[len(out)-1].Seq, prev); err != nil {
+			return nil, err
+		}
+	}
 	return out, nil
 }
 

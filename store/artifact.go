@@ -29,6 +29,15 @@ func (s *Store) artifactDir() string { return filepath.Join(s.home, "artifacts")
 // artifactTmpDir holds blobs being written.
 func (s *Store) artifactTmpDir() string { return filepath.Join(s.artifactDir(), "tmp") }
 
+// cleanArtifactTmp removes blobs left half-written by a process that died (the home lock
+// guarantees no other process is writing one now).
+func (s *Store) cleanArtifactTmp() {
+	left, _ := filepath.Glob(filepath.Join(s.artifactTmpDir(), "blob-*"))
+	for _, p := range left {
+		_ = os.Remove(p)
+	}
+}
+
 // artifactPath is the file of a blob.
 func (s *Store) artifactPath(id string) string {
 	return filepath.Join(s.artifactDir(), id[:2], id)

@@ -2,6 +2,7 @@ package store
 
 import (
 	"fmt"
+	"os"
 	"testing"
 )
 
@@ -82,4 +83,28 @@ func BenchmarkVerify(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(100_000*b.N)/b.Elapsed().Seconds(), "events/s")
+}
+
+// BenchmarkOpenCheck measures the checks Open makes before mapping a database with 100k events:
+// the meta pages, and the walk of every page (run at open up to DeepCheckLimit).
+func BenchmarkOpenCheck(b *testing.B) {
+	s := seeded(b, 100_000)
+	path := s.Path()
+	fi, _ := os.Stat(path)
+	b.ReportMetric(float64(fi.Size())/(1<<20), "MiB")
+	b.Run("metas", func(b *testing.B) {
+		for i := 0; i < b.N; i++ {
+			if err := checkFile(path, false); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("pages", func(b *testing.B) {
+		for i := 0; i < b.N; i++ {
+			if err := checkFile(path, true); err != nil {
+				b.Fatal(err)
+			}
+		}
+		b.ReportMetric(float64(fi.Size())/(1<<20)/(b.Elapsed().Seconds()/float64(b.N)), "MiB/s")
+	})
 }

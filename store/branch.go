@@ -19,25 +19,30 @@ type Branch struct {
 
 // NewBranch creates an empty root branch with the given id.
 func (t *Tx) NewBranch(id string) (Branch, error) {
-	return t.createBranch(Branch{ID: id, Created: now()})
+	return t.createBranch(Branch{ID: id, Created: now()}, Hash{})
 }
 
 // Fork creates branch id whose history is parent's events 1..seq followed by its own. It is
 // O(1) in the length of the history: nothing is copied. seq may be 0 (an empty history) up to
 // the parent's head.
 func (t *Tx) Fork(id, parent string, seq uint64) (Branch, error) {
-	head, _, err := t.Head(parent)
+	head, h, err := t.Head(parent)
 	if err != nil {
 		return Branch{}, err
 	}
 	if seq > head {
 		return Branch{}, fmt.Errorf("fork %s at %d: head is %d: %w", parent, seq, head, ErrBadSeq)
 	}
-	return t.createBranch(Branch{ID: id, Parent: parent, ForkSeq: seq, Created: now()})
+	if seq < head {
+		if h, err = t.forkHash(Branch{Parent: parent, ForkSeq: seq}); err != nil {
+			return Branch{}, fmt.Errorf("fork %s at %d: %w", parent, seq, err)
+		}
+	}
+	return t.createBranch(Branch{ID: id, Parent: parent, ForkSeq: seq, Created: now()}, h)
 }
 
-// createBranch stores a branch record and its event bucket.
-func (t *Tx) createBranch(b Branch) (Branch, error) {
+// createBranch stores a branch record, its event bucket and its head (the fork point's hash).
+func (t *Tx) createBranch(b Branch, head Hash) (Branch, error) {
 	if b.ID == "" {
 		return b, fmt.Errorf("create branch: empty id")
 	}
@@ -55,7 +60,7 @@ func (t *Tx) createBranch(b Branch) (Branch, error) {
 	if _, err := t.tx.Bucket(eventsBucket).CreateBucket([]byte(b.ID)); err != nil {
 		return b, fmt.Errorf("create events of branch %s: %w", b.ID, err)
 	}
-	return b, nil
+	return b, t.putHead(b.ID, b.ForkSeq, head)
 }
 
 // Branch returns a branch's metadata.
@@ -101,10 +106,15 @@ func (t *Tx) ownEvents(id string) (*bolt.Bucket, error) {
 	return b, nil
 }
 
-// Head returns the last seq of a branch's history and that event's hash
-// (the zero hash for an empty history).
+// Head returns the last seq of a branch's history and that event's hash (the zero hash for an
+// empty history), from the branch's head record. A head record that disagrees with the last
+// stored event is damage (ErrCorrupt): events were lost.
 func (t *Tx) Head(id string) (uint64, Hash, error) {
 	br, err := t.Branch(id)
+	if err != nil {
+		return 0, Hash{}, err
+	}
+	seq, h, err := t.headRecord(id)
 	if err != nil {
 		return 0, Hash{}, err
 	}
@@ -112,21 +122,14 @@ func (t *Tx) Head(id string) (uint64, Hash, error) {
 	if err != nil {
 		return 0, Hash{}, err
 	}
-	if k, v := own.Cursor().Last(); k != nil {
-		e, err := DecodeEvent(id, v)
-		if err != nil {
-			return 0, Hash{}, fmt.Errorf("head of %s: %v: %w", id, err, ErrCorrupt)
-		}
-		return e.Seq, e.Hash, nil
+	last := br.ForkSeq
+	if k, _ := own.Cursor().Last(); k != nil {
+		last = keySeq(k)
 	}
-	if br.ForkSeq == 0 {
-		return 0, Hash{}, nil
+	if last != seq {
+		return 0, Hash{}, fmt.Errorf("branch %s: its head is event %d but the last stored event is %d (events were lost): %w (%s)", id, seq, last, ErrCorrupt, wayOut)
 	}
-	e, err := t.Event(br.Parent, br.ForkSeq)
-	if err != nil {
-		return 0, Hash{}, err
-	}
-	return br.ForkSeq, e.Hash, nil
+	return seq, h, nil
 }
 
 // segment is a run of a branch's history stored in one branch's own bucket.

@@ -8,6 +8,9 @@ var (
 	eventsBucket      = []byte("events")
 	artifactsBucket   = []byte("artifacts")
 	projectionsBucket = []byte("projections")
+	// headsBucket keeps each branch's head (seq and hash), written in the same transaction as
+	// every append, so that a lost last event is noticed.
+	headsBucket = []byte("heads")
 )
 
 // RecordBucket names a key/value bucket of opaque records that the harness owns.
@@ -30,7 +33,7 @@ var recordBuckets = []RecordBucket{Sessions, Secrets, Models, Settings}
 
 // topBuckets lists every top-level bucket of a current database.
 func topBuckets() [][]byte {
-	out := [][]byte{metaBucket, branchesBucket, eventsBucket, artifactsBucket, projectionsBucket}
+	out := [][]byte{metaBucket, branchesBucket, eventsBucket, artifactsBucket, projectionsBucket, headsBucket}
 	for _, b := range recordBuckets {
 		out = append(out, []byte(b))
 	}
@@ -47,4 +50,5 @@ var (
 const magic = "exo event store"
 
 // SchemaVersion is the version of the on-disk layout this build reads and writes.
-const SchemaVersion = 1
+// Version 2 added the heads bucket; a version 1 file is migrated on open.
+const SchemaVersion = 2

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"sync"
 	"time"
 
@@ -18,12 +19,20 @@ type Store struct {
 	lock *homeLock
 	// branches caches immutable branch metadata by id.
 	branches sync.Map
+	// damage is why writes are refused (nil while the store is sound).
+	damage struct {
+		sync.Mutex
+		err error
+	}
 }
 
 // Options tunes Open.
 type Options struct {
 	// NoSync skips fsync on commit; only for benchmarks and throwaway stores.
 	NoSync bool
+	// Evidence lists paths inside home (files or folders) whose presence shows the home was
+	// used before: a missing or empty exo.db is then refused as lost, not recreated.
+	Evidence []string
 }
 
 // DBName is the database file name inside EXO_HOME.
@@ -31,7 +40,8 @@ const DBName = "exo.db"
 
 // Open opens (creating if needed) the store in home, which is created 0700.
 // It fails at once if another process holds home, and refuses corrupted, foreign or newer
-// files without changing them.
+// files without changing them. Damage found once the file is open (a branch's last event gone)
+// leaves the store readable but refusing every write; see Damaged.
 func Open(home string, opts Options) (*Store, error) {
 	if err := os.MkdirAll(home, 0o700); err != nil {
 		return nil, fmt.Errorf("create exo home %s: %w", home, err)
@@ -56,16 +66,19 @@ func openLocked(home string, opts Options) (*Store, error) {
 	if err != nil {
 		return nil, err
 	}
-	if !fresh {
-		if err := checkExisting(path); err != nil {
+	if fresh {
+		if err := checkUnused(home, opts.Evidence); err != nil {
 			return nil, err
 		}
+	} else if err := checkExisting(path); err != nil {
+		return nil, err
 	}
 	db, err := openBolt(path, &bolt.Options{Timeout: time.Second, NoSync: opts.NoSync})
 	if err != nil {
 		return nil, err
 	}
 	s := &Store{home: home, db: db}
+	s.loadDamage()
 	if err := s.initSchema(); err != nil {
 		db.Close()
 		return nil, err
@@ -73,6 +86,10 @@ func openLocked(home string, opts Options) (*Store, error) {
 	if err := os.MkdirAll(s.artifactTmpDir(), 0o700); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("create artifact dir: %w", err)
+	}
+	s.cleanArtifactTmp()
+	if err := s.view(func(tx *bolt.Tx) error { return (&Tx{s: s, tx: tx}).checkHeads() }); err != nil {
+		s.markDamaged(err)
 	}
 	return s, nil
 }
@@ -92,9 +109,17 @@ func isFresh(path string) (bool, error) {
 	return fi.Size() == 0, nil
 }
 
-// checkExisting opens an existing file read-only and checks it is a current exo database,
-// so that a foreign, corrupted or newer file is refused before anything could write to it.
+// checkExisting judges an existing file with plain reads, then opens it read-only and checks it
+// is a current exo database, so that a foreign, corrupted or newer file is refused before
+// anything could write to it (or map a page past its end).
 func checkExisting(path string) error {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return fmt.Errorf("stat %s: %w", path, err)
+	}
+	if err := checkFile(path, fi.Size() <= DeepCheckLimit); err != nil {
+		return err
+	}
 	db, err := openBolt(path, &bolt.Options{Timeout: time.Second, ReadOnly: true})
 	if err != nil {
 		return err
@@ -126,11 +151,15 @@ func openBolt(path string, o *bolt.Options) (db *bolt.DB, err error) {
 	return nil, fmt.Errorf("open %s: %w", path, err)
 }
 
-// guard runs fn and turns a panic inside bbolt (a damaged page) into ErrCorrupt.
+// guard runs fn and turns a panic inside bbolt (a damaged page) into ErrCorrupt. Memory faults
+// on the mapped file (a page past the end of a file truncated under us) panic instead of killing
+// the process, and are caught the same way.
 func guard(path string, fn func() error) (err error) {
+	old := debug.SetPanicOnFault(true)
 	defer func() {
+		debug.SetPanicOnFault(old)
 		if r := recover(); r != nil {
-			err = fmt.Errorf("read %s: %v: %w", path, r, ErrCorrupt)
+			err = fmt.Errorf("read %s: %v: %w (%s)", path, r, ErrCorrupt, wayOut)
 		}
 	}()
 	return fn()
@@ -160,12 +189,21 @@ func checkSchema(path string, tx *bolt.Tx) error {
 	return nil
 }
 
-// initSchema creates the buckets and metadata of a new database, or checks an existing one.
+// initSchema creates the buckets and metadata of a new database, or checks an existing one and
+// brings an older layout up to date. A current database is only read, never written.
 func (s *Store) initSchema() error {
-	return s.update(func(tx *bolt.Tx) error {
+	current := false
+	err := s.view(func(tx *bolt.Tx) error {
 		if err := checkSchema(s.Path(), tx); err != nil {
 			return err
 		}
+		current = keySeq(metaOf(tx).Get(metaSchemaKey)) == SchemaVersion && hasBuckets(tx)
+		return nil
+	})
+	if err != nil || current {
+		return err
+	}
+	return s.update(func(tx *bolt.Tx) error {
 		for _, name := range topBuckets() {
 			if _, err := tx.CreateBucketIfNotExists(name); err != nil {
 				return fmt.Errorf("create bucket %s: %w", name, err)
@@ -178,8 +216,32 @@ func (s *Store) initSchema() error {
 			}
 			return meta.Put(metaSchemaKey, seqKey(SchemaVersion))
 		}
-		return nil
+		return s.migrate(&Tx{s: s, tx: tx})
 	})
+}
+
+// metaOf returns the meta bucket, or an empty stand-in when the file has none yet.
+func metaOf(tx *bolt.Tx) interface{ Get([]byte) []byte } {
+	if b := tx.Bucket(metaBucket); b != nil {
+		return b
+	}
+	return emptyBucket{}
+}
+
+// emptyBucket answers Get with nothing.
+type emptyBucket struct{}
+
+// Get returns nil.
+func (emptyBucket) Get([]byte) []byte { return nil }
+
+// hasBuckets reports whether every top-level bucket exists.
+func hasBuckets(tx *bolt.Tx) bool {
+	for _, name := range topBuckets() {
+		if tx.Bucket(name) == nil {
+			return false
+		}
+	}
+	return true
 }
 
 // Close releases the database and the home lock.
@@ -214,11 +276,15 @@ func (s *Store) Size() int64 {
 }
 
 // update runs a read-write bbolt transaction, turning panics from damaged pages into errors.
+// A damaged store refuses it.
 func (s *Store) update(fn func(*bolt.Tx) error) error {
-	return guard(s.Path(), func() error { return s.db.Update(fn) })
+	if err := s.Damaged(); err != nil {
+		return fmt.Errorf("write refused: %w", err)
+	}
+	return s.noteDamage(guard(s.Path(), func() error { return s.db.Update(fn) }))
 }
 
 // view runs a read-only bbolt transaction, turning panics from damaged pages into errors.
 func (s *Store) view(fn func(*bolt.Tx) error) error {
-	return guard(s.Path(), func() error { return s.db.View(fn) })
+	return s.noteDamage(guard(s.Path(), func() error { return s.db.View(fn) }))
 }

@@ -2,6 +2,7 @@ package store
 
 import (
 	"fmt"
+	"os"
 	"sort"
 )
 
@@ -48,30 +49,82 @@ func (s *Store) VerifyBranch(id string) (rep VerifyReport, err error) {
 	return rep, err
 }
 
-// VerifyAll checks the own events of every branch, each chained from its fork point.
+// VerifyAll checks everything: the file's page structure, every branch's head record against
+// its last stored event, and the own events of every branch, each chained from its fork point.
+// Problems make the store refuse writes from then on (see Damaged); a clean report lifts that.
 func (s *Store) VerifyAll() (rep VerifyReport, err error) {
+	for _, p := range s.filePages() {
+		rep.Problems = append(rep.Problems, Problem{Branch: DBName, Reason: p})
+	}
 	err = s.View(func(tx *Tx) error {
-		all, err := tx.Branches()
+		if herr := tx.checkHeads(); herr != nil {
+			rep.Problems = append(rep.Problems, Problem{Branch: "heads", Reason: herr.Error()})
+		}
+		return tx.verifyChains(&rep)
+	})
+	switch {
+	case err != nil:
+	case rep.OK():
+		s.clearDamage()
+	default:
+		s.markDamaged(rep.Problems[0])
+	}
+	return rep, err
+}
+
+// verifyChains checks the own events of every branch, oldest branch first.
+func (t *Tx) verifyChains(rep *VerifyReport) error {
+	all, err := t.Branches()
+	if err != nil {
+		return err
+	}
+	sort.Slice(all, func(i, j int) bool { return all[i].Created.Before(all[j].Created) })
+	for _, b := range all {
+		rep.Branches++
+		prev, perr := t.forkHash(b)
+		if perr != nil {
+			rep.Problems = append(rep.Problems, Problem{Branch: b.ID, Seq: b.ForkSeq + 1, Reason: perr.Error()})
+			continue
+		}
+		head, err := t.rawHead(b.ID)
+		if err != nil {
+			rep.Problems = append(rep.Problems, Problem{Branch: b.ID, Seq: b.ForkSeq + 1, Reason: err.Error()})
+			continue
+		}
+		t.verifySegment(segment{branch: b.ID, from: b.ForkSeq + 1, to: head}, prev, rep)
+	}
+	return nil
+}
+
+// filePages walks the file's pages with plain reads while holding the writer lock, so the
+// newest meta and the pages it reaches stay put; it returns the problems found.
+func (s *Store) filePages() (problems []string) {
+	err := guard(s.Path(), func() error {
+		tx, err := s.db.Begin(true)
 		if err != nil {
 			return err
 		}
-		sort.Slice(all, func(i, j int) bool { return all[i].Created.Before(all[j].Created) })
-		for _, b := range all {
-			rep.Branches++
-			prev, perr := tx.forkHash(b)
-			if perr != nil {
-				rep.Problems = append(rep.Problems, Problem{Branch: b.ID, Seq: b.ForkSeq + 1, Reason: perr.Error()})
-				continue
-			}
-			head, err := tx.rawHead(b.ID)
-			if err != nil {
-				return err
-			}
-			tx.verifySegment(segment{branch: b.ID, from: b.ForkSeq + 1, to: head}, prev, &rep)
+		defer tx.Rollback()
+		f, err := os.Open(s.Path())
+		if err != nil {
+			return err
 		}
+		defer f.Close()
+		fi, err := f.Stat()
+		if err != nil {
+			return err
+		}
+		m, err := checkMetas(f, fi.Size())
+		if err != nil {
+			return err
+		}
+		problems = mappedPages(f, fi.Size(), m)
 		return nil
 	})
-	return rep, err
+	if err != nil {
+		problems = append(problems, err.Error())
+	}
+	return problems
 }
 
 // forkHash returns the stored hash of the parent's event a branch forked at.

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/spf13/cobra"
@@ -24,7 +25,8 @@ type doctorReport struct {
 	Enforced      string `json:"enforced"`
 	// MCP is the state of the MCP servers configured for the current directory (each started,
 	// asked for its tools and stopped).
-	MCP []mcp.Status `json:"mcp,omitempty"`
+	MCP     []mcp.Status `json:"mcp,omitempty"`
+	Damaged string       `json:"damaged,omitempty"`
 }
 
 func doctorCmd(e *env) *cobra.Command {
@@ -34,7 +36,7 @@ func doctorCmd(e *env) *cobra.Command {
 		Short: "Report EXO_HOME, the database, its schema and sizes",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return e.withHarness(func(h *harness.Harness) error {
+			err := e.withHarness(func(h *harness.Harness) error {
 				rep, err := doctor(h)
 				if err != nil {
 					return err
@@ -54,8 +56,16 @@ func doctorCmd(e *env) *cobra.Command {
 				}
 				tw.Flush()
 				fmt.Fprintf(e.stdout, "\nwhat this machine supports:\n%s\n", h.Capabilities())
+				if rep.Damaged != "" {
+					fmt.Fprintf(e.stdout, "\ndamaged\t%s\n%s", rep.Damaged, damageAdvice(rep.Home))
+					return failf(ExitFailure, "the database is damaged: writes are refused")
+				}
 				return nil
 			})
+			if errors.Is(err, harness.ErrCorrupt) && !asJSON {
+				return e.doctorDamaged(err)
+			}
+			return err
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
@@ -65,6 +75,9 @@ func doctorCmd(e *env) *cobra.Command {
 func doctor(h *harness.Harness) (doctorReport, error) {
 	st := h.Store()
 	rep := doctorReport{Home: h.Home(), DB: st.Path(), DBBytes: st.Size()}
+	if d := h.Damaged(); d != nil {
+		rep.Damaged = d.Error()
+	}
 	var err error
 	if rep.Schema, err = st.Schema(); err != nil {
 		return rep, err

@@ -1,0 +1,43 @@
+package cli
+
+import (
+	"fmt"
+
+	"exo/harness"
+)
+
+// doctorDamaged explains a database that exo refused to open, and what to do about it.
+func (e *env) doctorDamaged(openErr error) error {
+	home := e.home
+	if home == "" {
+		var err error
+		if home, err = harness.HomeDir(); err != nil {
+			return err
+		}
+	}
+	d := harness.Diagnose(home)
+	fmt.Fprintf(e.stdout, "EXO_HOME\t%s\n", home)
+	fmt.Fprintf(e.stdout, "database\t%s (%d bytes)\n", d.Path, d.Size)
+	fmt.Fprintf(e.stdout, "problem\t%s\n", firstNonEmpty(d.Problem, d.Verdict, openErr.Error()))
+	fmt.Fprint(e.stdout, damageAdvice(home))
+	return failf(ExitFailure, "the database is damaged: exo refuses it so nothing more is lost")
+}
+
+// damageAdvice says how to get going again after damage.
+func damageAdvice(home string) string {
+	return fmt.Sprintf(`
+exo will not write into a damaged database. To carry on:
+  - restore a backup: copy it over %[1]s/exo.db (`+"`exo verify`"+` then checks it and lifts the refusal);
+  - or start afresh: move %[1]s/exo.db (and %[1]s/exo.db.damaged) aside; its sessions are then gone.
+`, home)
+}
+
+// firstNonEmpty returns the first non-empty string.
+func firstNonEmpty(ss ...string) string {
+	for _, s := range ss {
+		if s != "" {
+			return s
+		}
+	}
+	return ""
+}

@@ -1,0 +1,16 @@
+package harness
+
+import "exo/store"
+
+// ErrCorrupt means EXO_HOME's database is damaged: opening it was refused, or it refuses writes.
+var ErrCorrupt = store.ErrCorrupt
+
+// Diagnosis is what Diagnose finds about a database without opening it.
+type Diagnosis = store.Diagnosis
+
+// Diagnose describes EXO_HOME's database file without opening or locking it, so that a store
+// Open refuses can still be explained (`exo doctor`).
+func Diagnose(home string) Diagnosis { return store.Inspect(home, homeEvidence) }
+
+// Damaged returns why the store refuses writes (damage found on open or by Verify), or nil.
+func (h *Harness) Damaged() error { return h.st.Damaged() }

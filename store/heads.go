@@ -1,0 +1,134 @@
+package store
+
+import (
+	"fmt"
+)
+
+// headRecordLen is the size of a head record: seq (8 bytes, big-endian) and hash (32).
+const headRecordLen = 8 + len(Hash{})
+
+// putHead records a branch's head in the heads bucket.
+func (t *Tx) putHead(branch string, seq uint64, h Hash) error {
+	v := append(seqKey(seq), h[:]...)
+	if err := t.tx.Bucket(headsBucket).Put([]byte(branch), v); err != nil {
+		return fmt.Errorf("record head of %s: %w", branch, err)
+	}
+	return nil
+}
+
+// headRecord returns a branch's recorded head.
+func (t *Tx) headRecord(branch string) (uint64, Hash, error) {
+	v := t.tx.Bucket(headsBucket).Get([]byte(branch))
+	if len(v) != headRecordLen {
+		return 0, Hash{}, fmt.Errorf("branch %s has no head record: %w (%s)", branch, ErrCorrupt, wayOut)
+	}
+	var h Hash
+	copy(h[:], v[8:])
+	return keySeq(v[:8]), h, nil
+}
+
+// storedHead derives a branch's head from what is stored: its last own event (decoded), else
+// the parent's event at the fork point, else nothing.
+func (t *Tx) storedHead(br Branch) (uint64, Hash, error) {
+	own, err := t.ownEvents(br.ID)
+	if err != nil {
+		return 0, Hash{}, err
+	}
+	if k, v := own.Cursor().Last(); k != nil {
+		e, err := DecodeEvent(br.ID, v)
+		if err != nil {
+			return 0, Hash{}, fmt.Errorf("last event of %s: %v: %w", br.ID, err, ErrCorrupt)
+		}
+		if e.Seq != keySeq(k) {
+			return 0, Hash{}, fmt.Errorf("last event of %s is stored under %d but says %d: %w", br.ID, keySeq(k), e.Seq, ErrCorrupt)
+		}
+		return e.Seq, e.Hash, nil
+	}
+	if br.ForkSeq == 0 {
+		return 0, Hash{}, nil
+	}
+	h, err := t.forkHash(br)
+	if err != nil {
+		return 0, Hash{}, fmt.Errorf("%v: %w", err, ErrCorrupt)
+	}
+	return br.ForkSeq, h, nil
+}
+
+// checkHeads compares every branch's recorded head with what is stored, and checks that heads,
+// branch records and event buckets name the same branches. It costs one lookup per branch.
+func (t *Tx) checkHeads() error {
+	all, err := t.Branches()
+	if err != nil {
+		return err
+	}
+	known := make(map[string]bool, len(all))
+	for _, br := range all {
+		known[br.ID] = true
+		if err := t.checkHead(br); err != nil {
+			return err
+		}
+	}
+	return t.checkOrphans(known)
+}
+
+// checkHead compares one branch's head record with its stored head.
+func (t *Tx) checkHead(br Branch) error {
+	seq, h, err := t.headRecord(br.ID)
+	if err != nil {
+		return err
+	}
+	got, gotHash, err := t.storedHead(br)
+	if err != nil {
+		return fmt.Errorf("branch %s: %v: %w (%s)", br.ID, err, ErrCorrupt, wayOut)
+	}
+	if got != seq {
+		return fmt.Errorf("branch %s: its head is event %d but the last stored event is %d (events were lost): %w (%s)", br.ID, seq, got, ErrCorrupt, wayOut)
+	}
+	if gotHash != h {
+		return fmt.Errorf("branch %s: event %d's hash %s is not the recorded head %s (it was changed): %w (%s)", br.ID, seq, gotHash.Short(), h.Short(), ErrCorrupt, wayOut)
+	}
+	return nil
+}
+
+// checkOrphans reports head records or event buckets without a branch record.
+func (t *Tx) checkOrphans(known map[string]bool) error {
+	var bad []string
+	_ = t.tx.Bucket(headsBucket).ForEach(func(k, _ []byte) error {
+		if !known[string(k)] {
+			bad = append(bad, "head of "+string(k))
+		}
+		return nil
+	})
+	_ = t.tx.Bucket(eventsBucket).ForEach(func(k, _ []byte) error {
+		if !known[string(k)] {
+			bad = append(bad, "events of "+string(k))
+		}
+		return nil
+	})
+	if len(bad) > 0 {
+		return fmt.Errorf("%s without a branch record (the branch record was lost): %w (%s)", bad[0], ErrCorrupt, wayOut)
+	}
+	return nil
+}
+
+// migrate brings a version 1 database to the current layout: it records every branch's head.
+func (s *Store) migrate(t *Tx) error {
+	meta := t.tx.Bucket(metaBucket)
+	if keySeq(meta.Get(metaSchemaKey)) >= 2 {
+		return nil
+	}
+	all, err := t.Branches()
+	if err != nil {
+		return err
+	}
+	for _, br := range all {
+		seq, h, err := t.storedHead(br)
+		if err != nil {
+			return fmt.Errorf("migrate to schema 2: %w", err)
+		}
+		if err := t.putHead(br.ID, seq, h); err != nil {
+			return err
+		}
+	}
+	return meta.Put(metaSchemaKey, seqKey(SchemaVersion))
+}
