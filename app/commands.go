@@ -10,6 +10,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"exo/harness"
+	"exo/harness/commands"
 	"exo/harness/governance"
 	"exo/harness/mcp"
 	"exo/views"
@@ -80,6 +81,9 @@ func load(h *harness.Harness, id string, req uint64) sessionLoadedMsg {
 			out.enforced = err.Error()
 		}
 		out.mcp, out.mcpBad = mcp.Summary(h, s.Workspace)
+		for _, c := range commands.Discover(s.Workspace) {
+			out.commands = append(out.commands, views.SlashCommand{Name: c.Name, Args: c.ArgumentHint, Help: c.Description})
+		}
 	}
 	return out
 }

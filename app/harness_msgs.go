@@ -125,6 +125,7 @@ func (m *Model) onLoaded(msg sessionLoadedMsg) tea.Cmd {
 		m.timeline.SetSource(m.source)
 	}
 	m.updateInfo(msg)
+	m.input.SetCustomCommands(msg.commands)
 	if m.noModel {
 		return tea.Batch(watch, m.say("no model registered: type /model demo for the offline scripted demo, or exo model register NAME --provider …", true))
 	}

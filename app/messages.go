@@ -27,6 +27,7 @@ type sessionLoadedMsg struct {
 	confined bool
 	mcp      string // the MCP servers' state ("mcp 2/3"), "" when none
 	mcpBad   bool
+	commands []views.SlashCommand // the workspace's custom slash commands
 	err      error
 }
 

@@ -48,6 +48,9 @@ func (m *Model) slash(name, args string) tea.Cmd {
 			return infoMsg{text: rep.String()}
 		}
 	}
+	if m.input.IsCustomCommand(name) {
+		return m.submit(strings.TrimSpace("/" + name + " " + args)) // the executor expands it
+	}
 	return m.say("unknown command /"+name+"; try /help", true)
 }
 

@@ -47,6 +47,8 @@ type Input struct {
 	draft   string // draft is the unsent text saved while browsing history.
 	pastes  []string
 	compSel int // compSel is the highlighted completion.
+	// custom are the project's and user's own slash commands, completed after the built-ins.
+	custom []SlashCommand
 	// histPastes keeps the pasted texts of history entries with chips.
 	histPastes  map[int][]string
 	draftPastes []string
@@ -111,7 +113,7 @@ func (in *Input) Update(msg tea.Msg) (Pane, tea.Cmd) {
 
 // handleKey handles the keys the input owns; ok is false for editing keys.
 func (in *Input) handleKey(msg tea.KeyPressMsg) (tea.Cmd, bool) {
-	comps := completions(in.ta.Value())
+	comps := completions(in.ta.Value(), in.custom)
 	switch {
 	case key.Matches(msg, in.Keys.Newline):
 		in.ta.newline()
@@ -154,7 +156,7 @@ func (in *Input) complete(comps []SlashCommand) {
 
 // clampCompletion keeps the completion highlight in range.
 func (in *Input) clampCompletion() {
-	if n := len(completions(in.ta.Value())); in.compSel >= n {
+	if n := len(completions(in.ta.Value(), in.custom)); in.compSel >= n {
 		in.compSel = 0
 	}
 }

@@ -34,7 +34,7 @@ func (in *Input) mode() string {
 // hint renders the completion line: matching commands, or key hints.
 func (in *Input) hint(w int) string {
 	st := in.styles()
-	comps := completions(in.ta.Value())
+	comps := completions(in.ta.Value(), in.custom)
 	if len(comps) == 0 {
 		return st.Text.Muted.Render(truncate("enter send · alt+enter newline · / commands · ! shell", w))
 	}
@@ -77,7 +77,21 @@ func (in *Input) editorLines(w, h int) []string {
 }
 
 // Completions returns the slash commands matching what is typed.
-func (in *Input) Completions() []SlashCommand { return completions(in.ta.Value()) }
+func (in *Input) Completions() []SlashCommand { return completions(in.ta.Value(), in.custom) }
+
+// SetCustomCommands sets the custom slash commands (from .exo/commands and the user's folder)
+// that complete after the built-in ones.
+func (in *Input) SetCustomCommands(cmds []SlashCommand) { in.custom = cmds }
+
+// IsCustomCommand reports whether name is one of the custom slash commands.
+func (in *Input) IsCustomCommand(name string) bool {
+	for _, c := range in.custom {
+		if c.Name == name {
+			return true
+		}
+	}
+	return false
+}
 
 // PopupView renders the completions as a box at most w cells wide, for the
 // app to draw just above the input; it is empty when nothing completes.

@@ -23,13 +23,13 @@ var SlashCommands = []SlashCommand{
 
 // completions returns the commands whose name starts with the typed prefix
 // of a value like "/re"; none once a space was typed.
-func completions(value string) []SlashCommand {
+func completions(value string, custom []SlashCommand) []SlashCommand {
 	if !strings.HasPrefix(value, "/") || strings.ContainsAny(value, " \n") {
 		return nil
 	}
 	prefix := strings.ToLower(value[1:])
 	var out []SlashCommand
-	for _, c := range SlashCommands {
+	for _, c := range append(SlashCommands[:len(SlashCommands):len(SlashCommands)], custom...) {
 		if strings.HasPrefix(c.Name, prefix) {
 			out = append(out, c)
 		}

@@ -56,6 +56,9 @@ type Options struct {
 	// Hooks runs the user's hooks (PreToolUse, PostToolUse, UserPromptSubmit, Stop,
 	// SessionStart, PreCompact); nil runs none.
 	Hooks Hooks
+	// Expand turns a prompt "/name args" naming a custom command into the command's prompt and
+	// model (empty: the session's); ok is false for anything else, which is sent as typed.
+	Expand func(s *harness.Session, text string) (prompt, model string, ok bool)
 }
 
 // Executor is the default executor. It is safe for concurrent turns on different sessions.
@@ -70,6 +73,8 @@ type Executor struct {
 	busy  map[string]bool // sessions with a turn running
 	// started holds the SessionStart hooks' context of each session seen in this process.
 	started map[string]string
+	// models holds a model chosen for the running turn of a session (a custom command's).
+	models map[string]string
 	slots   chan struct{} // the scheduler: one token per concurrent model call
 	sub     subagents
 	// lastModel is the model time (ns) of the last finished turn, for benchmarks.

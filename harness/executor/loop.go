@@ -43,6 +43,10 @@ func (x *Executor) Prompt(ctx context.Context, sessionID, text, source string) (
 			return Result{SessionID: sessionID}, err
 		}
 	}
+	text, source, model, err := x.expand(sessionID, text, source)
+	if err != nil {
+		return Result{SessionID: sessionID}, err
+	}
 	if x.opts.Hooks != nil {
 		s, err := x.h.Session(sessionID)
 		if err != nil {
@@ -59,6 +63,10 @@ func (x *Executor) Prompt(ctx context.Context, sessionID, text, source string) (
 	if _, err := x.h.Append(sessionID, harness.MustRecord(harness.TypeInvocationReceived, harness.ActorUser,
 		harness.InvocationReceived{Text: text, Source: source})); err != nil {
 		return Result{SessionID: sessionID}, err
+	}
+	if model != "" {
+		x.setTurnModel(sessionID, model)
+		defer x.setTurnModel(sessionID, "")
 	}
 	return x.RunTurn(ctx, sessionID)
 }
@@ -124,7 +132,7 @@ func (x *Executor) newTurn(sessionID string) (*turn, error) {
 	if err != nil {
 		return nil, err
 	}
-	prov, spec, err := x.h.OpenProvider(s.Settings["model"])
+	prov, spec, err := x.h.OpenProvider(x.turnModel(s))
 	if err != nil {
 		return nil, err
 	}

@@ -35,6 +35,13 @@ harness: never try to read API keys or exo's own files; such attempts are refuse
 			break
 		}
 	}
+	for _, src := range x.opts.ToolSources {
+		if sp, ok := src.(SystemPrompter); ok {
+			if text := sp.SystemPrompt(s); text != "" {
+				b.WriteString("\n" + text + "\n")
+			}
+		}
+	}
 	if x.opts.SystemExtra != nil {
 		if extra := x.opts.SystemExtra(s.ID); extra != "" {
 			b.WriteString("\n" + extra + "\n")

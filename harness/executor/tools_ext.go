@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 
+	"exo/harness"
 	"exo/harness/provider"
 )
 
@@ -19,6 +20,12 @@ type ToolSource interface {
 	Policy(name string) (policy string, ok bool)
 	// Call runs one of its tools.
 	Call(ctx context.Context, c ExtCall) ExtResult
+}
+
+// SystemPrompter is a ToolSource that also adds text to the system prompt (skills list
+// themselves there by name and description).
+type SystemPrompter interface {
+	SystemPrompt(s *harness.Session) string
 }
 
 // ExtCall is one call of a ToolSource's tool.

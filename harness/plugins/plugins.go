@@ -5,9 +5,11 @@ package plugins
 
 import (
 	"exo/harness"
+	"exo/harness/commands"
 	"exo/harness/executor"
 	"exo/harness/hooks"
 	"exo/harness/mcp"
+	"exo/harness/skills"
 )
 
 // Plugins is what Install wired; Close stops what it started (MCP servers).
@@ -21,7 +23,10 @@ type Plugins struct {
 // Install adds the plugins to an executor's options.
 func Install(h *harness.Harness, o *executor.Options) *Plugins {
 	p := &Plugins{MCP: mcp.NewManager(h, mcp.Options{}), Hooks: hooks.NewRunner(h)}
-	o.ToolSources = append(o.ToolSources, p.MCP)
+	o.ToolSources = append(o.ToolSources, p.MCP, skills.NewSource(h))
+	if o.Expand == nil {
+		o.Expand = commands.Expander
+	}
 	if o.Hooks == nil {
 		o.Hooks = p.Hooks
 	}
