@@ -75,8 +75,8 @@ type Executor struct {
 	started map[string]string
 	// models holds a model chosen for the running turn of a session (a custom command's).
 	models map[string]string
-	slots   chan struct{} // the scheduler: one token per concurrent model call
-	sub     subagents
+	slots  chan struct{} // the scheduler: one token per concurrent model call
+	sub    subagents
 	// lastModel is the model time (ns) of the last finished turn, for benchmarks.
 	lastModel atomic.Int64
 }
