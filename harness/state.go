@@ -63,10 +63,12 @@ const itemTextCap = 8 << 10
 // SessionState is the Session projection of a branch: status, counters, usage and the recent
 // conversation. It is folded event by event and checkpointed as JSON.
 type SessionState struct {
-	Branch       string    `json:"branch"`
-	Head         uint64    `json:"head"`
-	Status       Status    `json:"status"`
-	Model        string    `json:"model,omitempty"`
+	Branch string `json:"branch"`
+	Head   uint64 `json:"head"`
+	Status Status `json:"status"`
+	Model  string `json:"model,omitempty"`
+	// Executor is the executor in force (executor.selected); "" is exo's own.
+	Executor     string    `json:"executor,omitempty"`
 	Turns        int       `json:"turns"`
 	Steps        int       `json:"steps"`
 	ModelCalls   int       `json:"model_calls"`

@@ -20,7 +20,13 @@ const (
 // A PreToolUse hook's allow skips the asking (never a deny policy); its ask asks even when the
 // policy is auto.
 func (t *turn) approve(ctx context.Context, c provider.ToolCall, summary, hook string) (bool, string, error) {
-	switch p := t.x.policy(c.Name); {
+	return t.approveAs(ctx, c, summary, hook, c.Name)
+}
+
+// approveAs is approve with the policy of tool policy (an agent's own tool answers to the policy
+// of exo's tool that does the same, e.g. Claude's Write to write_file).
+func (t *turn) approveAs(ctx context.Context, c provider.ToolCall, summary, hook, policy string) (bool, string, error) {
+	switch p := t.x.policy(policy); {
 	case p == "deny":
 		return false, "the tool " + c.Name + " is denied by this session's policy", nil
 	case hook == "allow":

@@ -51,11 +51,17 @@ func (t *turn) interruptRest(calls []provider.ToolCall, reason string) error {
 
 // runTool runs one call: approval, start event, the tool, result event.
 func (t *turn) runTool(ctx context.Context, c provider.ToolCall) error {
+	_, err := t.runToolResult(ctx, c)
+	return err
+}
+
+// runToolResult is runTool returning the recorded result.
+func (t *turn) runToolResult(ctx context.Context, c provider.ToolCall) (harness.ToolCompleted, error) {
 	t.res.ToolCalls++
 	verdict := t.preToolHook(ctx, &c)
 	summary := summarize(c)
 	if err := t.append(harness.TypeToolStarted, harness.ToolStarted{CallID: c.ID, Tool: c.Name, Args: validJSON(c.Arguments), Summary: summary}); err != nil {
-		return err
+		return harness.ToolCompleted{}, err
 	}
 	if t.x.opts.OnTool != nil {
 		t.x.opts.OnTool(t.s.ID, true, c.Name, summary)
@@ -63,24 +69,24 @@ func (t *turn) runTool(ctx context.Context, c provider.ToolCall) error {
 	start := time.Now()
 	out, err := t.execute(ctx, c, summary, verdict)
 	if err != nil {
-		return err
+		return harness.ToolCompleted{}, err
 	}
 	t.postToolHook(ctx, c, &out)
 	done := harness.ToolCompleted{CallID: c.ID, Tool: c.Name, Output: t.x.h.Redact(out.text), IsError: out.isError,
 		ExitCode: out.exit, Killed: out.killed, Truncated: out.trunc, TotalBytes: out.total, Artifact: out.artifact,
 		DurationMs: time.Since(start).Milliseconds(), Diff: t.x.h.Redact(out.diff)}
 	if err := t.append(harness.TypeToolCompleted, done); err != nil {
-		return err
+		return done, err
 	}
 	if t.x.opts.OnTool != nil {
 		t.x.opts.OnTool(t.s.ID, false, c.Name, firstLine(done.Output))
 	}
 	if out.changed {
 		if _, err := t.x.h.SnapshotWorkspace(t.s.ID, t.s.Branch, c.ID); err != nil {
-			return fmt.Errorf("snapshot after %s: %w", c.Name, err)
+			return done, fmt.Errorf("snapshot after %s: %w", c.Name, err)
 		}
 	}
-	return nil
+	return done, nil
 }
 
 // execute checks policy and approval, then runs the tool.

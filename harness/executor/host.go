@@ -1,0 +1,214 @@
+package executor
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	"exo/harness"
+	"exo/harness/provider"
+	"exo/sandbox"
+)
+
+// This file is the part of the executor that external executors (agents such as Claude Code
+// driven by exo, in harness/extexec) use so that their tool calls get exactly the treatment of
+// this executor's own: the same tools, approvals, scope, secret denial, redaction, artifacts and
+// snapshots, recorded with the external executor's actor (the Executor's Name).
+
+// Options returns the options the executor was built with.
+func (x *Executor) Options() Options { return x.opts }
+
+// HostTools lists exo's tools an external agent is offered in a session: the built-in tools and
+// the tool sources' (MCP servers, skills), minus those the policy denies. Subagent tools stay
+// with exo's own executor.
+func (x *Executor) HostTools(ctx context.Context, sessionID string) []provider.Tool {
+	var out []provider.Tool
+	for _, t := range builtinTools() {
+		if x.policy(t.spec.Name) != "deny" {
+			out = append(out, t.spec)
+		}
+	}
+	for _, src := range x.opts.ToolSources {
+		for _, t := range src.Tools(ctx, sessionID) {
+			if _, builtin := x.tools[t.Name]; !builtin && x.policy(t.Name) != "deny" {
+				out = append(out, t)
+			}
+		}
+	}
+	return out
+}
+
+// hostTurn is a turn context for one call of an external executor: no provider, only what
+// tools and approvals need.
+func (x *Executor) hostTurn(sessionID string) (*turn, error) {
+	s, err := x.h.Session(sessionID)
+	if err != nil {
+		return nil, err
+	}
+	m, err := x.h.Model(s.Settings["model"])
+	if err != nil {
+		return nil, err
+	}
+	return &turn{x: x, s: s, model: m, res: Result{SessionID: s.ID}}, nil
+}
+
+// RunHostTool runs one tool call an external agent asked exo to run, as this executor's turn
+// runs its own: tool.started, the approval policy, the tool in the session's sandbox,
+// tool.completed (redacted; big output becomes an artifact) and a workspace snapshot when files
+// changed. A tool that is not one of HostTools gets an error result, never a Go error.
+func (x *Executor) RunHostTool(ctx context.Context, sessionID string, call provider.ToolCall) (harness.ToolCompleted, error) {
+	t, err := x.hostTurn(sessionID)
+	if err != nil {
+		return harness.ToolCompleted{}, err
+	}
+	if isAgentTool(call.Name) {
+		call.Name = "unavailable:" + call.Name // subagent tools are exo's executor's own
+	}
+	return t.runToolResult(ctx, call)
+}
+
+// isAgentTool reports whether name is one of the subagent tools.
+func isAgentTool(name string) bool {
+	for _, t := range agentTools() {
+		if t.spec.Name == name {
+			return true
+		}
+	}
+	return false
+}
+
+// NativeCall is a tool call an external agent runs itself (its own Bash, Write, Edit…), which
+// exo approves first.
+type NativeCall struct {
+	// Call is the agent's call as it named it.
+	Call provider.ToolCall
+	// Policy is exo's tool whose approval policy applies (bash, write_file, edit_file, read_file…).
+	Policy string
+	// Writes are the paths the call will write (absolute or workspace-relative), checked against
+	// the workspace and the session's scope.
+	Writes []string
+	// Reads are the paths the call will read, checked against exo's sealed secrets.
+	Reads []string
+	// Command is the shell command the call runs, checked against exo's sealed secrets.
+	Command string
+	// Ran is set for a call the agent already ran without asking (a read it allows itself):
+	// tool.started is recorded, nothing is checked.
+	Ran bool
+}
+
+// StartNative records tool.started for a call an external agent runs itself and decides whether
+// it may run: writes outside the workspace or the scope are refused (policy.violation), reads of
+// exo's home and commands reaching sealed secrets are refused (secret.denied), then the approval
+// policy of Policy applies (approval.requested and approval.resolved when it asks). A refusal
+// returns ok false and the reason the agent is told; the caller then records the result with
+// FinishNative.
+func (x *Executor) StartNative(ctx context.Context, sessionID string, n NativeCall) (ok bool, reason string, err error) {
+	t, err := x.hostTurn(sessionID)
+	if err != nil {
+		return false, "", err
+	}
+	summary := summarize(n.Call)
+	if err := t.append(harness.TypeToolStarted, harness.ToolStarted{CallID: n.Call.ID, Tool: n.Call.Name, Args: validJSON(n.Call.Arguments), Summary: summary}); err != nil {
+		return false, "", err
+	}
+	if x.opts.OnTool != nil {
+		x.opts.OnTool(sessionID, true, n.Call.Name, summary)
+	}
+	if n.Ran {
+		return true, "", nil
+	}
+	if why := t.nativeRefusal(n); why != "" {
+		return false, why, nil
+	}
+	return t.approveAs(ctx, n.Call, summary, "", n.Policy)
+}
+
+// nativeRefusal checks a native call's paths and command against the workspace, the scope and
+// exo's sealed secrets, recording what it refuses.
+func (t *turn) nativeRefusal(n NativeCall) string {
+	tc := toolCtx{x: t.x, session: t.s.ID, branch: t.s.Branch, callID: n.Call.ID, ws: t.s.Workspace}
+	for _, p := range n.Reads {
+		abs := p
+		if !filepath.IsAbs(abs) {
+			abs = filepath.Join(t.s.Workspace, abs)
+		}
+		if why := t.x.h.SecretPathDenied(abs); why != "" {
+			return t.x.denySecret(tc, n.Call.Name, why).text
+		}
+	}
+	if n.Command != "" {
+		if name, why := t.x.h.SecretCommandDenied(n.Command); name != "" {
+			_, _ = t.x.h.AppendOn(t.s.ID, t.s.Branch, harness.MustRecord(harness.TypeSecretDenied, harness.ActorHarness,
+				harness.SecretDenied{Name: name, Tool: n.Call.Name, Reason: why}))
+			return "denied: secret " + name + ": " + why
+		}
+	}
+	for _, p := range n.Writes {
+		if why := t.writeRefusal(tc, p); why != "" {
+			_, _ = t.x.h.AppendOn(t.s.ID, t.s.Branch, harness.MustRecord(harness.TypePolicyViolation, harness.ActorHarness,
+				harness.PolicyViolation{Path: p, Rule: "scope", Action: "refused", Detail: why}))
+			return "refused by exo: " + why
+		}
+	}
+	return ""
+}
+
+// writeRefusal says why a native write to p is not allowed, or "".
+func (t *turn) writeRefusal(tc toolCtx, p string) string {
+	rel := p
+	if filepath.IsAbs(p) {
+		r, err := filepath.Rel(t.s.Workspace, p)
+		if err != nil || r == ".." || strings.HasPrefix(r, "../") {
+			return fmt.Sprintf("%s is outside the workspace %s", p, t.s.Workspace)
+		}
+		rel = r
+	}
+	abs, err := sandbox.ResolveInWorkspace(t.s.Workspace, rel)
+	if err != nil {
+		return fmt.Sprintf("%s: %v (writes must stay inside the workspace %s)", p, err, t.s.Workspace)
+	}
+	if err := tc.checkWrite(abs); err != nil {
+		return err.Error()
+	}
+	return ""
+}
+
+// FinishNative records the result of a call an external agent ran itself (or was refused) and
+// snapshots the workspace when the call may have changed files, so rewind restores them.
+func (x *Executor) FinishNative(sessionID string, done harness.ToolCompleted, mayChange bool) error {
+	t, err := x.hostTurn(sessionID)
+	if err != nil {
+		return err
+	}
+	done.Output, done.Diff = x.h.Redact(done.Output), x.h.Redact(done.Diff)
+	if err := t.append(harness.TypeToolCompleted, done); err != nil {
+		return err
+	}
+	if x.opts.OnTool != nil {
+		x.opts.OnTool(sessionID, false, done.Tool, firstLine(done.Output))
+	}
+	if mayChange {
+		if _, err := x.h.SnapshotWorkspace(sessionID, t.s.Branch, done.CallID); err != nil {
+			return fmt.Errorf("snapshot after %s: %w", done.Tool, err)
+		}
+	}
+	return nil
+}
+
+// ResultText renders a recorded tool result as exo's executor shows it to its model (the exit
+// code of a command, a kill, where the cut output went), so an external agent reads the same.
+func ResultText(p harness.ToolCompleted) string { return resultText(&p) }
+
+// ResultIsError reports whether a recorded tool result is a failure for the model.
+func ResultIsError(p harness.ToolCompleted) bool { return isError(&p) }
+
+// CloseOpenCalls records tool calls of the session's history that started but never completed
+// (exo stopped mid-call) as interrupted, as exo's executor does at the start of a turn.
+func (x *Executor) CloseOpenCalls(sessionID string) error {
+	t, err := x.hostTurn(sessionID)
+	if err != nil {
+		return err
+	}
+	return t.closeInterrupted()
+}

@@ -1,0 +1,82 @@
+package harness
+
+import "fmt"
+
+// External executor event types: which executor runs a session's turns (exo's own or an agent
+// such as Claude Code driven by exo), how an agent's turn ended by its own account, and an agent
+// process that failed.
+const (
+	TypeExecutorSelected = "executor.selected"
+	TypeExecutorResult   = "executor.result"
+	TypeExecutorFailed   = "executor.failed"
+)
+
+// DefaultExecutorName is the name of exo's own executor.
+const DefaultExecutorName = "default"
+
+// ExecutorSelected records the executor in force from this event on; a session without one runs
+// exo's own executor. The next turn of any executor carries on from the log.
+type ExecutorSelected struct {
+	Name string `json:"name"`
+	// Version is the agent's version as it reports it (e.g. "2.1.330 (Claude Code)").
+	Version string `json:"version,omitempty"`
+	// Binary is the agent program's path.
+	Binary string `json:"binary,omitempty"`
+	// NativeTools is set when the agent runs its own tools (every use approved by exo) rather
+	// than exo's.
+	NativeTools bool `json:"native_tools,omitempty"`
+}
+
+// ExecutorResult is an external agent's own summary of a turn (Claude Code's result message):
+// model traffic is recorded by exo's model endpoint, so its cost here is informative only.
+type ExecutorResult struct {
+	Executor   string  `json:"executor"`
+	Subtype    string  `json:"subtype,omitempty"` // success, error_during_execution, error_max_turns…
+	IsError    bool    `json:"is_error,omitempty"`
+	Result     string  `json:"result,omitempty"`
+	NumTurns   int     `json:"num_turns,omitempty"`
+	DurationMs int64   `json:"duration_ms,omitempty"`
+	APIMs      int64   `json:"duration_api_ms,omitempty"`
+	AgentCost  float64 `json:"agent_cost_usd,omitempty"`
+	StopReason string  `json:"stop_reason,omitempty"`
+	Denials    int     `json:"permission_denials,omitempty"`
+}
+
+// ExecutorFailed records an external agent process that failed or died; the turn it was running
+// ended there, and everything recorded before stays.
+type ExecutorFailed struct {
+	Executor string `json:"executor"`
+	Error    string `json:"error"`
+	ExitCode *int   `json:"exit_code,omitempty"`
+	Signal   string `json:"signal,omitempty"`
+	// Stderr is the tail of the agent's error output (redacted).
+	Stderr string `json:"stderr,omitempty"`
+}
+
+func init() {
+	RegisterType(TypeExecutorSelected, typed(FamilySession, func(p *ExecutorSelected) string {
+		s := "executor " + p.Name
+		if p.Version != "" {
+			s += " " + p.Version
+		}
+		if p.NativeTools {
+			s += " (native tools)"
+		}
+		return s
+	}))
+	RegisterType(TypeExecutorResult, typed(FamilyModel, func(p *ExecutorResult) string {
+		return fmt.Sprintf("%s %s: %d turns, %d ms %s", p.Executor, firstNonEmpty(p.Subtype, "done"), p.NumTurns, p.DurationMs, oneLine(p.Result))
+	}))
+	RegisterType(TypeExecutorFailed, typed(FamilyError, func(p *ExecutorFailed) string {
+		return p.Executor + " failed: " + oneLine(p.Error)
+	}))
+	stateAppliers[TypeExecutorSelected] = func(s *SessionState, e Event, p any) {
+		s.Executor = p.(*ExecutorSelected).Name
+		s.addItem(Item{Seq: e.Seq, Kind: ItemNotice, Text: Summary(e)})
+	}
+	stateAppliers[TypeExecutorFailed] = func(s *SessionState, e Event, p any) {
+		f := p.(*ExecutorFailed)
+		s.Status, s.LastError, s.ModelInFlight = StatusFailed, f.Executor+": "+f.Error, 0
+		s.addItem(Item{Seq: e.Seq, Kind: ItemError, Text: Summary(e)})
+	}
+}

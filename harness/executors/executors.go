@@ -1,0 +1,93 @@
+// Package executors looks exo's executors up by name: exo's own ("default") and the external
+// agents exo can drive (claude-code). The CLI, the app and the daemon open one with Open and run
+// turns through the Runner it returns, whatever executor it is.
+package executors
+
+import (
+	"context"
+	"fmt"
+	"sort"
+
+	"exo/harness"
+	"exo/harness/executor"
+	"exo/harness/extexec/claude"
+)
+
+// Runner runs turns on sessions; exo's own executor and every external adapter have this shape.
+type Runner interface {
+	// Prompt appends a user message to a session and runs the turn it starts.
+	Prompt(ctx context.Context, sessionID, text, source string) (executor.Result, error)
+	// Close stops what the runner started (agent processes).
+	Close() error
+}
+
+// Options choose how an executor runs.
+type Options struct {
+	// Exec are exo's executor options (approvals, scope, callbacks), applied to every executor.
+	Exec executor.Options
+	// NativeTools lets an external agent use its own tools, each use approved by exo.
+	NativeTools bool
+}
+
+// Default is the name of exo's own executor.
+const Default = harness.DefaultExecutorName
+
+// Names lists the executors exo knows, exo's own first.
+func Names() []string { return []string{Default, claude.Name} }
+
+// Open returns the executor named name ("" is exo's own).
+func Open(h *harness.Harness, name string, o Options) (Runner, error) {
+	switch name {
+	case "", Default:
+		return &own{Executor: executor.New(h, o.Exec), h: h}, nil
+	case claude.Name, "claude":
+		return claude.New(h, claude.Options{Exec: o.Exec, NativeTools: o.NativeTools})
+	}
+	return nil, fmt.Errorf("unknown executor %q (known: %v)", name, Names())
+}
+
+// own is exo's executor as a Runner: it records executor.selected when a session comes back to
+// it from another executor.
+type own struct {
+	*executor.Executor
+	h *harness.Harness
+}
+
+// Prompt records the switch back to exo's executor if needed, then runs the turn.
+func (o *own) Prompt(ctx context.Context, sessionID, text, source string) (executor.Result, error) {
+	if st, err := o.h.State(sessionID); err == nil && st.Executor != "" && st.Executor != Default {
+		if _, err := o.h.Append(sessionID, harness.MustRecord(harness.TypeExecutorSelected, harness.ActorUser,
+			harness.ExecutorSelected{Name: Default})); err != nil {
+			return executor.Result{SessionID: sessionID}, err
+		}
+	}
+	return o.Executor.Prompt(ctx, sessionID, text, source)
+}
+
+// Close does nothing: exo's executor holds no processes of its own.
+func (o *own) Close() error { return nil }
+
+// Info is what `exo doctor` shows of an executor.
+type Info struct {
+	Name    string `json:"name"`
+	Usable  bool   `json:"usable"`
+	Binary  string `json:"binary,omitempty"`
+	Version string `json:"version,omitempty"`
+	Problem string `json:"problem,omitempty"`
+}
+
+// Probe checks which executors can run on this machine (binary found, version).
+func Probe() []Info {
+	out := []Info{{Name: Default, Usable: true, Version: "built in"}}
+	in := Info{Name: claude.Name}
+	if bin, err := claude.FindBinary(); err != nil {
+		in.Problem = err.Error()
+	} else if v, err := claude.Version(bin); err != nil {
+		in.Binary, in.Problem = bin, err.Error()
+	} else {
+		in.Binary, in.Version, in.Usable = bin, v, true
+	}
+	out = append(out, in)
+	sort.SliceStable(out[1:], func(i, j int) bool { return out[1+i].Name < out[1+j].Name })
+	return out
+}

@@ -1,0 +1,148 @@
+package claude
+
+import (
+	"bytes"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"exo/harness"
+	"exo/harness/executor"
+	"exo/harness/extexec/modeltest"
+	"exo/sandbox"
+	"exo/store"
+)
+
+// sealedKey is the provider key exo seals; it must reach the provider and nothing else.
+const sealedKey = "sk-ant-exo-test-SEALED-0123456789abcdef"
+
+// requireEnv, when set (CI sets it), turns a missing claude binary into a failure.
+const requireEnv = "EXO_REQUIRE_CLAUDE"
+
+// claudeBinary finds the real claude or skips the test saying why.
+func claudeBinary(t testing.TB) string {
+	t.Helper()
+	bin, err := FindBinary()
+	if err != nil {
+		if os.Getenv(requireEnv) != "" {
+			t.Fatalf("%s is set but: %v", requireEnv, err)
+		}
+		t.Skipf("the real Claude Code CLI is needed (.ci/run installs @anthropic-ai/claude-code@%s): %v", PinnedVersion, err)
+	}
+	return bin
+}
+
+// fixture is a harness with an Anthropic model served by a scripted local server, and a session.
+type fixture struct {
+	h   *harness.Harness
+	s   *harness.Session
+	ws  string
+	srv *modeltest.Anthropic
+	bin string
+}
+
+// newFixture opens a harness whose default model is the scripted Anthropic server, its key sealed.
+func newFixture(t testing.TB) *fixture {
+	t.Helper()
+	bin := claudeBinary(t)
+	sc, err := modeltest.LoadScript(filepath.Join("testdata", "turns.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := modeltest.NewAnthropic(sc)
+	t.Cleanup(srv.Close)
+	h, err := harness.Open(t.TempDir(), harness.Options{SandboxHelper: []string{os.Args[0], sandbox.HelperCommand}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { h.Close() })
+	if err := h.SetSecret("anthropic-key", []byte(sealedKey)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := h.RegisterModel(harness.ModelSpec{Name: "sonnet", Provider: "anthropic", ModelID: "claude-sonnet-4-5",
+		BaseURL: srv.URL, Secret: "anthropic-key"}); err != nil {
+		t.Fatal(err)
+	}
+	ws := t.TempDir()
+	os.WriteFile(filepath.Join(ws, "README.md"), []byte("# sample\n"), 0o644)
+	s, err := h.NewSession(harness.NewSessionOptions{Name: "cc", Workspace: ws})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &fixture{h: h, s: s, ws: ws, srv: srv, bin: bin}
+}
+
+// executor opens the Claude Code executor on the fixture.
+func (f *fixture) executor(t testing.TB, o Options) *Executor {
+	t.Helper()
+	o.Binary = f.bin
+	if o.Exec.ApprovalTimeout == 0 {
+		o.Exec.Headless = true
+	}
+	x, err := New(f.h, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { x.Close() })
+	return x
+}
+
+// events returns the session's events on its current branch.
+func (f *fixture) events(t testing.TB, id string) []store.Event {
+	t.Helper()
+	evs, err := f.h.Events(id, 0, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return evs
+}
+
+// types lists event types.
+func types(evs []store.Event) string {
+	var out []string
+	for _, e := range evs {
+		out = append(out, e.Type)
+	}
+	return strings.Join(out, " ")
+}
+
+// payloads decodes the events of one type.
+func payloads[T any](t testing.TB, evs []store.Event, typ string) []*T {
+	t.Helper()
+	var out []*T
+	for _, e := range evs {
+		if e.Type != typ {
+			continue
+		}
+		p, err := harness.Decode(e)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, p.(*T))
+	}
+	return out
+}
+
+// noKeyIn fails if the sealed key is anywhere under dir.
+func noKeyIn(t testing.TB, dir string) {
+	t.Helper()
+	filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !d.Type().IsRegular() {
+			return nil
+		}
+		if b, err := os.ReadFile(p); err == nil && bytes.Contains(b, []byte(sealedKey)) {
+			t.Errorf("the sealed key is in %s", p)
+		}
+		return nil
+	})
+}
+
+// okResult fails unless a turn ended normally.
+func okResult(t testing.TB, res executor.Result, err error) {
+	t.Helper()
+	if err != nil || res.Failure != "" || res.Cancelled {
+		t.Fatalf("turn: err %v, result %+v", err, res)
+	}
+}

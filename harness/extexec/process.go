@@ -1,0 +1,219 @@
+package extexec
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// Spec describes an agent process to start.
+type Spec struct {
+	// Path is the program; Args its arguments (without argv[0]).
+	Path string
+	Args []string
+	// Dir is the working directory (the session's workspace).
+	Dir string
+	// Env is the whole environment (see CleanEnv).
+	Env []string
+	// StderrLog, when set, is a file the error output is appended to.
+	StderrLog string
+	// Prefix, when set, is an argv prefix the program runs under (exo's confinement helper).
+	Prefix []string
+}
+
+// Process is a running agent speaking newline-delimited JSON on stdin and stdout. Its lines are
+// read by one goroutine into Lines; Send is safe for concurrent use.
+type Process struct {
+	cmd    *exec.Cmd
+	stdin  io.WriteCloser
+	lines  chan []byte
+	done   chan struct{}
+	stderr *tail
+	log    *os.File
+
+	wmu     sync.Mutex
+	waitErr error
+	started time.Time
+}
+
+// Start starts an agent. Its process group is its own, so Kill ends everything it started, and
+// it is killed if exo dies.
+func Start(spec Spec) (*Process, error) {
+	argv := append(append([]string{}, spec.Prefix...), spec.Path)
+	argv = append(argv, spec.Args...)
+	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd.Dir, cmd.Env = spec.Dir, spec.Env
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	p := &Process{cmd: cmd, lines: make(chan []byte, 256), done: make(chan struct{}), stderr: newTail(16 << 10)}
+	var err error
+	if p.stdin, err = cmd.StdinPipe(); err != nil {
+		return nil, fmt.Errorf("start %s: %w", spec.Path, err)
+	}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, fmt.Errorf("start %s: %w", spec.Path, err)
+	}
+	var errOut io.Writer = p.stderr
+	if spec.StderrLog != "" {
+		if p.log, err = os.OpenFile(spec.StderrLog, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600); err == nil {
+			errOut = io.MultiWriter(p.stderr, p.log)
+		}
+	}
+	cmd.Stderr = errOut
+	p.started = time.Now()
+	if err := cmd.Start(); err != nil {
+		p.closeLog()
+		return nil, fmt.Errorf("start %s: %w", spec.Path, err)
+	}
+	go p.read(out)
+	return p, nil
+}
+
+// read splits stdout into lines until EOF, then reaps the process.
+func (p *Process) read(out io.Reader) {
+	r := bufio.NewReaderSize(out, 64<<10)
+	for {
+		line, err := r.ReadBytes('\n')
+		if line = bytes.TrimSpace(line); len(line) > 0 {
+			p.lines <- line
+		}
+		if err != nil {
+			break
+		}
+	}
+	close(p.lines)
+	p.waitErr = p.cmd.Wait()
+	p.closeLog()
+	close(p.done)
+}
+
+func (p *Process) closeLog() {
+	if p.log != nil {
+		p.log.Close()
+	}
+}
+
+// Lines delivers stdout lines (without the newline); it is closed when stdout ends.
+func (p *Process) Lines() <-chan []byte { return p.lines }
+
+// Done is closed when the process has exited and its output is read.
+func (p *Process) Done() <-chan struct{} { return p.done }
+
+// Pid returns the process id.
+func (p *Process) Pid() int { return p.cmd.Process.Pid }
+
+// ErrClosed means the agent's input is closed (it exited or is stopping).
+var ErrClosed = errors.New("the agent's input is closed")
+
+// Send writes v as one JSON line.
+func (p *Process) Send(v any) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Errorf("encode message for the agent: %w", err)
+	}
+	return p.SendRaw(b)
+}
+
+// SendRaw writes one line of already encoded JSON.
+func (p *Process) SendRaw(b []byte) error {
+	p.wmu.Lock()
+	defer p.wmu.Unlock()
+	if p.stdin == nil {
+		return ErrClosed
+	}
+	if _, err := p.stdin.Write(append(b, '\n')); err != nil {
+		return fmt.Errorf("write to the agent: %w", err)
+	}
+	return nil
+}
+
+// CloseInput closes stdin: agents that read until EOF then exit on their own.
+func (p *Process) CloseInput() {
+	p.wmu.Lock()
+	defer p.wmu.Unlock()
+	if p.stdin != nil {
+		p.stdin.Close()
+		p.stdin = nil
+	}
+}
+
+// Kill ends the process group at once.
+func (p *Process) Kill() {
+	if p.cmd.Process != nil {
+		_ = syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL)
+	}
+}
+
+// Stop closes stdin, waits up to grace for the agent to exit, then kills it, and waits.
+func (p *Process) Stop(grace time.Duration) {
+	p.CloseInput()
+	select {
+	case <-p.done:
+		return
+	case <-time.After(grace):
+	}
+	p.Kill()
+	<-p.done
+}
+
+// Exited reports whether the process has exited.
+func (p *Process) Exited() bool {
+	select {
+	case <-p.done:
+		return true
+	default:
+		return false
+	}
+}
+
+// ExitStatus describes how the process ended (valid after Done): the exit code, or the signal
+// that killed it.
+func (p *Process) ExitStatus() (code *int, signal string) {
+	st := p.cmd.ProcessState
+	if st == nil {
+		return nil, ""
+	}
+	if ws, ok := st.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+		return nil, ws.Signal().String()
+	}
+	c := st.ExitCode()
+	return &c, ""
+}
+
+// StderrTail returns the last bytes of the error output.
+func (p *Process) StderrTail() string { return p.stderr.String() }
+
+// tail keeps the last n bytes written to it.
+type tail struct {
+	mu  sync.Mutex
+	n   int
+	buf []byte
+}
+
+func newTail(n int) *tail { return &tail{n: n} }
+
+// Write keeps the newest bytes.
+func (t *tail) Write(b []byte) (int, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.buf = append(t.buf, b...)
+	if over := len(t.buf) - t.n; over > 0 {
+		t.buf = append(t.buf[:0:0], t.buf[over:]...)
+	}
+	return len(b), nil
+}
+
+// String returns what is kept.
+func (t *tail) String() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return string(t.buf)
+}
