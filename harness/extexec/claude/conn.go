@@ -178,6 +178,15 @@ func (c *conn) cancel(id string) {
 	}
 }
 
+// cancelAll stops every request still being answered (Claude is gone: nobody reads the answers).
+func (c *conn) cancelAll() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, cancel := range c.cancels {
+		cancel()
+	}
+}
+
 // errAgentGone means the process ended before answering.
 var errAgentGone = errors.New("claude exited")
 

@@ -3,6 +3,7 @@ package claude
 import (
 	"bytes"
 	"io/fs"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -145,4 +146,15 @@ func okResult(t testing.TB, res executor.Result, err error) {
 	if err != nil || res.Failure != "" || res.Cancelled {
 		t.Fatalf("turn: err %v, result %+v", err, res)
 	}
+}
+
+var httpClient = &http.Client{}
+
+// newRequest builds a Messages call presenting token.
+func newRequest(url, token string) (*http.Request, error) {
+	req, err := http.NewRequest(http.MethodPost, url, strings.NewReader(`{"model":"x","max_tokens":5,"messages":[{"role":"user","content":"hi"}]}`))
+	if err == nil && token != "" {
+		req.Header.Set("X-Api-Key", token)
+	}
+	return req, err
 }

@@ -168,6 +168,7 @@ func (t *turnRun) finish(r *resultMessage) error {
 // died records that Claude exited during the turn: everything recorded so far stays, the
 // session forgets the process, and the next prompt starts a new one from the log.
 func (t *turnRun) died(cause error) (executor.Result, error) {
+	t.sess.conn.cancelAll()
 	t.sess.conn.waitHandlers(30 * time.Second)
 	<-t.sess.proc.Done()
 	code, sig := t.sess.proc.ExitStatus()

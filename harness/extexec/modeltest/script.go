@@ -26,8 +26,8 @@ import (
 //	  - turns:                     # no when: the fallback
 //	      - text: Hello.
 //
-// The server holds no state: a request plays turn n+1 of the first prompt entry whose when is in
-// the last user prompt, where n is the number of assistant messages after that prompt. So a
+// The server holds no state: a request plays turn n+1 of the prompt entry whose when occurs
+// last in the last user prompt, where n is the number of assistant messages after that prompt. So a
 // forked or resumed conversation gets the turn its history calls for.
 type Script struct {
 	// Prompts are the scripted conversations, chosen by the last user prompt.
@@ -95,12 +95,20 @@ func ParseScript(data []byte) (*Script, error) {
 	return &s, nil
 }
 
-// pick returns the prompt entry for a last user prompt and its index.
+// pick returns the prompt entry for a last user prompt and its index: of the entries whose when
+// occurs in it, the one occurring last (an agent may fold an interrupted prompt and the next one
+// into one message), else the fallback.
 func (s *Script) pick(lastPrompt string) (int, *Prompt) {
+	best, at := -1, -1
 	for i := range s.Prompts {
-		if p := &s.Prompts[i]; p.When != "" && strings.Contains(lastPrompt, p.When) {
-			return i, p
+		if p := &s.Prompts[i]; p.When != "" {
+			if j := strings.LastIndex(lastPrompt, p.When); j > at {
+				best, at = i, j
+			}
 		}
+	}
+	if best >= 0 {
+		return best, &s.Prompts[best]
 	}
 	for i := range s.Prompts {
 		if s.Prompts[i].When == "" {

@@ -1,0 +1,104 @@
+package claude
+
+import (
+	"bytes"
+	"context"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"exo/harness"
+)
+
+func TestInterruptWhileTheModelAnswers(t *testing.T) {
+	f := newFixture(t)
+	x := f.executor(t, Options{})
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() { <-f.srv.Hanging(); cancel() }()
+	res, err := x.Prompt(ctx, f.s.ID, "slow answer please", "test")
+	if err != nil || !res.Cancelled {
+		t.Fatalf("interrupted turn: %v %+v", err, res)
+	}
+	evs := f.events(t, f.s.ID)
+	if got := types(evs); !strings.HasSuffix(got, "model.requested executor.result turn.cancelled") {
+		t.Fatalf("events %s", got)
+	}
+	if st, _ := f.h.State(f.s.ID); st.Status != harness.StatusIdle || st.ModelInFlight != 0 {
+		t.Fatalf("state after interrupt %+v", st)
+	}
+	// The same claude takes the next prompt and knows the interrupted one.
+	pid := x.sessions[f.s.ID].proc.Pid()
+	res, err = x.Prompt(context.Background(), f.s.ID, "say hello", "test")
+	okResult(t, res, err)
+	if x.sessions[f.s.ID].proc.Pid() != pid {
+		t.Fatal("claude was restarted after an interrupt")
+	}
+	if body := lastBody(t, f); !bytes.Contains(body, []byte("slow answer please")) {
+		t.Fatalf("the interrupted prompt is not in the next request:\n%s", body)
+	}
+}
+
+func TestInterruptKillsTheRunningTool(t *testing.T) {
+	f := newFixture(t)
+	x := f.executor(t, Options{})
+	ctx, cancel := context.WithCancel(context.Background())
+	ch, stop := f.h.Subscribe(256)
+	defer stop()
+	go func() {
+		for n := range ch {
+			for _, e := range n.Events {
+				if e.Type == harness.TypeToolStarted {
+					time.Sleep(300 * time.Millisecond)
+					cancel()
+					return
+				}
+			}
+		}
+	}()
+	start := time.Now()
+	res, err := x.Prompt(ctx, f.s.ID, "sleep a while", "test")
+	if err != nil || !res.Cancelled {
+		t.Fatalf("interrupted turn: %v %+v", err, res)
+	}
+	if took := time.Since(start); took > 15*time.Second {
+		t.Fatalf("the interrupt took %s", took)
+	}
+	evs := f.events(t, f.s.ID)
+	tc := payloads[harness.ToolCompleted](t, evs, harness.TypeToolCompleted)
+	if len(tc) != 1 || tc[0].Killed == "" {
+		t.Fatalf("the sleeping command was not killed: %+v", tc)
+	}
+	if !strings.HasSuffix(types(evs), "turn.cancelled") {
+		t.Fatalf("events %s", types(evs))
+	}
+}
+
+func TestClaudeDyingMidTurnLosesNothing(t *testing.T) {
+	f := newFixture(t)
+	x := f.executor(t, Options{})
+	go func() {
+		<-f.srv.Hanging()
+		x.mu.Lock()
+		pid := x.sessions[f.s.ID].proc.Pid()
+		x.mu.Unlock()
+		syscall.Kill(pid, syscall.SIGKILL)
+	}()
+	res, err := x.Prompt(context.Background(), f.s.ID, "slow answer please", "test")
+	if err != nil || res.Failure == "" || !strings.Contains(res.Failure, "claude exited") {
+		t.Fatalf("turn with a dead claude: %v %+v", err, res)
+	}
+	evs := f.events(t, f.s.ID)
+	fails := payloads[harness.ExecutorFailed](t, evs, harness.TypeExecutorFailed)
+	if len(fails) != 1 || fails[0].Signal != "killed" {
+		t.Fatalf("executor.failed %+v (events %s)", fails, types(evs))
+	}
+	if st, _ := f.h.State(f.s.ID); st.Status != harness.StatusFailed || st.ModelInFlight != 0 {
+		t.Fatalf("state %+v", st)
+	}
+	res, err = x.Prompt(context.Background(), f.s.ID, "say hello", "test")
+	okResult(t, res, err)
+	if body := lastBody(t, f); !bytes.Contains(body, []byte("slow answer please")) || !bytes.Contains(body, []byte("say hello")) {
+		t.Fatalf("the next claude does not know the prompt the dead one had:\n%s", body)
+	}
+}
