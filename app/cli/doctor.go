@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"exo/harness"
+	"exo/harness/executors"
 	"exo/harness/mcp"
 )
 
@@ -27,6 +28,8 @@ type doctorReport struct {
 	// asked for its tools and stopped).
 	MCP     []mcp.Status `json:"mcp,omitempty"`
 	Damaged string       `json:"damaged,omitempty"`
+	// Executors says which executors can run here (binary found, version).
+	Executors []executors.Info `json:"executors"`
 }
 
 func doctorCmd(e *env) *cobra.Command {
@@ -53,6 +56,9 @@ func doctorCmd(e *env) *cobra.Command {
 				fmt.Fprintf(tw, "sandbox\t%s\n", rep.Enforced)
 				for _, s := range rep.MCP {
 					fmt.Fprintf(tw, "mcp %s\t%s\n", s.Name, mcpLine(s))
+				}
+				for _, x := range rep.Executors {
+					fmt.Fprintf(tw, "executor %s\t%s\n", x.Name, executorLine(x))
 				}
 				tw.Flush()
 				fmt.Fprintf(e.stdout, "\nwhat this machine supports:\n%s\n", h.Capabilities())
@@ -99,7 +105,19 @@ func doctor(h *harness.Harness) (doctorReport, error) {
 	if err == nil {
 		rep.MCP, err = mcpStatus(h, true)
 	}
+	rep.Executors = executors.Probe()
 	return rep, err
+}
+
+// executorLine says whether an executor is usable, with its version and binary or the problem.
+func executorLine(x executors.Info) string {
+	switch {
+	case !x.Usable:
+		return "not usable: " + x.Problem
+	case x.Binary == "":
+		return "usable (" + x.Version + ")"
+	}
+	return "usable: " + x.Version + " (" + x.Binary + ")"
 }
 
 // humanBytes renders a byte count with a binary unit.

@@ -15,6 +15,7 @@ import (
 
 	"exo/harness"
 	"exo/harness/executor"
+	"exo/harness/executors"
 	"exo/harness/governance"
 	"exo/harness/plugins"
 )
@@ -46,6 +47,8 @@ type runFlags struct {
 	asJSON, yes    bool
 	override       bool
 	maxSteps       int
+	executor       string
+	nativeTools    bool
 }
 
 func runCmd(e *env) *cobra.Command {
@@ -74,6 +77,8 @@ func runCmd(e *env) *cobra.Command {
 	cmd.Flags().BoolVar(&f.yes, "yes", false, "approve tool calls whose policy is ask")
 	cmd.Flags().IntVar(&f.maxSteps, "max-steps", 50, "most model calls in the turn")
 	cmd.Flags().BoolVar(&f.override, "override-governance", false, "run even though the constitution changed since 'exo compile'")
+	cmd.Flags().StringVar(&f.executor, "executor", "", "executor of the turn: default (exo's own) or claude-code (default: the session's)")
+	cmd.Flags().BoolVar(&f.nativeTools, "native-tools", false, "with an external executor, let the agent use its own tools (each use approved by exo)")
 	return cmd
 }
 
@@ -119,7 +124,12 @@ func (e *env) run(h *harness.Harness, f runFlags, prompt string) error {
 			}
 		}
 	}
-	res, err := executor.New(h, opts).Prompt(ctx, s.ID, prompt, "run")
+	x, err := executors.Open(h, executors.ForSession(h, s.ID, f.executor), executors.Options{Exec: opts, NativeTools: f.nativeTools})
+	if err != nil {
+		return usageErr(err)
+	}
+	defer x.Close()
+	res, err := x.Prompt(ctx, s.ID, prompt, "run")
 	if out != nil {
 		out.Close()
 	}

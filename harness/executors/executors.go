@@ -91,3 +91,15 @@ func Probe() []Info {
 	sort.SliceStable(out[1:], func(i, j int) bool { return out[1+i].Name < out[1+j].Name })
 	return out
 }
+
+// ForSession returns the executor a session's next turn uses: name when given, else the one in
+// force in its log (executor.selected), else exo's own.
+func ForSession(h *harness.Harness, sessionID, name string) string {
+	if name != "" {
+		return name
+	}
+	if st, err := h.State(sessionID); err == nil && st.Executor != "" {
+		return st.Executor
+	}
+	return Default
+}
