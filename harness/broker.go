@@ -12,6 +12,8 @@ type Notice struct {
 	Events  []store.Event
 	// Delta is streaming text of a model answer in progress (not stored event by event).
 	Delta string
+	// Reasoning is streaming reasoning of a model answer in progress, shown as "thinking".
+	Reasoning string
 	// Output is live sandbox output (already sanitised for display).
 	Output []byte
 	// Lagged is set on the first notice after this subscriber missed some: resync from the log.

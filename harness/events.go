@@ -1,6 +1,10 @@
 package harness
 
-import "encoding/json"
+import (
+	"encoding/json"
+
+	"exo/harness/provider"
+)
 
 // Event types: every type the harness and executors write is declared here, with its payload
 // type registered in eventTypes (registry.go).
@@ -79,36 +83,58 @@ type ToolCall struct {
 	Arguments json.RawMessage `json:"arguments"`
 }
 
-// Usage counts tokens of one model call or a total.
+// Usage counts tokens of one model call or a total. Input includes Cached and CacheWrite;
+// Output includes Reasoning.
 type Usage struct {
-	Input  int `json:"input"`
-	Output int `json:"output"`
-	Cached int `json:"cached,omitempty"`
+	Input      int `json:"input"`
+	Output     int `json:"output"`
+	Cached     int `json:"cached,omitempty"`
+	CacheWrite int `json:"cache_write,omitempty"`
+	Reasoning  int `json:"reasoning,omitempty"`
 }
 
 // Add returns the sum of two usages.
 func (u Usage) Add(o Usage) Usage {
-	return Usage{Input: u.Input + o.Input, Output: u.Output + o.Output, Cached: u.Cached + o.Cached}
+	return Usage{Input: u.Input + o.Input, Output: u.Output + o.Output, Cached: u.Cached + o.Cached,
+		CacheWrite: u.CacheWrite + o.CacheWrite, Reasoning: u.Reasoning + o.Reasoning}
 }
 
-// ModelCompleted is a model's whole answer: text, tool calls, usage and timing.
+// Reasoning is one part of a model's reasoning, recorded as the API sent it: readable text
+// or summary, and the opaque signature or encrypted content the API checks when the part is
+// sent back (see provider.Reasoning for the fields).
+type Reasoning = provider.Reasoning
+
+// ModelCompleted is a model's whole answer: reasoning, text, tool calls, usage and timing.
 type ModelCompleted struct {
-	Model      string     `json:"model"`
-	Text       string     `json:"text,omitempty"`
-	ToolCalls  []ToolCall `json:"tool_calls,omitempty"`
-	Usage      Usage      `json:"usage"`
-	Cost       float64    `json:"cost,omitempty"`
-	TTFTMs     int64      `json:"ttft_ms"`
-	DurationMs int64      `json:"duration_ms"`
-	StopReason string     `json:"stop_reason"`
+	Model     string      `json:"model"`
+	Reasoning []Reasoning `json:"reasoning,omitempty"`
+	Text      string      `json:"text,omitempty"`
+	ToolCalls []ToolCall  `json:"tool_calls,omitempty"`
+	Usage     Usage       `json:"usage"`
+	Cost      float64     `json:"cost,omitempty"`
+	// CostFrom is "provider" when the provider reported the call's cost itself; otherwise the
+	// cost is the model's prices applied to the usage.
+	CostFrom string `json:"cost_from,omitempty"`
+	// Skipped names output blocks of types exo does not use (a server tool's call and results).
+	Skipped    []string `json:"skipped,omitempty"`
+	TTFTMs     int64    `json:"ttft_ms"`
+	DurationMs int64    `json:"duration_ms"`
+	StopReason string   `json:"stop_reason"`
 }
 
 // ModelFailed records a model call that ended without an answer.
 type ModelFailed struct {
 	Model     string `json:"model"`
 	Error     string `json:"error"`
-	Kind      string `json:"kind,omitempty"` // rate_limited, auth, stream_cut, malformed, circuit_open, cancelled…
+	Kind      string `json:"kind,omitempty"` // rate_limited, quota_exhausted, auth, stream_cut, malformed…
 	Retryable bool   `json:"retryable"`
+	// Type, Message and Status are the provider's own error type or code, its message and the
+	// HTTP status (0 for an error inside a stream).
+	Type    string `json:"type,omitempty"`
+	Message string `json:"message,omitempty"`
+	Status  int    `json:"status,omitempty"`
+	// RetryAfterMs is the wait the provider asked for, if any.
+	RetryAfterMs int64 `json:"retry_after_ms,omitempty"`
 }
 
 // ToolStarted records the start of a tool call.

@@ -24,7 +24,20 @@ type ModelSpec struct {
 	PriceIn       float64 `json:"price_in"`
 	PriceOut      float64 `json:"price_out"`
 	PriceCachedIn float64 `json:"price_cached_in,omitempty"`
+	// PriceCacheWrite is the price of cache writes ($/M; Anthropic's 5-minute writes cost 1.25×
+	// input); 0 prices them as input.
+	PriceCacheWrite float64 `json:"price_cache_write,omitempty"`
+	// ReasoningEffort is sent to OpenAI-style reasoning models ("minimal", "low", "medium",
+	// "high"...); "" sends none (the API's default).
+	ReasoningEffort string `json:"reasoning_effort,omitempty"`
+	// ThinkingBudget turns on Anthropic extended thinking with this many tokens; 0 or less
+	// leaves it off.
+	ThinkingBudget int `json:"thinking_budget,omitempty"`
 }
+
+// ThinkingOff is the ThinkingBudget that registers a model with extended thinking turned off
+// even where the catalog would turn it on.
+const ThinkingOff = -1
 
 // Scripted reports whether the model is the offline scripted one (always labelled so).
 func (m ModelSpec) Scripted() bool { return m.Provider == provider.KindScripted }
@@ -37,10 +50,37 @@ func (m ModelSpec) Label() string {
 	return m.Name
 }
 
-// Cost prices a usage with the spec's prices.
+// Cost prices a usage (see CostOf).
 func (m ModelSpec) Cost(u provider.Usage) float64 {
-	info := provider.ModelInfo{PriceIn: m.PriceIn, PriceOut: m.PriceOut, PriceCachedIn: m.PriceCachedIn}
-	return info.Cost(u)
+	c, _ := m.CostOf(u)
+	return c
+}
+
+// CostOf prices a usage: the provider's own figure when it sent one, else the spec's prices
+// (cache reads and writes at their prices, reasoning as output). A model registered before
+// cache-write prices were recorded gets the catalog's, as long as its input price is the
+// catalog's. fromProvider tells which.
+func (m ModelSpec) CostOf(u provider.Usage) (cost float64, fromProvider bool) {
+	if u.Cost > 0 {
+		return u.Cost, true
+	}
+	info := provider.ModelInfo{PriceIn: m.PriceIn, PriceOut: m.PriceOut, PriceCachedIn: m.PriceCachedIn, PriceCacheWrite: m.PriceCacheWrite}
+	if cat, ok := provider.Lookup(m.ModelID); ok && info.PriceCacheWrite == 0 && cat.PriceIn == m.PriceIn {
+		info.PriceCacheWrite = cat.PriceCacheWrite
+	}
+	return info.Cost(u), false
+}
+
+// Reasoning returns what a request to the model asks for: the reasoning effort and the
+// extended-thinking budget (0: none).
+func (m ModelSpec) Reasoning() (effort string, thinkingBudget int) {
+	return m.ReasoningEffort, max(m.ThinkingBudget, 0)
+}
+
+// UsageOf converts a provider's usage into the usage recorded in events.
+func UsageOf(u provider.Usage) Usage {
+	return Usage{Input: int(u.Input), Output: int(u.Output), Cached: int(u.Cached),
+		CacheWrite: int(u.CacheWrite), Reasoning: int(u.Reasoning)}
 }
 
 // ErrNoModel means no model is registered or named.
@@ -102,7 +142,13 @@ func fillFromCatalog(m *ModelSpec) {
 			m.MaxOutput = info.MaxOutput
 		}
 		if m.PriceIn == 0 && m.PriceOut == 0 {
-			m.PriceIn, m.PriceOut, m.PriceCachedIn = info.PriceIn, info.PriceOut, info.PriceCachedIn
+			m.PriceIn, m.PriceOut, m.PriceCachedIn, m.PriceCacheWrite = info.PriceIn, info.PriceOut, info.PriceCachedIn, info.PriceCacheWrite
+		}
+		if m.ReasoningEffort == "" && m.Provider != provider.KindOpenAICompatible {
+			m.ReasoningEffort = info.ReasoningEffort
+		}
+		if m.ThinkingBudget == 0 && m.Provider == provider.KindAnthropic {
+			m.ThinkingBudget = info.ThinkingBudget
 		}
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strings"
 
+	"exo/harness/provider"
 	"exo/store"
 )
 
@@ -164,6 +165,11 @@ func MustRecord(typ, actor string, payload any) store.Record {
 
 func summarizeCompletion(p *ModelCompleted) string {
 	var parts []string
+	if r := provider.ReasoningText(p.Reasoning); r != "" {
+		parts = append(parts, "thought: "+clip(oneLine(r), 80))
+	} else if len(p.Reasoning) > 0 {
+		parts = append(parts, "thought (hidden)")
+	}
 	if p.Text != "" {
 		parts = append(parts, oneLine(p.Text))
 	}
@@ -221,3 +227,11 @@ func firstNonEmpty(a, b string) string {
 }
 
 func short(s string) string { return s[:min(len(s), 10)] }
+
+// clip cuts s to n runes, marking the cut.
+func clip(s string, n int) string {
+	if r := []rune(s); len(r) > n {
+		return string(r[:n-1]) + "…"
+	}
+	return s
+}

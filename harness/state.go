@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"time"
 
+	"exo/harness/provider"
 	"exo/store"
 )
 
@@ -28,6 +29,7 @@ type ItemKind string
 const (
 	ItemUser      ItemKind = "user"
 	ItemAssistant ItemKind = "assistant"
+	ItemThinking  ItemKind = "thinking"
 	ItemTool      ItemKind = "tool"
 	ItemNotice    ItemKind = "notice"
 	ItemDenied    ItemKind = "denied"
@@ -202,9 +204,12 @@ func applyCompletion(s *SessionState, e store.Event, p any) {
 	s.Usage = s.Usage.Add(c.Usage)
 	s.Cost += c.Cost
 	s.LastTTFTMs = c.TTFTMs
-	s.LastContext = c.Usage.Input + c.Usage.Cached
+	s.LastContext = c.Usage.Input // Input counts cached tokens too
 	if c.Model != "" {
 		s.Model = c.Model
+	}
+	if r := provider.ReasoningText(c.Reasoning); r != "" {
+		s.addItem(Item{Seq: e.Seq, Kind: ItemThinking, Text: r})
 	}
 	if c.Text != "" {
 		s.addItem(Item{Seq: e.Seq, Kind: ItemAssistant, Text: c.Text})

@@ -181,7 +181,7 @@ func (c *compactor) summarize(ctx context.Context, v *View, rep *CompactionRepor
 	}
 	rep.Summarized = true
 	cost := harness.CompactionCost{Model: c.model.Label(), Cost: c.model.Cost(usage),
-		Usage: harness.Usage{Input: int(usage.Input), Output: int(usage.Output), Cached: int(usage.Cached)}}
+		Usage: harness.UsageOf(usage)}
 	_, err = c.x.h.AppendOn(c.s.ID, c.s.Branch,
 		harness.MustRecord(harness.TypeCompactionApplied, c.x.actor(), harness.CompactionApplied{Kind: CompactSummarize, FromSeq: from, ToSeq: to, Summary: summary, Tokens: before}),
 		harness.MustRecord(harness.TypeCompactionCost, c.x.actor(), cost))

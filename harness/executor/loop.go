@@ -228,6 +228,7 @@ func (t *turn) callModel(ctx context.Context, step int) (provider.Response, bool
 	}
 	req := provider.Request{Model: t.model.ModelID, System: t.system, Messages: append([]provider.Message(nil), view.Messages...),
 		Tools: t.x.sessionTools(ctx, t.s.ID), MaxOutputTokens: t.model.MaxOutput, CachePrefix: true, CacheKey: t.s.ID}
+	req.ReasoningEffort, req.ThinkingBudget = t.model.Reasoning()
 	// step.started and model.requested commit together: one durable write before the call.
 	if _, err := t.x.h.AppendOn(t.s.ID, t.s.Branch,
 		harness.MustRecord(harness.TypeStepStarted, t.x.actor(), harness.StepStarted{Step: step}),
@@ -241,19 +242,9 @@ func (t *turn) callModel(ctx context.Context, step int) (provider.Response, bool
 	}
 	defer release()
 	started := time.Now()
-	red := t.x.h.RedactStream()
-	resp, err := t.prov.Stream(ctx, req, func(d provider.Delta) {
-		if d.Kind == provider.DeltaText && d.Text != "" {
-			text := d.Text
-			if red != nil {
-				text = string(red.Next([]byte(text)))
-			}
-			t.delta(text)
-		}
-	})
-	if red != nil {
-		t.delta(string(red.Flush()))
-	}
+	live := t.newLive()
+	resp, err := t.prov.Stream(ctx, req, live.delta)
+	live.flush()
 	took := time.Since(started)
 	t.res.ModelMs += took.Milliseconds()
 	t.modelTime += took
@@ -269,7 +260,7 @@ func (t *turn) callModel(ctx context.Context, step int) (provider.Response, bool
 
 // completed records a model answer.
 func (t *turn) completed(resp provider.Response, took time.Duration) error {
-	cost := t.model.Cost(resp.Usage)
+	cost, fromProvider := t.model.CostOf(resp.Usage)
 	t.res.Usage = t.res.Usage.Add(resp.Usage)
 	t.res.Cost += cost
 	if t.res.TTFTMs == 0 {
@@ -279,9 +270,12 @@ func (t *turn) completed(resp provider.Response, took time.Duration) error {
 	if resp.Text != "" {
 		t.res.Response = resp.Text
 	}
-	p := harness.ModelCompleted{Model: t.model.Label(), Text: t.x.h.Redact(resp.Text), Usage: harness.Usage{
-		Input: int(resp.Usage.Input), Output: int(resp.Usage.Output), Cached: int(resp.Usage.Cached)},
-		Cost: cost, TTFTMs: resp.TTFT.Milliseconds(), DurationMs: took.Milliseconds(), StopReason: string(resp.StopReason)}
+	p := harness.ModelCompleted{Model: t.model.Label(), Reasoning: t.redactReasoning(resp.Reasoning), Text: t.x.h.Redact(resp.Text),
+		Usage: harness.UsageOf(resp.Usage), Cost: cost, Skipped: resp.Skipped,
+		TTFTMs: resp.TTFT.Milliseconds(), DurationMs: took.Milliseconds(), StopReason: string(resp.StopReason)}
+	if fromProvider {
+		p.CostFrom = "provider"
+	}
 	for _, c := range resp.ToolCalls {
 		p.ToolCalls = append(p.ToolCalls, harness.ToolCall{ID: c.ID, Name: c.Name, Arguments: c.Arguments})
 	}
@@ -293,18 +287,17 @@ func (t *turn) modelFailed(ctx context.Context, err error) error {
 	if ctx.Err() != nil {
 		return t.cancelled("cancelled by the user while the model was answering")
 	}
-	var pe *provider.Error
-	kind := "error"
-	if errors.As(err, &pe) {
-		kind = strings.ReplaceAll(pe.Kind.Error(), " ", "_")
-	}
 	msg := t.x.h.Redact(err.Error())
 	t.res.Failure = msg
-	if aerr := t.append(harness.TypeModelFailed, harness.ModelFailed{Model: t.model.Label(), Error: msg + " — nothing was lost; send the prompt again or 'exo run --session " + t.s.Name + "' to retry",
-		Kind: kind, Retryable: provider.IsRetryable(err)}); aerr != nil {
-		return aerr
+	f := harness.ModelFailed{Model: t.model.Label(), Error: msg + " — nothing was lost; send the prompt again or 'exo run --session " + t.s.Name + "' to retry",
+		Kind: "error", Retryable: provider.IsRetryable(err)}
+	var pe *provider.Error
+	if errors.As(err, &pe) {
+		f.Kind = strings.ReplaceAll(pe.Kind.Error(), " ", "_")
+		f.Type, f.Message, f.Status = pe.Type, t.x.h.Redact(pe.Detail), pe.Status
+		f.RetryAfterMs = pe.RetryAfter.Milliseconds()
 	}
-	return nil
+	return t.append(harness.TypeModelFailed, f)
 }
 
 // delta shows a piece of streamed answer text (already redacted) live.

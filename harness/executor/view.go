@@ -47,6 +47,7 @@ func (v *View) Apply(e store.Event) {
 	}
 	switch p := p.(type) {
 	case *harness.InvocationReceived:
+		v.dropReasoning()
 		v.turnStarted(e.Seq)
 		v.userNote(p.Text)
 	case *harness.ModelCompleted:
@@ -86,7 +87,7 @@ func (v *View) add(m provider.Message) {
 
 // addMeta appends a message with its origin and counts its tokens.
 func (v *View) addMeta(m provider.Message, md msgMeta) {
-	n := v.count(m.Text)
+	n := v.count(m.Text) + v.count(provider.ReasoningText(m.Reasoning))
 	for _, c := range m.ToolCalls {
 		n += v.count(c.Name) + v.count(string(c.Arguments))
 	}
@@ -122,9 +123,9 @@ func (v *View) userNote(text string) {
 	v.add(provider.Message{Role: provider.RoleUser, Text: text})
 }
 
-// assistant adds a model answer with its tool calls.
+// assistant adds a model answer with its reasoning and tool calls.
 func (v *View) assistant(p *harness.ModelCompleted) {
-	m := provider.Message{Role: provider.RoleAssistant, Text: p.Text}
+	m := provider.Message{Role: provider.RoleAssistant, Text: p.Text, Reasoning: p.Reasoning}
 	v.flushPending("")
 	for _, c := range p.ToolCalls {
 		m.ToolCalls = append(m.ToolCalls, provider.ToolCall{ID: c.ID, Name: c.Name, Arguments: c.Arguments})
@@ -208,4 +209,21 @@ func argsOf(raw json.RawMessage, dst any) error {
 		return fmt.Errorf("arguments are not valid JSON for this tool: %v", err)
 	}
 	return nil
+}
+
+// dropReasoning takes the reasoning out of the previous turn's answers when a new user turn
+// starts: the APIs need it only within the tool loop of the turn that produced it (Anthropic's
+// thinking blocks, DeepSeek's reasoning_content, Gemini's thought signatures, OpenAI's
+// reasoning items) and ignore or refuse it later. Costs the previous turn's length.
+func (v *View) dropReasoning() {
+	for i := len(v.Messages) - 1; i >= 0 && v.meta[i].seq >= v.comp.turns[1]; i-- {
+		m := &v.Messages[i]
+		if len(m.Reasoning) == 0 {
+			continue
+		}
+		k := v.count(provider.ReasoningText(m.Reasoning))
+		m.Reasoning = nil
+		v.Tokens -= k
+		v.meta[i].tokens -= k
+	}
 }

@@ -16,6 +16,11 @@ type accumulator struct {
 	text    strings.Builder
 	calls   []*callAcc
 	byKey   map[int64]int
+	// reasons are the reasoning parts by provider key, in arrival order.
+	reasons  []*reasoningAcc
+	byReason map[int64]int
+	shown    bool     // some reasoning text was shown
+	skipped  []string // block types passed over
 }
 
 // callAcc is one tool call being streamed.
@@ -89,7 +94,10 @@ func (a *accumulator) hasCall(key int64) bool {
 
 // response assembles the completed response.
 func (a *accumulator) response(model string, usage Usage, stop StopReason) Response {
-	r := Response{Text: a.text.String(), Usage: usage, StopReason: stop, TTFT: a.ttft, Model: model}
+	r := Response{Text: a.text.String(), Usage: usage, StopReason: stop, TTFT: a.ttft, Model: model, Skipped: a.skipped}
+	for _, p := range a.reasons {
+		r.Reasoning = append(r.Reasoning, p.finish())
+	}
 	for _, c := range a.calls {
 		r.ToolCalls = append(r.ToolCalls, ToolCall{ID: c.id, Name: c.name, Arguments: argsJSON(c.args.String())})
 	}

@@ -77,7 +77,68 @@ func anthropicParams(req Request) (anthropic.MessageNewParams, error) {
 	if req.CachePrefix {
 		markStablePrefix(&p)
 	}
+	if budget := thinkingBudget(req); budget > 0 {
+		p.Thinking = anthropic.ThinkingConfigParamOfEnabled(int64(budget))
+		if p.MaxTokens <= int64(budget) {
+			p.MaxTokens = int64(budget + defaultAnthropicMaxTokens)
+		}
+	}
 	return p, nil
+}
+
+// minThinkingBudget is the smallest budget the Messages API accepts.
+const minThinkingBudget = 1024
+
+// thinkingBudget is the extended-thinking budget to send: none when the
+// request asks for none, and none in a tool loop whose last assistant
+// message has no signed thinking block (a model switch, or reasoning that
+// could not be kept), since the API then refuses the request.
+func thinkingBudget(req Request) int {
+	if req.ThinkingBudget <= 0 {
+		return 0
+	}
+	for i := len(req.Messages) - 1; i >= 0; i-- {
+		m := req.Messages[i]
+		if m.Role == RoleUser {
+			break
+		}
+		if m.Role == RoleAssistant {
+			if len(m.ToolCalls) > 0 && !hasThinking(m.Reasoning) {
+				return 0
+			}
+			break
+		}
+	}
+	return max(req.ThinkingBudget, minThinkingBudget)
+}
+
+// hasThinking reports whether parts hold a thinking block the API accepts.
+func hasThinking(parts []Reasoning) bool {
+	for _, r := range parts {
+		if anthropicThinking(r) != nil {
+			return true
+		}
+	}
+	return false
+}
+
+// anthropicThinking maps a reasoning part back to a thinking or
+// redacted_thinking block, or nil for parts of other APIs or without their
+// signature.
+func anthropicThinking(r Reasoning) *anthropic.ContentBlockParamUnion {
+	if r.Format != ReasoningAnthropic {
+		return nil
+	}
+	var b anthropic.ContentBlockParamUnion
+	switch {
+	case r.Type == "thinking" && r.Signature != "":
+		b = anthropic.NewThinkingBlock(r.Signature, r.Text)
+	case r.Type == "redacted_thinking" && r.Data != "":
+		b = anthropic.NewRedactedThinkingBlock(r.Data)
+	default:
+		return nil
+	}
+	return &b
 }
 
 // maxTokens picks the output cap: the request's, the catalog's, or a default.
@@ -187,6 +248,14 @@ func anthropicBlocks(m Message) []anthropic.ContentBlockParamUnion {
 		return []anthropic.ContentBlockParamUnion{anthropic.NewToolResultBlock(m.ToolCallID, m.Text, m.IsError)}
 	case RoleAssistant:
 		var b []anthropic.ContentBlockParamUnion
+		if m.Text == "" && len(m.ToolCalls) == 0 {
+			return nil
+		}
+		for _, r := range m.Reasoning {
+			if t := anthropicThinking(r); t != nil {
+				b = append(b, *t)
+			}
+		}
 		if m.Text != "" {
 			b = append(b, anthropic.NewTextBlock(m.Text))
 		}

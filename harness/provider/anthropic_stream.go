@@ -7,6 +7,8 @@ type anthropicState struct {
 	usage Usage
 	stop  StopReason
 	done  bool
+	// other marks the content blocks of types exo skips.
+	other map[int64]bool
 }
 
 // anthropicUsage is the usage object of message_start and message_delta.
@@ -26,22 +28,23 @@ type anthropicEvent struct {
 		Usage anthropicUsage `json:"usage"`
 	} `json:"message"`
 	ContentBlock *struct {
-		Type string `json:"type"`
-		ID   string `json:"id"`
-		Name string `json:"name"`
-		Text string `json:"text"`
+		Type      string `json:"type"`
+		ID        string `json:"id"`
+		Name      string `json:"name"`
+		Text      string `json:"text"`
+		Thinking  string `json:"thinking"`
+		Signature string `json:"signature"`
+		Data      string `json:"data"`
 	} `json:"content_block"`
 	Delta *struct {
 		Type        string `json:"type"`
 		Text        string `json:"text"`
 		PartialJSON string `json:"partial_json"`
+		Thinking    string `json:"thinking"`
+		Signature   string `json:"signature"`
 		StopReason  string `json:"stop_reason"`
 	} `json:"delta"`
 	Usage *anthropicUsage `json:"usage"`
-	Error *struct {
-		Type    string `json:"type"`
-		Message string `json:"message"`
-	} `json:"error"`
 }
 
 // event decodes and applies one SSE event.
@@ -49,6 +52,10 @@ func (s *anthropicState) event(data []byte) (bool, *Error) {
 	var ev anthropicEvent
 	if err := decodeEvent(data, &ev); err != nil {
 		return false, err
+	}
+	if ev.Type == "error" {
+		ae, _ := parseAPIError(data)
+		return false, streamError(ae, ErrServer)
 	}
 	return s.done, s.handle(&ev)
 }
@@ -69,8 +76,6 @@ func (s *anthropicState) handle(ev *anthropicEvent) *Error {
 		s.messageDelta(ev)
 	case "message_stop":
 		s.done = true
-	case "error":
-		return anthropicStreamError(ev)
 	}
 	return nil
 }
@@ -83,7 +88,9 @@ func (s *anthropicState) setUsage(u anthropicUsage) {
 	}
 }
 
-// blockStart opens a text or tool_use block.
+// blockStart opens a text, tool_use, thinking or redacted_thinking block;
+// other blocks (a server tool's call and results, ...) are recorded as
+// skipped, and their deltas ignored.
 func (s *anthropicState) blockStart(ev *anthropicEvent) {
 	b := ev.ContentBlock
 	if b == nil {
@@ -94,20 +101,40 @@ func (s *anthropicState) blockStart(ev *anthropicEvent) {
 		s.acc.startCall(ev.Index, b.ID, b.Name)
 	case "text":
 		s.acc.addText(b.Text)
+	case "thinking":
+		r := s.acc.startReasoning(ev.Index, Reasoning{Format: ReasoningAnthropic, Type: "thinking", Signature: b.Signature})
+		s.acc.addReasoningText(r, b.Thinking)
+	case "redacted_thinking":
+		s.acc.startReasoning(ev.Index, Reasoning{Format: ReasoningAnthropic, Type: "redacted_thinking", Data: b.Data})
+	default:
+		s.acc.skip(b.Type)
+		if s.other == nil {
+			s.other = map[int64]bool{}
+		}
+		s.other[ev.Index] = true
 	}
 }
 
-// blockDelta applies a text or tool-input piece.
+// blockDelta applies a piece of text, tool input, thinking or signature.
 func (s *anthropicState) blockDelta(ev *anthropicEvent) *Error {
-	if ev.Delta == nil {
+	d := ev.Delta
+	if d == nil {
 		return &Error{Kind: ErrMalformedStream, Detail: "content_block_delta without a delta"}
 	}
-	switch ev.Delta.Type {
+	switch d.Type {
 	case "text_delta":
-		s.acc.addText(ev.Delta.Text)
+		s.acc.addText(d.Text)
 	case "input_json_delta":
-		if !s.acc.addArgs(ev.Index, ev.Delta.PartialJSON) {
+		if !s.acc.addArgs(ev.Index, d.PartialJSON) && !s.other[ev.Index] {
 			return &Error{Kind: ErrMalformedStream, Detail: "input_json_delta for an unknown content block"}
+		}
+	case "thinking_delta":
+		if r := s.acc.reasoning(ev.Index); r != nil {
+			s.acc.addReasoningText(r, d.Thinking)
+		}
+	case "signature_delta":
+		if r := s.acc.reasoning(ev.Index); r != nil {
+			r.part.Signature += d.Signature
 		}
 	}
 	return nil
@@ -121,23 +148,4 @@ func (s *anthropicState) messageDelta(ev *anthropicEvent) {
 	if ev.Usage != nil {
 		s.setUsage(*ev.Usage)
 	}
-}
-
-// anthropicStreamError maps an error event inside a stream.
-func anthropicStreamError(ev *anthropicEvent) *Error {
-	if ev.Error == nil {
-		return &Error{Kind: ErrServer, Detail: "error event"}
-	}
-	kind := ErrServer
-	switch ev.Error.Type {
-	case "overloaded_error":
-		kind = ErrOverloaded
-	case "rate_limit_error":
-		kind = ErrRateLimited
-	case "invalid_request_error":
-		kind = ErrBadRequest
-	case "authentication_error", "permission_error":
-		kind = ErrAuth
-	}
-	return &Error{Kind: kind, Detail: trim(firstNonEmpty(ev.Error.Message, ev.Error.Type))}
 }

@@ -26,6 +26,12 @@ type ModelInfo struct {
 	PriceCachedIn float64 `json:"price_cached_in,omitempty"`
 	// PriceCacheWrite is the price of cache writes (0: same as PriceIn).
 	PriceCacheWrite float64 `json:"price_cache_write,omitempty"`
+	// ReasoningEffort is the reasoning effort exo asks an OpenAI reasoning
+	// model for by default ("" for models that do not reason).
+	ReasoningEffort string `json:"reasoning_effort,omitempty"`
+	// ThinkingBudget is the extended-thinking budget exo gives an Anthropic
+	// model by default (0 for models without extended thinking).
+	ThinkingBudget int `json:"thinking_budget,omitempty"`
 }
 
 // Cost returns the price in US dollars of the given usage.
@@ -62,6 +68,60 @@ func register(provider string, ctx, out int, in, cachedIn, write, outPrice float
 	}
 }
 
+// DefaultThinkingBudget is the extended-thinking budget of Anthropic models
+// that support it, unless the registered model says otherwise.
+const DefaultThinkingBudget = 4096
+
+// DefaultReasoningEffort is the effort asked of OpenAI reasoning models
+// unless the registered model says otherwise.
+const DefaultReasoningEffort = "medium"
+
+// OpenAIReasoningModel reports whether id is an OpenAI reasoning model
+// (gpt-5 and its variants except the chat ones, the o-series, codex-mini),
+// which takes a reasoning effort and returns reasoning items.
+func OpenAIReasoningModel(id string) bool {
+	m := bareID(id)
+	if strings.Contains(m, "-chat") {
+		return false
+	}
+	for _, p := range []string{"gpt-5", "o1", "o3", "o4", "codex-mini"} {
+		if strings.HasPrefix(m, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// usesMaxCompletionTokens reports whether OpenAI refuses max_tokens for id
+// and wants max_completion_tokens (gpt-5 and the o-series).
+func usesMaxCompletionTokens(id string) bool {
+	m := bareID(id)
+	return OpenAIReasoningModel(m) || strings.HasPrefix(m, "gpt-5")
+}
+
+// bareID lowercases an id and strips a provider prefix ("openai/gpt-5").
+func bareID(id string) string {
+	m := strings.ToLower(strings.TrimSpace(id))
+	if i := strings.LastIndexByte(m, '/'); i >= 0 {
+		m = m[i+1:]
+	}
+	return m
+}
+
+// reasoningDefaults sets the default effort or thinking budget of the
+// catalog's reasoning models.
+func reasoningDefaults() {
+	for id, m := range catalog {
+		switch {
+		case m.Provider == "openai" && OpenAIReasoningModel(id):
+			m.ReasoningEffort = DefaultReasoningEffort
+		case m.Provider == "anthropic" && id != "claude-3-5-haiku":
+			m.ThinkingBudget = DefaultThinkingBudget
+		}
+		catalog[id] = m
+	}
+}
+
 func init() {
 	// OpenAI: cache writes are free, reads discounted.
 	register("openai", 1_047_576, 32_768, 2.00, 0.50, 0, 8.00, "gpt-4.1")
@@ -88,6 +148,7 @@ func init() {
 	register("anthropic", 200_000, 32_000, 15.00, 1.50, 18.75, 75.00, "claude-opus-4-1", "claude-opus-4")
 	register("anthropic", 200_000, 64_000, 1.00, 0.10, 1.25, 5.00, "claude-haiku-4-5")
 	register("anthropic", 200_000, 8_192, 0.80, 0.08, 1.00, 4.00, "claude-3-5-haiku")
+	reasoningDefaults()
 }
 
 // dateSuffix matches "-20250514", "-2024-08-06" and "-latest".
@@ -97,11 +158,7 @@ var dateSuffix = regexp.MustCompile(`(-\d{8}|-\d{4}-\d{2}-\d{2}|-latest)$`)
 // date or "-latest" suffix, dotted versions ("claude-sonnet-4.5") and the
 // old Anthropic order ("claude-3-7-sonnet" is also "claude-3.7-sonnet").
 func Lookup(id string) (ModelInfo, bool) {
-	key := strings.ToLower(strings.TrimSpace(id))
-	if i := strings.LastIndexByte(key, '/'); i >= 0 {
-		key = key[i+1:]
-	}
-	key = dateSuffix.ReplaceAllString(key, "")
+	key := dateSuffix.ReplaceAllString(bareID(id), "")
 	if m, ok := catalog[key]; ok {
 		return m, true
 	}

@@ -7,18 +7,16 @@ import (
 	"fmt"
 	"io"
 	"net"
-	"net/http"
-	"strconv"
 	"strings"
 	"syscall"
 	"time"
-
-	"github.com/anthropics/anthropic-sdk-go"
-	"github.com/openai/openai-go/v3"
 )
 
-// classify turns an SDK, network or decoding error into an *Error (or the
-// context's own error when the caller cancelled).
+// classify turns an HTTP failure, network or decoding error into an *Error
+// (or the context's own error when the caller cancelled). An HTTP error
+// answer is read from what the transport captured, not from the SDK's error
+// type, so that every body shape (nested, flat, a bare string, an array, a
+// proxy's page) is understood the same way.
 func classify(ctx context.Context, name string, err error, m *meter) error {
 	if err == nil {
 		return nil
@@ -30,86 +28,25 @@ func classify(ctx context.Context, name string, err error, m *meter) error {
 	if errors.As(err, &pe) {
 		return err
 	}
-	if e := classifyOpenAI(name, err); e != nil {
-		return e
-	}
-	if e := classifyAnthropic(name, err); e != nil {
-		return e
+	if f := m.failure(); f != nil {
+		return httpError(name, f, err)
 	}
 	return classifyTransport(name, err, m.n())
 }
 
-// classifyOpenAI maps the OpenAI SDK's API errors (HTTP status ≥ 400).
-func classifyOpenAI(name string, err error) *Error {
-	var ae *openai.Error
-	if errors.As(err, &ae) {
-		e := statusError(name, ae.StatusCode, ae.Response, err)
-		e.Detail = firstNonEmpty(ae.Message, ae.Code)
-		return e
+// httpError builds the *Error of an HTTP error answer: the kind from the
+// provider's error type or code (insufficient_quota is not a rate limit),
+// else from the status; the provider's message; the wait it asked for.
+func httpError(name string, f *httpFailure, err error) *Error {
+	e := &Error{Provider: name, Status: f.status, Err: err, Kind: kindForStatus(f.status)}
+	ae, ok := parseAPIError(f.body)
+	if ok {
+		e.Kind, e.Type, e.Detail = ae.kind(e.Kind), ae.name(), trim(firstNonEmpty(ae.Message, ae.name()))
+	} else {
+		e.Detail = trim(string(f.body))
 	}
-	return nil
-}
-
-// classifyAnthropic maps the Anthropic SDK's API errors (HTTP status ≥ 400),
-// refined by the error type in the body (overloaded_error, ...).
-func classifyAnthropic(name string, err error) *Error {
-	var ae *anthropic.Error
-	if !errors.As(err, &ae) {
-		return nil
-	}
-	e := statusError(name, ae.StatusCode, ae.Response, err)
-	switch ae.Type() {
-	case "overloaded_error":
-		e.Kind = ErrOverloaded
-	case "rate_limit_error":
-		e.Kind = ErrRateLimited
-	case "api_error", "timeout_error":
-		e.Kind = ErrServer
-	case "authentication_error", "permission_error":
-		e.Kind = ErrAuth
-	}
-	e.Detail = anthropicMessage(ae.RawJSON())
+	e.RetryAfter = retryHint(f.header, ae.Message, time.Now())
 	return e
-}
-
-// anthropicMessage extracts error.message from an Anthropic error body.
-func anthropicMessage(raw string) string {
-	var env struct {
-		Error struct {
-			Type    string `json:"type"`
-			Message string `json:"message"`
-		} `json:"error"`
-	}
-	if json.Unmarshal([]byte(raw), &env) != nil {
-		return trim(raw)
-	}
-	return trim(firstNonEmpty(env.Error.Message, env.Error.Type))
-}
-
-// statusError builds an *Error from an HTTP status and its headers.
-func statusError(name string, status int, res *http.Response, err error) *Error {
-	e := &Error{Provider: name, Status: status, Err: err, Kind: kindForStatus(status)}
-	if res != nil {
-		e.RetryAfter = retryAfter(res.Header, time.Now())
-	}
-	return e
-}
-
-// kindForStatus maps an HTTP status to an error kind.
-func kindForStatus(status int) error {
-	switch {
-	case status == http.StatusTooManyRequests:
-		return ErrRateLimited
-	case status == 529:
-		return ErrOverloaded
-	case status == http.StatusUnauthorized || status == http.StatusForbidden:
-		return ErrAuth
-	case status >= 500:
-		return ErrServer
-	case status >= 400:
-		return ErrBadRequest
-	}
-	return ErrServer
 }
 
 // classifyTransport maps decoding and network errors met on the wire.
@@ -142,37 +79,6 @@ func cutCause(err error) string {
 		return "timed out"
 	}
 	return trim(err.Error())
-}
-
-// retryAfter reads Retry-After (seconds or an HTTP date) or OpenAI's
-// retry-after-ms; zero when absent or unreadable.
-func retryAfter(h http.Header, now time.Time) time.Duration {
-	if ms := h.Get("Retry-After-Ms"); ms != "" {
-		if f, err := strconv.ParseFloat(ms, 64); err == nil && f >= 0 {
-			return time.Duration(f * float64(time.Millisecond))
-		}
-	}
-	return ParseRetryAfter(h.Get("Retry-After"), now)
-}
-
-// ParseRetryAfter reads a Retry-After value, delta-seconds or HTTP date,
-// relative to now; it returns zero for an absent, past or unreadable value.
-func ParseRetryAfter(v string, now time.Time) time.Duration {
-	v = strings.TrimSpace(v)
-	if v == "" {
-		return 0
-	}
-	if f, err := strconv.ParseFloat(v, 64); err == nil {
-		if f < 0 {
-			return 0
-		}
-		return time.Duration(f * float64(time.Second))
-	}
-	t, err := http.ParseTime(v)
-	if err != nil || !t.After(now) {
-		return 0
-	}
-	return t.Sub(now)
 }
 
 // firstNonEmpty returns the first non-empty string.

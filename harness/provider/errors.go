@@ -16,6 +16,9 @@ var (
 	ErrOverloaded = errors.New("overloaded")
 	// ErrServer means the provider failed with a 5xx status.
 	ErrServer = errors.New("server error")
+	// ErrQuota means the account's quota or credit is used up
+	// (insufficient_quota, 402): sending again will not help.
+	ErrQuota = errors.New("quota exhausted")
 	// ErrAuth means the key was missing, wrong or not allowed (401/403).
 	ErrAuth = errors.New("authentication failed")
 	// ErrBadRequest means the provider refused the request as invalid (4xx).
@@ -40,6 +43,9 @@ type Error struct {
 	Kind error
 	// Status is the HTTP status, when there was one.
 	Status int
+	// Type is the provider's own error type or code, e.g.
+	// "overloaded_error" or "insufficient_quota".
+	Type string
 	// RetryAfter is the wait the provider asked for, if any.
 	RetryAfter time.Duration
 	// Bytes is how much of the stream arrived before a cut or bad chunk.
@@ -61,8 +67,10 @@ func (e *Error) Error() string {
 	case e.Status != 0:
 		fmt.Fprintf(&b, " (HTTP %d)", e.Status)
 	}
-	if e.Detail != "" {
-		b.WriteString(" (" + e.Detail + ")")
+	if e.Detail != "" && e.Type != "" && !strings.Contains(e.Detail, e.Type) {
+		b.WriteString(" (" + e.Type + ": " + e.Detail + ")")
+	} else if d := firstNonEmpty(e.Detail, e.Type); d != "" {
+		b.WriteString(" (" + d + ")")
 	}
 	b.WriteString("; " + e.advice())
 	return b.String()
@@ -76,6 +84,8 @@ func (e *Error) advice() string {
 			return fmt.Sprintf("retry after %s or check the plan's limits", e.RetryAfter.Round(time.Second))
 		}
 		return "wait and retry, or check the plan's limits"
+	case ErrQuota:
+		return "the account's quota or credit is used up; check the plan and billing"
 	case ErrAuth:
 		return "check the key sealed for this model (exo secret set)"
 	case ErrBadRequest:

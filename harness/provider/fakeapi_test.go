@@ -85,7 +85,9 @@ func (f *fakeAPI) stream(w http.ResponseWriter, rep reply) {
 	if rep.file != "" {
 		body = fixture(f.t, rep.file)
 	}
-	w.Header().Set("Content-Type", "text/event-stream")
+	if w.Header().Get("Content-Type") == "" {
+		w.Header().Set("Content-Type", "text/event-stream")
+	}
 	w.Header().Set("Cache-Control", "no-cache")
 	w.WriteHeader(http.StatusOK)
 	fl := w.(http.Flusher)

@@ -63,8 +63,15 @@ func chatParams(req Request) (openai.ChatCompletionNewParams, error) {
 		Messages:      chatMessages(req),
 		StreamOptions: openai.ChatCompletionStreamOptionsParam{IncludeUsage: param.NewOpt(true)},
 	}
-	if req.MaxOutputTokens > 0 {
+	switch {
+	case req.MaxOutputTokens <= 0:
+	case usesMaxCompletionTokens(req.Model):
+		p.MaxCompletionTokens = param.NewOpt(int64(req.MaxOutputTokens)) // OpenAI refuses max_tokens for these
+	default:
 		p.MaxTokens = param.NewOpt(int64(req.MaxOutputTokens)) // max_completion_tokens is unknown to many local servers
+	}
+	if req.ReasoningEffort != "" {
+		p.ReasoningEffort = shared.ReasoningEffort(req.ReasoningEffort)
 	}
 	if req.CacheKey != "" {
 		p.PromptCacheKey = param.NewOpt(req.CacheKey)
@@ -120,5 +127,52 @@ func chatAssistant(m Message) openai.ChatCompletionMessageParamUnion {
 			},
 		})
 	}
+	if extra := chatReasoningFields(m); len(extra) > 0 {
+		a.SetExtraFields(extra)
+	}
 	return openai.ChatCompletionMessageParamUnion{OfAssistant: &a}
+}
+
+// chatReasoningFields are the reasoning fields an assistant message carries
+// back: reasoning_details as OpenRouter and Vercel sent them (Gemini's
+// thought signatures among them), and reasoning_content on a message with
+// tool calls, which DeepSeek requires in a tool loop.
+func chatReasoningFields(m Message) map[string]any {
+	var details []map[string]any
+	var content strings.Builder
+	for _, r := range m.Reasoning {
+		switch r.Format {
+		case ReasoningDetails:
+			details = append(details, detailObject(r))
+		case ReasoningContent:
+			content.WriteString(r.Text)
+		}
+	}
+	extra := map[string]any{}
+	if len(details) > 0 {
+		extra["reasoning_details"] = details
+	}
+	if content.Len() > 0 && len(m.ToolCalls) > 0 {
+		extra["reasoning_content"] = content.String()
+	}
+	return extra
+}
+
+// detailObject rebuilds a reasoning_details entry with the fields it came with.
+func detailObject(r Reasoning) map[string]any {
+	d := map[string]any{"type": r.Type, "index": r.Index}
+	set := func(k, v string) {
+		if v != "" {
+			d[k] = v
+		}
+	}
+	set("format", r.DetailFormat)
+	set("id", r.ID)
+	set("text", r.Text)
+	set("signature", r.Signature)
+	set("data", r.Data)
+	if len(r.Summary) > 0 {
+		d["summary"] = strings.Join(r.Summary, "")
+	}
+	return d
 }

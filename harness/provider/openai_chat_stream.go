@@ -3,7 +3,6 @@ package provider
 import (
 	"bytes"
 	"encoding/json"
-	"fmt"
 )
 
 // chatState folds Chat Completions chunks.
@@ -13,6 +12,8 @@ type chatState struct {
 	usage Usage
 	stop  StopReason
 	keys  map[int64]int64 // wire index → accumulator key
+	// details maps a reasoning_details entry's type to a slot of its key.
+	details map[string]int64
 }
 
 // chatChunk is the part of a chat.completion.chunk that exo reads.
@@ -23,21 +24,37 @@ type chatChunk struct {
 		FinishReason string    `json:"finish_reason"`
 		Delta        chatDelta `json:"delta"`
 	} `json:"choices"`
-	Usage *struct {
-		PromptTokens        int64 `json:"prompt_tokens"`
-		CompletionTokens    int64 `json:"completion_tokens"`
-		PromptTokensDetails struct {
-			CachedTokens int64 `json:"cached_tokens"`
-		} `json:"prompt_tokens_details"`
-	} `json:"usage"`
+	Usage *chatUsage      `json:"usage"`
 	Error json.RawMessage `json:"error"` // an object, or a bare string (Ollama)
 }
 
-// chatDelta is a choice's new text and tool-call fragments.
+// chatUsage is the usage object, with the extensions of DeepSeek
+// (prompt_cache_hit_tokens), OpenRouter (cache_write_tokens, cost) and xAI
+// (cost_in_usd_ticks, reasoning tokens outside completion_tokens).
+type chatUsage struct {
+	PromptTokens        int64 `json:"prompt_tokens"`
+	CompletionTokens    int64 `json:"completion_tokens"`
+	TotalTokens         int64 `json:"total_tokens"`
+	PromptTokensDetails struct {
+		CachedTokens     int64 `json:"cached_tokens"`
+		CacheWriteTokens int64 `json:"cache_write_tokens"`
+	} `json:"prompt_tokens_details"`
+	CompletionTokensDetails struct {
+		ReasoningTokens int64 `json:"reasoning_tokens"`
+	} `json:"completion_tokens_details"`
+	PromptCacheHitTokens int64   `json:"prompt_cache_hit_tokens"`
+	Cost                 float64 `json:"cost"`
+	CostInUSDTicks       int64   `json:"cost_in_usd_ticks"`
+}
+
+// chatDelta is a choice's new text, reasoning and tool-call fragments.
 type chatDelta struct {
-	Content   string `json:"content"`
-	Refusal   string `json:"refusal"`
-	ToolCalls []struct {
+	Content          string          `json:"content"`
+	Refusal          string          `json:"refusal"`
+	ReasoningContent string          `json:"reasoning_content"`
+	Reasoning        string          `json:"reasoning"`
+	ReasoningDetails []chatReasoning `json:"reasoning_details"`
+	ToolCalls        []struct {
 		Index    int64  `json:"index"`
 		ID       string `json:"id"`
 		Function struct {
@@ -45,6 +62,18 @@ type chatDelta struct {
 			Arguments string `json:"arguments"`
 		} `json:"function"`
 	} `json:"tool_calls"`
+}
+
+// chatReasoning is a fragment of one reasoning_details entry.
+type chatReasoning struct {
+	Type      string `json:"type"`
+	Text      string `json:"text"`
+	Summary   string `json:"summary"`
+	Data      string `json:"data"`
+	Signature string `json:"signature"`
+	ID        string `json:"id"`
+	Format    string `json:"format"`
+	Index     int    `json:"index"`
 }
 
 // event applies one SSE event: a chunk, or [DONE].
@@ -65,11 +94,12 @@ func (s *chatState) event(data []byte) (bool, *Error) {
 // handle applies one chunk.
 func (s *chatState) handle(c *chatChunk) *Error {
 	if len(c.Error) > 0 && string(c.Error) != "null" {
-		return &Error{Kind: ErrServer, Detail: trim(chatErrorText(c.Error))}
+		ae, _ := parseAPIError(c.Error)
+		return streamError(ae, ErrServer)
 	}
 	s.model = firstNonEmpty(c.Model, s.model)
 	if u := c.Usage; u != nil && (u.PromptTokens > 0 || u.CompletionTokens > 0) {
-		s.usage = Usage{Input: u.PromptTokens, Output: u.CompletionTokens, Cached: u.PromptTokensDetails.CachedTokens}
+		s.usage = u.usage()
 	}
 	for i := range c.Choices {
 		ch := &c.Choices[i]
@@ -79,6 +109,9 @@ func (s *chatState) handle(c *chatChunk) *Error {
 		if err := s.delta(&ch.Delta); err != nil {
 			return err
 		}
+		if ch.FinishReason == "error" {
+			return &Error{Kind: ErrServer, Detail: `the provider ended the answer with finish_reason "error" and no error message`}
+		}
 		if ch.FinishReason != "" {
 			s.stop = chatStop(ch.FinishReason)
 		}
@@ -86,8 +119,28 @@ func (s *chatState) handle(c *chatChunk) *Error {
 	return nil
 }
 
-// delta applies the text and tool-call pieces of one choice.
+// usage converts the wire usage: cache hits and writes, reasoning tokens
+// (added to the output when the provider counts them outside
+// completion_tokens, as xAI does and Vercel does for Gemini: the total says
+// so, or there are more of them than completion tokens) and the provider's
+// own cost.
+func (u *chatUsage) usage() Usage {
+	out := Usage{Input: u.PromptTokens, Output: u.CompletionTokens,
+		Cached:     max(u.PromptTokensDetails.CachedTokens, u.PromptCacheHitTokens),
+		CacheWrite: u.PromptTokensDetails.CacheWriteTokens,
+		Reasoning:  u.CompletionTokensDetails.ReasoningTokens, Cost: u.Cost}
+	if r := out.Reasoning; r > u.CompletionTokens || r > 0 && u.TotalTokens == u.PromptTokens+u.CompletionTokens+r {
+		out.Output += r
+	}
+	if u.CostInUSDTicks > 0 && out.Cost == 0 {
+		out.Cost = float64(u.CostInUSDTicks) / 1e10
+	}
+	return out
+}
+
+// delta applies the text, reasoning and tool-call pieces of one choice.
 func (s *chatState) delta(d *chatDelta) *Error {
+	s.reasoning(d)
 	s.acc.addText(d.Content)
 	s.acc.addText(d.Refusal)
 	for _, tc := range d.ToolCalls {
@@ -101,6 +154,59 @@ func (s *chatState) delta(d *chatDelta) *Error {
 		s.acc.addArgs(key, tc.Function.Arguments)
 	}
 	return nil
+}
+
+// The keys of reasoning parts in a chat stream; reasoning_details entries
+// use keys from detailKeys up.
+const (
+	contentKey = -1
+	plainKey   = -2
+	detailKeys = 1 << 20
+)
+
+// reasoning applies a chunk's reasoning: reasoning_details when present
+// (OpenRouter and Vercel also repeat their text in "reasoning"), else
+// reasoning_content, else a plain "reasoning" field.
+func (s *chatState) reasoning(d *chatDelta) {
+	switch {
+	case len(d.ReasoningDetails) > 0:
+		for i := range d.ReasoningDetails {
+			s.detail(&d.ReasoningDetails[i])
+		}
+		if d.ReasoningContent != "" { // both (Kimi through Avian): kept to send back, not shown twice
+			r := s.acc.startReasoning(contentKey, Reasoning{Format: ReasoningContent, Hidden: true})
+			r.text.WriteString(d.ReasoningContent)
+		}
+	case d.ReasoningContent != "":
+		r := s.acc.startReasoning(contentKey, Reasoning{Format: ReasoningContent})
+		s.acc.addReasoningText(r, d.ReasoningContent)
+	case d.Reasoning != "":
+		r := s.acc.startReasoning(plainKey, Reasoning{Format: ReasoningPlain})
+		s.acc.addReasoningText(r, d.Reasoning)
+	}
+}
+
+// detail merges a reasoning_details fragment into its entry, keyed by index
+// and type: text, summary and data pieces are joined; ids, formats and
+// signatures are taken as sent.
+func (s *chatState) detail(f *chatReasoning) {
+	if s.details == nil {
+		s.details = map[string]int64{}
+	}
+	slot, ok := s.details[f.Type]
+	if !ok {
+		slot = int64(len(s.details))
+		s.details[f.Type] = slot
+	}
+	r := s.acc.startReasoning(detailKeys+int64(f.Index)<<8+slot,
+		Reasoning{Format: ReasoningDetails, Type: f.Type, DetailFormat: f.Format, Index: f.Index})
+	r.part.ID, r.part.DetailFormat = firstNonEmpty(f.ID, r.part.ID), firstNonEmpty(f.Format, r.part.DetailFormat)
+	r.part.Signature += f.Signature
+	r.part.Data += f.Data
+	s.acc.addReasoningText(r, f.Text)
+	if f.Summary != "" {
+		s.acc.addSummary(r, 0, f.Summary)
+	}
 }
 
 // key maps a tool call's wire index to the accumulator's key. Some servers
@@ -133,21 +239,4 @@ func chatStop(r string) StopReason {
 		return StopRefusal
 	}
 	return StopReason(r)
-}
-
-// chatErrorText reads an in-stream error given as a string or as an object
-// with a message and code.
-func chatErrorText(raw json.RawMessage) string {
-	var text string
-	if json.Unmarshal(raw, &text) == nil {
-		return text
-	}
-	var obj struct {
-		Message string `json:"message"`
-		Code    any    `json:"code"`
-	}
-	if json.Unmarshal(raw, &obj) == nil && (obj.Message != "" || obj.Code != nil) {
-		return firstNonEmpty(obj.Message, fmt.Sprint(obj.Code))
-	}
-	return string(raw)
 }

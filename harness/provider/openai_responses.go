@@ -2,13 +2,17 @@ package provider
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
+	"strings"
+	"sync/atomic"
 
 	"github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
 	"github.com/openai/openai-go/v3/packages/param"
 	"github.com/openai/openai-go/v3/responses"
+	"github.com/openai/openai-go/v3/shared"
 )
 
 // OpenAI streams from OpenAI's Responses API through the official SDK.
@@ -16,6 +20,9 @@ type OpenAI struct {
 	name   string
 	call   caller
 	client openai.Client
+	// noSummary is set once the API refused reasoning summaries (an
+	// organisation not verified for them): later calls ask for none.
+	noSummary atomic.Bool
 }
 
 // NewOpenAI returns a Responses API provider named "openai" unless cfg says
@@ -42,7 +49,17 @@ func (p *OpenAI) Name() string { return p.name }
 
 // Stream sends req to /responses and streams the answer.
 func (p *OpenAI) Stream(ctx context.Context, req Request, onDelta func(Delta)) (Response, error) {
-	params, err := responsesParams(req)
+	resp, err := p.stream(ctx, req, !p.noSummary.Load(), onDelta)
+	if refusedSummary(err) {
+		p.noSummary.Store(true)
+		resp, err = p.stream(ctx, req, false, onDelta)
+	}
+	return resp, err
+}
+
+// stream makes one call, with or without reasoning summaries.
+func (p *OpenAI) stream(ctx context.Context, req Request, summary bool, onDelta func(Delta)) (Response, error) {
+	params, err := responsesParams(req, summary)
 	if err != nil {
 		return Response{}, fmt.Errorf("%s: %w", p.name, err)
 	}
@@ -56,12 +73,29 @@ func (p *OpenAI) Stream(ctx context.Context, req Request, onDelta func(Delta)) (
 	return st.acc.response(st.model, st.usage, st.stop), nil
 }
 
-// responsesParams maps a Request onto the Responses API's parameters.
-func responsesParams(req Request) (responses.ResponseNewParams, error) {
+// refusedSummary reports an HTTP 400 refusing reasoning summaries ("Your
+// organization must be verified to generate reasoning summaries").
+func refusedSummary(err error) bool {
+	var pe *Error
+	return errors.As(err, &pe) && pe.Status == http.StatusBadRequest &&
+		strings.Contains(strings.ToLower(pe.Detail), "summar")
+}
+
+// responsesParams maps a Request onto the Responses API's parameters. A
+// reasoning model gets its effort, summaries when allowed, and its
+// reasoning back as encrypted content (the conversation is not stored).
+func responsesParams(req Request, summary bool) (responses.ResponseNewParams, error) {
 	p := responses.ResponseNewParams{
 		Model: req.Model,
 		Input: responses.ResponseNewParamsInputUnion{OfInputItemList: responsesInput(req.Messages)},
 		Store: param.NewOpt(false),
+	}
+	if OpenAIReasoningModel(req.Model) || req.ReasoningEffort != "" {
+		p.Include = []responses.ResponseIncludable{responses.ResponseIncludableReasoningEncryptedContent}
+		p.Reasoning = shared.ReasoningParam{Effort: shared.ReasoningEffort(req.ReasoningEffort)}
+		if summary {
+			p.Reasoning.Summary = shared.ReasoningSummaryAuto
+		}
 	}
 	if req.System != "" {
 		p.Instructions = param.NewOpt(req.System)
@@ -94,6 +128,7 @@ func responsesInput(msgs []Message) responses.ResponseInputParam {
 		case RoleUser:
 			in = append(in, responses.ResponseInputItemParamOfMessage(m.Text, responses.EasyInputMessageRoleUser))
 		case RoleAssistant:
+			in = append(in, responsesReasoning(m.Reasoning)...)
 			if m.Text != "" {
 				in = append(in, responses.ResponseInputItemParamOfMessage(m.Text, responses.EasyInputMessageRoleAssistant))
 			}
@@ -107,4 +142,24 @@ func responsesInput(msgs []Message) responses.ResponseInputParam {
 		}
 	}
 	return in
+}
+
+// responsesReasoning maps reasoning items back as input items, with their
+// encrypted content; items without it cannot be used again (nothing is
+// stored) and are left out, as are parts from other APIs.
+func responsesReasoning(parts []Reasoning) []responses.ResponseInputItemUnionParam {
+	var out []responses.ResponseInputItemUnionParam
+	for _, r := range parts {
+		if r.Format != ReasoningResponses || r.Data == "" || r.ID == "" {
+			continue
+		}
+		summary := []responses.ResponseReasoningItemSummaryParam{}
+		for _, s := range r.Summary {
+			summary = append(summary, responses.ResponseReasoningItemSummaryParam{Text: s})
+		}
+		item := responses.ResponseInputItemParamOfReasoning(r.ID, summary)
+		item.OfReasoning.EncryptedContent = param.NewOpt(r.Data)
+		out = append(out, item)
+	}
+	return out
 }

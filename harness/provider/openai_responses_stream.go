@@ -1,5 +1,7 @@
 package provider
 
+import "encoding/json"
+
 // responsesState folds Responses stream events.
 type responsesState struct {
 	acc   *accumulator
@@ -11,27 +13,33 @@ type responsesState struct {
 
 // responsesEvent is the part of a Responses stream event that exo reads.
 type responsesEvent struct {
-	Type        string `json:"type"`
-	OutputIndex int64  `json:"output_index"`
-	Delta       string `json:"delta"`
-	Message     string `json:"message"`
-	Code        string `json:"code"`
-	Item        *struct {
-		Type   string `json:"type"`
-		CallID string `json:"call_id"`
-		Name   string `json:"name"`
-	} `json:"item"`
-	Response *responsesBody `json:"response"`
+	Type         string         `json:"type"`
+	OutputIndex  int64          `json:"output_index"`
+	SummaryIndex int            `json:"summary_index"`
+	Delta        string         `json:"delta"`
+	Item         *responsesItem `json:"item"`
+	Response     *responsesBody `json:"response"`
+}
+
+// responsesItem is an output item: a function call, a reasoning item, a
+// message, or another kind that exo skips.
+type responsesItem struct {
+	Type             string `json:"type"`
+	ID               string `json:"id"`
+	CallID           string `json:"call_id"`
+	Name             string `json:"name"`
+	Arguments        string `json:"arguments"`
+	EncryptedContent string `json:"encrypted_content"`
+	Summary          []struct {
+		Text string `json:"text"`
+	} `json:"summary"`
 }
 
 // responsesBody is the response object carried by lifecycle events.
 type responsesBody struct {
-	Model  string `json:"model"`
-	Status string `json:"status"`
-	Error  *struct {
-		Code    string `json:"code"`
-		Message string `json:"message"`
-	} `json:"error"`
+	Model             string          `json:"model"`
+	Status            string          `json:"status"`
+	Error             json.RawMessage `json:"error"`
 	IncompleteDetails *struct {
 		Reason string `json:"reason"`
 	} `json:"incomplete_details"`
@@ -41,6 +49,9 @@ type responsesBody struct {
 		InputTokensDetails struct {
 			CachedTokens int64 `json:"cached_tokens"`
 		} `json:"input_tokens_details"`
+		OutputTokensDetails struct {
+			ReasoningTokens int64 `json:"reasoning_tokens"`
+		} `json:"output_tokens_details"`
 	} `json:"usage"`
 }
 
@@ -49,6 +60,9 @@ func (s *responsesState) event(data []byte) (bool, *Error) {
 	var ev responsesEvent
 	if err := decodeEvent(data, &ev); err != nil {
 		return false, err
+	}
+	if ev.Type == "error" {
+		return false, s.errorEvent(data)
 	}
 	return s.done, s.handle(&ev)
 }
@@ -61,23 +75,78 @@ func (s *responsesState) handle(ev *responsesEvent) *Error {
 			s.model = firstNonEmpty(ev.Response.Model, s.model)
 		}
 	case "response.output_item.added":
-		if ev.Item != nil && ev.Item.Type == "function_call" {
-			s.acc.startCall(ev.OutputIndex, ev.Item.CallID, ev.Item.Name)
-		}
+		s.itemAdded(ev)
+	case "response.output_item.done":
+		s.itemDone(ev)
 	case "response.output_text.delta", "response.refusal.delta":
 		s.acc.addText(ev.Delta)
 	case "response.function_call_arguments.delta":
 		if !s.acc.addArgs(ev.OutputIndex, ev.Delta) {
 			return &Error{Kind: ErrMalformedStream, Detail: "arguments for an unknown function call"}
 		}
+	case "response.reasoning_summary_part.added", "response.reasoning_summary_text.delta":
+		s.acc.addSummary(s.reasoningItem(ev.OutputIndex), ev.SummaryIndex, ev.Delta)
+	case "response.reasoning_text.delta":
+		s.acc.addReasoningText(s.reasoningItem(ev.OutputIndex), ev.Delta)
 	case "response.completed", "response.incomplete":
 		return s.finish(ev.Response)
 	case "response.failed":
 		return s.failed(ev.Response)
-	case "error":
-		return &Error{Kind: codeKind(ev.Code), Detail: trim(firstNonEmpty(ev.Message, ev.Code, "error event"))}
 	}
 	return nil
+}
+
+// reasoningItem returns the reasoning item at an output index, opening it
+// if its output_item.added was not seen.
+func (s *responsesState) reasoningItem(index int64) *reasoningAcc {
+	return s.acc.startReasoning(index, Reasoning{Format: ReasoningResponses, Type: "reasoning"})
+}
+
+// itemAdded opens a function call or reasoning item; other kinds (web
+// search, file search, computer calls, ...) are recorded as skipped.
+func (s *responsesState) itemAdded(ev *responsesEvent) {
+	it := ev.Item
+	if it == nil {
+		return
+	}
+	switch it.Type {
+	case "function_call":
+		s.acc.startCall(ev.OutputIndex, it.CallID, it.Name)
+		s.acc.addArgs(ev.OutputIndex, it.Arguments)
+	case "reasoning":
+		r := s.reasoningItem(ev.OutputIndex)
+		r.part.ID, r.part.Data = it.ID, firstNonEmpty(it.EncryptedContent, r.part.Data)
+	case "message":
+	default:
+		s.acc.skip(it.Type)
+	}
+}
+
+// itemDone completes an item from its final form: a reasoning item's
+// encrypted content is only complete here, and a server that streams no
+// argument deltas sends a call's arguments here.
+func (s *responsesState) itemDone(ev *responsesEvent) {
+	it := ev.Item
+	if it == nil {
+		return
+	}
+	switch it.Type {
+	case "reasoning":
+		r := s.reasoningItem(ev.OutputIndex)
+		r.part.ID, r.part.Data = firstNonEmpty(it.ID, r.part.ID), firstNonEmpty(it.EncryptedContent, r.part.Data)
+		if len(r.summary) == 0 {
+			for i, p := range it.Summary {
+				s.acc.addSummary(r, i, p.Text)
+			}
+		}
+	case "function_call":
+		if !s.acc.hasCall(ev.OutputIndex) {
+			s.acc.startCall(ev.OutputIndex, it.CallID, it.Name)
+		}
+		if i := s.acc.byKey[ev.OutputIndex]; s.acc.calls[i].args.Len() == 0 {
+			s.acc.addArgs(ev.OutputIndex, it.Arguments)
+		}
+	}
 }
 
 // finish records the final response's usage and status.
@@ -88,7 +157,8 @@ func (s *responsesState) finish(r *responsesBody) *Error {
 	s.done = true
 	s.model = firstNonEmpty(r.Model, s.model)
 	if u := r.Usage; u != nil {
-		s.usage = Usage{Input: u.InputTokens, Output: u.OutputTokens, Cached: u.InputTokensDetails.CachedTokens}
+		s.usage = Usage{Input: u.InputTokens, Output: u.OutputTokens, Cached: u.InputTokensDetails.CachedTokens,
+			Reasoning: u.OutputTokensDetails.ReasoningTokens}
 	}
 	s.stop = StopEndTurn
 	if r.Status == "incomplete" {
@@ -106,19 +176,17 @@ func (s *responsesState) finish(r *responsesBody) *Error {
 
 // failed turns a response.failed event into an error.
 func (s *responsesState) failed(r *responsesBody) *Error {
-	if r == nil || r.Error == nil {
-		return &Error{Kind: ErrServer, Detail: "response failed"}
+	if r != nil {
+		if ae, ok := parseAPIError(r.Error); ok {
+			return streamError(ae, ErrServer)
+		}
 	}
-	return &Error{Kind: codeKind(r.Error.Code), Detail: trim(firstNonEmpty(r.Error.Message, r.Error.Code))}
+	return &Error{Kind: ErrServer, Detail: "response failed"}
 }
 
-// codeKind maps an OpenAI error code met inside a stream to an error kind.
-func codeKind(code string) error {
-	switch code {
-	case "rate_limit_exceeded":
-		return ErrRateLimited
-	case "invalid_prompt", "invalid_request_error", "context_length_exceeded":
-		return ErrBadRequest
-	}
-	return ErrServer
+// errorEvent reads an error event, whose code and message are flat (as
+// documented) or nested under "error" (as sent for quota errors).
+func (s *responsesState) errorEvent(data []byte) *Error {
+	ae, _ := parseAPIError(data)
+	return streamError(ae, ErrServer)
 }

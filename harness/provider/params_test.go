@@ -57,7 +57,7 @@ func TestOpenAIParamsMarkFailedToolResults(t *testing.T) {
 	req := testRequest("gpt-5")
 	req.Messages = conversation()
 	req.CacheKey = "session-1"
-	rp, _ := responsesParams(req)
+	rp, _ := responsesParams(req, true)
 	b := roundTrip(t, rp)
 	wantAt(t, b, "session-1", "prompt_cache_key")
 	wantAt(t, b, "[error] no such file", "input", 4, "output")
@@ -71,7 +71,7 @@ func TestOpenAIParamsMarkFailedToolResults(t *testing.T) {
 func TestBadSchemaIsAnError(t *testing.T) {
 	req := testRequest("gpt-5")
 	req.Tools[0].Schema = json.RawMessage(`{`)
-	if _, err := responsesParams(req); err == nil {
+	if _, err := responsesParams(req, true); err == nil {
 		t.Error("responses: no error")
 	}
 	if _, err := chatParams(req); err == nil {

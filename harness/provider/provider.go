@@ -45,6 +45,13 @@ type Request struct {
 	// CacheKey, when set, is sent as OpenAI's prompt_cache_key so that
 	// requests sharing a prefix are routed to the same cache.
 	CacheKey string `json:"cache_key,omitempty"`
+	// ReasoningEffort is sent to reasoning models as OpenAI's reasoning
+	// effort ("minimal", "low", "medium", "high", ...); "" leaves the API's
+	// default.
+	ReasoningEffort string `json:"reasoning_effort,omitempty"`
+	// ThinkingBudget turns on Anthropic extended thinking with this many
+	// tokens (at least 1024); 0 leaves it off.
+	ThinkingBudget int `json:"thinking_budget,omitempty"`
 }
 
 // Message is one entry of the conversation.
@@ -62,6 +69,9 @@ type Message struct {
 	// CacheBreakpoint marks the end of a stable stretch of history (for
 	// example a compaction summary) where Anthropic may cache the prefix.
 	CacheBreakpoint bool `json:"cache_breakpoint,omitempty"`
+	// Reasoning is an assistant message's reasoning as the model sent it,
+	// passed back to the API that produced it (and ignored by others).
+	Reasoning []Reasoning `json:"reasoning,omitempty"`
 }
 
 // ToolCall is a model's request to run a tool.
@@ -95,6 +105,9 @@ const (
 	DeltaToolCall
 	// DeltaToolArgs is a piece of a tool call's JSON arguments.
 	DeltaToolArgs
+	// DeltaReasoning is a piece of the model's reasoning (thinking text or
+	// a summary of it), shown dimmed while the answer is prepared.
+	DeltaReasoning
 )
 
 // Delta is one streamed piece of a response. It holds only the new piece,
@@ -102,7 +115,8 @@ const (
 type Delta struct {
 	// Kind says which fields matter.
 	Kind DeltaKind
-	// Text is new answer text (DeltaText) or new argument JSON (DeltaToolArgs).
+	// Text is new answer text (DeltaText), new argument JSON (DeltaToolArgs)
+	// or new reasoning text (DeltaReasoning).
 	Text string
 	// Index is the tool call's position in the response (tool deltas).
 	Index int
@@ -112,23 +126,31 @@ type Delta struct {
 	Name string
 }
 
-// Usage counts tokens. Input includes Cached and CacheWrite, whatever the
-// provider's own convention.
+// Usage counts tokens. Input includes Cached and CacheWrite and Output
+// includes Reasoning, whatever the provider's own convention.
 type Usage struct {
 	// Input is every prompt token, cached or not.
 	Input int64 `json:"input"`
-	// Output is the generated tokens.
+	// Output is the generated tokens, reasoning included.
 	Output int64 `json:"output"`
 	// Cached is the prompt tokens read from the provider's cache.
 	Cached int64 `json:"cached"`
-	// CacheWrite is the prompt tokens written to the cache (Anthropic).
+	// CacheWrite is the prompt tokens written to the cache (Anthropic,
+	// OpenRouter).
 	CacheWrite int64 `json:"cache_write,omitempty"`
+	// Reasoning is the output tokens spent on reasoning, when the provider
+	// says (they are billed as output).
+	Reasoning int64 `json:"reasoning,omitempty"`
+	// Cost is the price in US dollars the provider itself reported for the
+	// call (OpenRouter usage.cost, xAI cost_in_usd_ticks); 0 when it sent none.
+	Cost float64 `json:"cost,omitempty"`
 }
 
 // Add returns the sum of two usages.
 func (u Usage) Add(o Usage) Usage {
 	return Usage{Input: u.Input + o.Input, Output: u.Output + o.Output,
-		Cached: u.Cached + o.Cached, CacheWrite: u.CacheWrite + o.CacheWrite}
+		Cached: u.Cached + o.Cached, CacheWrite: u.CacheWrite + o.CacheWrite,
+		Reasoning: u.Reasoning + o.Reasoning, Cost: u.Cost + o.Cost}
 }
 
 // StopReason says why the model stopped.
@@ -156,4 +178,10 @@ type Response struct {
 	TTFT time.Duration `json:"ttft_ns"`
 	// Model is the model id the provider reports (or the one requested).
 	Model string `json:"model"`
+	// Reasoning is the model's reasoning, in the order received, with the
+	// opaque signatures and encrypted content exactly as sent.
+	Reasoning []Reasoning `json:"reasoning,omitempty"`
+	// Skipped names the output blocks of types exo does not use (a server
+	// tool's call and results, citations, ...), which were passed over.
+	Skipped []string `json:"skipped,omitempty"`
 }

@@ -449,7 +449,7 @@ func TestAnthropicOverloadedError(t *testing.T) {
 	if !errors.Is(err, ErrOverloaded) {
 		t.Fatalf("err = %v, want ErrOverloaded", err)
 	}
-	wantEq(t, "message", err.Error(), "anthropic: overloaded (Overloaded); the turn can be retried")
+	wantEq(t, "message", err.Error(), "anthropic: overloaded (overloaded_error: Overloaded); the turn can be retried")
 }
 
 func TestProvidersGiveUpAfterMaxAttempts(t *testing.T) {

@@ -125,7 +125,7 @@ func TestParseRetryAfter(t *testing.T) {
 	}
 	h := http.Header{}
 	h.Set("retry-after-ms", "250")
-	wantEq(t, "retry-after-ms", retryAfter(h, now), 250*time.Millisecond)
+	wantEq(t, "retry-after-ms", retryHint(h, "", now), 250*time.Millisecond)
 }
 
 func TestUnreachable(t *testing.T) {

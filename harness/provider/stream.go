@@ -1,6 +1,7 @@
 package provider
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -58,14 +59,21 @@ func (c caller) stream(ctx context.Context, send post, fn func([]byte) (bool, *E
 	return nil
 }
 
-// expectSSE rejects a successful answer that is not an event stream (a
-// server that ignored "stream": true, or a proxy's page).
+// expectSSE rejects a successful answer that is not an event stream: an
+// error object sent with status 200 (by a proxy or gateway) is read as the
+// error it is; anything else (a server that ignored "stream": true, a
+// proxy's page) is a malformed stream.
 func expectSSE(name string, raw *http.Response) error {
 	mt, _, _ := mime.ParseMediaType(raw.Header.Get("Content-Type"))
 	if mt == "" || mt == "text/event-stream" {
 		return nil
 	}
-	head, _ := io.ReadAll(io.LimitReader(raw.Body, 200))
+	head, _ := io.ReadAll(io.LimitReader(raw.Body, maxErrorBody))
+	if ae, ok := parseAPIError(head); ok && bytes.Contains(head, []byte(`"error"`)) {
+		e := streamError(ae, ErrServer)
+		e.Provider = name
+		return e
+	}
 	return &Error{Provider: name, Kind: ErrMalformedStream,
 		Detail: fmt.Sprintf("expected an event stream, got %s: %s", mt, trim(string(head)))}
 }

@@ -1,6 +1,7 @@
 package provider
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"io"
@@ -18,6 +19,26 @@ type meter struct {
 	bytes atomic.Int64
 	idle  time.Duration
 	timer *time.Timer
+	fail  atomic.Pointer[httpFailure]
+}
+
+// httpFailure is an HTTP error answer as received: status, headers and the
+// start of the body.
+type httpFailure struct {
+	status int
+	header http.Header
+	body   []byte
+}
+
+// maxErrorBody bounds how much of an error answer is kept.
+const maxErrorBody = 64 << 10
+
+// failure returns the HTTP error answer of the call, or nil.
+func (m *meter) failure() *httpFailure {
+	if m == nil {
+		return nil
+	}
+	return m.fail.Load()
 }
 
 // watch cancels the call with errIdle when no byte arrives for idle (from
@@ -66,9 +87,18 @@ func (t meteredTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	if err != nil || res == nil || res.Body == nil {
 		return res, err
 	}
-	if m, ok := req.Context().Value(meterKey{}).(*meter); ok {
-		res.Body = &meteredBody{ReadCloser: res.Body, m: m}
+	m, ok := req.Context().Value(meterKey{}).(*meter)
+	if !ok {
+		return res, nil
 	}
+	if res.StatusCode >= 400 {
+		body, _ := io.ReadAll(io.LimitReader(res.Body, maxErrorBody))
+		res.Body.Close()
+		m.fail.Store(&httpFailure{status: res.StatusCode, header: res.Header.Clone(), body: body})
+		res.Body = io.NopCloser(bytes.NewReader(body))
+		return res, nil
+	}
+	res.Body = &meteredBody{ReadCloser: res.Body, m: m}
 	return res, nil
 }
 

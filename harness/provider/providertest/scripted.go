@@ -24,8 +24,9 @@ type ChatToolCall struct{ ID, Name, Args string }
 
 // Seen is a request the server received.
 type Seen struct {
-	Header http.Header
-	Body   []byte
+	Method, Path string
+	Header       http.Header
+	Body         []byte
 }
 
 // ScriptedChat is a local Chat Completions endpoint that plays replies in order (the last

@@ -1,0 +1,81 @@
+package executor
+
+import (
+	"exo/harness"
+	"exo/harness/provider"
+	"exo/harness/secrets"
+)
+
+// live shows a model answer as it streams: answer text and reasoning each go through their
+// own redacting stream (a secret split across deltas is still caught) to subscribers.
+type live struct {
+	t              *turn
+	text, thinking *secrets.Stream
+}
+
+// newLive starts the live view of one model call.
+func (t *turn) newLive() *live {
+	return &live{t: t, text: t.x.h.RedactStream(), thinking: t.x.h.RedactStream()}
+}
+
+// delta shows one streamed piece.
+func (l *live) delta(d provider.Delta) {
+	switch {
+	case d.Text == "":
+	case d.Kind == provider.DeltaText:
+		l.t.delta(redactNext(l.text, d.Text))
+	case d.Kind == provider.DeltaReasoning:
+		l.t.thinking(redactNext(l.thinking, d.Text))
+	}
+}
+
+// flush shows what the redacting streams still hold.
+func (l *live) flush() {
+	if l.thinking != nil {
+		l.t.thinking(string(l.thinking.Flush()))
+	}
+	if l.text != nil {
+		l.t.delta(string(l.text.Flush()))
+	}
+}
+
+// redactNext passes text through a redacting stream, if there is one.
+func redactNext(s *secrets.Stream, text string) string {
+	if s == nil {
+		return text
+	}
+	return string(s.Next([]byte(text)))
+}
+
+// thinking shows a piece of streamed reasoning (already redacted) live.
+func (t *turn) thinking(text string) {
+	if text != "" {
+		t.x.h.Publish(harness.Notice{Session: t.s.ID, Reasoning: text})
+	}
+}
+
+// redactReasoning redacts secrets from the readable reasoning. A part whose text had to
+// change can no longer be verified by the API that signed it, so its signature and
+// encrypted content are dropped: it is kept for display only.
+func (t *turn) redactReasoning(parts []provider.Reasoning) []provider.Reasoning {
+	out := make([]provider.Reasoning, 0, len(parts))
+	for _, p := range parts {
+		r := p
+		r.Text = t.x.h.Redact(p.Text)
+		changed := r.Text != p.Text
+		r.Summary = nil
+		for _, s := range p.Summary {
+			rs := t.x.h.Redact(s)
+			changed = changed || rs != s
+			r.Summary = append(r.Summary, rs)
+		}
+		if changed || t.x.h.Redact(p.Data) != p.Data || t.x.h.Redact(p.Signature) != p.Signature {
+			r.Signature, r.Data = "", ""
+		}
+		out = append(out, r)
+	}
+	if len(out) == 0 {
+		return nil
+	}
+	return out
+}

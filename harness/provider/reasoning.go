@@ -1,0 +1,162 @@
+package provider
+
+import "strings"
+
+// The formats of reasoning parts: which API produced a part, and so which
+// request builder sends it back.
+const (
+	// ReasoningAnthropic is a Messages API thinking or redacted_thinking block.
+	ReasoningAnthropic = "anthropic"
+	// ReasoningResponses is a Responses API reasoning item.
+	ReasoningResponses = "openai-responses"
+	// ReasoningContent is the reasoning_content of a Chat Completions stream
+	// (DeepSeek, vLLM, llama.cpp, Z.ai, xAI).
+	ReasoningContent = "reasoning_content"
+	// ReasoningDetails is one entry of the reasoning_details of a Chat
+	// Completions stream (OpenRouter, Vercel AI Gateway).
+	ReasoningDetails = "reasoning_details"
+	// ReasoningPlain is reasoning text sent in a plain "reasoning" field
+	// with nothing to pass back (shown only).
+	ReasoningPlain = "reasoning"
+)
+
+// Reasoning is one part of a model's reasoning as the API sent it. The
+// opaque fields (Signature, Data) are kept byte for byte: the APIs check
+// them when the part is sent back.
+type Reasoning struct {
+	// Format is one of the Reasoning* formats.
+	Format string `json:"format"`
+	// Type is the API's own type: "thinking" or "redacted_thinking"
+	// (Anthropic), "reasoning" (Responses), "reasoning.text",
+	// "reasoning.summary" or "reasoning.encrypted" (reasoning_details).
+	Type string `json:"type,omitempty"`
+	// ID is the item's id (Responses, reasoning_details).
+	ID string `json:"id,omitempty"`
+	// Text is the readable reasoning (thinking text, reasoning_content, a
+	// reasoning_details text or summary, Responses reasoning text).
+	Text string `json:"text,omitempty"`
+	// Summary holds a Responses reasoning item's summary parts.
+	Summary []string `json:"summary,omitempty"`
+	// Signature is Anthropic's thinking signature or a reasoning_details
+	// signature.
+	Signature string `json:"signature,omitempty"`
+	// Data is opaque reasoning: Anthropic redacted_thinking data, Responses
+	// encrypted_content, reasoning_details encrypted data.
+	Data string `json:"data,omitempty"`
+	// DetailFormat is a reasoning_details entry's own format, e.g.
+	// "anthropic-claude-v1" or "google-gemini-v1".
+	DetailFormat string `json:"detail_format,omitempty"`
+	// Index is a reasoning_details entry's index.
+	Index int `json:"index,omitempty"`
+	// Hidden marks text that repeats another part's (an API that sends the
+	// same reasoning in two fields): kept to send back, not shown again.
+	Hidden bool `json:"hidden,omitempty"`
+}
+
+// Display is the part's readable text: the text, or the summary parts
+// joined; "" for reasoning that is opaque only or hidden.
+func (r Reasoning) Display() string {
+	if r.Hidden {
+		return ""
+	}
+	if r.Text != "" || len(r.Summary) == 0 {
+		return r.Text
+	}
+	return strings.Join(r.Summary, "\n\n")
+}
+
+// ReasoningText joins the readable text of parts, one paragraph each.
+func ReasoningText(parts []Reasoning) string {
+	var out []string
+	for _, p := range parts {
+		if t := strings.TrimSpace(p.Display()); t != "" {
+			out = append(out, t)
+		}
+	}
+	return strings.Join(out, "\n\n")
+}
+
+// reasoningAcc is one reasoning part being streamed.
+type reasoningAcc struct {
+	part    Reasoning
+	text    strings.Builder
+	summary []*strings.Builder
+}
+
+// startReasoning opens a reasoning part under key (the provider's block,
+// item or detail key); an open part under the same key is kept.
+func (a *accumulator) startReasoning(key int64, r Reasoning) *reasoningAcc {
+	if i, ok := a.byReason[key]; ok {
+		return a.reasons[i]
+	}
+	if a.byReason == nil {
+		a.byReason = map[int64]int{}
+	}
+	acc := &reasoningAcc{part: r}
+	acc.text.WriteString(r.Text)
+	acc.part.Text = ""
+	a.byReason[key] = len(a.reasons)
+	a.reasons = append(a.reasons, acc)
+	return acc
+}
+
+// reasoning returns the part under key, or nil.
+func (a *accumulator) reasoning(key int64) *reasoningAcc {
+	if i, ok := a.byReason[key]; ok {
+		return a.reasons[i]
+	}
+	return nil
+}
+
+// addReasoningText appends readable reasoning to the part under key and
+// shows it.
+func (a *accumulator) addReasoningText(r *reasoningAcc, s string) {
+	if s == "" {
+		return
+	}
+	if a.shown && r.text.Len() == 0 && len(r.summary) == 0 {
+		a.emit(Delta{Kind: DeltaReasoning, Text: "\n\n"})
+	}
+	r.text.WriteString(s)
+	a.shown = true
+	a.emit(Delta{Kind: DeltaReasoning, Text: s})
+}
+
+// addSummary appends to summary part i of a Responses reasoning item.
+func (a *accumulator) addSummary(r *reasoningAcc, i int, s string) {
+	if i < 0 || i > 1<<10 {
+		return
+	}
+	for len(r.summary) <= i {
+		if a.shown {
+			a.emit(Delta{Kind: DeltaReasoning, Text: "\n\n"})
+		}
+		r.summary = append(r.summary, &strings.Builder{})
+	}
+	if s == "" {
+		return
+	}
+	r.summary[i].WriteString(s)
+	a.shown = true
+	a.emit(Delta{Kind: DeltaReasoning, Text: s})
+}
+
+// finish returns the completed part.
+func (r *reasoningAcc) finish() Reasoning {
+	p := r.part
+	p.Text = r.text.String()
+	for _, b := range r.summary {
+		p.Summary = append(p.Summary, b.String())
+	}
+	return p
+}
+
+// skip records a block or item type that exo passes over.
+func (a *accumulator) skip(typ string) {
+	for _, t := range a.skipped {
+		if t == typ {
+			return
+		}
+	}
+	a.skipped = append(a.skipped, typ)
+}
