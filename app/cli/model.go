@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"strconv"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -20,6 +21,7 @@ func modelCmd(e *env) *cobra.Command {
 
 func modelRegisterCmd(e *env) *cobra.Command {
 	var m harness.ModelSpec
+	var thinking string
 	cmd := &cobra.Command{
 		Use:   "register NAME --provider openai|anthropic|openai-compatible|scripted",
 		Short: "Register a model (limits and prices filled in for well-known model ids)",
@@ -28,6 +30,9 @@ func modelRegisterCmd(e *env) *cobra.Command {
 			m.Name = args[0]
 			if m.Provider == "" {
 				return usagef("--provider is required (one of %v)", provider.Kinds())
+			}
+			if err := parseThinking(thinking, &m); err != nil {
+				return err
 			}
 			return e.withHarness(func(h *harness.Harness) error {
 				if m.Secret != "" {
@@ -39,8 +44,8 @@ func modelRegisterCmd(e *env) *cobra.Command {
 				if err != nil {
 					return usageErr(err)
 				}
-				fmt.Fprintf(e.stdout, "registered %s: %s %s, context %d, $%.2f/$%.2f per Mtok in/out\n",
-					spec.Label(), spec.Provider, spec.ModelID, spec.ContextWindow, spec.PriceIn, spec.PriceOut)
+				fmt.Fprintf(e.stdout, "registered %s: %s %s, context %d, $%.2f/$%.2f per Mtok in/out%s\n",
+					spec.Label(), spec.Provider, spec.ModelID, spec.ContextWindow, spec.PriceIn, spec.PriceOut, reasoningNote(spec))
 				if h.DefaultModelName() == spec.Name {
 					fmt.Fprintf(e.stdout, "%s is the default model\n", spec.Name)
 				}
@@ -56,7 +61,40 @@ func modelRegisterCmd(e *env) *cobra.Command {
 	fl.IntVar(&m.ContextWindow, "context-window", 0, "context window in tokens")
 	fl.Float64Var(&m.PriceIn, "price-in", 0, "input price in $ per million tokens")
 	fl.Float64Var(&m.PriceOut, "price-out", 0, "output price in $ per million tokens")
+	fl.Float64Var(&m.PriceCachedIn, "price-cached-in", 0, "cache read price in $ per million tokens")
+	fl.Float64Var(&m.PriceCacheWrite, "price-cache-write", 0, "cache write price in $ per million tokens")
+	fl.StringVar(&m.ReasoningEffort, "reasoning-effort", "", "reasoning effort for OpenAI-style reasoning models: minimal, low, medium, high… (default: medium for known reasoning ids)")
+	fl.StringVar(&thinking, "thinking-budget", "", "Anthropic extended thinking budget in tokens, or off (default: 4096 for models that think)")
 	return cmd
+}
+
+// parseThinking reads --thinking-budget: a number of tokens (at least 1024) or "off".
+func parseThinking(v string, m *harness.ModelSpec) error {
+	switch v {
+	case "":
+		return nil
+	case "off", "0":
+		m.ThinkingBudget = harness.ThinkingOff
+		return nil
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 1024 {
+		return usagef("--thinking-budget must be a number of tokens ≥ 1024, or off (got %q)", v)
+	}
+	m.ThinkingBudget = n
+	return nil
+}
+
+// reasoningNote says what a registered model is asked for in reasoning.
+func reasoningNote(m harness.ModelSpec) string {
+	effort, budget := m.Reasoning()
+	switch {
+	case budget > 0:
+		return fmt.Sprintf(", thinking budget %d", budget)
+	case effort != "":
+		return ", reasoning effort " + effort
+	}
+	return ""
 }
 
 func modelLsCmd(e *env) *cobra.Command {

@@ -1,0 +1,202 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"exo/harness/provider/providertest"
+)
+
+// recorded starts a local server playing a cassette recorded from a live service.
+func recorded(t *testing.T, rel string) *providertest.ReplyServer {
+	t.Helper()
+	c, err := providertest.LoadCassette(filepath.Join("testdata", "providers", "recorded", rel))
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := providertest.NewReplyServer(c.Replies(0)...)
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+// runRecorded registers model id of kind against srv, runs one prompt through the exo binary
+// and returns the run's JSON summary, the session's log and the decoded request bodies.
+func runRecorded(t *testing.T, srv *providertest.ReplyServer, kind, id string, extra ...string) (map[string]any, string, []map[string]any, int) {
+	t.Helper()
+	home, ws := t.TempDir(), t.TempDir()
+	os.WriteFile(filepath.Join(ws, "README.md"), []byte("# sample\n"), 0o644)
+	exoEnv(t, home, ws, []string{"KEY=test-key-1234567890"}, "secret", "set", "key", "--env", "KEY")
+	args := append([]string{"model", "register", "m", "--provider", kind, "--model-id", id, "--base-url", srv.URL, "--secret", "key"}, extra...)
+	if _, errs, code := exoEnv(t, home, ws, nil, args...); code != 0 {
+		t.Fatal(errs)
+	}
+	out, errs, code := exoEnv(t, home, ws, nil, "run", "--json", "What's the weather in Florence, Italy?")
+	var res map[string]any
+	if err := json.Unmarshal([]byte(out), &res); err != nil {
+		t.Fatalf("exit %d: %s %s", code, out, errs)
+	}
+	log, _, _ := exoEnv(t, home, ws, nil, "log", lastSession(t, home))
+	var bodies []map[string]any
+	for _, r := range srv.Requests() {
+		var b map[string]any
+		if err := json.Unmarshal(r.Body, &b); err != nil {
+			t.Fatalf("request body: %v", err)
+		}
+		bodies = append(bodies, b)
+	}
+	return res, log, bodies, code
+}
+
+// at walks a decoded JSON value by keys and indices.
+func at(v any, path ...any) any {
+	for _, p := range path {
+		switch k := p.(type) {
+		case string:
+			m, _ := v.(map[string]any)
+			v = m[k]
+		case int:
+			a, _ := v.([]any)
+			if k >= len(a) {
+				return nil
+			}
+			v = a[k]
+		}
+	}
+	return v
+}
+
+// TestReasoningRoundTripsThroughExo runs the exo binary against recorded thinking streams of
+// each API: the step's reasoning is recorded (exo log shows it) and the next request carries
+// it back exactly as that API requires.
+func TestReasoningRoundTripsThroughExo(t *testing.T) {
+	cases := []struct {
+		name, cassette, kind, id string
+		check                    func(t *testing.T, first, second map[string]any)
+	}{
+		{"anthropic thinking", "TestAnthropicThinking/claude-sonnet-4/thinking-streaming.yaml", "anthropic", "claude-sonnet-4",
+			func(t *testing.T, first, second map[string]any) {
+				if at(first, "thinking", "type") != "enabled" || at(first, "thinking", "budget_tokens") != 4096.0 {
+					t.Errorf("thinking not asked for: %v", first["thinking"])
+				}
+				if at(second, "messages", 1, "content", 0, "type") != "thinking" ||
+					!strings.HasPrefix(at(second, "messages", 1, "content", 0, "signature").(string), "EtYDCkYICxgCKkAVHEW") ||
+					at(second, "messages", 1, "content", 1, "type") != "tool_use" {
+					t.Errorf("the thinking block did not go back before tool_use: %v", at(second, "messages", 1))
+				}
+			}},
+		{"responses reasoning items", "TestOpenAIResponsesWithSummaryThinking/openai-gpt-5/thinking-streaming.yaml", "openai", "gpt-5",
+			func(t *testing.T, first, second map[string]any) {
+				if at(first, "include", 0) != "reasoning.encrypted_content" || at(first, "store") != false || at(first, "reasoning", "effort") != "medium" {
+					t.Errorf("first request: include %v store %v reasoning %v", first["include"], first["store"], first["reasoning"])
+				}
+				item := at(second, "input", 1)
+				if at(item, "type") != "reasoning" || at(item, "id") != "rs_017e85da2ae23b69016a3c1251dcec819daf72930a854fd4d1" ||
+					!strings.HasPrefix(at(item, "encrypted_content").(string), "gAAAAABqPBJWAIvE") {
+					t.Errorf("the reasoning item did not go back: %v", item)
+				}
+			}},
+		{"deepseek-style reasoning_content", "TestOpenAICompatibleThinking/zai-glm-4-7-flash/thinking-streaming.yaml", "openai-compatible", "glm-4.7-flash",
+			func(t *testing.T, _, second map[string]any) {
+				if rc, _ := at(second, "messages", 2, "reasoning_content").(string); !strings.HasPrefix(rc, "The user is asking about the weather") {
+					t.Errorf("reasoning_content not on the tool-call turn: %v", at(second, "messages", 2))
+				}
+			}},
+		{"openrouter reasoning_details", "TestOpenRouterThinking/anthropic/thinking-streaming.yaml", "openai-compatible", "anthropic/claude-haiku-4.5",
+			func(t *testing.T, _, second map[string]any) {
+				if sig, _ := at(second, "messages", 2, "reasoning_details", 0, "signature").(string); !strings.HasPrefix(sig, "Eq0ECkgIDRABGAIqQM") {
+					t.Errorf("reasoning_details not sent back: %v", at(second, "messages", 2))
+				}
+			}},
+		{"gemini thought signature through vercel", "TestVercelThinking/gemini-3-pro-preview/thinking-streaming.yaml", "openai-compatible", "google/gemini-3-pro-preview",
+			func(t *testing.T, _, second map[string]any) {
+				found := false
+				for _, d := range at(second, "messages", 2, "reasoning_details").([]any) {
+					data, _ := at(d, "data").(string)
+					found = found || strings.HasPrefix(data, "ClkBjz1rXyu/iVRBYGB7kj4h")
+				}
+				if !found {
+					t.Errorf("thought signature not sent back: %v", at(second, "messages", 2))
+				}
+			}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			srv := recorded(t, c.cassette)
+			res, log, bodies, code := runRecorded(t, srv, c.kind, c.id)
+			if code != 0 || len(bodies) != 2 {
+				t.Fatalf("exit %d, %d requests: %v", code, len(bodies), res)
+			}
+			c.check(t, bodies[0], bodies[1])
+			if !strings.Contains(log, "thought: ") {
+				t.Errorf("exo log does not show the reasoning:\n%s", log)
+			}
+		})
+	}
+}
+
+// TestProviderCostAndReasoningTokensReachTheRun checks the run's cost is the provider's own
+// figure (OpenRouter's usage.cost) and xAI's reasoning tokens, reported outside
+// completion_tokens, are counted as output.
+func TestProviderCostAndReasoningTokensReachTheRun(t *testing.T) {
+	res, _, _, code := runRecorded(t, recorded(t, "TestOpenRouterThinking/anthropic/thinking-streaming.yaml"), "openai-compatible", "anthropic/claude-haiku-4.5")
+	if cost, _ := res["cost"].(float64); code != 0 || cost < 0.001322 || cost > 0.0014+0.001322 {
+		t.Errorf("cost = %v (exit %d), want OpenRouter's figures summed", res["cost"], code)
+	}
+	res, log, _, _ := runRecorded(t, recorded(t, "TestOpenAICompatibleThinking/xai-grok-3-mini/thinking-streaming.yaml"), "openai-compatible", "grok-3-mini")
+	if out := at(res, "usage", "output"); out == nil || out.(float64) < 340 {
+		t.Errorf("output tokens %v: xAI's 313 reasoning tokens are missing (%v)", out, res["usage"])
+	}
+	if !strings.Contains(log, "thought: First, the user is asking") {
+		t.Errorf("log:\n%s", log)
+	}
+}
+
+// TestModelErrorsThroughExo checks an exhausted quota reported inside a 200 stream fails the
+// run at once (not retried) with the provider's type and message, and a chat stream ending in
+// finish_reason "error" is a failure, not an answer.
+func TestModelErrorsThroughExo(t *testing.T) {
+	for _, c := range []struct{ name, fixture, kind, want string }{
+		{"quota", "openai-responses-quota.sse", "openai", "insufficient_quota"},
+		{"finish_reason error", "chat-finish-error.sse", "openai-compatible", `finish_reason "error"`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			rep, err := providertest.FileReply(filepath.Join("testdata", "providers", c.fixture))
+			if err != nil {
+				t.Fatal(err)
+			}
+			srv := providertest.NewReplyServer(rep)
+			defer srv.Close()
+			res, log, bodies, code := runRecorded(t, srv, c.kind, "gpt-5")
+			if code != 1 || len(bodies) != 1 {
+				t.Fatalf("exit %d after %d requests: %v", code, len(bodies), res)
+			}
+			if !strings.Contains(log, "model.failed") || !strings.Contains(log, c.want) || strings.Contains(log, "model.completed") {
+				t.Errorf("log:\n%s", log)
+			}
+		})
+	}
+}
+
+// TestServerToolBlocksDoNotBreakATurn replays Anthropic's web search stream (a server_tool_use
+// block with input_json_delta, then search results): the turn completes with the answer.
+func TestServerToolBlocksDoNotBreakATurn(t *testing.T) {
+	res, log, _, code := runRecorded(t, recorded(t, "TestAnthropicWebSearch/stream.yaml"), "anthropic", "claude-sonnet-4", "--thinking-budget", "off")
+	if code != 0 || !strings.Contains(res["response"].(string), "Tokyo") {
+		t.Fatalf("exit %d: %v", code, res)
+	}
+	if !strings.Contains(log, "model.completed") {
+		t.Errorf("log:\n%s", log)
+	}
+}
+
+// TestGPT5ThroughCompatibleGetsMaxCompletionTokens checks the request gpt-5 gets through an
+// OpenAI-compatible endpoint.
+func TestGPT5ThroughCompatibleGetsMaxCompletionTokens(t *testing.T) {
+	_, _, bodies, code := runRecorded(t, recorded(t, "TestAzureCommon/azure-gpt-5-mini/simple_streaming.yaml"), "openai-compatible", "gpt-5-mini")
+	if code != 0 || at(bodies[0], "max_tokens") != nil || at(bodies[0], "max_completion_tokens") != 128000.0 {
+		t.Errorf("exit %d, body: max_tokens %v max_completion_tokens %v", code, at(bodies[0], "max_tokens"), at(bodies[0], "max_completion_tokens"))
+	}
+}
