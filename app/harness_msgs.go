@@ -169,6 +169,12 @@ func (m *Model) onNotices(batch []harness.Notice) tea.Cmd {
 			others = others || len(n.Events) > 0
 			continue
 		}
+		if n.Reasoning != "" {
+			if _, previewing := m.conv.Preview(); !previewing {
+				m.conv.AppendThinking(n.Reasoning)
+				m.streaming = true
+			}
+		}
 		if n.Delta != "" {
 			if _, previewing := m.conv.Preview(); !previewing {
 				m.conv.AppendDelta(n.Delta)
@@ -202,6 +208,9 @@ func (m *Model) splitNotice(n harness.Notice) bool {
 	for i, id := range m.splitIDs {
 		if id != n.Session || i >= len(m.split.Panes()) {
 			continue
+		}
+		if n.Reasoning != "" {
+			m.split.Panes()[i].AppendThinking(n.Reasoning)
 		}
 		if n.Delta != "" {
 			m.split.Panes()[i].AppendDelta(n.Delta)

@@ -11,9 +11,9 @@ import (
 // ConversationKeyMap holds the conversation's bindings.
 type ConversationKeyMap struct {
 	ScrollKeyMap
-	Toggle   key.Binding // Toggle expands or collapses the selected tool block.
-	NextTool key.Binding // NextTool selects the next tool block.
-	PrevTool key.Binding // PrevTool selects the previous tool block.
+	Toggle   key.Binding // Toggle expands or collapses the selected tool or thinking block.
+	NextTool key.Binding // NextTool selects the next tool or thinking block.
+	PrevTool key.Binding // PrevTool selects the previous tool or thinking block.
 	Live     key.Binding // Live leaves the time-travel preview.
 }
 
@@ -122,12 +122,25 @@ func (c *Conversation) Item(i int) ConvItem {
 }
 
 // AppendDelta appends streamed text to the streaming assistant turn at the
-// end, starting one if there is none.
+// end, starting one if there is none; reasoning streamed before it is done.
 func (c *Conversation) AppendDelta(text string) {
+	c.appendStream(KindAssistant, text)
+}
+
+// AppendThinking appends streamed reasoning to the streaming thinking block
+// at the end, starting one if there is none.
+func (c *Conversation) AppendThinking(text string) {
+	c.appendStream(KindThinking, text)
+}
+
+// appendStream grows the streaming item of kind at the end, closing a
+// streaming item of the other kind first.
+func (c *Conversation) appendStream(kind ConvKind, text string) {
 	n := len(c.entries)
-	if n == 0 || c.entries[n-1].item.Kind != KindAssistant || !c.entries[n-1].item.Streaming {
-		c.Append(ConvItem{Kind: KindAssistant, Streaming: true})
-		n++
+	if n == 0 || c.entries[n-1].item.Kind != kind || !c.entries[n-1].item.Streaming {
+		c.FinishStream()
+		c.Append(ConvItem{Kind: kind, Streaming: true})
+		n = len(c.entries)
 	}
 	e := c.entries[n-1]
 	if e.text == nil {
@@ -182,6 +195,8 @@ func (c *Conversation) Update(msg tea.Msg) (Pane, tea.Cmd) {
 		c.frame++
 	case StreamDeltaMsg:
 		c.AppendDelta(msg.Text)
+	case StreamThinkingMsg:
+		c.AppendThinking(msg.Text)
 	case StreamDoneMsg:
 		c.FinishStream()
 	}

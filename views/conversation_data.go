@@ -14,6 +14,7 @@ const (
 	KindDenied                    // KindDenied is a denied secret access.
 	KindViolation                 // KindViolation is a policy violation.
 	KindError                     // KindError is a failure reported by the harness (e.g. model.failed).
+	KindThinking                  // KindThinking is the model's reasoning: dimmed, collapsed unless expanded.
 )
 
 // ToolStatus is the state of a tool call.
@@ -47,6 +48,11 @@ type ConvItem struct {
 
 // StreamDeltaMsg appends streamed assistant text to the conversation.
 type StreamDeltaMsg struct {
+	Text string // Text is the new fragment.
+}
+
+// StreamThinkingMsg appends streamed reasoning to the conversation.
+type StreamThinkingMsg struct {
 	Text string // Text is the new fragment.
 }
 

@@ -30,6 +30,8 @@ func (c *Conversation) renderEntry(e *convEntry, w int) []string {
 		return append(lines, "")
 	case KindTool:
 		lines = c.renderTool(e, w)
+	case KindThinking:
+		lines = c.renderThinking(e, w)
 	case KindNotice:
 		lines = prefixed(st.Conv.Notice.Render("• "), "  ", st.Conv.Notice.Render, e.item.Text, w)
 	case KindDenied:

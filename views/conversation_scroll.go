@@ -137,7 +137,7 @@ func (c *Conversation) selectTool(dir int) {
 		}
 	}
 	for i += dir; i >= 0 && i < len(c.entries); i += dir {
-		if c.entries[i].item.Kind == KindTool {
+		if k := c.entries[i].item.Kind; k == KindTool || k == KindThinking {
 			c.setSel(i)
 			c.reveal(i)
 			return
