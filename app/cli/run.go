@@ -103,6 +103,9 @@ func (e *env) run(h *harness.Harness, f runFlags, prompt string) error {
 	}
 	pl := plugins.Install(h, &opts)
 	defer pl.Close()
+	for _, w := range pl.Warnings {
+		fmt.Fprintln(e.stderr, "exo: "+w)
+	}
 	var out *flushWriter
 	if !f.asJSON {
 		out = newFlushWriter(e.stdout, 30*time.Millisecond)

@@ -79,13 +79,16 @@ func (x *Executor) RunTurn(ctx context.Context, sessionID string) (Result, error
 	}
 	defer x.release(sessionID)
 	start := time.Now()
+	ctx, span := x.startTurnSpan(ctx, sessionID)
 	t, err := x.newTurn(sessionID)
 	if err != nil {
+		endTurnSpan(span, Result{}, err)
 		return Result{SessionID: sessionID}, err
 	}
 	err = t.run(ctx)
 	t.res.DurationMs = time.Since(start).Milliseconds()
 	x.lastModel.Store(int64(t.modelTime))
+	endTurnSpan(span, t.res, err)
 	return t.res, err
 }
 
@@ -242,10 +245,12 @@ func (t *turn) callModel(ctx context.Context, step int) (provider.Response, bool
 	}
 	defer release()
 	started := time.Now()
+	spanCtx, span := t.startModelSpan(ctx, req)
 	live := t.newLive()
-	resp, err := t.prov.Stream(ctx, req, live.delta)
+	resp, err := t.prov.Stream(spanCtx, req, live.delta)
 	live.flush()
 	took := time.Since(started)
+	t.endModelSpan(spanCtx, span, resp, took, err)
 	t.res.ModelMs += took.Milliseconds()
 	t.modelTime += took
 	if err != nil {

@@ -67,14 +67,17 @@ func (t *turn) runToolResult(ctx context.Context, c provider.ToolCall) (harness.
 		t.x.opts.OnTool(t.s.ID, true, c.Name, summary)
 	}
 	start := time.Now()
-	out, err := t.execute(ctx, c, summary, verdict)
+	spanCtx, span := t.startToolSpan(ctx, c)
+	out, err := t.execute(spanCtx, c, summary, verdict)
 	if err != nil {
+		endToolSpan(span, harness.ToolCompleted{IsError: true, Output: err.Error()})
 		return harness.ToolCompleted{}, err
 	}
 	t.postToolHook(ctx, c, &out)
 	done := harness.ToolCompleted{CallID: c.ID, Tool: c.Name, Output: t.x.h.Redact(out.text), IsError: out.isError,
 		ExitCode: out.exit, Killed: out.killed, Truncated: out.trunc, TotalBytes: out.total, Artifact: out.artifact,
 		DurationMs: time.Since(start).Milliseconds(), Diff: t.x.h.Redact(out.diff)}
+	endToolSpan(span, done)
 	if err := t.append(harness.TypeToolCompleted, done); err != nil {
 		return done, err
 	}

@@ -4,12 +4,15 @@
 package plugins
 
 import (
+	"context"
+
 	"exo/harness"
 	"exo/harness/commands"
 	"exo/harness/executor"
 	"exo/harness/hooks"
 	"exo/harness/mcp"
 	"exo/harness/skills"
+	"exo/harness/telemetry"
 )
 
 // Plugins is what Install wired; Close stops what it started (MCP servers).
@@ -18,6 +21,10 @@ type Plugins struct {
 	MCP *mcp.Manager
 	// Hooks runs the user's hooks.
 	Hooks *hooks.Runner
+	// Telemetry exports traces and metrics when OTEL_* variables configure it; nil otherwise.
+	Telemetry *telemetry.Telemetry
+	// Warnings are problems that disabled a plugin without stopping exo (a bad OTEL_* value).
+	Warnings []string
 }
 
 // Install adds the plugins to an executor's options.
@@ -27,15 +34,26 @@ func Install(h *harness.Harness, o *executor.Options) *Plugins {
 	if o.Expand == nil {
 		o.Expand = commands.Expander
 	}
+	if telemetry.Enabled() {
+		t, err := telemetry.Setup(context.Background(), h.Redact)
+		if err != nil {
+			p.Warnings = append(p.Warnings, "telemetry off: "+err.Error())
+		}
+		p.Telemetry = t
+	}
 	if o.Hooks == nil {
 		o.Hooks = p.Hooks
 	}
 	return p
 }
 
-// Close stops the MCP servers.
+// Close stops the MCP servers and flushes telemetry.
 func (p *Plugins) Close() {
-	if p != nil && p.MCP != nil {
+	if p == nil {
+		return
+	}
+	if p.MCP != nil {
 		p.MCP.Close()
 	}
+	_ = p.Telemetry.Shutdown(context.Background())
 }
