@@ -24,7 +24,7 @@ func TestMain(m *testing.M) {
 
 // npmServer returns the entry script of an npm MCP server installed by .ci/run under
 // EXO_TEST_NPM (default ~/.cache/exo-ci/npm). It skips when absent locally and fails in CI.
-func npmServer(t *testing.T, pkg string) string {
+func npmServer(t testing.TB, pkg string) string {
 	t.Helper()
 	dir := os.Getenv("EXO_TEST_NPM")
 	if dir == "" {
@@ -53,7 +53,7 @@ type rig struct {
 }
 
 // newRig writes servers into the workspace's .mcp.json and the script (YAML) for the model.
-func newRig(t *testing.T, servers map[string]ServerConfig, script string) *rig {
+func newRig(t testing.TB, servers map[string]ServerConfig, script string) *rig {
 	t.Helper()
 	h, err := harness.Open(t.TempDir(), harness.Options{SandboxHelper: []string{os.Args[0], sandbox.HelperCommand}})
 	if err != nil {
