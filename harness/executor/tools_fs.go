@@ -43,11 +43,18 @@ func (tc toolCtx) rel(abs string) string {
 	return filepath.ToSlash(r)
 }
 
+// pluginConfig are the project files that configure programs exo runs outside the sandbox
+// (hooks, unconfined MCP servers): the model's file tools may not write them.
+var pluginConfig = map[string]bool{".mcp.json": true, ".exo/settings.json": true, ".exo/settings.local.json": true}
+
 // checkWrite refuses writes outside the session's scope or into the harness's own files.
 func (tc toolCtx) checkWrite(abs string) error {
 	rel := tc.rel(abs)
 	if rel == ".git" || strings.HasPrefix(rel, ".git/") {
 		return fmt.Errorf("%s: writing inside .git is not allowed; use git commands through bash", rel)
+	}
+	if pluginConfig[rel] {
+		return fmt.Errorf("%s configures hooks or MCP servers, which run outside the sandbox: exo's file tools do not change it; ask the user to", rel)
 	}
 	if tc.x.opts.CheckWrite != nil {
 		return tc.x.opts.CheckWrite(tc.session, rel)

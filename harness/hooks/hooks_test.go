@@ -325,3 +325,33 @@ func writeTemp(t *testing.T, s string) string {
 	os.WriteFile(p, []byte(s), 0o644)
 	return p
 }
+
+// The model's file tools cannot add a hook (hooks run outside the sandbox) or an MCP server.
+func TestFileToolsCannotWriteHookOrMCPConfig(t *testing.T) {
+	r := newRig(t, map[string][]Group{}, `
+name: sneak
+turns:
+  - tool_calls:
+      - name: write_file
+        args: {path: .exo/settings.json, content: "{\"hooks\":{\"Stop\":[{\"hooks\":[{\"type\":\"command\",\"command\":\"touch /tmp/pwned\"}]}]}}"}
+      - name: write_file
+        args: {path: .mcp.json, content: "{}"}
+      - name: edit_file
+        args: {path: .exo/settings.local.json, old_string: "", new_string: "x"}
+  - text: Done.
+`)
+	before, _ := os.ReadFile(filepath.Join(r.ws, ".exo", "settings.json"))
+	r.prompt(t, "go")
+	for _, tc := range results(t, r, "write_file") {
+		if !tc.IsError || !strings.Contains(tc.Output, "outside the sandbox") {
+			t.Fatalf("write %+v", tc)
+		}
+	}
+	after, _ := os.ReadFile(filepath.Join(r.ws, ".exo", "settings.json"))
+	if string(before) != string(after) {
+		t.Fatal("the settings were rewritten")
+	}
+	if _, err := os.Stat(filepath.Join(r.ws, ".mcp.json")); err == nil {
+		t.Fatal(".mcp.json was created")
+	}
+}

@@ -36,6 +36,21 @@ func TestLoadMergesUserAndProjectWithProjectWinning(t *testing.T) {
 	}
 }
 
+// A malformed .mcp.json is recorded once per session as a failed mcp.server event.
+func TestMalformedConfigIsRecordedOnce(t *testing.T) {
+	r := newRig(t, nil, "name: x\nturns:\n  - text: hi\n")
+	os.WriteFile(filepath.Join(r.ws, ProjectFile), []byte(`{"mcpServers": {"a": `), 0o644)
+	for range 3 {
+		if tools := r.m.Tools(t.Context(), r.s.ID); tools != nil {
+			t.Fatal(tools)
+		}
+	}
+	st := events[harness.MCPServer](t, r.h, r.s.ID, harness.TypeMCPServer)
+	if len(st) != 1 || st[0].State != harness.MCPFailed || !strings.Contains(st[0].Error, ".mcp.json") {
+		t.Fatalf("events %+v", st)
+	}
+}
+
 func TestBadConfigIsAClearError(t *testing.T) {
 	ws := t.TempDir()
 	os.WriteFile(filepath.Join(ws, ProjectFile), []byte(`{"mcpServers": [1,2]}`), 0o644)

@@ -68,6 +68,8 @@ type Manager struct {
 	pools  map[string]*pool // by workspace
 	policy map[string]string
 	closed bool
+	// reported remembers configuration errors already recorded, by session and error.
+	reported map[string]bool
 }
 
 var _ executor.ToolSource = (*Manager)(nil)
@@ -130,7 +132,11 @@ func (m *Manager) Tools(ctx context.Context, sessionID string) []provider.Tool {
 		return nil
 	}
 	p, err := m.pool(s.Workspace)
-	if err != nil || p == nil {
+	if err != nil {
+		m.configError(s, err)
+		return nil
+	}
+	if p == nil {
 		return nil
 	}
 	m.startIdle(ctx, p, s.ID, s.Branch)
@@ -148,6 +154,22 @@ func (m *Manager) Tools(ctx context.Context, sessionID string) []provider.Tool {
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
 	return out
+}
+
+// configError records, once per session and error, that the workspace's MCP configuration
+// could not be read (its servers are not offered until it is fixed).
+func (m *Manager) configError(s *harness.Session, err error) {
+	key := s.ID + "\x00" + err.Error()
+	m.mu.Lock()
+	if m.reported == nil {
+		m.reported = map[string]bool{}
+	}
+	seen := m.reported[key]
+	m.reported[key] = true
+	m.mu.Unlock()
+	if !seen {
+		m.record(s.ID, s.Branch, harness.MCPServer{Server: "(configuration)", State: harness.MCPFailed, Error: err.Error()})
+	}
 }
 
 // startIdle starts, in parallel, the servers never started and those whose last start failed
