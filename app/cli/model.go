@@ -98,12 +98,19 @@ func reasoningNote(m harness.ModelSpec) string {
 }
 
 func modelLsCmd(e *env) *cobra.Command {
-	var asJSON bool
+	var asJSON, remote bool
+	var q harness.RemoteQuery
 	cmd := &cobra.Command{
-		Use:   "ls",
-		Short: "List registered models",
+		Use:   "ls [--remote [--provider KIND] [--base-url URL --secret NAME]]",
+		Short: "List registered models, or with --remote the models the endpoints serve",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if remote {
+				return e.remoteModels(q, asJSON)
+			}
+			if q.Provider != "" || q.BaseURL != "" {
+				return usagef("--provider and --base-url go with --remote")
+			}
 			return e.withHarness(func(h *harness.Harness) error {
 				ms, err := h.Models()
 				if err != nil {
@@ -130,7 +137,12 @@ func modelLsCmd(e *env) *cobra.Command {
 			})
 		},
 	}
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	fl := cmd.Flags()
+	fl.BoolVar(&asJSON, "json", false, "print JSON")
+	fl.BoolVar(&remote, "remote", false, "ask the endpoints of the registered models (or --base-url) which models they serve")
+	fl.StringVar(&q.Provider, "provider", "", "with --remote: only endpoints of this kind (openai, anthropic, openai-compatible)")
+	fl.StringVar(&q.BaseURL, "base-url", "", "with --remote: list this endpoint instead")
+	fl.StringVar(&q.Secret, "secret", "", "with --base-url: the sealed secret holding its key")
 	return cmd
 }
 

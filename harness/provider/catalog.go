@@ -12,7 +12,8 @@ import (
 type ModelInfo struct {
 	// ID is the canonical model id without a date suffix.
 	ID string `json:"id"`
-	// Provider is "openai" or "anthropic".
+	// Provider is the company serving the model: "openai", "anthropic", "google", "xai",
+	// "deepseek", "zai" or "moonshot".
 	Provider string `json:"provider"`
 	// ContextWindow is the most tokens of input plus output.
 	ContextWindow int `json:"context_window"`
@@ -148,6 +149,18 @@ func init() {
 	register("anthropic", 200_000, 32_000, 15.00, 1.50, 18.75, 75.00, "claude-opus-4-1", "claude-opus-4")
 	register("anthropic", 200_000, 64_000, 1.00, 0.10, 1.25, 5.00, "claude-haiku-4-5")
 	register("anthropic", 200_000, 8_192, 0.80, 0.08, 1.00, 4.00, "claude-3-5-haiku")
+	// Served through OpenAI-compatible endpoints (their own, OpenRouter, Vercel) under these
+	// ids. Cache-read prices are given only where known; 0 prices cache reads as input.
+	register("google", 1_048_576, 65_536, 1.25, 0, 0, 10.00, "gemini-2.5-pro")
+	register("google", 1_048_576, 65_536, 0.30, 0, 0, 2.50, "gemini-2.5-flash")
+	register("google", 1_048_576, 65_536, 2.00, 0, 0, 12.00, "gemini-3-pro-preview")
+	register("xai", 256_000, 0, 3.00, 0, 0, 15.00, "grok-4")
+	register("xai", 256_000, 0, 0.20, 0, 0, 1.50, "grok-code-fast-1", "grok-code-fast")
+	register("xai", 131_072, 0, 0.30, 0.075, 0, 0.50, "grok-3-mini")
+	register("deepseek", 128_000, 8_192, 0.28, 0.028, 0, 0.42, "deepseek-chat")
+	register("deepseek", 128_000, 65_536, 0.28, 0.028, 0, 0.42, "deepseek-reasoner")
+	register("zai", 200_000, 128_000, 0.60, 0, 0, 2.20, "glm-4.6")
+	register("moonshot", 262_144, 0, 0.60, 0, 0, 2.50, "kimi-k2", "kimi-k2-0905")
 	reasoningDefaults()
 }
 
