@@ -89,25 +89,23 @@ func anthropicParams(req Request) (anthropic.MessageNewParams, error) {
 // minThinkingBudget is the smallest budget the Messages API accepts.
 const minThinkingBudget = 1024
 
-// thinkingBudget is the extended-thinking budget to send: none when the
-// request asks for none, and none in a tool loop whose last assistant
-// message has no signed thinking block (a model switch, or reasoning that
-// could not be kept), since the API then refuses the request.
+// thinkingBudget is the extended-thinking budget to send. A tool loop is one assistant turn,
+// which the API wants in one thinking mode, starting with a signed thinking block: without
+// interleaved thinking only the turn's first answer has one. When the turn's first answer has
+// none (a model switch, or thinking whose text had to be redacted) thinking stays off until
+// the next user message, since the API refuses the request otherwise.
 func thinkingBudget(req Request) int {
 	if req.ThinkingBudget <= 0 {
 		return 0
 	}
-	for i := len(req.Messages) - 1; i >= 0; i-- {
-		m := req.Messages[i]
-		if m.Role == RoleUser {
-			break
+	first := -1
+	for i := len(req.Messages) - 1; i >= 0 && req.Messages[i].Role != RoleUser; i-- {
+		if req.Messages[i].Role == RoleAssistant {
+			first = i
 		}
-		if m.Role == RoleAssistant {
-			if len(m.ToolCalls) > 0 && !hasThinking(m.Reasoning) {
-				return 0
-			}
-			break
-		}
+	}
+	if first >= 0 && !hasThinking(req.Messages[first].Reasoning) {
+		return 0
 	}
 	return max(req.ThinkingBudget, minThinkingBudget)
 }

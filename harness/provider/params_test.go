@@ -135,3 +135,35 @@ func TestAnthropicBreakpointsStayWithinTheLimit(t *testing.T) {
 	wantAt(t, m, nil, "messages", 3, "content", 0, "cache_control")
 	wantAt(t, m, "ephemeral", "messages", 6, "content", 0, "cache_control", "type")
 }
+
+func TestThinkingStaysOnForTheWholeToolLoop(t *testing.T) {
+	signed := []Reasoning{{Format: ReasoningAnthropic, Type: "thinking", Text: "plan", Signature: "EtYD"}}
+	call := func(id string) []ToolCall {
+		return []ToolCall{{ID: id, Name: "bash", Arguments: json.RawMessage(`{"command":"ls"}`)}}
+	}
+	loop := func(firstReasoning []Reasoning) Request {
+		req := testRequest("claude-sonnet-4-5")
+		req.ThinkingBudget = 2048
+		req.Messages = append(req.Messages,
+			Message{Role: RoleAssistant, ToolCalls: call("t1"), Reasoning: firstReasoning},
+			Message{Role: RoleTool, ToolCallID: "t1", Text: "a"},
+			Message{Role: RoleAssistant, ToolCalls: call("t2")}, // no interleaved thinking: no block
+			Message{Role: RoleTool, ToolCallID: "t2", Text: "b"})
+		return req
+	}
+	p, _ := anthropicParams(loop(signed))
+	b := roundTrip(t, p)
+	wantAt(t, b, 2048.0, "thinking", "budget_tokens")
+	wantAt(t, b, "thinking", "messages", 1, "content", 0, "type")
+	wantAt(t, b, "tool_use", "messages", 3, "content", 0, "type")
+	p, _ = anthropicParams(loop(nil))
+	wantAt(t, roundTrip(t, p), nil, "thinking")
+	// A new user message starts a new turn: thinking is back on.
+	req := loop(nil)
+	req.Messages = append(req.Messages, Message{Role: RoleAssistant, Text: "done"}, Message{Role: RoleUser, Text: "next"})
+	p, _ = anthropicParams(req)
+	wantAt(t, roundTrip(t, p), 2048.0, "thinking", "budget_tokens")
+	req.ThinkingBudget = 100 // below the API's minimum
+	p, _ = anthropicParams(req)
+	wantAt(t, roundTrip(t, p), 1024.0, "thinking", "budget_tokens")
+}
