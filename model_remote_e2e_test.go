@@ -7,18 +7,34 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 )
 
-// modelsEndpoint serves a recorded-shape models listing at path and counts the keys it saw.
-func modelsEndpoint(t *testing.T, path, file string, keys *[]string) *httptest.Server {
+// seenKeys collects the credentials the endpoints were sent.
+type seenKeys struct {
+	mu   sync.Mutex
+	keys []string
+}
+
+// all returns the credentials seen so far, joined.
+func (s *seenKeys) all() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return strings.Join(s.keys, " ")
+}
+
+// modelsEndpoint serves a recorded-shape models listing at path and records the keys it saw.
+func modelsEndpoint(t *testing.T, path, file string, keys *seenKeys) *httptest.Server {
 	t.Helper()
 	body, err := os.ReadFile(filepath.Join("testdata", "providers", "models", file))
 	if err != nil {
 		t.Fatal(err)
 	}
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		*keys = append(*keys, r.Header.Get("Authorization")+r.Header.Get("X-Api-Key"))
+		keys.mu.Lock()
+		keys.keys = append(keys.keys, r.Header.Get("Authorization")+r.Header.Get("X-Api-Key"))
+		keys.mu.Unlock()
 		if r.URL.Path != path {
 			http.NotFound(w, r)
 			return
@@ -34,10 +50,10 @@ func modelsEndpoint(t *testing.T, path, file string, keys *[]string) *httptest.S
 // each endpoint gets its own sealed key, known ids are marked, registered ones named, a dead
 // endpoint is reported without hiding the others, and --provider and --base-url narrow it.
 func TestModelLsRemote(t *testing.T) {
-	var keys []string
-	router := modelsEndpoint(t, "/api/v1/models", "openrouter.json", &keys)
-	claude := modelsEndpoint(t, "/v1/models", "anthropic.json", &keys)
-	vllm := modelsEndpoint(t, "/v1/models", "vllm.json", &keys)
+	keys := &seenKeys{}
+	router := modelsEndpoint(t, "/api/v1/models", "openrouter.json", keys)
+	claude := modelsEndpoint(t, "/v1/models", "anthropic.json", keys)
+	vllm := modelsEndpoint(t, "/v1/models", "vllm.json", keys)
 	home, ws := t.TempDir(), t.TempDir()
 	env := []string{"OR_KEY=sk-or-test-0123456789", "ANT_KEY=sk-ant-test-0123456789"}
 	exoEnv(t, home, ws, env, "secret", "set", "or", "--env", "OR_KEY")
@@ -64,8 +80,8 @@ func TestModelLsRemote(t *testing.T) {
 	if !strings.Contains(line, "yes") || !strings.Contains(line, "15.00") || !strings.Contains(line, "75.00") {
 		t.Errorf("a known Anthropic id is not marked with its prices: %q", line)
 	}
-	if !strings.Contains(strings.Join(keys, " "), "Bearer sk-or-test-0123456789") || !strings.Contains(strings.Join(keys, " "), "sk-ant-test-0123456789") {
-		t.Errorf("keys seen: %v", keys)
+	if seen := keys.all(); !strings.Contains(seen, "Bearer sk-or-test-0123456789") || !strings.Contains(seen, "sk-ant-test-0123456789") {
+		t.Errorf("keys seen: %v", seen)
 	}
 	if strings.Contains(out+errs, "sk-or-test") || strings.Contains(out+errs, "sk-ant-test") {
 		t.Error("a key reached the output")
