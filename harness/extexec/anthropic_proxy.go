@@ -24,6 +24,7 @@ type messagesHead struct {
 // messages serves POST /v1/messages: it records the call, forwards it and records the answer.
 func (e *Endpoint) messages(w http.ResponseWriter, r *http.Request) {
 	body, err := io.ReadAll(io.LimitReader(r.Body, maxRequestBytes+1))
+	arrived := time.Now() // exo's own time starts once the agent has sent its request
 	if err != nil || len(body) > maxRequestBytes {
 		writeAPIError(w, http.StatusBadRequest, "invalid_request_error", "exo: request body unreadable or over 64 MiB")
 		return
@@ -36,15 +37,12 @@ func (e *Endpoint) messages(w http.ResponseWriter, r *http.Request) {
 	if head.Model != e.up.Spec.ModelID {
 		body = withModel(body, e.up.Spec.ModelID)
 	}
-	if err := e.log.requested(len(head.Messages)); err != nil {
-		writeAPIError(w, http.StatusServiceUnavailable, "api_error", "exo: "+err.Error())
-		return
-	}
+	e.log.requested(len(head.Messages))
 	if !e.up.PassThrough() {
 		e.translate(w, r, body)
 		return
 	}
-	e.forwardMessages(w, r, body)
+	e.forwardMessages(w, r, body, arrived)
 }
 
 // withModel returns body with its model replaced (the agent may name another model for side
@@ -74,8 +72,9 @@ var dropResponseHeaders = map[string]bool{"Content-Length": true, "Content-Encod
 
 // forwardMessages sends the call to the provider with the sealed key and streams the answer back,
 // folding it into the recorded answer as it passes.
-func (e *Endpoint) forwardMessages(w http.ResponseWriter, r *http.Request, body []byte) {
+func (e *Endpoint) forwardMessages(w http.ResponseWriter, r *http.Request, body []byte, arrived time.Time) {
 	start := time.Now()
+	e.log.overhead(start.Sub(arrived))
 	up, err := http.NewRequestWithContext(r.Context(), http.MethodPost, e.up.BaseURL+r.URL.RequestURI(), bytes.NewReader(body))
 	if err != nil {
 		e.failUp(w, r, "bad_request", err, start)
@@ -138,7 +137,9 @@ func (e *Endpoint) relayStream(w http.ResponseWriter, r *http.Request, body io.R
 			break
 		}
 	}
+	ended := time.Now()
 	e.finish(r, tap, readErr, start)
+	e.log.overhead(time.Since(ended))
 }
 
 // relayJSON copies a non-streamed answer and records it.
@@ -158,15 +159,15 @@ func (e *Endpoint) finish(r *http.Request, tap *anthropicTap, readErr error, sta
 	case r.Context().Err() != nil:
 		e.log.abandoned(took)
 	case tap.errMsg != "":
-		_ = e.log.failed(errKind(tap.errKind), tap.errMsg, true, took)
+		e.log.failed(errKind(tap.errKind), tap.errMsg, true, took)
 	case readErr != nil || !tap.done:
 		msg := "the answer stream ended before message_stop"
 		if readErr != nil {
 			msg += ": " + readErr.Error()
 		}
-		_ = e.log.failed("stream_cut", msg, true, took)
+		e.log.failed("stream_cut", msg, true, took)
 	default:
-		_ = e.log.completed(tap.answer(took))
+		e.log.completed(tap.answer(took))
 	}
 }
 
@@ -188,7 +189,7 @@ func (e *Endpoint) relayError(w http.ResponseWriter, r *http.Request, res *http.
 	if json.Unmarshal(raw, &ae) == nil && ae.Error.Message != "" {
 		msg += ": " + ae.Error.Message
 	}
-	_ = e.log.failed(kind, msg, retry, time.Since(start))
+	e.log.failed(kind, msg, retry, time.Since(start))
 }
 
 // failUp answers a call that could not reach the provider and records it.
@@ -198,7 +199,7 @@ func (e *Endpoint) failUp(w http.ResponseWriter, r *http.Request, kind string, e
 		return
 	}
 	msg := fmt.Sprintf("exo could not reach %s: %v", e.up.Spec.Name, err)
-	_ = e.log.failed(kind, msg, true, time.Since(start))
+	e.log.failed(kind, msg, true, time.Since(start))
 	writeAPIError(w, http.StatusBadGateway, "api_error", msg)
 }
 

@@ -126,6 +126,9 @@ prompts:
 	if code != 200 || !strings.Contains(out, "event: message_stop") || !strings.Contains(out, `"partial_json"`) {
 		t.Fatalf("%d %s", code, out)
 	}
+	if err := ep.log.Flush(); err != nil {
+		t.Fatal(err)
+	}
 	seen := srv.Messages()[0]
 	if seen.Header.Get("X-Api-Key") != "sk-sealed-value-1234567890" || seen.Header.Get("Anthropic-Version") != "2023-06-01" {
 		t.Fatalf("upstream headers %v", seen.Header)
@@ -167,6 +170,7 @@ prompts:
 	if code, _ := call(t, ep, ep.Token(), "hi"); code != 529 {
 		t.Fatalf("status %d", code)
 	}
+	ep.log.Flush()
 	evs, _ := h.Events(s.ID, 0, 0)
 	last := evs[len(evs)-1]
 	p, _ := harness.Decode(last)

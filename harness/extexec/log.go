@@ -2,6 +2,7 @@ package extexec
 
 import (
 	"encoding/json"
+	"errors"
 	"sync"
 	"time"
 
@@ -11,13 +12,18 @@ import (
 
 // Log records what an agent does in one session into exo's log: its model calls (from the
 // loopback endpoint) with this executor's actor, on the branch the turn started on, and sums
-// them up per turn.
+// them up per turn. Writes go through one ordered queue, so a model call's events are committed
+// in order without the agent waiting on the disk; WaitAnswer and Flush wait for them where the
+// order with other writers matters.
 type Log struct {
 	h        *harness.Harness
 	session  string
 	actor    string
 	spec     harness.ModelSpec
 	provider string
+	queue    chan logJob
+	quit     chan struct{}
+	once     sync.Once
 
 	mu       sync.Mutex
 	cond     *sync.Cond
@@ -26,6 +32,15 @@ type Log struct {
 	sums     Sums
 	recorded map[string]bool // tool call ids of recorded model answers
 	inflight int
+	err      error // the first failed queued write since the last Flush
+	closed   bool
+}
+
+// logJob is one queued write: records appended in order, then after runs.
+type logJob struct {
+	branch string
+	recs   []harness.Record
+	after  func(err error)
 }
 
 // Sums add up a turn's model calls.
@@ -40,13 +55,87 @@ type Sums struct {
 	Failure string
 	// ToolCalls counts exo's tools the agent called.
 	ToolCalls int
+	// Overhead is the time the agent waited on exo's endpoint (not on the provider).
+	Overhead time.Duration
 }
 
 // NewLog returns the recorder of an agent's session; model is the registered model in force.
+// Close it when the session's agent stops.
 func NewLog(h *harness.Harness, sessionID, executor string, spec harness.ModelSpec) *Log {
-	l := &Log{h: h, session: sessionID, actor: harness.ExecutorActor(executor), spec: spec, provider: spec.Provider, recorded: map[string]bool{}}
+	l := &Log{h: h, session: sessionID, actor: harness.ExecutorActor(executor), spec: spec, provider: spec.Provider,
+		recorded: map[string]bool{}, queue: make(chan logJob, 256), quit: make(chan struct{})}
 	l.cond = sync.NewCond(&l.mu)
+	go l.write()
 	return l
+}
+
+// write commits queued jobs in order.
+func (l *Log) write() {
+	for {
+		select {
+		case j := <-l.queue:
+			var err error
+			if len(j.recs) > 0 {
+				_, err = l.h.AppendOn(l.session, j.branch, j.recs...)
+			}
+			if err != nil {
+				l.mu.Lock()
+				if l.err == nil {
+					l.err = err
+				}
+				l.mu.Unlock()
+			}
+			if j.after != nil {
+				j.after(err)
+			}
+		case <-l.quit:
+			return
+		}
+	}
+}
+
+// enqueue queues records for the turn's branch.
+func (l *Log) enqueue(after func(error), recs ...harness.Record) {
+	l.mu.Lock()
+	branch, closed := l.branch, l.closed
+	l.mu.Unlock()
+	if !closed {
+		select {
+		case l.queue <- logJob{branch: branch, recs: recs, after: after}:
+			return
+		case <-l.quit:
+		}
+	}
+	if after != nil {
+		after(errLogClosed)
+	}
+}
+
+// errLogClosed means the session's recorder was closed.
+var errLogClosed = errors.New("the agent session is closed")
+
+// Close stops the writer once what is queued is written.
+func (l *Log) Close() {
+	l.once.Do(func() {
+		_ = l.Flush()
+		l.mu.Lock()
+		l.closed = true
+		l.mu.Unlock()
+		close(l.quit)
+	})
+}
+
+// Flush waits until every queued write is committed and returns the first that failed since
+// the last Flush.
+func (l *Log) Flush() error {
+	done := make(chan struct{})
+	l.enqueue(func(error) { close(done) })
+	<-done
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	err := l.err
+	l.err = nil
+	return err
 }
 
 // Actor is the executor's event actor.
@@ -73,13 +162,11 @@ func (l *Log) Sums() Sums {
 	return l.sums
 }
 
-// Append writes records on the turn's branch.
+// Append writes records on the turn's branch after everything queued, and waits for them.
 func (l *Log) Append(recs ...harness.Record) error {
-	l.mu.Lock()
-	branch := l.branch
-	l.mu.Unlock()
-	_, err := l.h.AppendOn(l.session, branch, recs...)
-	return err
+	errc := make(chan error, 1)
+	l.enqueue(func(err error) { errc <- err }, recs...)
+	return <-errc
 }
 
 // Record is a shorthand for appending one event with the executor's actor.
@@ -87,14 +174,24 @@ func (l *Log) Record(typ string, payload any) error {
 	return l.Append(harness.MustRecord(typ, l.actor, payload))
 }
 
-// requested records the start of a model call: step.started and model.requested in one write.
-func (l *Log) requested(messages int) error {
+// AddOverhead adds time the agent waited on exo (answering its requests).
+func (l *Log) AddOverhead(d time.Duration) { l.overhead(d) }
+
+// overhead adds time the agent waited on exo.
+func (l *Log) overhead(d time.Duration) {
+	l.mu.Lock()
+	l.sums.Overhead += d
+	l.mu.Unlock()
+}
+
+// requested queues the start of a model call: step.started and model.requested in one write.
+func (l *Log) requested(messages int) {
 	l.mu.Lock()
 	l.step++
 	l.inflight++
 	step := l.step
 	l.mu.Unlock()
-	return l.Append(
+	l.enqueue(nil,
 		harness.MustRecord(harness.TypeStepStarted, l.actor, harness.StepStarted{Step: step}),
 		harness.MustRecord(harness.TypeModelRequested, l.actor, harness.ModelRequested{Model: l.spec.Label(), Provider: l.provider,
 			Step: step, Messages: messages}))
@@ -110,14 +207,10 @@ type Answer struct {
 	Took      time.Duration
 }
 
-// completed records a model answer.
-func (l *Log) completed(a Answer) error {
+// completed queues a model answer; once committed, its tool calls count as recorded.
+func (l *Log) completed(a Answer) {
 	cost := l.spec.Cost(a.Usage)
-	err := l.Record(harness.TypeModelCompleted, harness.ModelCompleted{Model: l.spec.Label(), Text: a.Text, ToolCalls: a.ToolCalls,
-		Usage: harness.Usage{Input: int(a.Usage.Input), Output: int(a.Usage.Output), Cached: int(a.Usage.Cached)},
-		Cost:  cost, TTFTMs: a.TTFT.Milliseconds(), DurationMs: a.Took.Milliseconds(), StopReason: a.Stop})
 	l.mu.Lock()
-	defer l.mu.Unlock()
 	l.sums.Calls++
 	l.sums.Usage = l.sums.Usage.Add(a.Usage)
 	l.sums.Cost += cost
@@ -128,31 +221,42 @@ func (l *Log) completed(a Answer) error {
 	if a.Text != "" {
 		l.sums.Text = a.Text
 	}
-	for _, c := range a.ToolCalls {
-		l.recorded[c.ID] = true
-	}
-	l.done()
-	return err
+	l.mu.Unlock()
+	l.enqueue(func(error) {
+		l.mu.Lock()
+		defer l.mu.Unlock()
+		for _, c := range a.ToolCalls {
+			l.recorded[c.ID] = true
+		}
+		l.done()
+	}, harness.MustRecord(harness.TypeModelCompleted, l.actor, harness.ModelCompleted{Model: l.spec.Label(), Text: a.Text, ToolCalls: a.ToolCalls,
+		Usage: harness.Usage{Input: int(a.Usage.Input), Output: int(a.Usage.Output), Cached: int(a.Usage.Cached)},
+		Cost:  cost, TTFTMs: a.TTFT.Milliseconds(), DurationMs: a.Took.Milliseconds(), StopReason: a.Stop}))
 }
 
-// failed records a model call that ended without an answer (an upstream error).
-func (l *Log) failed(kind, msg string, retryable bool, took time.Duration) error {
+// failed queues a model call that ended without an answer (an upstream error).
+func (l *Log) failed(kind, msg string, retryable bool, took time.Duration) {
 	msg = l.h.Redact(msg)
-	err := l.Record(harness.TypeModelFailed, harness.ModelFailed{Model: l.spec.Label(), Error: msg, Kind: kind, Retryable: retryable})
 	l.mu.Lock()
-	defer l.mu.Unlock()
 	l.sums.Failure = msg
 	l.sums.ModelTime += took
-	l.done()
-	return err
+	l.mu.Unlock()
+	l.enqueue(l.doneLocked, harness.MustRecord(harness.TypeModelFailed, l.actor, harness.ModelFailed{Model: l.spec.Label(), Error: msg, Kind: kind, Retryable: retryable}))
 }
 
 // abandoned notes a call the agent gave up on (it went away mid-answer): nothing is recorded
 // for it here; the adapter records how the turn ended.
 func (l *Log) abandoned(took time.Duration) {
 	l.mu.Lock()
-	defer l.mu.Unlock()
 	l.sums.ModelTime += took
+	l.mu.Unlock()
+	l.enqueue(l.doneLocked)
+}
+
+// doneLocked ends an in-flight call once the queue reaches it.
+func (l *Log) doneLocked(error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
 	l.done()
 }
 

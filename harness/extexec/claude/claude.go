@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"time"
 
 	"exo/harness"
 	"exo/harness/executor"
@@ -43,6 +44,15 @@ type Executor struct {
 	mu       sync.Mutex
 	sessions map[string]*session
 	busy     map[string]bool
+	// last is exo's own time in the last finished turn (for benchmarks).
+	last overhead
+}
+
+// overhead is exo's own time in a turn: before the prompt reached Claude, after its result,
+// and while Claude waited on exo's endpoint and control answers during the steps.
+type overhead struct {
+	before, after, steps time.Duration
+	calls                int
 }
 
 // New returns the executor, checking that claude runs.
@@ -81,6 +91,7 @@ var ErrBusy = executor.ErrBusy
 
 // Prompt appends a user message and runs the turn it starts with Claude.
 func (e *Executor) Prompt(ctx context.Context, sessionID, text, source string) (executor.Result, error) {
+	entered := time.Now()
 	if !e.claim(sessionID) {
 		return executor.Result{SessionID: sessionID}, ErrBusy
 	}
@@ -106,7 +117,7 @@ func (e *Executor) Prompt(ctx context.Context, sessionID, text, source string) (
 	if err != nil {
 		return res, err
 	}
-	return e.runTurn(ctx, sess, s, text, source, notes)
+	return e.runTurn(ctx, sess, s, text, source, notes, entered)
 }
 
 // selected records executor.selected when the session's executor in force is another one.

@@ -25,6 +25,8 @@ type handlers struct {
 	mcp func(ctx context.Context, server string, msg json.RawMessage) json.RawMessage
 	// canUse decides a tool use.
 	canUse func(ctx context.Context, r controlRequest) permission
+	// spent is told how long answering each request took (Claude waited that long on exo).
+	spent func(time.Duration)
 }
 
 // conn is the control channel and message stream of one Claude process. One goroutine reads
@@ -126,10 +128,14 @@ func (c *conn) serve(env envelope) {
 	c.cancels[env.RequestID] = cancel
 	c.mu.Unlock()
 	c.inflight.Add(1)
+	start := time.Now()
 	go func() {
 		defer c.inflight.Done()
 		defer c.forget(env.RequestID)
 		_ = c.p.Send(c.answer(ctx, env.RequestID, r))
+		if c.h.spent != nil {
+			c.h.spent(time.Since(start))
+		}
 	}()
 }
 

@@ -38,10 +38,14 @@ func (s *session) stop() error {
 	if s.proc != nil {
 		s.proc.Stop(3 * time.Second)
 	}
+	var err error
 	if s.ep != nil {
-		return s.ep.Close()
+		err = s.ep.Close()
 	}
-	return nil
+	if s.log != nil {
+		s.log.Close()
+	}
+	return err
 }
 
 // alive reports whether the process still runs.
@@ -126,7 +130,7 @@ func (e *Executor) start(s *harness.Session, spec harness.ModelSpec, msgs []prov
 		return nil, err
 	}
 	sess.proc = proc
-	sess.conn = newConn(proc, handlers{mcp: sess.mcpMessage, canUse: func(ctx context.Context, r controlRequest) permission {
+	sess.conn = newConn(proc, handlers{mcp: sess.mcpMessage, spent: log.AddOverhead, canUse: func(ctx context.Context, r controlRequest) permission {
 		return e.canUse(ctx, sess, r)
 	}})
 	go func() { // initialize registers exo's in-band MCP server; its answer is not awaited

@@ -27,11 +27,13 @@ type turnRun struct {
 	interrupted bool
 	deadline    <-chan time.Time
 	result      *resultMessage
+	// sent and ended are when the prompt went to Claude and its result came back.
+	sent, ended time.Time
 }
 
 // runTurn sends the prompt and translates Claude's messages into events until its result.
-func (e *Executor) runTurn(ctx context.Context, sess *session, s *harness.Session, text, source string, notes []string) (executor.Result, error) {
-	t := &turnRun{e: e, sess: sess, s: s, res: executor.Result{SessionID: s.ID}, red: e.h.RedactStream(), start: time.Now()}
+func (e *Executor) runTurn(ctx context.Context, sess *session, s *harness.Session, text, source string, notes []string, entered time.Time) (executor.Result, error) {
+	t := &turnRun{e: e, sess: sess, s: s, res: executor.Result{SessionID: s.ID}, red: e.h.RedactStream(), start: entered}
 	if _, err := e.h.AppendOn(s.ID, s.Branch, harness.MustRecord(harness.TypeInvocationReceived, harness.ActorUser,
 		harness.InvocationReceived{Text: text, Source: source})); err != nil {
 		return t.res, err
@@ -49,12 +51,26 @@ func (e *Executor) runTurn(ctx context.Context, sess *session, s *harness.Sessio
 	if len(notes) > 0 {
 		prompt = strings.Join(notes, "\n\n") + "\n\n" + text
 	}
+	t.sent = time.Now()
 	if err := sess.proc.Send(userLine(prompt)); err != nil {
 		return t.died(err)
 	}
 	err := t.loop(ctx)
 	t.finishSums()
+	t.measure()
 	return t.res, err
+}
+
+// measure notes exo's own time in the turn.
+func (t *turnRun) measure() {
+	sums := t.sess.log.Sums()
+	o := overhead{before: t.sent.Sub(t.start), steps: sums.Overhead, calls: sums.Calls}
+	if !t.ended.IsZero() {
+		o.after = time.Since(t.ended)
+	}
+	t.e.mu.Lock()
+	t.e.last = o
+	t.e.mu.Unlock()
 }
 
 // loop reads Claude's messages until the turn ends.
@@ -106,6 +122,7 @@ func (t *turnRun) handle(line []byte) (end bool, err error) {
 	case "user":
 		return false, t.e.toolResults(t.sess, env.Message)
 	case "result":
+		t.ended = time.Now()
 		var r resultMessage
 		_ = json.Unmarshal(line, &r)
 		return true, t.finish(&r)
@@ -186,7 +203,7 @@ func (t *turnRun) died(cause error) (executor.Result, error) {
 		msg += " after the user interrupted it"
 	}
 	t.res.Failure = msg + "; nothing recorded was lost, and the next prompt starts claude again from the log"
-	t.e.forget(t.sess)
+	defer t.e.forget(t.sess)
 	rec := harness.ExecutorFailed{Executor: Name, Error: t.res.Failure, ExitCode: code, Signal: sig, Stderr: tailLines(t.e.h.Redact(t.sess.proc.StderrTail()), 20)}
 	if err := t.sess.log.Record(harness.TypeExecutorFailed, rec); err != nil {
 		return t.res, err
@@ -200,6 +217,9 @@ func (t *turnRun) died(cause error) (executor.Result, error) {
 
 // finishSums fills the result from the calls the endpoint recorded.
 func (t *turnRun) finishSums() {
+	if err := t.sess.log.Flush(); err != nil && t.res.Failure == "" {
+		t.res.Failure = "exo could not record part of the turn: " + err.Error()
+	}
 	sums := t.sess.log.Sums()
 	t.res.Steps, t.res.Cost, t.res.TTFTMs = sums.Calls, sums.Cost, sums.TTFT.Milliseconds()
 	t.res.Usage, t.res.ModelMs = sums.Usage, sums.ModelTime.Milliseconds()

@@ -13,6 +13,8 @@ import (
 
 // Seen is one request a server received, byte for byte.
 type Seen struct {
+	// At is when the request arrived.
+	At     time.Time
 	Method string
 	Path   string
 	Header http.Header
@@ -75,9 +77,10 @@ func (a *Anthropic) Release() {
 
 // handle records a request and answers it.
 func (a *Anthropic) handle(w http.ResponseWriter, r *http.Request) {
+	at := time.Now()
 	body, _ := io.ReadAll(r.Body)
 	a.mu.Lock()
-	a.seen = append(a.seen, Seen{Method: r.Method, Path: r.URL.Path, Header: r.Header.Clone(), Body: body})
+	a.seen = append(a.seen, Seen{At: at, Method: r.Method, Path: r.URL.Path, Header: r.Header.Clone(), Body: body})
 	a.msgs++
 	id := a.msgs
 	a.mu.Unlock()
