@@ -25,6 +25,8 @@ type ExecutorSelected struct {
 	// NativeTools is set when the agent runs its own tools (every use approved by exo) rather
 	// than exo's.
 	NativeTools bool `json:"native_tools,omitempty"`
+	// Confinement is how the agent process itself is confined (with native tools).
+	Confinement string `json:"confinement,omitempty"`
 }
 
 // ExecutorResult is an external agent's own summary of a turn (Claude Code's result message):

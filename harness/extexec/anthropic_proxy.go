@@ -39,7 +39,7 @@ func (e *Endpoint) messages(w http.ResponseWriter, r *http.Request) {
 	}
 	e.log.requested(len(head.Messages))
 	if !e.up.PassThrough() {
-		e.translate(w, r, body)
+		e.translate(w, r, body, arrived)
 		return
 	}
 	e.forwardMessages(w, r, body, arrived)

@@ -12,6 +12,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"exo/sandbox"
 )
 
 // Spec describes an agent process to start.
@@ -21,18 +23,22 @@ type Spec struct {
 	Args []string
 	// Dir is the working directory (the session's workspace).
 	Dir string
-	// Env is the whole environment (see CleanEnv).
-	Env []string
+	// Env is what the agent's environment holds beyond the allow-list of CleanEnv.
+	Env map[string]string
 	// StderrLog, when set, is a file the error output is appended to.
 	StderrLog string
-	// Prefix, when set, is an argv prefix the program runs under (exo's confinement helper).
-	Prefix []string
+	// Confine, when set, runs the agent under exo's confinement helper with this sandbox
+	// configuration (its Env is replaced by the Env above; Workspace must be Dir).
+	Confine *sandbox.Config
+	// Caps are the host's sandbox capabilities (with Confine).
+	Caps sandbox.Capabilities
 }
 
 // Process is a running agent speaking newline-delimited JSON on stdin and stdout. Its lines are
 // read by one goroutine into Lines; Send is safe for concurrent use.
 type Process struct {
 	cmd    *exec.Cmd
+	enf    *sandbox.Enforcement
 	stdin  io.WriteCloser
 	lines  chan []byte
 	done   chan struct{}
@@ -47,13 +53,15 @@ type Process struct {
 // Start starts an agent. Its process group is its own, so Kill ends everything it started, and
 // it is killed if exo dies.
 func Start(spec Spec) (*Process, error) {
-	argv := append(append([]string{}, spec.Prefix...), spec.Path)
-	argv = append(argv, spec.Args...)
-	cmd := exec.Command(argv[0], argv[1:]...)
-	cmd.Dir, cmd.Env = spec.Dir, spec.Env
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
-	p := &Process{cmd: cmd, lines: make(chan []byte, 256), done: make(chan struct{}), stderr: newTail(16 << 10)}
-	var err error
+	cmd, enf, err := command(spec)
+	if err != nil {
+		return nil, err
+	}
+	if cmd.SysProcAttr == nil {
+		cmd.SysProcAttr = &syscall.SysProcAttr{}
+	}
+	cmd.SysProcAttr.Setpgid, cmd.SysProcAttr.Pdeathsig = true, syscall.SIGKILL
+	p := &Process{cmd: cmd, enf: enf, lines: make(chan []byte, 256), done: make(chan struct{}), stderr: newTail(16 << 10)}
 	if p.stdin, err = cmd.StdinPipe(); err != nil {
 		return nil, fmt.Errorf("start %s: %w", spec.Path, err)
 	}
@@ -76,6 +84,25 @@ func Start(spec Spec) (*Process, error) {
 	go p.read(out)
 	return p, nil
 }
+
+// command builds the agent's command, confined when the spec says so.
+func command(spec Spec) (*exec.Cmd, *sandbox.Enforcement, error) {
+	if spec.Confine == nil {
+		cmd := exec.Command(spec.Path, spec.Args...)
+		cmd.Dir, cmd.Env = spec.Dir, CleanEnv(os.Environ(), spec.Env)
+		return cmd, nil, nil
+	}
+	cfg := *spec.Confine
+	cfg.Env = spec.Env
+	cmd, enf, err := sandbox.Command(cfg, spec.Caps, spec.Path, spec.Args...)
+	if err != nil {
+		return nil, nil, fmt.Errorf("start %s confined: %w", spec.Path, err)
+	}
+	return cmd, &enf, nil
+}
+
+// Enforcement is the confinement the agent runs under (nil when it runs unconfined).
+func (p *Process) Enforcement() *sandbox.Enforcement { return p.enf }
 
 // read splits stdout into lines until EOF, then reaps the process.
 func (p *Process) read(out io.Reader) {

@@ -1,10 +1,92 @@
 package extexec
 
-import "net/http"
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"time"
+
+	"exo/harness"
+	"exo/harness/provider"
+)
 
 // translate serves a Messages call through exo's own provider for a registered model of another
-// wire format (OpenAI, the scripted model…).
-func (e *Endpoint) translate(w http.ResponseWriter, r *http.Request, body []byte) {
-	e.log.failed("bad_request", "exo: model "+e.up.Spec.Name+" ("+e.up.Spec.Provider+") cannot serve this agent yet", false, 0)
-	writeAPIError(w, http.StatusBadRequest, "invalid_request_error", "exo: model "+e.up.Spec.Name+" is not an Anthropic model")
+// kind (OpenAI, an OpenAI-compatible server, the scripted model): the agent gets the answer in
+// the Messages wire format, streamed as the provider streams it.
+func (e *Endpoint) translate(w http.ResponseWriter, r *http.Request, body []byte, arrived time.Time) {
+	var a anthropicRequest
+	if err := json.Unmarshal(body, &a); err != nil {
+		e.log.failed("bad_request", "exo: unreadable Messages request: "+err.Error(), false, 0)
+		writeAPIError(w, http.StatusBadRequest, "invalid_request_error", "exo: "+err.Error())
+		return
+	}
+	req, err := a.toProvider(e.up.Spec.ModelID, e.up.Spec.MaxOutput)
+	if err != nil {
+		e.log.failed("bad_request", "exo: "+err.Error(), false, 0)
+		writeAPIError(w, http.StatusBadRequest, "invalid_request_error", "exo: "+err.Error())
+		return
+	}
+	start := time.Now()
+	e.log.overhead(start.Sub(arrived))
+	enc := newAnthropicEncoder(w, "msg_exo_"+randomHex(8), e.up.Spec.ModelID, &a)
+	onDelta := enc.delta
+	if !a.Stream {
+		onDelta, enc.whole = nil, true
+	}
+	resp, err := e.up.Provider.Stream(r.Context(), req, onDelta)
+	took := time.Since(start)
+	switch {
+	case r.Context().Err() != nil:
+		e.log.abandoned(took)
+	case err != nil:
+		e.providerFailed(w, enc, err, took)
+	default:
+		ended := time.Now()
+		enc.finish(resp)
+		a := Answer{Text: resp.Text, Usage: resp.Usage, Stop: string(resp.StopReason), TTFT: resp.TTFT, Took: took}
+		for _, c := range resp.ToolCalls {
+			a.ToolCalls = append(a.ToolCalls, harness.ToolCall{ID: c.ID, Name: enc.req.offered(c.Name), Arguments: rawJSON(c.Arguments)})
+		}
+		e.log.completed(a)
+		e.log.overhead(time.Since(ended))
+	}
+}
+
+// providerFailed records a failed call and tells the agent: an HTTP error it retries when
+// nothing was streamed yet, else an error event in the stream.
+func (e *Endpoint) providerFailed(w http.ResponseWriter, enc *anthropicEncoder, err error, took time.Duration) {
+	kind, retry, status, typ := "error", false, http.StatusInternalServerError, "api_error"
+	var pe *provider.Error
+	if errors.As(err, &pe) {
+		kind, retry = pe.Kind.Error(), pe.Retryable()
+		switch {
+		case errors.Is(pe.Kind, provider.ErrRateLimited):
+			status, typ = http.StatusTooManyRequests, "rate_limit_error"
+		case errors.Is(pe.Kind, provider.ErrOverloaded):
+			status, typ = 529, "overloaded_error"
+		case errors.Is(pe.Kind, provider.ErrAuth):
+			status, typ = http.StatusUnauthorized, "authentication_error"
+		case errors.Is(pe.Kind, provider.ErrBadRequest):
+			status, typ = http.StatusBadRequest, "invalid_request_error"
+		}
+	}
+	msg := e.log.h.Redact(fmt.Sprintf("%s: %v", e.up.Spec.Name, err))
+	e.log.failed(kindName(kind), msg, retry, took)
+	if !enc.started {
+		writeAPIError(w, status, typ, msg)
+		return
+	}
+	enc.event("error", map[string]any{"type": "error", "error": map[string]any{"type": typ, "message": msg}})
+}
+
+// kindName turns an error kind's message into a failure kind ("rate limited" → rate_limited).
+func kindName(s string) string {
+	b := []byte(s)
+	for i, c := range b {
+		if c == ' ' {
+			b[i] = '_'
+		}
+	}
+	return string(b)
 }

@@ -110,18 +110,18 @@ func (e *Executor) Prompt(ctx context.Context, sessionID, text, source string) (
 	if err != nil {
 		return res, err
 	}
-	if err := e.selected(s); err != nil {
-		return res, err
-	}
 	sess, notes, err := e.ready(s)
 	if err != nil {
+		return res, err
+	}
+	if err := e.selected(s, sess); err != nil {
 		return res, err
 	}
 	return e.runTurn(ctx, sess, s, text, source, notes, entered)
 }
 
 // selected records executor.selected when the session's executor in force is another one.
-func (e *Executor) selected(s *harness.Session) error {
+func (e *Executor) selected(s *harness.Session, sess *session) error {
 	st, err := e.h.State(s.ID)
 	if err != nil {
 		return err
@@ -129,8 +129,11 @@ func (e *Executor) selected(s *harness.Session) error {
 	if st.Executor == Name {
 		return nil
 	}
-	_, err = e.h.AppendOn(s.ID, s.Branch, harness.MustRecord(harness.TypeExecutorSelected, harness.ActorUser,
-		harness.ExecutorSelected{Name: Name, Version: e.version, Binary: e.bin, NativeTools: e.opts.NativeTools}))
+	rec := harness.ExecutorSelected{Name: Name, Version: e.version, Binary: e.bin, NativeTools: e.opts.NativeTools}
+	if enf := sess.proc.Enforcement(); enf != nil {
+		rec.Confinement = enf.String()
+	}
+	_, err = e.h.AppendOn(s.ID, s.Branch, harness.MustRecord(harness.TypeExecutorSelected, harness.ActorUser, rec))
 	return err
 }
 

@@ -47,6 +47,12 @@ type fixture struct {
 // newFixture opens a harness whose default model is the scripted Anthropic server, its key sealed.
 func newFixture(t testing.TB) *fixture {
 	t.Helper()
+	return newFixtureAt(t, t.TempDir())
+}
+
+// newFixtureAt is newFixture with EXO_HOME at home.
+func newFixtureAt(t testing.TB, home string) *fixture {
+	t.Helper()
 	bin := claudeBinary(t)
 	sc, err := modeltest.LoadScript(filepath.Join("testdata", "turns.yaml"))
 	if err != nil {
@@ -54,7 +60,7 @@ func newFixture(t testing.TB) *fixture {
 	}
 	srv := modeltest.NewAnthropic(sc)
 	t.Cleanup(srv.Close)
-	h, err := harness.Open(t.TempDir(), harness.Options{SandboxHelper: []string{os.Args[0], sandbox.HelperCommand}})
+	h, err := harness.Open(home, harness.Options{SandboxHelper: []string{os.Args[0], sandbox.HelperCommand}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -12,6 +13,7 @@ import (
 	"exo/harness"
 	"exo/harness/extexec"
 	"exo/harness/provider"
+	"exo/sandbox"
 )
 
 // session is one Claude process serving one exo session, with its endpoint and what its
@@ -123,8 +125,12 @@ func (e *Executor) start(s *harness.Session, spec harness.ModelSpec, msgs []prov
 			return nil, err
 		}
 	}
-	proc, err := extexec.Start(extexec.Spec{Path: e.bin, Args: e.args(s, spec, sess.claudeID, resume), Dir: s.Workspace,
-		Env: e.env(dirs, ep, spec), StderrLog: dirs.Stderr})
+	ps := extexec.Spec{Path: e.bin, Args: e.args(s, spec, sess.claudeID, resume), Dir: s.Workspace,
+		Env: e.env(dirs, ep, spec), StderrLog: dirs.Stderr}
+	if e.opts.NativeTools {
+		ps.Confine, ps.Caps = e.confinement(s, dirs), e.h.Capabilities()
+	}
+	proc, err := extexec.Start(ps)
 	if err != nil {
 		ep.Close()
 		return nil, err
@@ -190,15 +196,51 @@ func (e *Executor) systemExtra(s *harness.Session) string {
 	return b.String()
 }
 
-// env builds claude's environment: isolated folders, the loopback endpoint and its token, the
-// traffic switches, and nothing of exo's own environment beyond locale and PATH.
-func (e *Executor) env(d extexec.Dirs, ep *extexec.Endpoint, spec harness.ModelSpec) []string {
-	return extexec.CleanEnv(os.Environ(), map[string]string{
+// env is what claude's environment holds beyond locale and PATH: isolated folders, the loopback
+// endpoint and its token, and the traffic switches. Nothing else of exo's environment.
+func (e *Executor) env(d extexec.Dirs, ep *extexec.Endpoint, spec harness.ModelSpec) map[string]string {
+	return map[string]string{
 		"HOME": d.Home, "CLAUDE_CONFIG_DIR": d.Config, "CLAUDE_CODE_TMPDIR": d.Tmp, "TMPDIR": d.Tmp,
 		"ANTHROPIC_BASE_URL": ep.URL(), "ANTHROPIC_API_KEY": ep.Token(),
 		"ANTHROPIC_MODEL": spec.ModelID, "ANTHROPIC_SMALL_FAST_MODEL": spec.ModelID, "ANTHROPIC_DEFAULT_HAIKU_MODEL": spec.ModelID,
 		"ANTHROPIC_DEFAULT_SONNET_MODEL": spec.ModelID, "ANTHROPIC_DEFAULT_OPUS_MODEL": spec.ModelID,
 		"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1", "DISABLE_AUTOUPDATER": "1", "DISABLE_TELEMETRY": "1",
 		"DISABLE_ERROR_REPORTING": "1", "CLAUDE_CODE_MAX_RETRIES": strconv.Itoa(e.opts.MaxRetries),
-	})
+	}
+}
+
+// confinement is how claude runs with native tools: under exo's confinement helper, writing only
+// to the workspace and its state folder, with exo's own files (the sealed secrets' key, the log,
+// other sessions' state) hidden where a mount namespace allows. Its network stays on: it must
+// reach exo's endpoint; its web tools follow the session's network setting through approvals.
+func (e *Executor) confinement(s *harness.Session, d extexec.Dirs) *sandbox.Config {
+	cfg := &sandbox.Config{Workspace: s.Workspace, TmpDir: d.Tmp, Network: true, Fallback: sandbox.RunUnconfined,
+		Helper: e.h.SandboxHelper(), ExtraWritable: []string{d.Root},
+		MaskPaths: append(append([]string{}, sandbox.DefaultMaskPaths...), exoHomeMasks(e.h.Home(), d.Root)...)}
+	if s.Settings["isolation"] == "strict" {
+		cfg.Fallback = sandbox.Refuse
+	}
+	return cfg
+}
+
+// exoHomeMasks lists what of EXO_HOME to hide from a confined agent: everything but the path to
+// its own state folder.
+func exoHomeMasks(home, keep string) []string {
+	var out []string
+	var walk func(dir string)
+	walk = func(dir string) {
+		entries, _ := os.ReadDir(dir)
+		for _, en := range entries {
+			p := filepath.Join(dir, en.Name())
+			switch {
+			case p == keep:
+			case strings.HasPrefix(keep, p+string(filepath.Separator)):
+				walk(p)
+			default:
+				out = append(out, p)
+			}
+		}
+	}
+	walk(home)
+	return out
 }
