@@ -212,3 +212,58 @@ func (x *Executor) CloseOpenCalls(sessionID string) error {
 	}
 	return t.closeInterrupted()
 }
+
+// PreparePrompt does for an external executor what Prompt does before recording a prompt: a
+// custom command (/name args) is expanded, and the UserPromptSubmit hooks run. blocked is the
+// hooks' reason when they refuse the prompt (nothing is recorded then).
+func (x *Executor) PreparePrompt(ctx context.Context, sessionID, text, source string) (prompt, src, blocked string, err error) {
+	text, source, _, err = x.expand(sessionID, text, source)
+	if err != nil || x.opts.Hooks == nil {
+		return text, source, "", err
+	}
+	s, err := x.h.Session(sessionID)
+	if err != nil {
+		return text, source, "", err
+	}
+	block, reason, extra := x.opts.Hooks.UserPromptSubmit(ctx, s, text)
+	if block {
+		return text, source, "the prompt was blocked by a UserPromptSubmit hook: " + reason, nil
+	}
+	if extra != "" {
+		text += "\n\n[context from a UserPromptSubmit hook]\n" + extra
+	}
+	return text, source, "", nil
+}
+
+// StopHook asks the Stop hooks whether an external agent's finished turn should go on (at most
+// a few times per turn, counted by continued); it returns the message to go on with, already
+// recorded as invocation.received.
+func (x *Executor) StopHook(ctx context.Context, sessionID string, continued int) (string, bool, error) {
+	if x.opts.Hooks == nil || continued >= maxStopContinues || ctx.Err() != nil {
+		return "", false, nil
+	}
+	s, err := x.h.Session(sessionID)
+	if err != nil {
+		return "", false, err
+	}
+	block, reason := x.opts.Hooks.Stop(ctx, s, continued > 0)
+	if !block {
+		return "", false, nil
+	}
+	if reason == "" {
+		reason = "a Stop hook asked to continue"
+	}
+	_, err = x.h.AppendOn(s.ID, s.Branch, harness.MustRecord(harness.TypeInvocationReceived, x.actor(),
+		harness.InvocationReceived{Text: reason, Source: "hook"}))
+	return reason, err == nil, err
+}
+
+// SessionStartContext runs the SessionStart hooks once per session for this executor and
+// returns the context they add (an external agent gets it with its system prompt).
+func (x *Executor) SessionStartContext(ctx context.Context, sessionID string) string {
+	s, err := x.h.Session(sessionID)
+	if err != nil {
+		return ""
+	}
+	return x.sessionStartHook(ctx, s)
+}

@@ -106,6 +106,11 @@ func (e *Executor) Prompt(ctx context.Context, sessionID, text, source string) (
 			return res, err
 		}
 	}
+	text, source, blocked, err := e.x.PreparePrompt(ctx, sessionID, text, source)
+	if err != nil || blocked != "" {
+		res.Failure = blocked
+		return res, err
+	}
 	s, err := e.h.Session(sessionID)
 	if err != nil {
 		return res, err

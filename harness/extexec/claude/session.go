@@ -193,6 +193,9 @@ func (e *Executor) systemExtra(s *harness.Session) string {
 			b.WriteString("\n\n" + x)
 		}
 	}
+	if x := e.x.SessionStartContext(context.Background(), s.ID); x != "" {
+		b.WriteString("\n\n# Context from SessionStart hooks\n\n" + x)
+	}
 	return b.String()
 }
 

@@ -29,6 +29,9 @@ type turnRun struct {
 	result      *resultMessage
 	// sent and ended are when the prompt went to Claude and its result came back.
 	sent, ended time.Time
+	// ctx is the turn's context; stops counts the times Stop hooks made it go on.
+	ctx   context.Context
+	stops int
 }
 
 // runTurn sends the prompt and translates Claude's messages into events until its result.
@@ -55,6 +58,7 @@ func (e *Executor) runTurn(ctx context.Context, sess *session, s *harness.Sessio
 	if err := sess.proc.Send(userLine(prompt)); err != nil {
 		return t.died(err)
 	}
+	t.ctx = ctx
 	err := t.loop(ctx)
 	t.finishSums()
 	t.measure()
@@ -125,7 +129,28 @@ func (t *turnRun) handle(line []byte) (end bool, err error) {
 		t.ended = time.Now()
 		var r resultMessage
 		_ = json.Unmarshal(line, &r)
-		return true, t.finish(&r)
+		if err := t.finish(&r); err != nil {
+			return true, err
+		}
+		return t.goOn()
+	}
+	return false, nil
+}
+
+// goOn asks the Stop hooks whether the finished turn goes on; when one says so, its message
+// (recorded) is sent to Claude and the turn continues (end is false).
+func (t *turnRun) goOn() (end bool, err error) {
+	if t.res.Cancelled || t.res.Failure != "" {
+		return true, nil
+	}
+	msg, again, err := t.e.x.StopHook(t.ctx, t.s.ID, t.stops)
+	if err != nil || !again {
+		return true, err
+	}
+	t.stops++
+	t.ended = time.Time{}
+	if err := t.sess.proc.Send(userLine(msg)); err != nil {
+		return false, nil // the stream closes next: the turn ends as with a dead claude
 	}
 	return false, nil
 }
