@@ -74,7 +74,7 @@ func siblingStatus(s harness.Status) views.SessionStatus {
 		return views.StatusApproval
 	case harness.StatusPending:
 		return views.StatusPending
-	case harness.StatusFailed:
+	case harness.StatusFailed, harness.StatusInterrupted:
 		return views.StatusFailed
 	case harness.StatusFinished:
 		return views.StatusFinished

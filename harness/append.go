@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 
+	"exo/internal/failpoint"
 	"exo/store"
 )
 
@@ -18,6 +19,11 @@ func (h *Harness) Append(sessionID string, recs ...store.Record) ([]store.Event,
 // AppendOn adds records to a session's branch, failing with ErrBranchMoved if the session's
 // current branch is no longer branch (empty branch means whatever is current).
 func (h *Harness) AppendOn(sessionID, branch string, recs ...store.Record) ([]store.Event, error) {
+	return h.appendWith(sessionID, branch, nil, recs...)
+}
+
+// appendWith is AppendOn that also runs inTx (when not nil) in the same transaction.
+func (h *Harness) appendWith(sessionID, branch string, inTx func(*store.Tx) error, recs ...store.Record) ([]store.Event, error) {
 	if r := h.redactor(); r != nil {
 		// No secret value enters the log, whoever wrote the record.
 		for i := range recs {
@@ -34,13 +40,18 @@ func (h *Harness) AppendOn(sessionID, branch string, recs ...store.Record) ([]st
 			return fmt.Errorf("append to %s: %w", s.Name, ErrBranchMoved)
 		}
 		branch = s.Branch
-		evs, err = tx.Append(branch, recs...)
-		return err
+		if evs, err = tx.Append(branch, recs...); err != nil || inTx == nil {
+			return err
+		}
+		return inTx(tx)
 	})
 	if err != nil {
 		return nil, fmt.Errorf("append to session %s: %w", sessionID, err)
 	}
 	h.committed(sessionID, branch, evs)
+	for _, e := range evs {
+		failpoint.Hit("after." + e.Type) // tests kill exo right after an event is durable
+	}
 	return evs, nil
 }
 

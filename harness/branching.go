@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 
+	"exo/internal/failpoint"
 	"exo/store"
 )
 
@@ -58,13 +59,14 @@ func (h *Harness) Fork(sourceID string, seq uint64, o ForkOptions) (*Session, er
 		return nil, err
 	}
 	if o.Workspace != "" || src.Workspace == "" {
-		return h.forkEvents(src.ID, seq, o, nil)
+		return h.forkEvents(src.ID, seq, o, nil, nil)
 	}
 	return h.forkWithWorkspace(src, seq, o)
 }
 
-// forkEvents records the fork in the log; settings are added to the new session's.
-func (h *Harness) forkEvents(sourceID string, seq uint64, o ForkOptions, settings map[string]string) (*Session, error) {
+// forkEvents records the fork in the log; settings are added to the new session's. inTx, when
+// not nil, runs in the same transaction once the new session is known (its journal entries).
+func (h *Harness) forkEvents(sourceID string, seq uint64, o ForkOptions, settings map[string]string, inTx func(*store.Tx, *Session) error) (*Session, error) {
 	if o.Name == "" {
 		o.Name = NewName()
 	}
@@ -108,6 +110,11 @@ func (h *Harness) forkEvents(sourceID string, seq uint64, o ForkOptions, setting
 		if err != nil {
 			return err
 		}
+		if inTx != nil {
+			if err := inTx(tx, n); err != nil {
+				return err
+			}
+		}
 		return putSession(tx, n)
 	})
 	if err != nil {
@@ -120,6 +127,8 @@ func (h *Harness) forkEvents(sourceID string, seq uint64, o ForkOptions, setting
 // Rewind points a session at a new branch that continues from seq of its current history, and
 // puts the workspace files back as they were at seq. The abandoned branch stays stored and
 // listed in the session's branches, with a snapshot of the files as they were when it was left.
+// The restore is journaled with the branch switch: a crash before it is done is completed by
+// the next open (Recover), so files never stay half-restored.
 func (h *Harness) Rewind(sessionID string, seq uint64) (*Session, error) {
 	tracked, err := h.tracksFiles(sessionID)
 	if err != nil {
@@ -130,6 +139,7 @@ func (h *Harness) Rewind(sessionID string, seq uint64) (*Session, error) {
 		if _, err := h.SnapshotWorkspace(sessionID, "", ""); err != nil {
 			return nil, fmt.Errorf("rewind %s: keep the abandoned files: %w", sessionID, err)
 		}
+		failpoint.Hit("rewind.after-keep")
 		cur, err := h.Session(sessionID)
 		if err != nil {
 			return nil, err
@@ -138,23 +148,27 @@ func (h *Harness) Rewind(sessionID string, seq uint64) (*Session, error) {
 			return nil, err
 		}
 	}
-	s, err := h.rewindEvents(sessionID, seq)
+	s, jid, err := h.rewindEvents(sessionID, seq, commit)
 	if err != nil || commit == "" {
 		return s, err
 	}
-	if err := h.restoreCommit(s, commit, seq); err != nil {
+	failpoint.Hit("rewind.after-events")
+	if err := h.restoreCommit(s, commit, seq, jid); err != nil {
 		return s, fmt.Errorf("rewind %s: the conversation was rewound but the files were not: %w", s.Name, err)
 	}
 	return s, nil
 }
 
-// rewindEvents moves the session to a new branch forked at seq and records session.rewound.
-func (h *Harness) rewindEvents(sessionID string, seq uint64) (*Session, error) {
+// rewindEvents moves the session to a new branch forked at seq and records session.rewound;
+// with a snapshot commit to restore, it journals the restore in the same transaction and
+// returns the entry's id.
+func (h *Harness) rewindEvents(sessionID string, seq uint64, commit string) (*Session, string, error) {
 	if seq == 0 {
-		return nil, fmt.Errorf("rewind %s: seq 0: %w (events are numbered from 1)", sessionID, ErrBadSeq)
+		return nil, "", fmt.Errorf("rewind %s: seq 0: %w (events are numbered from 1)", sessionID, ErrBadSeq)
 	}
 	var s *Session
 	var evs []store.Event
+	j := newJournal(opRestore)
 	err := h.st.Update(func(tx *store.Tx) error {
 		var err error
 		if s, err = getSession(tx, sessionID); err != nil {
@@ -176,13 +190,19 @@ func (h *Harness) rewindEvents(sessionID string, seq uint64) (*Session, error) {
 		}
 		s.Branch = nb
 		s.Branches = append(s.Branches, nb)
+		if commit != "" {
+			j.Session, j.Branch, j.Commit, j.Seq = s.ID, nb, commit, seq
+			if err := putJournal(tx, j); err != nil {
+				return err
+			}
+		}
 		return putSession(tx, s)
 	})
 	if err != nil {
-		return nil, fmt.Errorf("rewind %s: %w", sessionID, err)
+		return nil, "", fmt.Errorf("rewind %s: %w", sessionID, err)
 	}
 	h.committed(s.ID, s.Branch, evs)
-	return s, nil
+	return s, j.ID, nil
 }
 
 // Events returns events from..to (inclusive; 0 means the head) of a session's current history.
@@ -203,7 +223,11 @@ func (h *Harness) BranchEvents(branch string, from, to uint64) ([]store.Event, e
 // sessionID is empty.
 func (h *Harness) Verify(sessionID string) (store.VerifyReport, error) {
 	if sessionID == "" {
-		return h.st.VerifyAll()
+		rep, err := h.st.VerifyAll()
+		if err == nil {
+			rep.Problems = append(rep.Problems, h.unfinished()...)
+		}
+		return rep, err
 	}
 	s, err := h.Session(sessionID)
 	if err != nil {

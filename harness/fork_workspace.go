@@ -6,7 +6,9 @@ import (
 	"path/filepath"
 	"strings"
 
+	"exo/internal/failpoint"
 	"exo/sandbox"
+	"exo/store"
 )
 
 // alternatesKey is the session setting listing shadow repositories whose snapshots a forked
@@ -14,7 +16,9 @@ import (
 const alternatesKey = "shadow_alternates"
 
 // forkWithWorkspace forks a session and gives the sibling its own working copy whose files
-// match the source's snapshot at seq.
+// match the source's snapshot at seq. Each step is journaled: a crash while the copy is made
+// leaves an entry that the next open rolls back (the half-made copy removed); once the sibling
+// is recorded, the entry becomes a restore that the next open completes.
 func (h *Harness) forkWithWorkspace(src *Session, seq uint64, o ForkOptions) (*Session, error) {
 	from, err := forkBranch(src, o)
 	if err != nil {
@@ -36,27 +40,64 @@ func (h *Harness) forkWithWorkspace(src *Session, seq uint64, o ForkOptions) (*S
 		}
 	}
 	dst := filepath.Join(h.Home(), "workspaces", NewID())
-	if err := os.MkdirAll(filepath.Dir(dst), 0o700); err != nil {
+	clone := newJournal(opForkClone)
+	clone.Dir, clone.Source = dst, src.Workspace
+	if err := h.st.Update(func(tx *store.Tx) error { return putJournal(tx, clone) }); err != nil {
 		return nil, fmt.Errorf("fork %s: %w", src.Name, err)
 	}
-	kind, err := sandbox.CloneWorkspace(src.Workspace, dst)
+	failpoint.Hit("fork.after-journal")
+	kind, err := h.cloneWorkspace(src, dst, clone.ID)
 	if err != nil {
-		return nil, fmt.Errorf("fork %s: copy the workspace: %w", src.Name, err)
-	}
-	alts := append([]string{sandbox.ShadowDir(h.Home(), src.Workspace)}, splitLines(src.Settings[alternatesKey])...)
-	o.Workspace = dst
-	n, err := h.forkEvents(src.ID, seq, o, map[string]string{alternatesKey: strings.Join(alts, "\n"), "workspace_kind": kind, "project": projectOf(src)})
-	if err != nil {
-		os.RemoveAll(dst)
 		return nil, err
 	}
+	failpoint.Hit("fork.after-clone")
+	alts := append([]string{sandbox.ShadowDir(h.Home(), src.Workspace)}, splitLines(src.Settings[alternatesKey])...)
+	o.Workspace = dst
+	restore := newJournal(opRestore)
+	n, err := h.forkEvents(src.ID, seq, o, map[string]string{alternatesKey: strings.Join(alts, "\n"), "workspace_kind": kind, "project": projectOf(src)},
+		func(tx *store.Tx, n *Session) error {
+			if err := dropJournal(tx, clone.ID); err != nil || commit == "" {
+				return err
+			}
+			restore.Session, restore.Branch, restore.Commit, restore.Seq = n.ID, n.Branch, commit, seq
+			return putJournal(tx, restore)
+		})
+	if err != nil {
+		h.rollbackClone(clone)
+		return nil, err
+	}
+	failpoint.Hit("fork.after-events")
 	if commit == "" {
 		return n, nil
 	}
-	if err := h.restoreCommit(n, commit, seq); err != nil {
+	if err := h.restoreCommit(n, commit, seq, restore.ID); err != nil {
 		return n, fmt.Errorf("fork %s: the sibling %s exists but its files could not be set to event %d: %w", src.Name, n.Name, seq, err)
 	}
 	return n, nil
+}
+
+// cloneWorkspace makes dst a working copy of src's workspace; on failure it rolls back.
+func (h *Harness) cloneWorkspace(src *Session, dst, jid string) (string, error) {
+	err := os.MkdirAll(filepath.Dir(dst), 0o700)
+	kind := ""
+	if err == nil {
+		kind, err = sandbox.CloneWorkspace(src.Workspace, dst)
+	}
+	if err != nil {
+		h.rollbackClone(journalEntry{ID: jid, Op: opForkClone, Dir: dst, Source: src.Workspace})
+		return "", fmt.Errorf("fork %s: copy the workspace: %w", src.Name, err)
+	}
+	return kind, nil
+}
+
+// rollbackClone removes a working copy a fork did not finish (and its git worktree record in
+// the source repository), then the journal entry. Any failure leaves the entry for the next
+// open to try again.
+func (h *Harness) rollbackClone(e journalEntry) error {
+	if err := sandbox.DiscardClone(e.Source, e.Dir); err != nil {
+		return fmt.Errorf("roll back the unfinished fork copy %s: %w", e.Dir, err)
+	}
+	return h.st.Update(func(tx *store.Tx) error { return dropJournal(tx, e.ID) })
 }
 
 // projectOf names the project a session works on: its own setting, else its workspace.

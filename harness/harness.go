@@ -23,6 +23,7 @@ type Harness struct {
 	brk      breakers
 	sec      secretState
 	snapHook SnapshotHook
+	recovery RecoveryReport
 }
 
 // Options tunes a Harness.
@@ -70,6 +71,7 @@ func Open(home string, opts Options) (*Harness, error) {
 		st.Close()
 		return nil, err
 	}
+	h.Recover()
 	h.RecordDetached()
 	return h, nil
 }

@@ -4,7 +4,9 @@ import (
 	"encoding/json"
 	"fmt"
 
+	"exo/internal/failpoint"
 	"exo/sandbox"
+	"exo/store"
 )
 
 // Redact replaces sealed secret values (and their base64/hex/JSON forms) in text with
@@ -53,6 +55,7 @@ func (h *Harness) ensureBaseline(sessionID, branch string, rt *Runtime) error {
 	if err != nil {
 		return fmt.Errorf("baseline snapshot of %s: %w", rt.Workspace, err)
 	}
+	failpoint.Hit("baseline.after-snapshot")
 	_, err = h.AppendOn(sessionID, branch, MustRecord(TypeWorkspaceSnapshot, ActorHarness, snapshotPayload(snap, "")))
 	return err
 }
@@ -152,34 +155,29 @@ func (h *Harness) tracksFiles(sessionID string) (bool, error) {
 	return st.Snapshots > 0, nil
 }
 
-// restoreFiles puts a session's workspace back to the snapshot in force at seq of its current
-// branch and records workspace.restored.
-func (h *Harness) restoreFiles(s *Session, seq uint64) error {
-	commit, err := h.snapshotAt(s.Branch, seq)
-	if err != nil || commit == "" {
-		return err
-	}
-	return h.restoreCommit(s, commit, seq)
-}
-
 // restoreCommit puts a session's workspace back to a snapshot commit and records
-// workspace.restored (at seq: the event the files now match).
-func (h *Harness) restoreCommit(s *Session, commit string, seq uint64) error {
+// workspace.restored (at seq: the event the files now match), removing the journal entry jid
+// of the operation in the same transaction. Restoring the same commit again is harmless, which
+// is how Recover completes a restore a crash cut short.
+func (h *Harness) restoreCommit(s *Session, commit string, seq uint64, jid string) error {
 	rt, err := h.Runtime(s.ID)
 	if err != nil {
 		return err
 	}
+	failpoint.Hit("restore.before")
 	rt.runMu.Lock()
 	snap, err := rt.Snaps.Restore(commit)
 	rt.runMu.Unlock()
 	if err != nil {
 		return err
 	}
+	failpoint.Hit("restore.after-files")
 	p := WorkspaceRestored{Commit: commit, AtSeq: seq}
 	for _, c := range snap.Changed {
 		p.Changed = append(p.Changed, FileChange{Path: c.Path, Kind: string(c.Kind), From: c.From})
 	}
-	_, err = h.AppendOn(s.ID, s.Branch, MustRecord(TypeWorkspaceRestored, ActorHarness, p))
+	_, err = h.appendWith(s.ID, s.Branch, func(tx *store.Tx) error { return dropJournal(tx, jid) },
+		MustRecord(TypeWorkspaceRestored, ActorHarness, p))
 	return err
 }
 

@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 
 	"golang.org/x/sys/unix"
+
+	"exo/internal/failpoint"
 )
 
 // copyStats counts how files were copied.
@@ -64,6 +66,7 @@ func copyEntry(src, dst string, d fs.DirEntry, st *copyStats) error {
 
 // copyFile reflinks or copies one regular file.
 func copyFile(src, dst string, mode fs.FileMode, st *copyStats) error {
+	failpoint.Hit("clone.copy-file") // "clone.copy-file#N" kills exo before the Nth file
 	in, err := os.Open(src)
 	if err != nil {
 		return err

@@ -41,7 +41,7 @@ func (g gitRunner) run(stdin io.Reader, args ...string) ([]byte, error) {
 	cmd.Stdin = stdin
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
-	if err := cmd.Run(); err != nil {
+	if err := g.runGit(cmd, args[0]); err != nil {
 		return out.Bytes(), fmt.Errorf("git %s: %w: %s", strings.Join(args, " "), err, strings.TrimSpace(errb.String()))
 	}
 	return out.Bytes(), nil

@@ -116,8 +116,12 @@ func NewSnapshotter(workspace, shadowDir string, opts SnapshotOptions) (*Snapsho
 // GitDir returns the shadow repository path.
 func (s *Snapshotter) GitDir() string { return s.git.gitDir }
 
-// init creates the shadow repository and writes its config and excludes.
+// init creates the shadow repository (recovering one a killed exo left locked) and writes its
+// config and excludes.
 func (s *Snapshotter) init() error {
+	if err := RecoverShadow(s.git.gitDir); err != nil {
+		return err
+	}
 	if _, err := os.Stat(filepath.Join(s.git.gitDir, "HEAD")); err != nil {
 		if err := os.MkdirAll(filepath.Dir(s.git.gitDir), 0o700); err != nil {
 			return fmt.Errorf("create shadow dir: %w", err)

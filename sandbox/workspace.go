@@ -7,6 +7,8 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+
+	"exo/internal/failpoint"
 )
 
 // Workspace kinds returned by CloneWorkspace.
@@ -50,7 +52,8 @@ func CloneWorkspace(src, dst string) (string, error) {
 func userGitCmd(dir string, args ...string) ([]byte, error) {
 	cmd := exec.Command("git", args...)
 	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "GIT_TERMINAL_PROMPT=0", "LC_ALL=C")
+	// No optional locks: a status killed with exo must not leave the user's index locked.
+	cmd.Env = append(os.Environ(), "GIT_TERMINAL_PROMPT=0", "LC_ALL=C", "GIT_OPTIONAL_LOCKS=0")
 	var errb bytes.Buffer
 	cmd.Stderr = &errb
 	out, err := cmd.Output()
@@ -79,6 +82,7 @@ func cloneWorktree(src, dst string) error {
 	if _, err := userGitCmd(src, "worktree", "add", "--quiet", "--detach", dst, "HEAD"); err != nil {
 		return err
 	}
+	failpoint.Hit("clone.after-worktree")
 	out, err := userGitCmd(src, "status", "--porcelain=v1", "-z", "--untracked-files=all", "--no-renames")
 	if err != nil {
 		return err

@@ -13,6 +13,8 @@ import (
 	"time"
 
 	bolt "go.etcd.io/bbolt"
+
+	"exo/internal/failpoint"
 )
 
 // Artifact is the metadata of a content-addressed blob; ID is the sha256 of its content.
@@ -68,6 +70,7 @@ func (w *ArtifactWriter) Write(p []byte) (int, error) {
 	if w.done {
 		return 0, errors.New("write artifact: already committed or aborted")
 	}
+	failpoint.Hit("artifact.write") // "artifact.write#N" kills exo in the middle of a big blob
 	n, err := w.f.Write(p)
 	w.h.Write(p[:n])
 	w.n += int64(n)

@@ -26,10 +26,13 @@ const (
 	Models RecordBucket = "models"
 	// Settings holds small harness settings by key.
 	Settings RecordBucket = "settings"
+	// Journal holds multi-step operations in progress (a fork's working copy, a restore), so
+	// that one cut short by a crash is completed or rolled back on the next open.
+	Journal RecordBucket = "journal"
 )
 
 // recordBuckets lists every record bucket, created when a database is initialised.
-var recordBuckets = []RecordBucket{Sessions, Secrets, Models, Settings}
+var recordBuckets = []RecordBucket{Sessions, Secrets, Models, Settings, Journal}
 
 // topBuckets lists every top-level bucket of a current database.
 func topBuckets() [][]byte {

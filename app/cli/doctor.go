@@ -30,6 +30,8 @@ type doctorReport struct {
 	Damaged string       `json:"damaged,omitempty"`
 	// Executors says which executors can run here (binary found, version).
 	Executors []executors.Info `json:"executors"`
+	// Recovered is what this open put back in order after a process that died.
+	Recovered *harness.RecoveryReport `json:"recovered,omitempty"`
 }
 
 func doctorCmd(e *env) *cobra.Command {
@@ -62,6 +64,7 @@ func doctorCmd(e *env) *cobra.Command {
 				}
 				tw.Flush()
 				fmt.Fprintf(e.stdout, "\nwhat this machine supports:\n%s\n", h.Capabilities())
+				printRecovery(e.stdout, rep.Recovered)
 				if rep.Damaged != "" {
 					fmt.Fprintf(e.stdout, "\ndamaged\t%s\n%s", rep.Damaged, damageAdvice(rep.Home))
 					return failf(ExitFailure, "the database is damaged: writes are refused")
@@ -83,6 +86,9 @@ func doctor(h *harness.Harness) (doctorReport, error) {
 	rep := doctorReport{Home: h.Home(), DB: st.Path(), DBBytes: st.Size()}
 	if d := h.Damaged(); d != nil {
 		rep.Damaged = d.Error()
+	}
+	if r := h.Recovery(); !r.Empty() {
+		rep.Recovered = &r
 	}
 	var err error
 	if rep.Schema, err = st.Schema(); err != nil {

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"fmt"
+	"io"
 
 	"exo/harness"
 )
@@ -40,4 +41,16 @@ func firstNonEmpty(ss ...string) string {
 		}
 	}
 	return ""
+}
+
+// printRecovery says what opening the store put back in order after a process that died.
+func printRecovery(w io.Writer, r *harness.RecoveryReport) {
+	if r == nil {
+		return
+	}
+	fmt.Fprintf(w, "\nrecovered after a crash: %d operations completed, %d unfinished fork copies removed, %d turns marked interrupted\n",
+		len(r.Completed), len(r.RolledBack), len(r.Interrupted))
+	for _, p := range r.Problems {
+		fmt.Fprintf(w, "  could not recover: %s\n", p)
+	}
 }

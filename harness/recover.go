@@ -1,0 +1,219 @@
+package harness
+
+import (
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"sort"
+
+	"exo/sandbox"
+	"exo/store"
+)
+
+// RecoveryReport says what Recover found left over by a process that died.
+type RecoveryReport struct {
+	// Completed lists journaled restores that were done again to the end.
+	Completed []string `json:"completed,omitempty"`
+	// RolledBack lists unfinished fork copies that were removed.
+	RolledBack []string `json:"rolled_back,omitempty"`
+	// Interrupted lists sessions whose turn was cut short, now recorded as interrupted.
+	Interrupted []string `json:"interrupted,omitempty"`
+	// Problems lists what could not be recovered (it is tried again on the next open).
+	Problems []string `json:"problems,omitempty"`
+}
+
+// Empty reports whether nothing was left over.
+func (r RecoveryReport) Empty() bool {
+	return len(r.Completed)+len(r.RolledBack)+len(r.Interrupted)+len(r.Problems) == 0
+}
+
+// Recover puts EXO_HOME back in order after a process that held it died (kill -9, a crash, a
+// power cut): journaled operations are completed (restores) or rolled back (half-made fork
+// copies), stale git locks and temporary objects are removed from shadow repositories once no
+// live process uses them, and turns that were running are recorded as interrupted (their open
+// tool calls closed). Open runs it, while holding EXO_HOME's lock, so nothing else is running;
+// a daemon that owns turns runs it when it starts. A damaged store is left alone.
+func (h *Harness) Recover() RecoveryReport {
+	var rep RecoveryReport
+	if h.st.Damaged() != nil {
+		return rep
+	}
+	h.recoverShadows(&rep)
+	h.recoverJournal(&rep)
+	h.recoverTurns(&rep)
+	h.mu.Lock()
+	h.recovery = rep
+	h.mu.Unlock()
+	return rep
+}
+
+// Recovery returns what the last Recover did.
+func (h *Harness) Recovery() RecoveryReport {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.recovery
+}
+
+// recoverShadows clears stale locks of every shadow repository.
+func (h *Harness) recoverShadows(rep *RecoveryReport) {
+	dirs, _ := filepath.Glob(filepath.Join(h.Home(), "shadow", "*.git"))
+	for _, d := range dirs {
+		if err := sandbox.RecoverShadow(d); err != nil {
+			rep.Problems = append(rep.Problems, err.Error())
+		}
+	}
+}
+
+// recoverJournal completes or rolls back every operation a dead process left in the journal.
+func (h *Harness) recoverJournal(rep *RecoveryReport) {
+	entries, err := h.journal()
+	if err != nil {
+		rep.Problems = append(rep.Problems, "read the journal: "+err.Error())
+		return
+	}
+	sort.Slice(entries, func(i, j int) bool { return entries[i].Started.Before(entries[j].Started) })
+	for _, e := range entries {
+		switch e.Op {
+		case opForkClone:
+			if err := h.rollbackClone(e); err != nil {
+				rep.Problems = append(rep.Problems, err.Error())
+				continue
+			}
+			rep.RolledBack = append(rep.RolledBack, e.Dir)
+		case opRestore:
+			if err := h.finishRestore(e); err != nil {
+				rep.Problems = append(rep.Problems, err.Error())
+				continue
+			}
+			rep.Completed = append(rep.Completed, fmt.Sprintf("restore of %s to event %d", e.Session, e.Seq))
+		default:
+			rep.Problems = append(rep.Problems, fmt.Sprintf("journal entry %s: unknown operation %q (a newer exo?)", e.ID, e.Op))
+		}
+	}
+}
+
+// finishRestore does a journaled restore again, unless its session moved to another branch
+// since (the files then follow that branch, and the entry is only dropped).
+func (h *Harness) finishRestore(e journalEntry) error {
+	s, err := h.Session(e.Session)
+	if err != nil || s.Branch != e.Branch || s.Workspace == "" {
+		return h.st.Update(func(tx *store.Tx) error { return dropJournal(tx, e.ID) })
+	}
+	if err := h.restoreCommit(s, e.Commit, e.Seq, e.ID); err != nil {
+		return fmt.Errorf("finish restoring %s to event %d: %w", s.Name, e.Seq, err)
+	}
+	return nil
+}
+
+// recoverTurns records every turn a dead process was running as interrupted.
+func (h *Harness) recoverTurns(rep *RecoveryReport) {
+	all, err := h.Sessions()
+	if err != nil {
+		rep.Problems = append(rep.Problems, "list sessions: "+err.Error())
+		return
+	}
+	for _, s := range all {
+		recs, err := h.interruptedRecords(s.Branch)
+		if err != nil {
+			rep.Problems = append(rep.Problems, fmt.Sprintf("session %s: %v", s.Name, err))
+			continue
+		}
+		if len(recs) == 0 {
+			continue
+		}
+		if _, err := h.AppendOn(s.ID, s.Branch, recs...); err != nil {
+			rep.Problems = append(rep.Problems, fmt.Sprintf("session %s: %v", s.Name, err))
+			continue
+		}
+		rep.Interrupted = append(rep.Interrupted, s.Name)
+	}
+}
+
+// interruptedText is the result recorded for a tool call whose process died.
+const interruptedText = "exo stopped before this call finished; it may or may not have taken effect"
+
+// interruptedRecords returns what closes a branch's unfinished turn: an interrupted result for
+// every open tool call and, when a turn was running, turn.interrupted. None when it is at rest.
+func (h *Harness) interruptedRecords(branch string) ([]store.Record, error) {
+	if resting, err := h.atRest(branch); err != nil || resting {
+		return nil, err
+	}
+	st, _, err := h.LoadState(branch, 0, true)
+	if err != nil {
+		return nil, err
+	}
+	running := st.Status == StatusRunning || st.Status == StatusWaiting || st.ModelInFlight != 0
+	if !running && len(st.OpenCalls) == 0 {
+		return nil, nil
+	}
+	var recs []store.Record
+	for _, id := range openCallsInOrder(st.OpenCalls) {
+		recs = append(recs, MustRecord(TypeToolCompleted, ActorHarness, ToolCompleted{CallID: id, Tool: h.toolOf(branch, st.OpenCalls[id]),
+			Interrupted: true, IsError: true, Output: interruptedText}))
+	}
+	if running {
+		recs = append(recs, MustRecord(TypeTurnInterrupted, ActorHarness, TurnInterrupted{
+			Reason:        "exo stopped during the turn (killed or crashed); nothing after the last recorded event is known to have happened",
+			ModelInFlight: st.ModelInFlight, OpenCalls: len(st.OpenCalls)}))
+	}
+	return recs, nil
+}
+
+// atRest tells from a branch's last event alone, when it can, that no turn is running there,
+// so that opening a home with many idle sessions does not fold every one of them.
+func (h *Harness) atRest(branch string) (bool, error) {
+	head, _, err := h.st.Head(branch)
+	if err != nil || head == 0 {
+		return head == 0, err
+	}
+	evs, err := h.st.ReadRange(branch, head, head)
+	if err != nil || len(evs) != 1 {
+		return false, err
+	}
+	last := evs[0]
+	switch last.Type {
+	case TypeSessionCreated, TypeInvocationReceived, TypeTurnCancelled, TypeTurnInterrupted, TypeModelFailed,
+		TypeSessionFinished, TypeSessionSuspended, TypeSessionResumed, TypeSessionRewound:
+		return true, nil
+	case TypeModelCompleted:
+		var p ModelCompleted
+		return json.Unmarshal(last.Data, &p) == nil && len(p.ToolCalls) == 0, nil
+	}
+	return false, nil
+}
+
+// toolOf returns the tool named by the tool.started event at seq.
+func (h *Harness) toolOf(branch string, seq uint64) string {
+	evs, err := h.st.ReadRange(branch, seq, seq)
+	if err != nil || len(evs) == 0 {
+		return ""
+	}
+	var p ToolStarted
+	_ = json.Unmarshal(evs[0].Data, &p)
+	return p.Tool
+}
+
+// openCallsInOrder lists open call ids by the seq of their tool.started.
+func openCallsInOrder(open map[string]uint64) []string {
+	ids := make([]string, 0, len(open))
+	for id := range open {
+		ids = append(ids, id)
+	}
+	sort.Slice(ids, func(i, j int) bool { return open[ids[i]] < open[ids[j]] })
+	return ids
+}
+
+// unfinished reports journaled operations still open: Recover could not finish them when this
+// process opened the store (the reason is in Recovery), so the files may not match the log.
+func (h *Harness) unfinished() []store.Problem {
+	entries, err := h.journal()
+	if err != nil {
+		return []store.Problem{{Branch: "journal", Reason: err.Error()}}
+	}
+	var out []store.Problem
+	for _, e := range entries {
+		out = append(out, store.Problem{Branch: firstNonEmpty(e.Branch, "journal"), Seq: e.Seq,
+			Reason: fmt.Sprintf("unfinished %s (started %s) could not be completed on open; see exo doctor", e.Op, e.Started.Format("2006-01-02 15:04:05"))})
+	}
+	return out
+}
