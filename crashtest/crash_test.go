@@ -1,4 +1,4 @@
-package main
+package crashtest
 
 import (
 	"bytes"
@@ -124,16 +124,16 @@ func diffCount(a, b map[string]string) int {
 	return n
 }
 
-// sessionRows returns `exo sessions --json`.
-func sessionRows(t *testing.T, home string) []struct {
+// sessionRow is one row of `exo sessions --json`.
+type sessionRow struct {
 	ID, Name, Status, Workspace string
 	Branches                    int
-} {
+}
+
+// sessionRows returns `exo sessions --json`.
+func sessionRows(t *testing.T, home string) []sessionRow {
 	t.Helper()
-	var rows []struct {
-		ID, Name, Status, Workspace string
-		Branches                    int
-	}
+	var rows []sessionRow
 	if err := json.Unmarshal([]byte(mustRun(t, home, "sessions", "--json")), &rows); err != nil {
 		t.Fatal(err)
 	}
@@ -163,7 +163,7 @@ func writeTree(t *testing.T, dir, version string, n int) {
 // leftovers lists what a killed exo may leave behind in EXO_HOME and the source repository:
 // git locks and temporary objects, partial blobs, fork copies no session uses, worktree records
 // for them.
-func leftovers(t *testing.T, home, repo string) []string {
+func leftovers(t *testing.T, home, repo string, rows []sessionRow) []string {
 	t.Helper()
 	var out []string
 	for _, pat := range []string{"shadow/*.git/*.lock", "shadow/*.git/refs/exo/*.lock", "shadow/*.git/objects/??/tmp_obj_*", "artifacts/tmp/*"} {
@@ -171,7 +171,7 @@ func leftovers(t *testing.T, home, repo string) []string {
 		out = append(out, m...)
 	}
 	used := map[string]bool{}
-	for _, r := range sessionRows(t, home) {
+	for _, r := range rows {
 		used[r.Workspace] = true
 	}
 	copies, _ := filepath.Glob(filepath.Join(home, "workspaces", "*"))
@@ -215,10 +215,11 @@ func checkRecovered(t *testing.T, home, repo, point string) {
 	if out, errs, code := run(t, home, "verify"); code != 0 {
 		t.Fatalf("%s: verify after the kill: exit %d %s %s", point, code, out, errs)
 	}
-	if left := leftovers(t, home, repo); len(left) > 0 {
+	rows := sessionRows(t, home)
+	if left := leftovers(t, home, repo, rows); len(left) > 0 {
 		t.Fatalf("%s: left behind: %v", point, left)
 	}
-	for _, r := range sessionRows(t, home) {
+	for _, r := range rows {
 		if r.Status == "running" || r.Status == "waiting" {
 			t.Fatalf("%s: session %s still shown %s", point, r.Name, r.Status)
 		}
@@ -229,6 +230,7 @@ func checkRecovered(t *testing.T, home, repo, point string) {
 // index of the first snapshot and at the later steps of it: the next command must work, leave
 // no lock, and the baseline taken then must restore the files.
 func TestKillDuringFirstSnapshot(t *testing.T) {
+	t.Parallel()
 	home, ws := t.TempDir(), t.TempDir()
 	writeTree(t, ws, "v1", 200)
 	mustRun(t, home, "new", "--name", "s", "--workspace", ws)
@@ -254,13 +256,14 @@ func TestKillDuringFirstSnapshot(t *testing.T) {
 // middle of git writing the files): after the next command the files are either untouched (the
 // rewind did not happen) or fully restored (it did), verify holds, and nothing is left behind.
 func TestKillDuringRewind(t *testing.T) {
+	t.Parallel()
 	home, ws := t.TempDir(), t.TempDir()
-	writeTree(t, ws, "v1", 400)
+	writeTree(t, ws, "v1", 200)
 	mustRun(t, home, "new", "--name", "s", "--workspace", ws)
 	mustRun(t, home, "exec", "s", "--", "true")
 	k1, v1 := headSeq(t, home, "s"), files(t, ws)
 	os.Remove(filepath.Join(ws, "only-v1.txt"))
-	writeTree(t, ws, "v2", 400)
+	writeTree(t, ws, "v2", 200)
 	mustRun(t, home, "exec", "s", "--", "true")
 	v2 := files(t, ws)
 	fx := saveFixture(t, home, ws)
@@ -289,21 +292,22 @@ func TestKillDuringRewind(t *testing.T) {
 // from a plain folder (copy): after the next command the sibling either exists with the files
 // as they were at the fork point, or does not exist and left no copy or worktree record.
 func TestKillDuringFork(t *testing.T) {
+	t.Parallel()
 	points := []string{"fork.after-journal", "clone.after-worktree", "clone.copy-file#5", "fork.after-clone", "fork.after-events",
 		"restore.before", "git.read-tree@40ms/group", "restore.after-files"}
 	for _, kind := range []string{"git", "plain"} {
 		home, ws, repo := t.TempDir(), t.TempDir(), ""
 		if kind == "git" {
-			ws = gitRepo(t, 300)
+			ws = gitRepo(t, 150)
 			repo = ws
 		} else {
-			writeTree(t, ws, "base", 300)
+			writeTree(t, ws, "base", 150)
 		}
 		mustRun(t, home, "new", "--name", "s", "--workspace", ws)
-		writeTree(t, ws, "v1", 300)
+		writeTree(t, ws, "v1", 150)
 		mustRun(t, home, "exec", "s", "--", "true")
 		k1, v1 := headSeq(t, home, "s"), files(t, ws)
-		writeTree(t, ws, "v2", 300)
+		writeTree(t, ws, "v2", 150)
 		mustRun(t, home, "exec", "s", "--", "true")
 		fx := saveFixture(t, home, ws)
 		for _, fp := range points {
@@ -331,6 +335,7 @@ func TestKillDuringFork(t *testing.T) {
 // TestKillDuringBigOutput kills exo while a command's large output streams into an artifact:
 // no partial blob stays behind and the call is closed as interrupted.
 func TestKillDuringBigOutput(t *testing.T) {
+	t.Parallel()
 	home, ws := t.TempDir(), t.TempDir()
 	mustRun(t, home, "new", "--name", "s", "--workspace", ws)
 	fx := saveFixture(t, home, ws)
@@ -353,6 +358,7 @@ func TestKillDuringBigOutput(t *testing.T) {
 // TestKillDuringTurn kills exo right after each durable step of a turn: the session must not
 // stay "running", its open tool call is closed as interrupted, and the next turn runs.
 func TestKillDuringTurn(t *testing.T) {
+	t.Parallel()
 	for _, fp := range []string{"after.step.started", "after.model.requested", "after.tool.started", "after.workspace.snapshot#2"} {
 		t.Run(fp, func(t *testing.T) {
 			srv := providertest.NewScriptedChat(

@@ -1,0 +1,64 @@
+// Package crashtest kills the real exo binary with SIGKILL at chosen steps of its multi-step
+// operations (EXO_FAILPOINT) and checks that the next command finds everything in order. It is
+// a package of its own so that its many processes do not share the end-to-end tests' timeout.
+package crashtest
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+)
+
+// exoBin is the exo binary built once for these tests.
+var exoBin string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "exo-crash-bin-")
+	if err != nil {
+		panic(err)
+	}
+	exoBin = filepath.Join(dir, "exo")
+	if out, err := exec.Command("go", "build", "-o", exoBin, "exo").CombinedOutput(); err != nil {
+		panic("build exo: " + err.Error() + "\n" + string(out))
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// exoEnv runs exo with EXO_HOME=home in dir, with extra environment, and returns stdout,
+// stderr and the exit code.
+func exoEnv(t *testing.T, home, dir string, env []string, args ...string) (string, string, int) {
+	t.Helper()
+	cmd := exec.Command(exoBin, args...)
+	cmd.Dir = dir
+	cmd.Env = append(append(os.Environ(), "EXO_HOME="+home), env...)
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err := cmd.Run()
+	code := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	return out.String(), errb.String(), code
+}
+
+// run runs exo in the current directory.
+func run(t *testing.T, home string, args ...string) (string, string, int) {
+	t.Helper()
+	return exoEnv(t, home, "", nil, args...)
+}
+
+// mustRun runs exo and fails on a non-zero exit.
+func mustRun(t *testing.T, home string, args ...string) string {
+	t.Helper()
+	out, errs, code := run(t, home, args...)
+	if code != 0 {
+		t.Fatalf("exo %v: exit %d: %s", args, code, errs)
+	}
+	return out
+}
