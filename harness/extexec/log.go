@@ -69,28 +69,59 @@ func NewLog(h *harness.Harness, sessionID, executor string, spec harness.ModelSp
 	return l
 }
 
-// write commits queued jobs in order.
+// write commits queued jobs in order; jobs queued meanwhile are committed together in one
+// transaction (one fsync), which is what lets an answer's events and the turn's end share one.
 func (l *Log) write() {
 	for {
+		var batch []logJob
 		select {
 		case j := <-l.queue:
-			var err error
-			if len(j.recs) > 0 {
-				_, err = l.h.AppendOn(l.session, j.branch, j.recs...)
-			}
-			if err != nil {
-				l.mu.Lock()
-				if l.err == nil {
-					l.err = err
-				}
-				l.mu.Unlock()
-			}
-			if j.after != nil {
-				j.after(err)
-			}
+			batch = append(batch, j)
 		case <-l.quit:
 			return
 		}
+	more:
+		for len(batch) < 64 {
+			select {
+			case j := <-l.queue:
+				batch = append(batch, j)
+			default:
+				break more
+			}
+		}
+		l.commit(batch)
+	}
+}
+
+// commit appends a batch, one transaction per run of jobs on the same branch, then runs the
+// jobs' callbacks with the outcome.
+func (l *Log) commit(batch []logJob) {
+	for len(batch) > 0 {
+		n := 1
+		for n < len(batch) && batch[n].branch == batch[0].branch {
+			n++
+		}
+		var recs []harness.Record
+		for _, j := range batch[:n] {
+			recs = append(recs, j.recs...)
+		}
+		var err error
+		if len(recs) > 0 {
+			_, err = l.h.AppendOn(l.session, batch[0].branch, recs...)
+		}
+		if err != nil {
+			l.mu.Lock()
+			if l.err == nil {
+				l.err = err
+			}
+			l.mu.Unlock()
+		}
+		for _, j := range batch[:n] {
+			if j.after != nil {
+				j.after(err)
+			}
+		}
+		batch = batch[n:]
 	}
 }
 

@@ -16,6 +16,7 @@ import (
 	"exo/harness/executor"
 	"exo/harness/extexec"
 	"exo/harness/extexec/modeltest"
+	"exo/harness/provider"
 )
 
 // BenchmarkTurn measures one two-step turn (an answer with a tool call, the tool's result, a
@@ -23,24 +24,25 @@ import (
 // recorded, the tool run by exo and recorded), and with claude -p driven directly against the
 // same scripted server by a bare stream-json host that answers the tool at once. It reports the
 // median turn time and time from the prompt to the first streamed character of each, and for exo
-// its own time measured inside: per step, the time Claude waited on exo's endpoint (before the
-// call went upstream and after the answer ended) and on exo's answers to its control requests
-// (the tool call included); per turn, the time before the prompt reached Claude and after its
-// result.
+// its own time measured inside, per step (model call): the time Claude waited on exo's endpoint
+// (before the call went upstream and after the answer ended) and on exo's answers to its control
+// requests (the tool call included), plus the turn's edges (before the prompt reached Claude and
+// after its result) spread over its steps; and the edges alone per turn.
 func BenchmarkTurn(b *testing.B) {
 	var direct, viaExo []time.Duration
 	var directTTFC, exoTTFC []time.Duration
 	b.Run("direct", func(b *testing.B) { direct, directTTFC = benchDirect(b) })
-	b.Run("exo", func(b *testing.B) { viaExo, exoTTFC = benchExo(b) })
+	b.Run("exo", func(b *testing.B) { viaExo, exoTTFC = benchExo(b, false) })
+	b.Run("exo-nosync", func(b *testing.B) { benchExo(b, true) })
 	if len(direct) > 0 && len(viaExo) > 0 {
 		d, x := median(direct), median(viaExo)
-		b.Logf("median turn: direct %s, exo %s; first character: direct %s, exo %s; exo's added time per step: %s",
+		b.Logf("median turn: direct %s, exo %s; first character: direct %s, exo %s; (exo − direct) per step: %s",
 			d, x, median(directTTFC), median(exoTTFC), (x-d)/2)
 	}
 }
 
 // benchScript loads the benchmark's scripted server.
-func benchScript(b *testing.B) *modeltest.Anthropic {
+func benchScript(b testing.TB) *modeltest.Anthropic {
 	sc, err := modeltest.LoadScript(filepath.Join("testdata", "bench.yaml"))
 	if err != nil {
 		b.Fatal(err)
@@ -50,8 +52,10 @@ func benchScript(b *testing.B) *modeltest.Anthropic {
 	return srv
 }
 
-func benchExo(b *testing.B) (turns, ttfc []time.Duration) {
-	f := newFixture(b)
+// benchExo runs the turns through exo; noSync leaves commits unsynced (to show exo's time
+// without the disk's).
+func benchExo(b *testing.B, noSync bool) (turns, ttfc []time.Duration) {
+	f := openFixture(b, b.TempDir(), noSync)
 	f.srv.Close()
 	srv := benchScript(b)
 	if _, err := f.h.RegisterModel(harness.ModelSpec{Name: "bench", Provider: "anthropic", ModelID: "claude-sonnet-4-5", BaseURL: srv.URL, Secret: "anthropic-key"}); err != nil {
@@ -82,7 +86,7 @@ func benchExo(b *testing.B) (turns, ttfc []time.Duration) {
 		x.mu.Lock()
 		o := x.last
 		x.mu.Unlock()
-		perStep = append(perStep, o.steps/time.Duration(o.calls))
+		perStep = append(perStep, (o.steps+o.before+o.after)/time.Duration(o.calls))
 		perTurn = append(perTurn, o.before+o.after)
 		return took, (<-first).Sub(start)
 	}
@@ -103,20 +107,24 @@ func benchExo(b *testing.B) (turns, ttfc []time.Duration) {
 func benchDirect(b *testing.B) (turns, ttfc []time.Duration) {
 	bin := claudeBinary(b)
 	srv := benchScript(b)
+	// The same claude, arguments, system prompt and tool list as through exo; only the host differs.
+	f := newFixture(b)
+	x := f.executor(b, Options{})
+	spec, _ := f.h.Model("")
+	spec.ModelID = "claude-sonnet-4-5"
 	d, err := extexec.SessionDirs(b.TempDir(), Name, "direct")
 	if err != nil {
 		b.Fatal(err)
 	}
-	ws := b.TempDir()
-	os.WriteFile(filepath.Join(ws, "README.md"), []byte("# sample\n"), 0o644)
-	cmd := exec.Command(bin, "-p", "--output-format", "stream-json", "--verbose", "--input-format", "stream-json",
-		"--permission-prompt-tool", "stdio", "--include-partial-messages", "--mcp-config", mcpConfig, "--strict-mcp-config",
-		"--setting-sources", "user", "--model", "claude-sonnet-4-5", "--tools", "")
-	cmd.Dir = ws
-	cmd.Env = extexec.CleanEnv(os.Environ(), map[string]string{"HOME": d.Home, "CLAUDE_CONFIG_DIR": d.Config, "CLAUDE_CODE_TMPDIR": d.Tmp,
-		"TMPDIR": d.Tmp, "ANTHROPIC_BASE_URL": srv.URL, "ANTHROPIC_API_KEY": sealedKey, "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
-		"DISABLE_AUTOUPDATER": "1", "DISABLE_TELEMETRY": "1", "DISABLE_ERROR_REPORTING": "1"})
-	h := &bareHost{}
+	env := map[string]string{}
+	for k, v := range x.env(d, nil, spec) {
+		env[k] = v
+	}
+	env["ANTHROPIC_BASE_URL"], env["ANTHROPIC_API_KEY"] = srv.URL, sealedKey
+	cmd := exec.Command(bin, x.args(f.s, spec, newUUID(), false)...)
+	cmd.Dir = f.ws
+	cmd.Env = extexec.CleanEnv(os.Environ(), env)
+	h := &bareHost{tools: x.x.HostTools(context.Background(), f.s.ID)}
 	if h.in, err = cmd.StdinPipe(); err != nil {
 		b.Fatal(err)
 	}
@@ -141,8 +149,9 @@ func benchDirect(b *testing.B) (turns, ttfc []time.Duration) {
 // bareHost is the least a stream-json host does: send the prompt, allow tools, answer the
 // in-band MCP server with a constant, read until the result.
 type bareHost struct {
-	in  io.WriteCloser
-	out *bufio.Reader
+	in    io.WriteCloser
+	out   *bufio.Reader
+	tools []provider.Tool
 }
 
 func (h *bareHost) send(v any) {
@@ -196,7 +205,11 @@ func (h *bareHost) control(env envelope) {
 		case "initialize":
 			res = map[string]any{"protocolVersion": "2025-06-18", "capabilities": map[string]any{"tools": map[string]any{}}, "serverInfo": map[string]any{"name": "exo", "version": "1"}}
 		case "tools/list":
-			res = map[string]any{"tools": []any{map[string]any{"name": "read_file", "description": "read a file", "inputSchema": map[string]any{"type": "object", "properties": map[string]any{"path": map[string]any{"type": "string"}}}}}}
+			var tools []any
+			for _, t := range h.tools {
+				tools = append(tools, map[string]any{"name": t.Name, "description": t.Description, "inputSchema": t.Schema})
+			}
+			res = map[string]any{"tools": tools}
 		case "tools/call":
 			res = map[string]any{"content": []any{map[string]any{"type": "text", "text": "     1\t# sample\n"}}}
 		}

@@ -53,6 +53,12 @@ func newFixture(t testing.TB) *fixture {
 // newFixtureAt is newFixture with EXO_HOME at home.
 func newFixtureAt(t testing.TB, home string) *fixture {
 	t.Helper()
+	return openFixture(t, home, false)
+}
+
+// openFixture is newFixtureAt, with commits not synced to disk when noSync (benchmarks only).
+func openFixture(t testing.TB, home string, noSync bool) *fixture {
+	t.Helper()
 	bin := claudeBinary(t)
 	sc, err := modeltest.LoadScript(filepath.Join("testdata", "turns.yaml"))
 	if err != nil {
@@ -60,7 +66,7 @@ func newFixtureAt(t testing.TB, home string) *fixture {
 	}
 	srv := modeltest.NewAnthropic(sc)
 	t.Cleanup(srv.Close)
-	h, err := harness.Open(home, harness.Options{SandboxHelper: []string{os.Args[0], sandbox.HelperCommand}})
+	h, err := harness.Open(home, harness.Options{NoSync: noSync, SandboxHelper: []string{os.Args[0], sandbox.HelperCommand}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -202,9 +202,13 @@ func (e *Executor) systemExtra(s *harness.Session) string {
 // env is what claude's environment holds beyond locale and PATH: isolated folders, the loopback
 // endpoint and its token, and the traffic switches. Nothing else of exo's environment.
 func (e *Executor) env(d extexec.Dirs, ep *extexec.Endpoint, spec harness.ModelSpec) map[string]string {
+	url, token := "", ""
+	if ep != nil {
+		url, token = ep.URL(), ep.Token()
+	}
 	return map[string]string{
 		"HOME": d.Home, "CLAUDE_CONFIG_DIR": d.Config, "CLAUDE_CODE_TMPDIR": d.Tmp, "TMPDIR": d.Tmp,
-		"ANTHROPIC_BASE_URL": ep.URL(), "ANTHROPIC_API_KEY": ep.Token(),
+		"ANTHROPIC_BASE_URL": url, "ANTHROPIC_API_KEY": token,
 		"ANTHROPIC_MODEL": spec.ModelID, "ANTHROPIC_SMALL_FAST_MODEL": spec.ModelID, "ANTHROPIC_DEFAULT_HAIKU_MODEL": spec.ModelID,
 		"ANTHROPIC_DEFAULT_SONNET_MODEL": spec.ModelID, "ANTHROPIC_DEFAULT_OPUS_MODEL": spec.ModelID,
 		"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1", "DISABLE_AUTOUPDATER": "1", "DISABLE_TELEMETRY": "1",
