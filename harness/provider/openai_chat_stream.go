@@ -49,11 +49,13 @@ type chatUsage struct {
 
 // chatDelta is a choice's new text, reasoning and tool-call fragments.
 type chatDelta struct {
-	Content          string          `json:"content"`
-	Refusal          string          `json:"refusal"`
-	ReasoningContent string          `json:"reasoning_content"`
-	Reasoning        string          `json:"reasoning"`
-	ReasoningDetails []chatReasoning `json:"reasoning_details"`
+	Content string `json:"content"`
+	Refusal string `json:"refusal"`
+	// The reasoning fields are pointers, allocated only for chunks that carry them, so that
+	// plain text chunks cost no more to decode.
+	ReasoningContent *string          `json:"reasoning_content"`
+	Reasoning        *string          `json:"reasoning"`
+	ReasoningDetails *[]chatReasoning `json:"reasoning_details"`
 	ToolCalls        []struct {
 		Index    int64  `json:"index"`
 		ID       string `json:"id"`
@@ -140,7 +142,9 @@ func (u *chatUsage) usage() Usage {
 
 // delta applies the text, reasoning and tool-call pieces of one choice.
 func (s *chatState) delta(d *chatDelta) *Error {
-	s.reasoning(d)
+	if d.ReasoningContent != nil || d.Reasoning != nil || d.ReasoningDetails != nil {
+		s.reasoning(deref(d.ReasoningDetails), deref(d.ReasoningContent), deref(d.Reasoning))
+	}
 	s.acc.addText(d.Content)
 	s.acc.addText(d.Refusal)
 	for _, tc := range d.ToolCalls {
@@ -167,23 +171,32 @@ const (
 // reasoning applies a chunk's reasoning: reasoning_details when present
 // (OpenRouter and Vercel also repeat their text in "reasoning"), else
 // reasoning_content, else a plain "reasoning" field.
-func (s *chatState) reasoning(d *chatDelta) {
+func (s *chatState) reasoning(details []chatReasoning, content, plain string) {
 	switch {
-	case len(d.ReasoningDetails) > 0:
-		for i := range d.ReasoningDetails {
-			s.detail(&d.ReasoningDetails[i])
+	case len(details) > 0:
+		for i := range details {
+			s.detail(&details[i])
 		}
-		if d.ReasoningContent != "" { // both (Kimi through Avian): kept to send back, not shown twice
+		if content != "" { // both (Kimi through Avian): kept to send back, not shown twice
 			r := s.acc.startReasoning(contentKey, Reasoning{Format: ReasoningContent, Hidden: true})
-			r.text.WriteString(d.ReasoningContent)
+			r.text.WriteString(content)
 		}
-	case d.ReasoningContent != "":
+	case content != "":
 		r := s.acc.startReasoning(contentKey, Reasoning{Format: ReasoningContent})
-		s.acc.addReasoningText(r, d.ReasoningContent)
-	case d.Reasoning != "":
+		s.acc.addReasoningText(r, content)
+	case plain != "":
 		r := s.acc.startReasoning(plainKey, Reasoning{Format: ReasoningPlain})
-		s.acc.addReasoningText(r, d.Reasoning)
+		s.acc.addReasoningText(r, plain)
 	}
+}
+
+// deref reads an optional field.
+func deref[T any](p *T) T {
+	var zero T
+	if p == nil {
+		return zero
+	}
+	return *p
 }
 
 // detail merges a reasoning_details fragment into its entry, keyed by index
