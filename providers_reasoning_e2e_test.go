@@ -146,8 +146,8 @@ func TestProviderCostAndReasoningTokensReachTheRun(t *testing.T) {
 		t.Errorf("cost = %v (exit %d), want OpenRouter's figures summed", res["cost"], code)
 	}
 	res, log, _, _ := runRecorded(t, recorded(t, "TestOpenAICompatibleThinking/xai-grok-3-mini/thinking-streaming.yaml"), "openai-compatible", "grok-3-mini")
-	if out := at(res, "usage", "output"); out == nil || out.(float64) < 340 {
-		t.Errorf("output tokens %v: xAI's 313 reasoning tokens are missing (%v)", out, res["usage"])
+	if out, r := at(res, "usage", "output"), at(res, "usage", "reasoning"); out == nil || out.(float64) < 340 || r == nil || r.(float64) < 313 {
+		t.Errorf("output tokens %v, reasoning %v: xAI's 313 reasoning tokens are missing (%v)", out, r, res["usage"])
 	}
 	if !strings.Contains(log, "thought: First, the user is asking") {
 		t.Errorf("log:\n%s", log)

@@ -36,9 +36,11 @@ type runOutput struct {
 }
 
 type usage struct {
-	Input  int64 `json:"input"`
-	Output int64 `json:"output"`
-	Cached int64 `json:"cached"`
+	Input      int64 `json:"input"`
+	Output     int64 `json:"output"`
+	Cached     int64 `json:"cached"`
+	CacheWrite int64 `json:"cache_write,omitempty"`
+	Reasoning  int64 `json:"reasoning,omitempty"`
 }
 
 // runFlags are `exo run`'s options.
@@ -165,7 +167,7 @@ func (e *env) runSession(h *harness.Harness, f runFlags) (*harness.Session, erro
 // finishRun prints the outcome and maps it to an exit code.
 func (e *env) finishRun(s *harness.Session, f runFlags, res executor.Result, err error) error {
 	out := runOutput{SessionID: s.ID, Session: s.Name, Response: res.Response, Steps: res.Steps, ToolCalls: res.ToolCalls,
-		Usage: usage{res.Usage.Input, res.Usage.Output, res.Usage.Cached}, Cost: res.Cost, TTFTMs: res.TTFTMs, DurationMs: res.DurationMs}
+		Usage: usage{res.Usage.Input, res.Usage.Output, res.Usage.Cached, res.Usage.CacheWrite, res.Usage.Reasoning}, Cost: res.Cost, TTFTMs: res.TTFTMs, DurationMs: res.DurationMs}
 	switch {
 	case err != nil && errors.Is(err, executor.ErrBusy):
 		out.ExitCode, out.Error = ExitUsage, err.Error()
