@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -35,9 +36,27 @@ func TestMain(m *testing.M) {
 	if out, err := exec.Command("go", "build", "-o", exoBin, ".").CombinedOutput(); err != nil {
 		panic("build exo: " + err.Error() + "\n" + string(out))
 	}
+	// A daemon a test forgot to stop goes away soon by itself.
+	os.Setenv("EXO_DAEMON_IDLE", "20s")
 	code := m.Run()
 	os.RemoveAll(dir)
 	os.Exit(code)
+}
+
+// daemonHomes remembers, per test, the homes whose daemon the test's end stops.
+var daemonHomes sync.Map
+
+// stopDaemonAtEnd stops home's daemon when t ends (before t.TempDir removes home): every exo
+// command starts one for its EXO_HOME.
+func stopDaemonAtEnd(t testing.TB, home string) {
+	if _, seen := daemonHomes.LoadOrStore(t.Name()+"\x00"+home, true); seen {
+		return
+	}
+	t.Cleanup(func() {
+		cmd := exec.Command(exoBin, "--home", home, "daemon", "stop")
+		cmd.Env = append(os.Environ(), "EXO_HOME="+home)
+		_ = cmd.Run()
+	})
 }
 
 // run runs the exo binary with EXO_HOME=home and returns stdout, stderr and the exit code.
@@ -185,6 +204,7 @@ func BenchmarkRunStream(b *testing.B) {
 			srv := providertest.NewChatServer(n, "x")
 			defer srv.Close()
 			home := b.TempDir()
+			stopDaemonAtEnd(b, home)
 			if out, err := exec.Command(exoBin, "--home", home, "model", "register", "local", "--provider", "openai-compatible",
 				"--model-id", "bench", "--base-url", srv.BaseURL()).CombinedOutput(); err != nil {
 				b.Fatalf("%v %s", err, out)

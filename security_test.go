@@ -20,6 +20,7 @@ const secretValue = "sk-test-7f3a9c2e41d84b6fa0c5e9d2b7a14f68"
 // exoEnv runs the exo binary with EXO_HOME=home in dir, with extra environment.
 func exoEnv(t *testing.T, home, dir string, env []string, args ...string) (string, string, int) {
 	t.Helper()
+	stopDaemonAtEnd(t, home)
 	cmd := exec.Command(exoBin, args...)
 	cmd.Dir = dir
 	cmd.Env = append(append(os.Environ(), "EXO_HOME="+home), env...)
@@ -126,6 +127,7 @@ func TestResumeAfterKillMidTurn(t *testing.T) {
 	defer srv.Close()
 	home, ws := t.TempDir(), t.TempDir()
 	exoEnv(t, home, ws, nil, "model", "register", "m", "--provider", "openai-compatible", "--base-url", srv.BaseURL())
+	stopDaemonAtEnd(t, home)
 	cmd := exec.Command(exoBin, "run", "start the job")
 	cmd.Dir, cmd.Env = ws, append(os.Environ(), "EXO_HOME="+home)
 	if err := cmd.Start(); err != nil {

@@ -78,6 +78,7 @@ func TestTUIEndToEnd(t *testing.T) {
 	if _, errs, code := run(t, home, "model", "register", "demo", "--provider", "scripted"); code != 0 {
 		t.Fatal(errs)
 	}
+	stopDaemonAtEnd(t, home)
 	scr := startTmux(t, 160, 48, "cd "+ws+" && EXO_HOME="+home+" "+exoBin+" --theme dark")
 	scr.waitFor("the prompt box", contains("ask, /command or !shell"))
 	scr.waitFor("the scripted label", contains("demo scripted"))

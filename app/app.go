@@ -5,25 +5,15 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
-	"exo/harness"
-	"exo/harness/executor"
-	"exo/harness/governance"
-	"exo/harness/plugins"
+	"exo/harness/api"
 )
 
-// Run opens the full-screen UI over a harness until the user quits.
-func Run(h *harness.Harness, opts Options) error {
-	var xo executor.Options
-	if err := governance.Install(h, &xo, opts.Workspace, opts.OverrideGovernance); err != nil {
-		return fmt.Errorf("%w (run 'exo compile', or start with --override-governance)", err)
-	}
-	pl := plugins.Install(h, &xo)
-	defer pl.Close()
-	x := executor.New(h, xo)
-	m := New(h, x, opts)
-	m.tracker = governance.NewTracker(h)
+// Run opens the full-screen UI over a harness client until the user quits. Turns the user
+// chooses to keep running go on in the harness after the UI is gone.
+func Run(c api.Client, opts Options) error {
+	m := New(c, opts)
 	_, err := tea.NewProgram(m).Run()
-	x.StopAgents() // subagents still running are cancelled; their parents get the report
+	m.closeWatch()
 	if err != nil {
 		return fmt.Errorf("terminal UI: %w", err)
 	}

@@ -8,7 +8,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"exo/harness"
-	"exo/harness/executor"
+	"exo/harness/service"
 )
 
 // newTestModel opens a harness with one session of a few events and returns the loaded model.
@@ -27,8 +27,9 @@ func newTestModel(t *testing.T) *Model {
 		harness.MustRecord(harness.TypeToolCompleted, "tool:bash", harness.ToolCompleted{CallID: "c1", Tool: "bash", Output: "ok\n\x1b]0;evil title\x07done", ExitCode: &code}),
 		harness.MustRecord(harness.TypeModelCompleted, "executor:default", harness.ModelCompleted{Text: "# Done\n\nThe **slow path** is fixed.", StopReason: "end_turn"}),
 	)
-	m := New(h, executor.New(h, executor.Options{}), Options{Session: s.ID, Theme: "dark"})
-	t.Cleanup(m.stopSub)
+	svc := service.New(h, service.Options{})
+	t.Cleanup(func() { svc.Close() })
+	m := New(svc, Options{Session: s.ID, Theme: "dark"})
 	m.Update(m.attachCmd()())
 	m.Update(m.siblingsCmd()())
 	return m

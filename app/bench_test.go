@@ -7,7 +7,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"exo/harness"
-	"exo/harness/executor"
+	"exo/harness/service"
 	"exo/store"
 )
 
@@ -46,7 +46,8 @@ func BenchmarkOpenFirstFrame(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		m := New(h, executor.New(h, executor.Options{}), Options{Session: s.ID, Theme: "dark"})
+		svc := service.New(h, service.Options{})
+		m := New(svc, Options{Session: s.ID, Theme: "dark"})
 		m.Update(tea.WindowSizeMsg{Width: 160, Height: 48})
 		m.Update(m.attachCmd()())
 		m.Update(m.siblingsCmd()())
@@ -54,7 +55,7 @@ func BenchmarkOpenFirstFrame(b *testing.B) {
 			b.Fatal("empty frame")
 		}
 		b.StopTimer()
-		m.stopSub()
+		svc.Close()
 		h.Close()
 		b.StartTimer()
 	}
@@ -73,8 +74,9 @@ func BenchmarkKeystrokeWhileStreaming(b *testing.B) {
 	for i := 0; i < 50; i++ {
 		h.Append(s.ID, benchTurn(i)...)
 	}
-	m := New(h, executor.New(h, executor.Options{}), Options{Session: s.ID, Theme: "dark"})
-	defer m.stopSub()
+	svc := service.New(h, service.Options{})
+	defer svc.Close()
+	m := New(svc, Options{Session: s.ID, Theme: "dark"})
 	m.Update(tea.WindowSizeMsg{Width: 160, Height: 48})
 	m.Update(m.attachCmd()())
 	lat := make([]float64, 0, b.N)

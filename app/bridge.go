@@ -1,16 +1,90 @@
 package app
 
 import (
+	"context"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
 
 	"exo/harness"
+	"exo/harness/api"
 )
 
 // batchWindow is how long the bridge gathers notices into one message, so PTY output and token
 // deltas arrive at the frame rate rather than one message per chunk.
 const batchWindow = 16 * time.Millisecond
+
+// reconnectDelay is how long the app waits before it watches again after losing the daemon.
+const reconnectDelay = 500 * time.Millisecond
+
+// watchOpenedMsg carries a new watch of the harness (or why it could not open).
+type watchOpenedMsg struct {
+	w   *api.Watcher
+	err error
+}
+
+// reconnectMsg asks the app to open its watch again.
+type reconnectMsg struct{}
+
+// openWatchCmd opens the watch of every session's notices, attached to a session (its clients
+// count shows in every app's siblings pane).
+func (m *Model) openWatchCmd(attach string) tea.Cmd {
+	c := m.c
+	return func() tea.Msg {
+		w, err := c.Watch(context.Background(), api.WatchRequest{Attach: attach, Client: "app"})
+		return watchOpenedMsg{w: w, err: err}
+	}
+}
+
+// onWatchOpened starts listening, or retries later.
+func (m *Model) onWatchOpened(msg watchOpenedMsg) tea.Cmd {
+	if msg.err != nil {
+		return tea.Batch(m.say("the exo daemon is not answering ("+msg.err.Error()+"); retrying…", true),
+			tea.Tick(reconnectDelay*4, func(time.Time) tea.Msg { return reconnectMsg{} }))
+	}
+	reconnected := m.watch != nil
+	m.watch = msg.w
+	cmds := []tea.Cmd{waitNotices(msg.w.C), m.activityCmd()}
+	if reconnected {
+		cmds = append(cmds, m.refreshCmd(), m.siblingsCmd(), m.say("reconnected to the exo daemon", false))
+	}
+	if cur := m.current(); cur != "" {
+		cmds = append(cmds, m.attachWatchCmd(cur))
+	}
+	return tea.Batch(cmds...)
+}
+
+// onWatchClosed reconnects after the daemon went away (the next client call restarts it).
+func (m *Model) onWatchClosed() tea.Cmd {
+	if m.watch == nil || m.quitting {
+		return nil
+	}
+	why := "the watch ended"
+	if err := m.watch.Err(); err != nil {
+		why = err.Error()
+	}
+	return tea.Batch(m.say("lost the exo daemon ("+why+"); reconnecting…", true),
+		tea.Tick(reconnectDelay, func(time.Time) tea.Msg { return reconnectMsg{} }))
+}
+
+// attachWatchCmd makes the app's watch count as a client of the session it shows.
+func (m *Model) attachWatchCmd(id string) tea.Cmd {
+	if m.watch == nil {
+		return nil
+	}
+	c, wid := m.c, m.watch.ID
+	return func() tea.Msg {
+		_ = c.Attach(context.Background(), wid, id)
+		return nil
+	}
+}
+
+// closeWatch ends the watch (the app is leaving).
+func (m *Model) closeWatch() {
+	if m.watch != nil {
+		m.watch.Close()
+	}
+}
 
 // waitNotices is a command that waits for harness notices and delivers them in a batch; Update
 // re-arms it after each batch.
@@ -36,5 +110,20 @@ func waitNotices(ch <-chan harness.Notice) tea.Cmd {
 				return noticesMsg{batch}
 			}
 		}
+	}
+}
+
+// activityMsg carries which sessions run turns and which are watched.
+type activityMsg struct {
+	act api.Activity
+	err error
+}
+
+// activityCmd reads what runs in the harness now.
+func (m *Model) activityCmd() tea.Cmd {
+	c := m.c
+	return func() tea.Msg {
+		a, err := c.Activity(context.Background())
+		return activityMsg{act: a, err: err}
 	}
 }

@@ -3,6 +3,7 @@ package app
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"time"
@@ -10,45 +11,49 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"exo/harness"
+	"exo/harness/api"
 	"exo/harness/commands"
-	"exo/harness/governance"
 	"exo/harness/mcp"
 	"exo/views"
 )
 
+// bg is the context of the app's harness calls: they are short, and a turn does not depend on
+// the call that started it.
+var bg = context.Background()
+
 // attachCmd finds the session to show: the one asked for, else the newest in the workspace,
 // else a new one.
 func (m *Model) attachCmd() tea.Cmd {
-	h, opts := m.h, m.opts
+	c, opts := m.c, m.opts
 	m.loadReq++
 	req := m.loadReq
 	return func() tea.Msg {
-		s, err := pickSession(h, opts)
+		s, err := pickSession(c, opts)
 		if err != nil {
 			return sessionLoadedMsg{req: req, err: err}
 		}
-		return load(h, s.ID, req)
+		return load(c, s.ID, req)
 	}
 }
 
 // pickSession resolves Options.Session, or the newest session of the workspace, or makes one.
-func pickSession(h *harness.Harness, o Options) (*harness.Session, error) {
+func pickSession(c api.Client, o Options) (*harness.Session, error) {
 	if o.Session != "" {
-		return h.Session(o.Session)
+		return c.Session(bg, o.Session)
 	}
-	all, err := h.Sessions()
+	all, err := c.ListSessions(bg)
 	if err != nil {
 		return nil, err
 	}
 	ws, _ := filepath.Abs(o.Workspace)
 	for i := len(all) - 1; i >= 0; i-- {
-		if all[i].Workspace == ws {
-			return all[i], nil
+		if all[i].Session.Workspace == ws {
+			return all[i].Session, nil
 		}
 	}
-	s, err := h.NewSession(harness.NewSessionOptions{Workspace: ws})
+	s, err := c.NewSession(bg, api.NewSessionRequest{Workspace: ws, OverrideGovernance: o.OverrideGovernance})
 	if err == nil && o.Model != "" {
-		s, err = h.UpdateSession(s.ID, func(s *harness.Session) error { s.Settings = map[string]string{"model": o.Model}; return nil })
+		s, err = c.SetSetting(bg, s.ID, "model", o.Model)
 	}
 	return s, err
 }
@@ -56,33 +61,33 @@ func pickSession(h *harness.Harness, o Options) (*harness.Session, error) {
 // loadCmd loads a session for display.
 func (m *Model) loadCmd(id string) tea.Cmd {
 	m.loadReq++
-	h, req := m.h, m.loadReq
-	return func() tea.Msg { return load(h, id, req) }
+	c, req := m.c, m.loadReq
+	return func() tea.Msg { return load(c, id, req) }
 }
 
 // load reads a session's record, projection, model and sandbox policy.
-func load(h *harness.Harness, id string, req uint64) sessionLoadedMsg {
-	s, err := h.Session(id)
+func load(c api.Client, id string, req uint64) sessionLoadedMsg {
+	s, err := c.Session(bg, id)
 	if err != nil {
 		return sessionLoadedMsg{req: req, err: err}
 	}
-	st, err := h.BranchState(s.Branch)
+	st, err := c.State(bg, s.Branch)
 	if err != nil {
 		return sessionLoadedMsg{req: req, err: err}
 	}
 	out := sessionLoadedMsg{req: req, session: s, state: st, items: convItems(st),
-		timeline: newTimelineSource(h, s.Branch, st.Head, false)}
-	out.model, out.modelErr = h.Model(s.Settings["model"])
+		timeline: newTimelineSource(c, s.Branch, st.Head, false)}
+	out.model, out.modelErr = c.Model(bg, s.Settings["model"])
 	if s.Workspace != "" {
-		h.PrepareBaseline(s.ID) // the first snapshot of a large workspace runs while the user types
-		if enf, err := h.Enforcement(s.ID); err == nil {
-			out.enforced, out.network, out.confined = enf.String(), enf.NetworkAllowed, enf.Confined()
+		if enf, err := c.Enforcement(bg, s.ID); err == nil {
+			out.enforced, out.network, out.confined = enf.Summary, enf.Network, enf.Confined
 		} else {
 			out.enforced = err.Error()
 		}
-		out.mcp, out.mcpBad = mcp.Summary(h, s.Workspace)
-		for _, c := range commands.Discover(s.Workspace) {
-			out.commands = append(out.commands, views.SlashCommand{Name: c.Name, Args: c.ArgumentHint, Help: c.Description})
+		st, err := c.MCPStatus(bg, s.Workspace, false)
+		out.mcp, out.mcpBad = mcp.SummaryOf(st, err)
+		for _, cmd := range commands.Discover(s.Workspace) {
+			out.commands = append(out.commands, views.SlashCommand{Name: cmd.Name, Args: cmd.ArgumentHint, Help: cmd.Description})
 		}
 	}
 	return out
@@ -98,38 +103,49 @@ func (m *Model) refreshCmd() tea.Cmd {
 
 // siblingsCmd reloads the siblings pane rows.
 func (m *Model) siblingsCmd() tea.Cmd {
-	h, cur, tr := m.h, m.current(), m.tracker
-	running := map[string]bool{}
-	for id := range m.running {
-		running[id] = true
-	}
+	c, cur := m.c, m.current()
 	return func() tea.Msg {
-		rows, err := siblingRows(h, cur, running, driftOf(tr))
+		all, err := c.ListSessions(bg)
 		if err != nil {
 			return infoMsg{text: err.Error(), err: true}
 		}
-		return siblingsMsg{rows: rows}
+		return siblingsMsg{rows: siblingRows(all, cur)}
 	}
 }
 
-// promptCmd runs a turn for text in the background; its events stream through the bridge.
+// promptCmd asks the harness to run a turn for text; its events stream through the watch and
+// its end arrives as a turn notice.
 func (m *Model) promptCmd(text string) tea.Cmd {
-	id := m.current()
-	ctx, cancel := context.WithCancel(context.Background())
-	m.running[id] = cancel
-	x := m.x
+	id, c, override := m.current(), m.c, m.opts.OverrideGovernance
 	return func() tea.Msg {
-		res, err := x.Prompt(ctx, id, text, "tui")
-		return turnDoneMsg{session: id, res: res, err: err}
+		t, err := c.StartTurn(bg, api.TurnRequest{Session: id, Text: text, Source: "tui", OverrideGovernance: override})
+		return turnStartedMsg{session: id, turn: t.ID, err: err}
 	}
 }
 
-// execCmd runs a user shell command in the session's sandbox.
+// cancelTurnCmd asks the harness to stop the turn running on a session.
+func (m *Model) cancelTurnCmd(id string) tea.Cmd {
+	c := m.c
+	return func() tea.Msg {
+		if err := c.CancelTurn(bg, id); err != nil {
+			return infoMsg{text: "cancel: " + err.Error(), err: true}
+		}
+		return nil
+	}
+}
+
+// execCmd runs a user shell command in the session's sandbox; Ctrl-C stops it.
 func (m *Model) execCmd(command string) tea.Cmd {
-	id, h := m.current(), m.h
+	id, c := m.current(), m.c
+	ctx, cancel := context.WithCancel(bg)
+	m.execCancel = cancel
 	m.sandbox.SetStatus(views.SandboxStatus{Command: command, Running: true})
 	return func() tea.Msg {
-		res, err := h.UserExec(context.Background(), id, command, harness.ExecOptions{})
+		defer cancel()
+		res, err := c.Exec(ctx, api.ExecRequest{Session: id, Command: command}, nil)
+		if err != nil && ctx.Err() != nil {
+			return execDoneMsg{session: id, command: command, exit: -1, err: errors.New("stopped: " + command)}
+		}
 		return execDoneMsg{session: id, command: command, exit: res.ExitCode, err: err}
 	}
 }
@@ -137,27 +153,27 @@ func (m *Model) execCmd(command string) tea.Cmd {
 // forkCmd forks the current session at seq (of branch, or its current branch when empty) into a
 // new sibling with its own workspace.
 func (m *Model) forkCmd(seq uint64, branch string) tea.Cmd {
-	id, h := m.current(), m.h
+	id, c := m.current(), m.c
 	return func() tea.Msg {
-		s, err := h.Fork(id, seq, harness.ForkOptions{Branch: branch})
+		s, err := c.Fork(bg, api.ForkRequest{Session: id, Seq: seq, Branch: branch})
 		return forkedMsg{s: s, err: err}
 	}
 }
 
 // rewindPlanCmd works out what a rewind to seq would undo.
 func (m *Model) rewindPlanCmd(seq uint64) tea.Cmd {
-	id, h := m.current(), m.h
+	id, c := m.current(), m.c
 	return func() tea.Msg {
-		n, files, err := h.RewindPreview(id, seq)
-		return rewindPlanMsg{plan: views.RewindPlan{Seq: seq, Events: n, Files: files}, err: err}
+		p, err := c.RewindPreview(bg, id, seq)
+		return rewindPlanMsg{plan: views.RewindPlan{Seq: seq, Events: p.Events, Files: p.Files}, err: err}
 	}
 }
 
 // rewindCmd rewinds the current session to seq, files included.
 func (m *Model) rewindCmd(seq uint64) tea.Cmd {
-	id, h := m.current(), m.h
+	id, c := m.current(), m.c
 	return func() tea.Msg {
-		s, err := h.Rewind(id, seq)
+		s, err := c.Rewind(bg, id, seq)
 		return rewoundMsg{s: s, seq: seq, err: err}
 	}
 }
@@ -165,12 +181,12 @@ func (m *Model) rewindCmd(seq uint64) tea.Cmd {
 // previewCmd projects the conversation as of seq (time travel while scrubbing).
 func (m *Model) previewCmd(branch string, seq uint64) tea.Cmd {
 	m.prevReq++
-	h, req := m.h, m.prevReq
+	c, req := m.c, m.prevReq
 	if branch == "" && m.session != nil {
 		branch = m.session.Branch
 	}
 	return func() tea.Msg {
-		st, _, err := h.LoadState(branch, seq, true)
+		st, err := c.StateAt(bg, branch, seq)
 		if err != nil {
 			return previewMsg{req: req, err: err}
 		}
@@ -180,12 +196,12 @@ func (m *Model) previewCmd(branch string, seq uint64) tea.Cmd {
 
 // eventCmd reads one event for the detail overlay.
 func (m *Model) eventCmd(branch string, seq uint64) tea.Cmd {
-	h := m.h
+	c := m.c
 	if branch == "" && m.session != nil {
 		branch = m.session.Branch
 	}
 	return func() tea.Msg {
-		evs, err := h.BranchEvents(branch, seq, seq)
+		evs, err := c.Events(bg, branch, seq, seq)
 		if err != nil || len(evs) == 0 {
 			return eventMsg{err: fmt.Errorf("event %d: %v", seq, err)}
 		}
@@ -195,22 +211,24 @@ func (m *Model) eventCmd(branch string, seq uint64) tea.Cmd {
 
 // newSessionCmd starts a new session in the workspace.
 func (m *Model) newSessionCmd() tea.Cmd {
-	h, ws := m.h, m.opts.Workspace
+	c, ws, override := m.c, m.opts.Workspace, m.opts.OverrideGovernance
 	if m.session != nil && m.session.Workspace != "" {
 		ws = m.session.Workspace
 	}
 	return func() tea.Msg {
-		s, err := h.NewSession(harness.NewSessionOptions{Workspace: ws})
+		s, err := c.NewSession(bg, api.NewSessionRequest{Workspace: ws, OverrideGovernance: override})
 		return newSessionMsg{s: s, err: err}
 	}
 }
 
-// resolveApprovalCmd records the user's approval decision.
+// resolveApprovalCmd answers an approval; the first answer of any client wins.
 func (m *Model) resolveApprovalCmd(callID, decision string) tea.Cmd {
-	id, h := m.current(), m.h
+	id, c := m.current(), m.c
 	return func() tea.Msg {
-		_, err := h.Append(id, harness.MustRecord(harness.TypeApprovalResolved, harness.ActorUser,
-			harness.ApprovalResolved{CallID: callID, Decision: decision}))
+		err := c.Approve(bg, id, callID, decision)
+		if errors.Is(err, api.ErrResolved) {
+			return infoMsg{text: "that approval was already answered (in another window?)"}
+		}
 		if err != nil {
 			return infoMsg{text: err.Error(), err: true}
 		}
@@ -220,25 +238,18 @@ func (m *Model) resolveApprovalCmd(callID, decision string) tea.Cmd {
 
 // setModelCmd makes a registered model the session's model.
 func (m *Model) setModelCmd(name string) tea.Cmd {
-	id, h := m.current(), m.h
+	id, c := m.current(), m.c
 	return func() tea.Msg {
-		if _, err := h.Model(name); err != nil {
+		if _, err := c.Model(bg, name); err != nil {
 			if name != "demo" {
 				return infoMsg{text: err.Error(), err: true}
 			}
 			// The offline demo is one command away: register the built-in scripted model.
-			if _, err := h.RegisterModel(harness.ModelSpec{Name: "demo", Provider: "scripted"}); err != nil {
+			if _, err := c.RegisterModel(bg, harness.ModelSpec{Name: "demo", Provider: "scripted"}); err != nil {
 				return infoMsg{text: err.Error(), err: true}
 			}
 		}
-		_, err := h.UpdateSession(id, func(s *harness.Session) error {
-			if s.Settings == nil {
-				s.Settings = map[string]string{}
-			}
-			s.Settings["model"] = name
-			return nil
-		})
-		if err != nil {
+		if _, err := c.SetSetting(bg, id, "model", name); err != nil {
 			return infoMsg{text: err.Error(), err: true}
 		}
 		return modelSetMsg{name: name}
@@ -247,15 +258,15 @@ func (m *Model) setModelCmd(name string) tea.Cmd {
 
 // splitCmd loads the conversations of the sessions shown side by side.
 func (m *Model) splitCmd(ids []string) tea.Cmd {
-	h := m.h
+	c := m.c
 	return func() tea.Msg {
 		out := splitLoadedMsg{}
 		for _, id := range ids {
-			s, err := h.Session(id)
+			s, err := c.Session(bg, id)
 			if err != nil {
 				continue
 			}
-			st, err := h.BranchState(s.Branch)
+			st, err := c.State(bg, s.Branch)
 			if err != nil {
 				continue
 			}
@@ -277,20 +288,6 @@ func prettyJSON(v any) []byte {
 		return []byte(err.Error())
 	}
 	return b
-}
-
-// driftOf returns a drift lookup over the governance tracker (nil without one).
-func driftOf(tr *governance.Tracker) func(id string) (float64, int) {
-	if tr == nil {
-		return nil
-	}
-	return func(id string) (float64, int) {
-		st, err := tr.State(id)
-		if err != nil {
-			return 0, 0
-		}
-		return st.Drift().Total, len(st.Conflicts)
-	}
 }
 
 // branchViewMsg carries the timeline of another branch of the session.
@@ -322,31 +319,15 @@ func (m *Model) cycleBranch() tea.Cmd {
 			next = order[(i+1)%len(order)]
 		}
 	}
-	h, abandoned := m.h, next != m.session.Branch
+	c, abandoned := m.c, next != m.session.Branch
 	return func() tea.Msg {
-		head, _, err := h.Store().Head(next)
+		st, err := c.State(bg, next)
 		if err != nil {
 			return branchViewMsg{err: err}
 		}
-		return branchViewMsg{branch: next, source: newTimelineSource(h, next, head, abandoned)}
+		return branchViewMsg{branch: next, source: newTimelineSource(c, next, st.Head, abandoned)}
 	}
 }
 
 // modelSetMsg reports that the session's model changed.
 type modelSetMsg struct{ name string }
-
-// watchTasksCmd wakes the shown session when one of its background tasks or subagents finishes
-// while it is idle (the executor runs a follow-up turn whose events stream in as usual). It stops
-// the watcher of the session shown before.
-func (m *Model) watchTasksCmd(id string) tea.Cmd {
-	if m.stopWatch != nil {
-		m.stopWatch()
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	m.stopWatch = cancel
-	x := m.x
-	return func() tea.Msg {
-		_ = x.WatchTasks(ctx, id, nil)
-		return nil
-	}
-}

@@ -10,8 +10,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"exo/harness"
-	"exo/harness/executor"
-	"exo/harness/governance"
+	"exo/harness/service"
 	"exo/sandbox"
 )
 
@@ -30,10 +29,8 @@ func TestConflictDiff(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer h.Close()
-	var xo executor.Options
-	if err := governance.Install(h, &xo, t.TempDir(), false); err != nil {
-		t.Fatal(err)
-	}
+	svc := service.New(h, service.Options{})
+	defer svc.Close()
 	a, _ := h.NewSession(harness.NewSessionOptions{Name: "alpha", Workspace: t.TempDir()})
 	ctx := context.Background()
 	h.UserExec(ctx, a.ID, "echo base > shared.txt", harness.ExecOptions{})
@@ -44,9 +41,7 @@ func TestConflictDiff(t *testing.T) {
 	h.UserExec(ctx, a.ID, "echo from-alpha > shared.txt", harness.ExecOptions{})
 	h.UserExec(ctx, b.ID, "echo from-beta > shared.txt", harness.ExecOptions{})
 
-	m := New(h, executor.New(h, xo), Options{Session: a.ID, Theme: "dark"})
-	defer m.stopSub()
-	m.tracker = governance.NewTracker(h)
+	m := New(svc, Options{Session: a.ID, Theme: "dark"})
 	m.Update(tea.WindowSizeMsg{Width: 140, Height: 44})
 	m.Update(m.attachCmd()())
 	m.Update(m.siblingsCmd()())

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"exo/harness"
+	"exo/harness/api"
 	"exo/views"
 )
 
@@ -90,31 +91,25 @@ func isScripted(label string) bool {
 }
 
 // siblingRows lists every session for the siblings pane, children after their parents.
-func siblingRows(h *harness.Harness, current string, running map[string]bool, drift func(id string) (float64, int)) ([]views.SiblingRow, error) {
-	all, err := h.Sessions()
-	if err != nil {
-		return nil, err
+func siblingRows(all []api.SessionInfo, current string) []views.SiblingRow {
+	byID := make(map[string]api.SessionInfo, len(all))
+	sessions := make([]*harness.Session, 0, len(all))
+	for _, in := range all {
+		byID[in.Session.ID] = in
+		sessions = append(sessions, in.Session)
 	}
 	rows := make([]views.SiblingRow, 0, len(all))
-	for _, s := range ordered(all) {
-		st, err := h.BranchState(s.Branch)
-		if err != nil {
-			continue
-		}
-		r := views.SiblingRow{ID: s.ID, Name: s.Name, Status: siblingStatus(st.Status), Model: strings.TrimSuffix(st.Model, " (scripted)"),
-			Scripted: isScripted(st.Model), Steps: st.Steps, TokensIn: st.Usage.Input, TokensOut: st.Usage.Output, Cost: st.Cost,
-			Parent: s.Parent, Current: s.ID == current}
-		if running[s.ID] {
+	for _, s := range ordered(sessions) {
+		in := byID[s.ID]
+		r := views.SiblingRow{ID: s.ID, Name: s.Name, Status: siblingStatus(in.Status), Model: strings.TrimSuffix(in.Model, " (scripted)"),
+			Scripted: isScripted(in.Model), Steps: in.Steps, TokensIn: in.Usage.Input, TokensOut: in.Usage.Output, Cost: in.Cost,
+			Parent: s.Parent, Current: s.ID == current, Drift: in.Drift, Conflicts: in.Conflicts, Clients: in.Clients}
+		if in.Running && r.Status != views.StatusApproval {
 			r.Status = views.StatusRunning
-		} else if r.Status == views.StatusRunning {
-			r.Status = views.StatusIdle // no executor is running it in this process
-		}
-		if drift != nil {
-			r.Drift, r.Conflicts = drift(s.ID)
 		}
 		rows = append(rows, r)
 	}
-	return rows, nil
+	return rows
 }
 
 // ordered puts every session after its parent (depth first), oldest first among siblings.

@@ -16,9 +16,28 @@ import (
 func (m *Model) onHarness(msg tea.Msg) (tea.Cmd, bool) {
 	switch msg := msg.(type) {
 	case noticesMsg:
-		return tea.Batch(m.onNotices(msg.batch), waitNotices(m.notices)), true
+		if m.watch == nil {
+			return m.onNotices(msg.batch), true
+		}
+		return tea.Batch(m.onNotices(msg.batch), waitNotices(m.watch.C)), true
 	case noticesClosedMsg:
+		return m.onWatchClosed(), true
+	case watchOpenedMsg:
+		return m.onWatchOpened(msg), true
+	case reconnectMsg:
+		return m.openWatchCmd(m.current()), true
+	case activityMsg:
+		if msg.err == nil {
+			m.running = map[string]string{}
+			for id, t := range msg.act.Running {
+				m.running[id] = t
+			}
+			m.clients = msg.act.Clients
+			m.info.Busy = m.busy()
+		}
 		return nil, true
+	case turnStartedMsg:
+		return m.onTurnStarted(msg), true
 	case sessionLoadedMsg:
 		return m.onLoaded(msg), true
 	case siblingsMsg:
@@ -30,9 +49,8 @@ func (m *Model) onHarness(msg tea.Msg) (tea.Cmd, bool) {
 			m.conv.SetPreview(msg.seq)
 		}
 		return nil, true
-	case turnDoneMsg:
-		return m.onTurnDone(msg), true
 	case execDoneMsg:
+		m.execCancel = nil
 		m.sandbox.SetStatus(views.SandboxStatus{Command: msg.command, ExitCode: msg.exit})
 		if msg.err != nil {
 			return m.say(msg.err.Error(), true), true
@@ -100,7 +118,7 @@ func (m *Model) onLoaded(msg sessionLoadedMsg) tea.Cmd {
 	}
 	var watch tea.Cmd
 	if m.session == nil || m.session.ID != msg.session.ID {
-		watch = m.watchTasksCmd(msg.session.ID)
+		watch = m.attachWatchCmd(msg.session.ID)
 	}
 	if m.session == nil || m.session.ID != msg.session.ID || m.session.Branch != msg.session.Branch {
 		m.viewBranch = "" // another session, or a rewind: back to the live branch
@@ -162,6 +180,13 @@ func (m *Model) onNotices(batch []harness.Notice) tea.Cmd {
 	var cmds []tea.Cmd
 	splitStale := false
 	for _, n := range batch {
+		if n.Clients != nil {
+			m.clients, others = n.Clients, true
+		}
+		if n.Turn != nil {
+			cmds = append(cmds, m.onTurnNotice(n.Session, n.Turn))
+			others = true
+		}
 		if m.splitOn {
 			splitStale = m.splitNotice(n) || splitStale
 		}
@@ -229,7 +254,14 @@ func (m *Model) onEvent(e harness.Event) tea.Cmd {
 	switch p := p.(type) {
 	case *harness.ApprovalRequested:
 		m.overlay = views.NewApproval(m.common, views.ApprovalRequest{ID: p.CallID, Tool: p.Tool, Args: string(p.Args), Reason: "this tool's policy is ask"})
+		m.approvalID = p.CallID
 		m.resize()
+	case *harness.ApprovalResolved:
+		if m.approvalID == p.CallID && m.overlay != nil {
+			m.overlay, m.approvalID = nil, ""
+			m.resize()
+			return m.say("approval answered: "+p.Decision, false)
+		}
 	case *harness.ToolStarted:
 		if p.Tool == "bash" {
 			m.lastCommand = p.Summary
@@ -245,22 +277,55 @@ func (m *Model) onEvent(e harness.Event) tea.Cmd {
 	return nil
 }
 
-// onTurnDone records the end of a turn and shows its outcome.
-func (m *Model) onTurnDone(msg turnDoneMsg) tea.Cmd {
-	delete(m.running, msg.session)
-	m.info.Busy = m.busy()
-	cmds := []tea.Cmd{m.siblingsCmd()}
-	if msg.session == m.current() {
-		m.conv.FinishStream()
-		cmds = append(cmds, m.refreshCmd())
+// onTurnStarted records a turn this app asked for, or shows why it did not start.
+func (m *Model) onTurnStarted(msg turnStartedMsg) tea.Cmd {
+	if msg.err != nil {
+		m.info.Busy = m.busy()
+		return tea.Batch(m.say(msg.err.Error(), true), m.refreshCmd())
 	}
+	if m.running[msg.session] == "" {
+		m.running[msg.session] = msg.turn
+	}
+	m.mine[msg.turn] = true
+	m.info.Busy = m.busy()
+	return nil
+}
+
+// onTurnNotice follows turns of every session, whoever started them: the siblings pane and
+// the status bar show them running; the end of the current session's turn is reported.
+func (m *Model) onTurnNotice(session string, t *harness.TurnNotice) tea.Cmd {
+	if t.Running {
+		m.running[session] = t.ID
+		m.info.Busy = m.busy()
+		return nil
+	}
+	if m.running[session] == t.ID {
+		delete(m.running, session)
+	}
+	mine := m.mine[t.ID]
+	delete(m.mine, t.ID)
+	m.info.Busy = m.busy()
+	if session != m.current() {
+		return nil
+	}
+	m.conv.FinishStream()
+	if m.approvalID != "" {
+		m.overlay, m.approvalID = nil, ""
+		m.resize()
+	}
+	cmds := []tea.Cmd{m.refreshCmd()}
+	res := t.Result
 	switch {
-	case msg.err != nil:
-		cmds = append(cmds, m.say(msg.err.Error(), true))
-	case msg.res.Failure != "":
-		cmds = append(cmds, m.say("model failed: "+msg.res.Failure, true))
-	case msg.res.Cancelled:
+	case t.Error != "":
+		cmds = append(cmds, m.say(t.Error, true))
+	case res != nil && res.Failure != "":
+		cmds = append(cmds, m.say("model failed: "+res.Failure, true))
+	case res != nil && res.StepLimit:
+		cmds = append(cmds, m.say("the turn stopped at its step limit; send a prompt to carry on", true))
+	case res != nil && res.Cancelled && mine:
 		cmds = append(cmds, m.say("turn cancelled", false))
+	case res != nil && res.Cancelled:
+		cmds = append(cmds, m.say("the turn was cancelled elsewhere", false))
 	}
 	return tea.Batch(cmds...)
 }

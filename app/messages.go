@@ -2,8 +2,6 @@ package app
 
 import (
 	"exo/harness"
-	"exo/harness/executor"
-
 	"exo/views"
 )
 
@@ -42,10 +40,10 @@ type previewMsg struct {
 	err   error
 }
 
-// turnDoneMsg reports the end of a turn started from the UI.
-type turnDoneMsg struct {
+// turnStartedMsg reports a turn the UI asked the harness to start (or why it did not).
+type turnStartedMsg struct {
 	session string
-	res     executor.Result
+	turn    string
 	err     error
 }
 

@@ -7,8 +7,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"exo/harness"
-	"exo/harness/executor"
-	"exo/harness/governance"
+	"exo/harness/api"
 	"exo/themes"
 	"exo/views"
 )
@@ -42,8 +41,7 @@ type Options struct {
 
 // Model is the root Bubble Tea model: layout, focus, routing and harness work in commands.
 type Model struct {
-	h    *harness.Harness
-	x    *executor.Executor
+	c    api.Client
 	opts Options
 
 	common   *views.Common
@@ -56,8 +54,9 @@ type Model struct {
 	split    *views.Split
 	overlay  views.Pane
 
-	notices <-chan harness.Notice
-	stopSub func()
+	// watch streams every session's notices from the harness; nil until it is open (and while
+	// the app reconnects to a restarted daemon).
+	watch *api.Watcher
 
 	focus    focusID
 	zoom     bool
@@ -75,7 +74,12 @@ type Model struct {
 	info        views.StatusInfo
 	loadReq     uint64
 	prevReq     uint64
-	running     map[string]context.CancelFunc
+	// running maps sessions with a turn running in the harness to the turn's id (from turn
+	// notices and the session list, whoever started it); mine holds the turns this app started.
+	running     map[string]string
+	mine        map[string]bool
+	clients     map[string]int
+	execCancel  context.CancelFunc
 	ctrlCAt     time.Time
 	msgID       int
 	themeSet    bool
@@ -84,30 +88,30 @@ type Model struct {
 	// viewBranch is the branch the timeline shows when it is not the session's current one
 	// (an abandoned branch, reachable with b).
 	viewBranch string
-	tracker    *governance.Tracker
-	stopWatch  context.CancelFunc
+	// approvalID is the tool call the approval overlay asks about ("" when none is shown).
+	approvalID string
+	// quitting is set while the quit question (keep turns running or stop them) is shown.
+	quitting bool
 }
 
-// New builds the root model over a harness and an executor.
-func New(h *harness.Harness, x *executor.Executor, opts Options) *Model {
+// New builds the root model over a harness client.
+func New(hc api.Client, opts Options) *Model {
 	st, err := themes.ByName(opts.Theme, true, themes.NoColorRequested())
 	if err != nil {
 		st = themes.Dark()
 	}
 	c := views.NewCommon(st)
-	m := &Model{h: h, x: x, opts: opts, common: c, running: map[string]context.CancelFunc{},
+	m := &Model{c: hc, opts: opts, common: c, running: map[string]string{}, mine: map[string]bool{}, clients: map[string]int{},
 		conv: views.NewConversation(c), input: views.NewInput(c), timeline: views.NewTimeline(c),
 		siblings: views.NewSiblings(c), sandbox: views.NewSandbox(c, 5000), status: views.NewStatusBar(c), split: views.NewSplit(c)}
 	m.themeSet = opts.Theme != "" && opts.Theme != themes.NameAuto
-	ch, stop := h.Subscribe(4096)
-	m.notices, m.stopSub = ch, stop
 	m.input.Focus()
 	return m
 }
 
 // Init starts the harness bridge, loads the session and asks for the terminal background.
 func (m *Model) Init() tea.Cmd {
-	cmds := []tea.Cmd{waitNotices(m.notices), m.attachCmd(), m.siblingsCmd(), views.SpinnerTick()}
+	cmds := []tea.Cmd{m.openWatchCmd(""), m.attachCmd(), m.siblingsCmd(), views.SpinnerTick()}
 	if !m.themeSet {
 		cmds = append(cmds, tea.RequestBackgroundColor)
 	}
@@ -149,4 +153,4 @@ func (m *Model) current() string {
 }
 
 // busy reports whether a turn runs on the current session.
-func (m *Model) busy() bool { return m.running[m.current()] != nil }
+func (m *Model) busy() bool { return m.running[m.current()] != "" }

@@ -6,8 +6,6 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
-	"exo/harness"
-	"exo/harness/governance"
 )
 
 // slash runs a slash command typed in the input.
@@ -39,9 +37,9 @@ func (m *Model) slash(name, args string) tea.Cmd {
 	case "scope":
 		return m.scopeCmd(args)
 	case "compact":
-		id, x := m.current(), m.x
+		id, c := m.current(), m.c
 		return func() tea.Msg {
-			rep, err := x.CompactSession(id)
+			rep, err := c.Compact(bg, id)
 			if err != nil {
 				return infoMsg{text: "/compact: " + err.Error(), err: true}
 			}
@@ -65,9 +63,9 @@ func parseSeq(s string) (uint64, error) {
 
 // scopeCmd shows the session's scope, or sets it from globs ("!glob" denies).
 func (m *Model) scopeCmd(args string) tea.Cmd {
-	id, h := m.current(), m.h
+	id, c := m.current(), m.c
 	return func() tea.Msg {
-		cur, err := governance.CurrentScope(h, id)
+		cur, err := c.Scope(bg, id)
 		if err != nil {
 			return infoMsg{text: err.Error(), err: true}
 		}
@@ -83,7 +81,7 @@ func (m *Model) scopeCmd(args string) tea.Cmd {
 				next.Allow = append(next.Allow, g)
 			}
 		}
-		set, err := governance.SetScope(h, id, next, harness.ActorUser, "set with /scope")
+		set, err := c.SetScope(bg, id, next, "set with /scope")
 		if err != nil {
 			return infoMsg{text: "/scope: " + err.Error(), err: true}
 		}

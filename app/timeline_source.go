@@ -2,6 +2,7 @@ package app
 
 import (
 	"exo/harness"
+	"exo/harness/api"
 	"exo/views"
 )
 
@@ -11,7 +12,7 @@ const timelineBlock = 256
 // timelineSource serves timeline rows of a branch's history by index, reading blocks of events
 // from the log only when they become visible, so a 100k-event session costs what 100 does.
 type timelineSource struct {
-	h         *harness.Harness
+	c         api.Client
 	branch    string
 	n         int
 	points    map[uint64]int
@@ -20,9 +21,9 @@ type timelineSource struct {
 }
 
 // newTimelineSource returns rows 1..head of a branch.
-func newTimelineSource(h *harness.Harness, branch string, head uint64, abandoned bool) *timelineSource {
-	points, _ := h.BranchPoints(branch)
-	return &timelineSource{h: h, branch: branch, n: int(head), points: points, abandoned: abandoned, blocks: map[int][]views.TimelineRow{}}
+func newTimelineSource(c api.Client, branch string, head uint64, abandoned bool) *timelineSource {
+	points, _ := c.BranchPoints(bg, branch)
+	return &timelineSource{c: c, branch: branch, n: int(head), points: points, abandoned: abandoned, blocks: map[int][]views.TimelineRow{}}
 }
 
 // Len returns the number of events.
@@ -49,7 +50,7 @@ func (t *timelineSource) Row(i int) views.TimelineRow {
 func (t *timelineSource) load(b int) []views.TimelineRow {
 	from := uint64(b*timelineBlock + 1)
 	to := min(uint64((b+1)*timelineBlock), uint64(t.n))
-	evs, err := t.h.BranchEvents(t.branch, from, to)
+	evs, err := t.c.Events(bg, t.branch, from, to)
 	if err != nil {
 		return []views.TimelineRow{{Seq: from, Type: "error", Summary: err.Error()}}
 	}

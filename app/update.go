@@ -114,13 +114,18 @@ func (m *Model) onWheel(msg tea.MouseWheelMsg) tea.Cmd {
 	return nil
 }
 
-// cancelOrQuit: Ctrl-C cancels the running turn; a second Ctrl-C (or one with nothing running)
-// within two seconds leaves.
+// cancelOrQuit: Ctrl-C stops the user's running command or cancels the running turn; a
+// second Ctrl-C (or one with nothing running) within two seconds leaves.
 func (m *Model) cancelOrQuit() tea.Cmd {
-	if cancel := m.running[m.current()]; cancel != nil {
-		cancel()
+	if m.execCancel != nil {
+		m.execCancel()
+		m.execCancel = nil
 		m.ctrlCAt = time.Now()
-		return m.say("cancelling the turn… (Ctrl-C again to quit)", false)
+		return m.say("stopping the command… (Ctrl-C again to quit)", false)
+	}
+	if m.busy() && time.Since(m.ctrlCAt) >= 2*time.Second {
+		m.ctrlCAt = time.Now()
+		return tea.Batch(m.cancelTurnCmd(m.current()), m.say("cancelling the turn… (Ctrl-C again to quit)", false))
 	}
 	if time.Since(m.ctrlCAt) < 2*time.Second {
 		return m.quit()
@@ -129,16 +134,63 @@ func (m *Model) cancelOrQuit() tea.Cmd {
 	return m.say("press Ctrl-C again to quit", false)
 }
 
-// quit cancels running turns and leaves.
+// quit leaves, first asking what to do with the turns this app started that still run.
 func (m *Model) quit() tea.Cmd {
-	for _, c := range m.running {
-		c()
+	if names := m.myRunning(); len(names) > 0 && !m.quitting {
+		m.quitting = true
+		m.overlay = views.NewQuitConfirm(m.common, names)
+		m.resize()
+		return nil
 	}
-	if m.stopWatch != nil {
-		m.stopWatch()
+	return m.leave()
+}
+
+// leave closes the app; turns keep running in the harness.
+func (m *Model) leave() tea.Cmd {
+	m.quitting = true
+	if m.execCancel != nil {
+		m.execCancel()
 	}
-	m.stopSub()
+	m.closeWatch()
 	return tea.Quit
+}
+
+// myRunning names the sessions where a turn this app started still runs.
+func (m *Model) myRunning() []string {
+	var out []string
+	for id, t := range m.running {
+		if m.mine[t] {
+			out = append(out, m.sessionName(id))
+		}
+	}
+	return out
+}
+
+// stopMineCmd cancels the turns this app started, then leaves.
+func (m *Model) stopMineCmd() tea.Cmd {
+	var ids []string
+	for id, t := range m.running {
+		if m.mine[t] {
+			ids = append(ids, id)
+		}
+	}
+	c := m.c
+	return tea.Sequence(func() tea.Msg {
+		for _, id := range ids {
+			_ = c.CancelTurn(bg, id)
+		}
+		return nil
+	}, m.leave())
+}
+
+// sessionName returns a session's name from the siblings rows (its id when unknown).
+func (m *Model) sessionName(id string) string {
+	for _, r := range m.siblings.Rows() {
+		if r.ID == id {
+			return r.Name
+		}
+	}
+	return id
 }
 
 // say shows a transient status message that fades.
@@ -205,8 +257,19 @@ func (m *Model) onPaneMsg(msg tea.Msg) tea.Cmd {
 	case views.ToggleSplit:
 		return m.toggleSplit(msg.ID)
 	case views.ApprovalDecision:
-		m.overlay = nil
+		m.overlay, m.approvalID = nil, ""
 		return m.resolveApprovalCmd(msg.ID, decisionName(msg.Decision))
+	case views.QuitAnswer:
+		m.overlay = nil
+		switch msg.Choice {
+		case views.QuitKeep:
+			return m.leave()
+		case views.QuitStop:
+			return m.stopMineCmd()
+		}
+		m.quitting = false
+		m.resize()
+		return nil
 	case fadeMsg:
 		if msg.id == m.msgID {
 			m.info.Message = ""

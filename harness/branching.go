@@ -245,3 +245,6 @@ func (h *Harness) Verify(sessionID string) (store.VerifyReport, error) {
 	}
 	return total, nil
 }
+
+// VerifyReport is the outcome of a hash-chain check (see Verify).
+type VerifyReport = store.VerifyReport

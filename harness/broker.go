@@ -18,6 +18,11 @@ type Notice struct {
 	Output []byte
 	// Lagged is set on the first notice after this subscriber missed some: resync from the log.
 	Lagged bool
+	// Turn tells that a turn started or ended on the session (published by whoever runs turns).
+	Turn *TurnNotice
+	// Clients, when set, is how many clients watch each session (published by the daemon when
+	// it changes; Session is empty).
+	Clients map[string]int
 }
 
 // broker fans notices out to subscribers, each with its own buffered channel. A slow subscriber

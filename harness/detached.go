@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -128,6 +129,8 @@ func (h *Harness) DetachedTasks() ([]DetachedTask, error) {
 // RecordDetached appends task.completed (with the output as an artifact, redacted) for every
 // detached task that ended since it was last looked at.
 func (h *Harness) RecordDetached() {
+	recordDetachedMu.Lock() // the daemon's watcher and a listing may look at once: record each end once
+	defer recordDetachedMu.Unlock()
 	dirs, _ := filepath.Glob(filepath.Join(h.tasksDir(), "bg-*"))
 	for _, d := range dirs {
 		t, err := readTask(d)
@@ -157,6 +160,9 @@ func (h *Harness) RecordDetached() {
 		}
 	}
 }
+
+// recordDetachedMu serialises RecordDetached.
+var recordDetachedMu sync.Mutex
 
 // putRedacted stores r as an artifact with secret values redacted.
 func (h *Harness) putRedacted(name string, r io.Reader) (string, error) {

@@ -64,3 +64,27 @@ func (h *Harness) BranchPoints(branch string) (map[uint64]int, error) {
 	}
 	return out, nil
 }
+
+// CommonHistory returns how many events two branches' histories share from the start: after a
+// rewind, what a reader of the old branch saw up to that seq is still the session's history.
+func (h *Harness) CommonHistory(a, b string) (uint64, error) {
+	la, err := h.st.Lineage(a)
+	if err != nil {
+		return 0, err
+	}
+	lb, err := h.st.Lineage(b)
+	if err != nil {
+		return 0, err
+	}
+	var n uint64
+	for i := 0; i < len(la) && i < len(lb); i++ {
+		if la[i].Branch != lb[i].Branch || la[i].From != lb[i].From {
+			break
+		}
+		n = min(la[i].To, lb[i].To)
+		if la[i].To != lb[i].To {
+			break
+		}
+	}
+	return n, nil
+}

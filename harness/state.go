@@ -2,6 +2,7 @@ package harness
 
 import (
 	"encoding/json"
+	"slices"
 	"time"
 
 	"exo/harness/provider"
@@ -89,6 +90,8 @@ type SessionState struct {
 	ModelInFlight uint64 `json:"model_in_flight,omitempty"`
 	// OpenCalls maps tool call ids without a result to their tool.started seq.
 	OpenCalls map[string]uint64 `json:"open_calls,omitempty"`
+	// Approvals lists the tool calls waiting for an approval, oldest first.
+	Approvals []string `json:"approvals,omitempty"`
 	// LastSnapshot is the commit of the newest workspace snapshot in this history.
 	LastSnapshot string `json:"last_snapshot,omitempty"`
 	// ItemCount counts every conversation item ever projected; Items holds the newest.
@@ -105,6 +108,7 @@ func NewSessionState(branch string) *SessionState {
 func (s *SessionState) Clone() *SessionState {
 	c := *s
 	c.Items = append([]Item(nil), s.Items...)
+	c.Approvals = slices.Clone(s.Approvals)
 	if s.OpenCalls != nil {
 		c.OpenCalls = make(map[string]uint64, len(s.OpenCalls))
 		for k, v := range s.OpenCalls {
@@ -154,11 +158,18 @@ var stateAppliers = map[string]func(*SessionState, store.Event, any){
 	TypeToolCompleted: applyToolResult,
 	TypeApprovalRequested: func(s *SessionState, e store.Event, p any) {
 		s.Status = StatusWaiting
+		s.Approvals = append(s.Approvals, p.(*ApprovalRequested).CallID)
 		s.addItem(Item{Seq: e.Seq, Kind: ItemNotice, Text: "approval requested: " + Summary(e)})
 	},
-	TypeApprovalResolved: func(s *SessionState, _ store.Event, _ any) { s.Status = StatusRunning },
+	TypeApprovalResolved: func(s *SessionState, _ store.Event, p any) {
+		s.Status = StatusRunning
+		s.Approvals = slices.DeleteFunc(s.Approvals, func(id string) bool { return id == p.(*ApprovalResolved).CallID })
+		if len(s.Approvals) == 0 {
+			s.Approvals = nil
+		}
+	},
 	TypeTurnCancelled: func(s *SessionState, e store.Event, p any) {
-		s.Status, s.ModelInFlight = StatusIdle, 0
+		s.Status, s.ModelInFlight, s.Approvals = StatusIdle, 0, nil
 		s.addItem(Item{Seq: e.Seq, Kind: ItemNotice, Text: "turn cancelled: " + p.(*TurnCancelled).Reason})
 	},
 	TypeSecretDenied: func(s *SessionState, e store.Event, _ any) {

@@ -69,3 +69,22 @@ func (h *Harness) taskDone(sessionID string, ti sandbox.TaskInfo) {
 	}
 	_, _ = h.SnapshotWorkspace(sessionID, "", "")
 }
+
+// RunningTasks counts the background tasks still running in the live sandboxes.
+func (h *Harness) RunningTasks() int {
+	h.rt.mu.Lock()
+	rts := make([]*Runtime, 0, len(h.rt.m))
+	for _, rt := range h.rt.m {
+		rts = append(rts, rt)
+	}
+	h.rt.mu.Unlock()
+	n := 0
+	for _, rt := range rts {
+		for _, t := range rt.Tasks.List() {
+			if t.State == sandbox.TaskRunning {
+				n++
+			}
+		}
+	}
+	return n
+}

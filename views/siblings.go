@@ -45,6 +45,9 @@ func NewSiblings(c *Common) *Siblings {
 	return &Siblings{base: base{common: c}, Keys: DefaultSiblingsKeyMap()}
 }
 
+// Rows returns the rows shown (in the pane's order).
+func (s *Siblings) Rows() []SiblingRow { return s.rows }
+
 // SetRows replaces the sessions; children are placed under their parents.
 // The selection stays on the same session id when it still exists.
 func (s *Siblings) SetRows(rows []SiblingRow) {
@@ -200,6 +203,9 @@ func (s *Siblings) renderRow(i, w int) string {
 		right = append(right, st.Text.Muted.Render(fmt.Sprintf("%3d st", r.Steps)),
 			st.Text.Muted.Render(fmt.Sprintf("%s↑ %s↓", compact(r.TokensIn), compact(r.TokensOut))),
 			st.Text.Muted.Render(fmt.Sprintf("$%.2f", r.Cost)))
+	}
+	if r.Clients > 0 && w >= 36 {
+		right = append(right, st.Text.Muted.Render(fmt.Sprintf("◉%d", r.Clients)))
 	}
 	if w >= 28 {
 		right = append(right, s.driftBar(r.Drift, 8))

@@ -50,6 +50,7 @@ type SiblingRow struct {
 	Conflicts int           // Conflicts counts files also touched by a sibling.
 	Parent    string        // Parent is the id of the session this was forked from.
 	Current   bool          // Current marks the session shown in the conversation.
+	Clients   int           // Clients counts the apps and tails watching the session.
 }
 
 // SwitchSession asks the app to show another session.

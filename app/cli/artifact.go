@@ -1,14 +1,14 @@
 package cli
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
 
 	"github.com/spf13/cobra"
 
-	"exo/harness"
-	"exo/store"
+	"exo/harness/api"
 )
 
 func artifactCmd(e *env) *cobra.Command {
@@ -18,9 +18,9 @@ func artifactCmd(e *env) *cobra.Command {
 		Short: "Write an artifact's content to stdout (ID or a unique prefix)",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return e.withHarness(func(h *harness.Harness) error {
-				r, _, err := h.Store().OpenArtifact(args[0])
-				if errors.Is(err, store.ErrNotFound) {
+			return e.withClient(func(ctx context.Context, c api.Client) error {
+				r, err := c.Artifact(ctx, args[0])
+				if errors.Is(err, api.ErrNotFound) {
 					return usageErr(err)
 				}
 				if err != nil {

@@ -1,12 +1,14 @@
 package cli
 
 import (
+	"context"
 	"errors"
 	"fmt"
 
 	"github.com/spf13/cobra"
 
 	"exo/harness"
+	"exo/harness/api"
 )
 
 func forkCmd(e *env) *cobra.Command {
@@ -22,23 +24,10 @@ func forkCmd(e *env) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return e.withHarness(func(h *harness.Harness) error {
-				src, err := resolve(h, ref)
-				if err != nil {
-					return err
-				}
-				recs, err := sf.forkScopeRecords(cmd, h, src.ID)
-				if err != nil {
-					return err
-				}
-				n, err := h.Fork(src.ID, seq, harness.ForkOptions{Name: name})
+			return e.withSession(ref, func(ctx context.Context, c api.Client, src *harness.Session) error {
+				n, err := c.Fork(ctx, api.ForkRequest{Session: src.ID, Seq: seq, Name: name, Scope: sf.forkScope(cmd)})
 				if err != nil {
 					return seqErr(err)
-				}
-				if len(recs) > 0 {
-					if _, err := h.Append(n.ID, recs...); err != nil {
-						return err
-					}
 				}
 				if asJSON {
 					return writeJSON(e.stdout, n)
@@ -66,13 +55,9 @@ func rewindCmd(e *env) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return e.withHarness(func(h *harness.Harness) error {
-				s, err := resolve(h, ref)
-				if err != nil {
-					return err
-				}
+			return e.withSession(ref, func(ctx context.Context, c api.Client, s *harness.Session) error {
 				old := s.Branch
-				s, err = h.Rewind(s.ID, seq)
+				s, err := c.Rewind(ctx, s.ID, seq)
 				if err != nil {
 					return seqErr(err)
 				}
@@ -88,9 +73,9 @@ func rewindCmd(e *env) *cobra.Command {
 	return cmd
 }
 
-// seqErr turns a bad seq into a usage error.
+// seqErr turns a bad seq or a refused request into a usage error.
 func seqErr(err error) error {
-	if errors.Is(err, harness.ErrBadSeq) {
+	if errors.Is(err, harness.ErrBadSeq) || errors.Is(err, api.ErrInvalid) {
 		return usageErr(err)
 	}
 	return err

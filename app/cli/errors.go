@@ -10,6 +10,7 @@ const (
 	ExitOK          = 0
 	ExitFailure     = 1
 	ExitUsage       = 2
+	ExitStepLimit   = 3
 	ExitInterrupted = 130
 )
 

@@ -2,43 +2,44 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
-	"os"
-	"os/signal"
 	"strings"
-	"syscall"
 
 	"github.com/spf13/cobra"
 
 	"exo/harness"
+	"exo/harness/api"
 )
 
 func execCmd(e *env) *cobra.Command {
 	var timeout int
 	var background bool
 	cmd := &cobra.Command{
-		Use:   "exec SESSION -- COMMAND...",
+		Use:   "exec SESSION -- COMMAND [ARG…]",
 		Short: "Run a command in the session's sandbox as the user (recorded so the agent sees it); exit status passed through",
-		Args:  cobra.MinimumNArgs(2),
+		Long: "Several words after -- are a command and its arguments, passed as they are (each is quoted for the\n" +
+			"sandbox's shell); one word is a shell line (exo exec S -- 'make test | tail').",
+		Args: cobra.MinimumNArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if cmd.ArgsLenAtDash() != 1 {
 				return usagef("put the command after --, e.g. exo exec %s -- ls -la", args[0])
 			}
-			command := strings.Join(args[1:], " ")
-			return e.withSession(args[0], func(h *harness.Harness, s *harness.Session) error {
+			command := shellLine(args[1:])
+			return e.withSession(args[0], func(_ context.Context, c api.Client, s *harness.Session) error {
 				if background {
-					return e.startBackground(h, s, command)
+					return e.startBackground(c, s, command)
 				}
-				ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+				ctx, stop := signalContext()
 				defer stop()
-				res, err := h.UserExec(ctx, s.ID, command, harness.ExecOptions{Stream: e.stdout, Timeout: secs(timeout)})
+				res, err := c.Exec(ctx, api.ExecRequest{Session: s.ID, Command: command, Timeout: secs(timeout)}, e.stdout)
+				if err != nil && ctx.Err() != nil {
+					return failf(ExitInterrupted, "interrupted")
+				}
 				if err != nil {
 					return err
 				}
 				if res.Killed {
-					if ctx.Err() != nil {
-						return failf(ExitInterrupted, "interrupted")
-					}
 					return failf(ExitFailure, "%s", res.KillReason)
 				}
 				if res.ExitCode != 0 {
@@ -53,13 +54,32 @@ func execCmd(e *env) *cobra.Command {
 	return cmd
 }
 
-// startBackground starts a detached task and prints its handle.
-func (e *env) startBackground(h *harness.Harness, s *harness.Session, command string) error {
-	exe, err := os.Executable()
-	if err != nil {
-		return err
+// shellLine turns the words after -- into the line the sandbox's shell runs: one word is a
+// shell line as written; several are an argv, each quoted so the shell passes it unchanged.
+func shellLine(words []string) string {
+	if len(words) == 1 {
+		return words[0]
 	}
-	t, err := h.StartDetached(s.ID, command, exe)
+	q := make([]string, len(words))
+	for i, w := range words {
+		q[i] = shellQuote(w)
+	}
+	return strings.Join(q, " ")
+}
+
+// shellQuote quotes a word for a POSIX shell (single quotes; a quote inside becomes '\'').
+func shellQuote(w string) string {
+	if w != "" && strings.IndexFunc(w, func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./=:,+@%", r))
+	}) < 0 {
+		return w
+	}
+	return "'" + strings.ReplaceAll(w, "'", `'\''`) + "'"
+}
+
+// startBackground starts a detached task and prints its handle.
+func (e *env) startBackground(c api.Client, s *harness.Session, command string) error {
+	t, err := c.StartTask(context.Background(), s.ID, command)
 	if err != nil {
 		return err
 	}
@@ -74,18 +94,22 @@ func taskCmd(e *env) *cobra.Command {
 	ls := &cobra.Command{
 		Use: "ls", Short: "List background tasks (finished ones are recorded in their session's log)", Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return e.withHarness(func(h *harness.Harness) error {
-				ts, err := h.DetachedTasks()
-				if err != nil || asJSON {
-					if err == nil {
-						err = writeJSON(e.stdout, ts)
-					}
+			return e.withClient(func(ctx context.Context, c api.Client) error {
+				ts, err := c.Tasks(ctx)
+				if err != nil {
 					return err
+				}
+				if asJSON {
+					return writeJSON(e.stdout, ts)
 				}
 				tw := table(e.stdout)
 				fmt.Fprintln(tw, "TASK\tSTATE\tEXIT\tSTARTED\tCOMMAND")
 				for _, t := range ts {
-					fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\n", t.ID, t.State(), t.ExitCode, ago(t.Started), t.Command)
+					exit := "-"
+					if t.Done {
+						exit = fmt.Sprint(t.ExitCode)
+					}
+					fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", t.ID, t.State(), exit, ago(t.Started), t.Command)
 				}
 				return tw.Flush()
 			})
@@ -95,13 +119,13 @@ func taskCmd(e *env) *cobra.Command {
 	out := &cobra.Command{
 		Use: "out TASK", Short: "Print a background task's output so far", Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return e.withHarness(func(h *harness.Harness) error { return usageErr(h.DetachedOutput(args[0], e.stdout)) })
+			return e.withClient(func(ctx context.Context, c api.Client) error { return taskErr(c.TaskOutput(ctx, args[0], e.stdout)) })
 		},
 	}
 	kill := &cobra.Command{
 		Use: "kill TASK", Short: "Kill a background task", Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return e.withHarness(func(h *harness.Harness) error { return usageErr(h.KillDetached(args[0])) })
+			return e.withClient(func(ctx context.Context, c api.Client) error { return taskErr(c.KillTask(ctx, args[0])) })
 		},
 	}
 	run := &cobra.Command{
@@ -111,4 +135,13 @@ func taskCmd(e *env) *cobra.Command {
 	cmd.AddCommand(ls, out, kill)
 	e.hidden = append(e.hidden, run)
 	return cmd
+}
+
+// taskErr makes an unknown task or a refused kill a usage error.
+func taskErr(err error) error {
+	var re *api.RemoteError
+	if err != nil && (errors.Is(err, api.ErrNotFound) || errors.As(err, &re)) {
+		return usageErr(err)
+	}
+	return err
 }

@@ -14,8 +14,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"exo/harness"
+	"exo/harness/api"
 	"exo/harness/governance"
-	"exo/store"
 )
 
 // governanceCmds returns the governance commands: drift, compile, init, scope, handoff, finish.
@@ -39,12 +39,12 @@ func govDriftCmd(e *env) *cobra.Command {
 		Short: "Show a session's drift: the total, its three parts and the files behind each",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return e.withSession(args[0], func(h *harness.Harness, s *harness.Session) error {
-				st, err := governance.Load(h, s.ID)
+			return e.withSession(args[0], func(ctx context.Context, c api.Client, s *harness.Session) error {
+				rep, err := c.Drift(ctx, s.ID)
 				if err != nil {
 					return err
 				}
-				out := driftOutput{Session: s.ID, Name: s.Name, Scope: st.Scope, Drift: st.Drift()}
+				out := driftOutput{Session: s.ID, Name: s.Name, Scope: rep.Scope, Drift: rep.Drift}
 				if asJSON {
 					return writeJSON(e.stdout, out)
 				}
@@ -169,59 +169,19 @@ func addGovernanceOverride(cmd *cobra.Command, f *scopeFlags) {
 		"start even though .exo/constitution.yaml changed since 'exo compile' (recorded in the log)")
 }
 
-// newSessionRecords verifies the project's lock in workspace and returns the first records of
-// a new session there: its scope.set (constitution defaults plus flags) and, when the user
-// overrode stale governance, governance.overridden. Call it before creating the session, and
-// append the records right after (exo new).
-func (f *scopeFlags) newSessionRecords(workspace string) ([]store.Record, error) {
-	c, err := governance.VerifyLock(workspace)
-	var recs []store.Record
-	if errors.Is(err, governance.ErrGovernanceDrift) && f.override {
-		recs = append(recs, harness.MustRecord(governance.TypeGovernanceOverridden, harness.ActorUser,
-			governance.GovernanceOverridden{Reason: err.Error()}))
-		c = sealedOrNil(workspace)
-	} else if errors.Is(err, governance.ErrGovernanceDrift) {
-		return nil, failf(ExitFailure, "%v (or pass --override-governance to start under the stale rules)", err)
-	} else if err != nil {
-		return nil, err
-	}
-	if c == nil && len(f.allow) == 0 && len(f.deny) == 0 && f.budget == 0 && f.policy == "" {
-		return recs, nil // no constitution and no flags: the default scope needs no event
-	}
-	s, err := governance.NewScope(c, governance.ScopeRequest{Allow: f.allow, Deny: f.deny, Budget: f.budget,
-		Policy: governance.Policy(f.policy)})
-	if err != nil {
-		return nil, usageErr(err)
-	}
-	return append([]store.Record{governance.ScopeRecord(s, harness.ActorUser, "new")}, recs...), nil
+// request returns the scope flags of exo new as a scope request.
+func (f *scopeFlags) request() governance.ScopeRequest {
+	return governance.ScopeRequest{Allow: f.allow, Deny: f.deny, Budget: f.budget, Policy: governance.Policy(f.policy)}
 }
 
-// forkScopeRecords checks the scope flags given to exo fork against the parent's scope before
-// the fork is made and returns the scope.set to append to the fork (none without flags). A fork
-// inherits its parent's scope through its history and may only narrow it (governance.Narrow).
-func (f *scopeFlags) forkScopeRecords(cmd *cobra.Command, h *harness.Harness, parentID string) ([]store.Record, error) {
+// forkScope returns the scope to give a fork from the flags (nil without flags): the harness
+// narrows the parent's scope with it and refuses anything wider.
+func (f *scopeFlags) forkScope(cmd *cobra.Command) *governance.Scope {
 	var req governance.Scope
 	if !f.apply(cmd, &req) {
-		return nil, nil
+		return nil
 	}
-	parent, err := governance.CurrentScope(h, parentID)
-	if err != nil {
-		return nil, err
-	}
-	narrowed, err := governance.Narrow(parent, req)
-	if err != nil {
-		return nil, usageErr(err)
-	}
-	narrowed.Boundary = narrowed.Boundaries()
-	return []store.Record{governance.ScopeRecord(narrowed, harness.ActorUser, "fork")}, nil
-}
-
-// sealedOrNil returns the last compiled constitution of dir, if its lock is readable.
-func sealedOrNil(dir string) *governance.Constitution {
-	if _, c, err := governance.ReadLock(dir); err == nil {
-		return c
-	}
-	return nil
+	return &req
 }
 
 func govScopeCmd(e *env) *cobra.Command {
@@ -232,13 +192,13 @@ func govScopeCmd(e *env) *cobra.Command {
 		Short: "Show a session's scope, or change it with --scope/--deny/--budget/--policy",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return e.withSession(args[0], func(h *harness.Harness, s *harness.Session) error {
-				cur, err := governance.CurrentScope(h, s.ID)
+			return e.withSession(args[0], func(ctx context.Context, c api.Client, s *harness.Session) error {
+				cur, err := c.Scope(ctx, s.ID)
 				if err != nil {
 					return err
 				}
 				if changed := f.apply(cmd, &cur); changed {
-					if cur, err = governance.SetScope(h, s.ID, cur, harness.ActorUser, "user"); err != nil {
+					if cur, err = c.SetScope(ctx, s.ID, cur, "user"); err != nil {
 						return usageErr(err)
 					}
 				}
@@ -294,23 +254,9 @@ func addFinishFlags(cmd *cobra.Command, f *finishFlags) {
 	cmd.Flags().BoolVar(&f.asJSON, "json", false, "print the memento as JSON")
 }
 
-// options builds governance.FinishOptions for a session: the checks of its project's sealed
-// constitution, run in the session's sandbox.
-func (f *finishFlags) options(e *env, h *harness.Harness, s *harness.Session) governance.FinishOptions {
-	o := governance.FinishOptions{Summary: f.summary, Actor: harness.ActorUser}
-	if f.skipChecks {
-		return o
-	}
-	c, err := governance.VerifyLock(s.Workspace)
-	if err != nil {
-		fmt.Fprintf(e.stderr, "exo: %v\nexo: running the checks of the last compiled lock\n", err)
-		c = sealedOrNil(s.Workspace)
-	}
-	if c != nil {
-		o.Checks = c.Checks
-		o.Run = governance.SandboxRunner(h, s.ID, secs(f.timeout))
-	}
-	return o
+// request builds the finish request of a session.
+func (f *finishFlags) request(s *harness.Session) api.FinishRequest {
+	return api.FinishRequest{Session: s.ID, Summary: f.summary, SkipChecks: f.skipChecks, CheckTimeout: secs(f.timeout)}
 }
 
 // printMemento reports a finished session.
@@ -344,10 +290,10 @@ func govFinishCmd(e *env) *cobra.Command {
 		Short: "Finish a session: run the constitution's checks and record its memento",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return e.withSession(args[0], func(h *harness.Harness, s *harness.Session) error {
+			return e.withSession(args[0], func(_ context.Context, c api.Client, s *harness.Session) error {
 				ctx, stop := signalContext()
 				defer stop()
-				m, err := governance.Finish(ctx, h, s.ID, f.options(e, h, s))
+				m, err := c.Finish(ctx, f.request(s))
 				if errors.Is(err, governance.ErrFinished) {
 					return usageErr(err)
 				}
@@ -373,11 +319,10 @@ func govHandoffCmd(e *env) *cobra.Command {
 			if to == "" {
 				return usagef("give the receiving session with --to NAME (an existing session or a new name)")
 			}
-			return e.withSession(args[0], func(h *harness.Harness, s *harness.Session) error {
+			return e.withSession(args[0], func(_ context.Context, c api.Client, s *harness.Session) error {
 				ctx, stop := signalContext()
 				defer stop()
-				res, err := governance.Handoff(ctx, h, governance.HandoffOptions{From: s.ID, To: to, Note: note,
-					Create: true, Finish: f.options(e, h, s)})
+				res, err := c.Handoff(ctx, api.HandoffRequest{Finish: f.request(s), To: to, Note: note})
 				if errors.Is(err, governance.ErrSameSession) || errors.Is(err, harness.ErrAmbiguous) {
 					return usageErr(err)
 				}
@@ -395,7 +340,10 @@ func govHandoffCmd(e *env) *cobra.Command {
 }
 
 // printHandoff reports a handoff.
-func printHandoff(e *env, f *finishFlags, res *governance.HandoffResult) error {
+func printHandoff(e *env, f *finishFlags, res *api.HandoffResult) error {
+	if res.Warning != "" {
+		fmt.Fprintf(e.stderr, "exo: %s\n", res.Warning)
+	}
 	if f.asJSON {
 		return writeJSON(e.stdout, map[string]any{"from": res.From.ID, "to": res.To.ID, "created": res.Created,
 			"memento": res.Memento})

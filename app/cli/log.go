@@ -1,14 +1,18 @@
 package cli
 
 import (
+	"context"
 	"fmt"
 	"strings"
 
 	"github.com/spf13/cobra"
 
 	"exo/harness"
-	"exo/store"
+	"exo/harness/api"
 )
+
+// logPage is how many events `exo log` reads per request.
+const logPage = 2048
 
 func logCmd(e *env) *cobra.Command {
 	var from, to uint64
@@ -18,15 +22,19 @@ func logCmd(e *env) *cobra.Command {
 		Short: "Print a session's events (its current branch's whole history)",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return e.withSession(args[0], func(h *harness.Harness, s *harness.Session) error {
-				head, _, err := h.Store().Head(s.Branch)
+			return e.withSession(args[0], func(ctx context.Context, c api.Client, s *harness.Session) error {
+				st, err := c.State(ctx, s.Branch)
 				if err != nil {
 					return err
 				}
+				head := st.Head
 				if from > head || (to != 0 && (to > head || to < from)) {
 					return usagef("range %d..%d is outside %s's history 1..%d", from, to, s.Name, head)
 				}
-				return printLog(e, h, s, from, to, asJSON)
+				if to == 0 {
+					to = head
+				}
+				return printLog(ctx, e, c, s, max(from, 1), to, asJSON)
 			})
 		},
 	}
@@ -36,27 +44,36 @@ func logCmd(e *env) *cobra.Command {
 	return cmd
 }
 
-// printLog streams the events of a range, one per line.
-func printLog(e *env, h *harness.Harness, s *harness.Session, from, to uint64, asJSON bool) error {
-	return h.Store().View(func(tx *store.Tx) error {
-		tw := table(e.stdout)
-		for ev, err := range tx.Events(s.Branch, from, to) {
-			if err != nil {
+// printLog prints the events of a range, one per line, reading them a page at a time.
+func printLog(ctx context.Context, e *env, c api.Client, s *harness.Session, from, to uint64, asJSON bool) error {
+	tw := table(e.stdout)
+	for at := from; at <= to; at += logPage {
+		evs, err := c.Events(ctx, s.Branch, at, min(to, at+logPage-1))
+		if err != nil {
+			return err
+		}
+		for _, ev := range evs {
+			if err := printEvent(e, tw, s.Branch, ev, asJSON); err != nil {
 				return err
 			}
-			if asJSON {
-				if err := writeJSONLine(e.stdout, ev); err != nil {
-					return err
-				}
-				continue
-			}
-			mark := ""
-			if ev.Branch != s.Branch {
-				mark = "↑"
-			}
-			fmt.Fprintf(tw, "%d%s\t%s\t%s\t%s\t%s\n", ev.Seq, mark, ev.Time.Local().Format("15:04:05.000"),
-				ev.Actor, ev.Type, strings.ReplaceAll(harness.Summary(ev), "\t", " "))
 		}
-		return tw.Flush()
-	})
+		if err := tw.Flush(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// printEvent prints one event: a JSON line, or a table row (↑ marks an ancestor's event).
+func printEvent(e *env, tw interface{ Write([]byte) (int, error) }, branch string, ev harness.Event, asJSON bool) error {
+	if asJSON {
+		return writeJSONLine(e.stdout, ev)
+	}
+	mark := ""
+	if ev.Branch != branch {
+		mark = "↑"
+	}
+	_, err := fmt.Fprintf(tw, "%d%s\t%s\t%s\t%s\t%s\n", ev.Seq, mark, ev.Time.Local().Format("15:04:05.000"),
+		ev.Actor, ev.Type, strings.ReplaceAll(harness.Summary(ev), "\t", " "))
+	return err
 }

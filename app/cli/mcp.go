@@ -7,7 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"exo/harness"
+	"exo/harness/api"
 	"exo/harness/mcp"
 )
 
@@ -39,7 +39,7 @@ func mcpAddCmd(e *env) *cobra.Command {
   exo mcp add --transport http docs https://example.com/mcp -H 'Authorization: Bearer ${secret:docs}'`,
 		Args: cobra.MinimumNArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return e.withHarness(func(h *harness.Harness) error { return e.mcpAdd(h, f, args) })
+			return e.withClient(func(ctx context.Context, c api.Client) error { return e.mcpAdd(ctx, c, f, args) })
 		},
 	}
 	cmd.Flags().StringVarP(&f.scope, "scope", "s", mcp.ScopeUser, "where to keep it: user (your exo config) or project (.mcp.json here, shared with the team)")
@@ -55,7 +55,7 @@ func mcpAddCmd(e *env) *cobra.Command {
 }
 
 // mcpAdd writes one server entry.
-func (e *env) mcpAdd(h *harness.Harness, f mcpAddFlags, args []string) error {
+func (e *env) mcpAdd(ctx context.Context, hc api.Client, f mcpAddFlags, args []string) error {
 	name := args[0]
 	c := mcp.ServerConfig{Type: f.transport, Approval: f.approve, AutoApprove: f.autoApprove, Timeout: f.timeout}
 	if c.Transport() == mcp.TransportStdio {
@@ -79,7 +79,7 @@ func (e *env) mcpAdd(h *harness.Harness, f mcpAddFlags, args []string) error {
 	if c.Headers, err = pairs(f.headers, ":"); err != nil {
 		return err
 	}
-	if err := refuseRawSecrets(h, c); err != nil {
+	if err := refuseRawSecrets(ctx, hc, c); err != nil {
 		return err
 	}
 	path, err := mcp.PathFor(f.scope, cwd())
@@ -111,7 +111,7 @@ func pairs(list []string, sep string) (map[string]string, error) {
 
 // refuseRawSecrets refuses a config that holds a sealed secret's raw value: the file is plain
 // text (and .mcp.json is shared), so it must name the secret instead.
-func refuseRawSecrets(h *harness.Harness, c mcp.ServerConfig) error {
+func refuseRawSecrets(ctx context.Context, hc api.Client, c mcp.ServerConfig) error {
 	var vals []string
 	vals = append(vals, c.Args...)
 	for _, m := range []map[string]string{c.Env, c.Headers} {
@@ -120,7 +120,11 @@ func refuseRawSecrets(h *harness.Harness, c mcp.ServerConfig) error {
 		}
 	}
 	for _, v := range append(vals, c.URL, c.Command) {
-		if red := h.Redact(v); red != v {
+		red, err := hc.Redact(ctx, v)
+		if err != nil {
+			return err
+		}
+		if red != v {
 			return usagef("a value holds the sealed secret %s in clear; write ${secret:NAME} instead so it stays sealed", strings.TrimSpace(red))
 		}
 	}
@@ -134,8 +138,8 @@ func mcpLsCmd(e *env) *cobra.Command {
 		Short: "List the MCP servers configured here (user and project); --check starts each and counts its tools",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return e.withHarness(func(h *harness.Harness) error {
-				st, err := mcpStatus(h, check)
+			return e.withClient(func(ctx context.Context, c api.Client) error {
+				st, err := c.MCPStatus(ctx, cwd(), check)
 				if err != nil {
 					return err
 				}
@@ -164,16 +168,6 @@ func mcpLsCmd(e *env) *cobra.Command {
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
 	cmd.Flags().BoolVar(&check, "check", false, "start each server, list its tools, stop it")
 	return cmd
-}
-
-// mcpStatus lists the servers of the current directory, started when check is set.
-func mcpStatus(h *harness.Harness, check bool) ([]mcp.Status, error) {
-	m := mcp.NewManager(h, mcp.Options{})
-	defer m.Close()
-	if check {
-		return m.Probe(context.Background(), cwd())
-	}
-	return m.Status(cwd())
 }
 
 // stateText is a server's state for tables.

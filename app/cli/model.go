@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"exo/harness"
+	"exo/harness/api"
 	"exo/harness/provider"
 )
 
@@ -34,19 +35,18 @@ func modelRegisterCmd(e *env) *cobra.Command {
 			if err := parseThinking(thinking, &m); err != nil {
 				return err
 			}
-			return e.withHarness(func(h *harness.Harness) error {
-				if m.Secret != "" {
-					if _, err := h.OpenSecret(m.Secret); err != nil {
-						return usagef("secret %q is not sealed: add it with 'exo secret set %s --env VAR'", m.Secret, m.Secret)
-					}
-				}
-				spec, err := h.RegisterModel(m)
+			return e.withClient(func(ctx context.Context, c api.Client) error {
+				spec, err := c.RegisterModel(ctx, m)
 				if err != nil {
 					return usageErr(err)
 				}
+				list, err := c.Models(ctx)
+				if err != nil {
+					return err
+				}
 				fmt.Fprintf(e.stdout, "registered %s: %s %s, context %d, $%.2f/$%.2f per Mtok in/out%s\n",
 					spec.Label(), spec.Provider, spec.ModelID, spec.ContextWindow, spec.PriceIn, spec.PriceOut, reasoningNote(spec))
-				if h.DefaultModelName() == spec.Name {
+				if list.Default == spec.Name {
 					fmt.Fprintf(e.stdout, "%s is the default model\n", spec.Name)
 				}
 				return nil
@@ -111,19 +111,20 @@ func modelLsCmd(e *env) *cobra.Command {
 			if q.Provider != "" || q.BaseURL != "" {
 				return usagef("--provider and --base-url go with --remote")
 			}
-			return e.withHarness(func(h *harness.Harness) error {
-				ms, err := h.Models()
+			return e.withClient(func(ctx context.Context, c api.Client) error {
+				list, err := c.Models(ctx)
 				if err != nil {
 					return err
 				}
+				ms := list.Models
 				if asJSON {
 					return writeJSON(e.stdout, ms)
 				}
 				if len(ms) == 0 {
-					e.noModelHelp(h)
+					e.noModelHelp()
 					return nil
 				}
-				def := h.DefaultModelName()
+				def := list.Default
 				tw := table(e.stdout)
 				fmt.Fprintln(tw, "NAME\tPROVIDER\tMODEL ID\tCONTEXT\t$IN/M\t$OUT/M\tSECRET")
 				for _, m := range ms {
@@ -150,7 +151,7 @@ func modelRmCmd(e *env) *cobra.Command {
 	return &cobra.Command{
 		Use: "rm NAME", Short: "Remove a registered model", Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return e.withHarness(func(h *harness.Harness) error { return usageErr(h.RemoveModel(args[0])) })
+			return e.withClient(func(ctx context.Context, c api.Client) error { return usageErr(c.RemoveModel(ctx, args[0])) })
 		},
 	}
 }
@@ -159,13 +160,13 @@ func modelDefaultCmd(e *env) *cobra.Command {
 	return &cobra.Command{
 		Use: "default NAME", Short: "Make a registered model the default", Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return e.withHarness(func(h *harness.Harness) error { return usageErr(h.SetDefaultModel(args[0])) })
+			return e.withClient(func(ctx context.Context, c api.Client) error { return usageErr(c.SetDefaultModel(ctx, args[0])) })
 		},
 	}
 }
 
 // noModelHelp tells a user with no model what to do next: never a dead end.
-func (e *env) noModelHelp(h *harness.Harness) {
+func (e *env) noModelHelp() {
 	w := e.stderr
 	fmt.Fprintln(w, "No model is registered yet. Ways to start:")
 	for _, k := range []struct{ env, prov, id string }{{"OPENAI_API_KEY", "openai", "gpt-4.1"}, {"ANTHROPIC_API_KEY", "anthropic", "claude-sonnet-4-5"}} {

@@ -7,20 +7,22 @@ import (
 	"time"
 
 	"exo/harness"
+	"exo/harness/api"
 )
 
 // remoteModels prints what the endpoints serve: known ids (limits and prices filled in when
 // registered) are marked, and so are the ids already registered.
 func (e *env) remoteModels(q harness.RemoteQuery, asJSON bool) error {
-	return e.withHarness(func(h *harness.Harness) error {
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	return e.withClient(func(ctx context.Context, c api.Client) error {
+		ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 		defer cancel()
-		ms, err := h.RemoteModels(ctx, q)
-		if err != nil && len(ms) == 0 {
+		res, err := c.RemoteModels(ctx, q)
+		if err != nil {
 			return err
 		}
-		if err != nil {
-			fmt.Fprintf(e.stderr, "some endpoints could not be listed: %v\n", err)
+		ms := res.Models
+		if res.Problems != "" {
+			fmt.Fprintf(e.stderr, "some endpoints could not be listed: %s\n", res.Problems)
 		}
 		if asJSON {
 			return writeJSON(e.stdout, ms)

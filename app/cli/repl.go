@@ -1,13 +1,14 @@
 package cli
 
 import (
+	"context"
 	"os"
 
 	"github.com/charmbracelet/x/term"
 	"github.com/spf13/cobra"
 
 	"exo/app"
-	"exo/harness"
+	"exo/harness/api"
 	"exo/themes"
 )
 
@@ -29,6 +30,22 @@ func replCmd(e *env) *cobra.Command {
 	return cmd
 }
 
+func attachCmd(e *env) *cobra.Command {
+	var f replFlags
+	cmd := &cobra.Command{
+		Use:   "attach SESSION",
+		Short: "Open the app on a session (its running turn streams live)",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			f.session = args[0]
+			return e.repl(f)
+		},
+	}
+	addReplFlags(cmd, &f)
+	cmd.Flags().MarkHidden("session")
+	return cmd
+}
+
 // addReplFlags declares the TUI flags on a command.
 func addReplFlags(cmd *cobra.Command, f *replFlags) {
 	cmd.Flags().StringVar(&f.session, "session", "", "attach to this session (default: the newest in this directory, or a new one)")
@@ -45,12 +62,12 @@ func (e *env) repl(f replFlags) error {
 	if _, err := themes.ByName(f.theme, true, false); err != nil {
 		return usageErr(err)
 	}
-	return e.withHarness(func(h *harness.Harness) error {
+	return e.withClient(func(ctx context.Context, c api.Client) error {
 		if f.session != "" {
-			if _, err := resolve(h, f.session); err != nil {
+			if _, err := resolve(ctx, c, f.session); err != nil {
 				return err
 			}
 		}
-		return app.Run(h, app.Options{Session: f.session, Model: f.model, Theme: f.theme, Workspace: cwd(), OverrideGovernance: f.override})
+		return app.Run(c, app.Options{Session: f.session, Model: f.model, Theme: f.theme, Workspace: cwd(), OverrideGovernance: f.override})
 	})
 }

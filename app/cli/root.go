@@ -1,10 +1,12 @@
 package cli
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -12,6 +14,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"exo/harness"
+	"exo/harness/api"
+	"exo/harness/daemon"
 )
 
 // env carries what every command shares: where EXO_HOME is and the output streams.
@@ -24,26 +28,36 @@ type env struct {
 	stdin  io.Reader
 }
 
-// open opens the harness on EXO_HOME, translating a held lock into a clear one-line error.
-func (e *env) open() (*harness.Harness, error) {
-	home := e.home
-	if home == "" {
-		var err error
-		if home, err = harness.HomeDir(); err != nil {
-			return nil, err
-		}
+// homeDir returns EXO_HOME: --home, else $EXO_HOME, else ~/.exo.
+func (e *env) homeDir() (string, error) {
+	if e.home != "" {
+		return filepath.Abs(e.home)
 	}
-	return harness.Open(home, harness.Options{DemoScript: e.demo})
+	return harness.HomeDir()
 }
 
-// withHarness opens the harness, runs fn and closes it.
-func (e *env) withHarness(fn func(h *harness.Harness) error) error {
-	h, err := e.open()
+// connect returns a client of the harness: the daemon of EXO_HOME, started when none runs.
+func (e *env) connect(ctx context.Context) (api.Client, error) {
+	home, err := e.homeDir()
+	if err != nil {
+		return nil, err
+	}
+	c, err := daemon.Connect(ctx, home, daemon.ConnectOptions{})
+	if err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// withClient connects to the harness, runs fn and releases the client.
+func (e *env) withClient(fn func(ctx context.Context, c api.Client) error) error {
+	ctx := context.Background()
+	c, err := e.connect(ctx)
 	if err != nil {
 		return err
 	}
-	defer h.Close()
-	return fn(h)
+	defer c.Close()
+	return fn(ctx, c)
 }
 
 // Options carry what main.go provides to the command line.
@@ -85,6 +99,7 @@ func newRoot(e *env) *cobra.Command {
 	root.AddCommand(
 		sessionsCmd(e), newCmd(e), sayCmd(e), logCmd(e), forkCmd(e), rewindCmd(e),
 		verifyCmd(e), artifactCmd(e), doctorCmd(e), runCmd(e), modelCmd(e), execCmd(e), replCmd(e), secretCmd(e), taskCmd(e), compactCmd(e),
+		daemonCmd(e), attachCmd(e), tailCmd(e),
 	)
 	root.AddCommand(governanceCmds(e)...)
 	root.AddCommand(mcpCmd(e))
@@ -106,21 +121,21 @@ func wrapArgs(c *cobra.Command) {
 	}
 }
 
-// withSession opens the harness, resolves a session reference (unknown or ambiguous ones are
-// usage errors) and runs fn.
-func (e *env) withSession(ref string, fn func(h *harness.Harness, s *harness.Session) error) error {
-	return e.withHarness(func(h *harness.Harness) error {
-		s, err := resolve(h, ref)
+// withSession connects, resolves a session reference (unknown or ambiguous ones are usage
+// errors) and runs fn.
+func (e *env) withSession(ref string, fn func(ctx context.Context, c api.Client, s *harness.Session) error) error {
+	return e.withClient(func(ctx context.Context, c api.Client) error {
+		s, err := resolve(ctx, c, ref)
 		if err != nil {
 			return err
 		}
-		return fn(h, s)
+		return fn(ctx, c, s)
 	})
 }
 
 // resolve finds a session by reference, with a usage error for unknown or ambiguous ones.
-func resolve(h *harness.Harness, ref string) (*harness.Session, error) {
-	s, err := h.Session(ref)
+func resolve(ctx context.Context, c api.Client, ref string) (*harness.Session, error) {
+	s, err := c.Session(ctx, ref)
 	if errors.Is(err, harness.ErrNoSession) || errors.Is(err, harness.ErrAmbiguous) {
 		return nil, usageErr(err)
 	}

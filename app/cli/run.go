@@ -14,10 +14,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"exo/harness"
-	"exo/harness/executor"
-	"exo/harness/executors"
-	"exo/harness/governance"
-	"exo/harness/plugins"
+	"exo/harness/api"
 )
 
 // runOutput is the object `exo run --json` prints.
@@ -48,6 +45,7 @@ type runFlags struct {
 	session, model string
 	asJSON, yes    bool
 	override       bool
+	detach         bool
 	maxSteps       int
 	executor       string
 	nativeTools    bool
@@ -57,8 +55,10 @@ func runCmd(e *env) *cobra.Command {
 	var f runFlags
 	cmd := &cobra.Command{
 		Use:   "run [flags] PROMPT",
-		Short: "Run one prompt headless: stream the answer to stdout and tool activity to stderr (PROMPT - reads stdin)",
-		Args:  cobra.ExactArgs(1),
+		Short: "Run one prompt: stream the answer to stdout and tool activity to stderr (PROMPT - reads stdin)",
+		Long: "The turn runs in exo's daemon: --detach returns at once (watch it with exo tail or exo attach);\n" +
+			"otherwise Ctrl-C cancels it. Exit 0 done, 1 model or tool failure, 2 usage, 3 step limit, 130 interrupted.",
+		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			prompt := args[0]
 			if prompt == "-" {
@@ -70,13 +70,17 @@ func runCmd(e *env) *cobra.Command {
 			if strings.TrimSpace(prompt) == "" {
 				return usagef("the prompt is empty")
 			}
-			return e.withHarness(func(h *harness.Harness) error { return e.run(h, f, prompt) })
+			if f.maxSteps < 1 {
+				return usagef("--max-steps must be 1 or more (it is %d)", f.maxSteps)
+			}
+			return e.withClient(func(ctx context.Context, c api.Client) error { return e.run(ctx, c, f, prompt) })
 		},
 	}
 	cmd.Flags().StringVar(&f.session, "session", "", "continue this session (default: a new one in the current directory)")
 	cmd.Flags().StringVar(&f.model, "model", "", "registered model to use (default: the default model)")
 	cmd.Flags().BoolVar(&f.asJSON, "json", false, "print one JSON object at the end instead of streaming")
 	cmd.Flags().BoolVar(&f.yes, "yes", false, "approve tool calls whose policy is ask")
+	cmd.Flags().BoolVar(&f.detach, "detach", false, "start the turn in the daemon, print the session and return")
 	cmd.Flags().IntVar(&f.maxSteps, "max-steps", 50, "most model calls in the turn")
 	cmd.Flags().BoolVar(&f.override, "override-governance", false, "run even though the constitution changed since 'exo compile'")
 	cmd.Flags().StringVar(&f.executor, "executor", "", "executor of the turn: default (exo's own) or claude-code (default: the session's)")
@@ -84,95 +88,187 @@ func runCmd(e *env) *cobra.Command {
 	return cmd
 }
 
-// run executes one headless turn.
-func (e *env) run(h *harness.Harness, f runFlags, prompt string) error {
-	if _, err := h.Model(f.model); err != nil {
-		e.noModelHelp(h)
+// run starts one turn in the harness and follows it to its end.
+func (e *env) run(ctx context.Context, c api.Client, f runFlags, prompt string) error {
+	if _, err := c.Model(ctx, f.model); err != nil {
+		e.noModelHelp()
 		return usageErr(err)
 	}
-	s, err := e.runSession(h, f)
+	s, err := e.runSession(ctx, c, f)
 	if err != nil {
 		return err
 	}
-	if s.Workspace != "" {
-		h.PrepareBaseline(s.ID) // overlaps the first snapshot with the first model call
-	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	opts := executor.Options{Headless: true, AutoApprove: f.yes, MaxSteps: f.maxSteps}
-	if err := governance.Install(h, &opts, s.Workspace, f.override); err != nil {
-		return failf(ExitFailure, "%v (or pass --override-governance)", err)
-	}
-	pl := plugins.Install(h, &opts)
-	defer pl.Close()
-	for _, w := range pl.Warnings {
-		fmt.Fprintln(e.stderr, "exo: "+w)
-	}
-	var out *flushWriter
-	if !f.asJSON {
-		out = newFlushWriter(e.stdout, 30*time.Millisecond)
-		midLine := false
-		opts.OnDelta = func(_, d string) {
-			io.WriteString(out, d)
-			midLine = !strings.HasSuffix(d, "\n")
+	var w *api.Watcher
+	if !f.asJSON && !f.detach {
+		st, err := c.State(ctx, s.Branch)
+		if err != nil {
+			return err
 		}
-		opts.OnTool = func(_ string, started bool, tool, summary string) {
-			if midLine {
-				io.WriteString(out, "\n")
-				midLine = false
-			}
-			out.Flush()
-			if started {
-				fmt.Fprintf(e.stderr, "\n▸ %s %s\n", tool, summary)
-			} else {
-				fmt.Fprintf(e.stderr, "  ↳ %s\n", summary)
-			}
+		// Watch before starting, from the current head: nothing the turn streams is missed.
+		if w, err = c.Watch(ctx, api.WatchRequest{Session: s.ID, After: st.Head, Client: "run"}); err != nil {
+			return err
 		}
+		defer w.Close()
 	}
-	x, err := executors.Open(h, executors.ForSession(h, s.ID, f.executor), executors.Options{Exec: opts, NativeTools: f.nativeTools})
+	started, err := c.StartTurn(ctx, api.TurnRequest{Session: s.ID, Text: prompt, Source: "run", MaxSteps: f.maxSteps,
+		AutoApprove: f.yes, Headless: true, OverrideGovernance: f.override, Executor: f.executor, NativeTools: f.nativeTools})
 	if err != nil {
-		return usageErr(err)
+		return startErr(err)
 	}
-	defer x.Close()
-	res, err := x.Prompt(ctx, s.ID, prompt, "run")
-	if out != nil {
-		out.Close()
+	if f.detach {
+		fmt.Fprintln(e.stdout, s.ID)
+		fmt.Fprintf(e.stderr, "running in the daemon as %s: exo tail %s · exo attach %s\n", s.Name, s.Name, s.Name)
+		return nil
+	}
+	stop := e.cancelOnInterrupt(c, s.ID)
+	defer stop()
+	var res harness.TurnResult
+	if w != nil {
+		res, err = e.follow(w, started)
+	} else {
+		res, err = c.WaitTurn(ctx, s.ID, started.ID)
 	}
 	return e.finishRun(s, f, res, err)
 }
 
+// startErr maps a refused turn to its exit code.
+func startErr(err error) error {
+	switch {
+	case errors.Is(err, api.ErrBusy), errors.Is(err, api.ErrInvalid):
+		return usageErr(err)
+	}
+	return err
+}
+
+// cancelOnInterrupt cancels the turn on the first Ctrl-C or SIGTERM (the turn then ends as
+// cancelled and run reports it); a second Ctrl-C leaves at once, the turn's end recorded by the
+// daemon all the same.
+func (e *env) cancelOnInterrupt(c api.Client, sessionID string) func() {
+	sigs := make(chan os.Signal, 2)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	done := make(chan struct{})
+	go func() {
+		select {
+		case <-sigs:
+		case <-done:
+			return
+		}
+		fmt.Fprintln(e.stderr, "\nexo: cancelling the turn… (Ctrl-C again to leave now)")
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		go func() { _ = c.CancelTurn(ctx, sessionID); cancel() }()
+		select {
+		case <-sigs:
+			os.Exit(ExitInterrupted)
+		case <-done:
+		}
+	}()
+	return func() {
+		signal.Stop(sigs)
+		close(done)
+	}
+}
+
+// follow prints the turn's streamed text to stdout and its tool activity to stderr until the
+// turn's end arrives on the watch.
+func (e *env) follow(w *api.Watcher, started api.TurnStarted) (harness.TurnResult, error) {
+	out := newFlushWriter(e.stdout, 30*time.Millisecond)
+	defer out.Close()
+	midLine := false
+	for n := range w.C {
+		if n.Delta != "" {
+			io.WriteString(out, n.Delta)
+			midLine = !strings.HasSuffix(n.Delta, "\n")
+		}
+		for _, ev := range n.Events {
+			if line := toolLine(ev); line != "" {
+				if midLine {
+					io.WriteString(out, "\n")
+					midLine = false
+				}
+				out.Flush()
+				fmt.Fprint(e.stderr, line)
+			}
+		}
+		if t := n.Turn; t != nil && t.ID == started.ID && !t.Running {
+			var res harness.TurnResult
+			if t.Result != nil {
+				res = *t.Result
+			}
+			if t.Error != "" {
+				return res, &api.RemoteError{Code: t.ErrorCode, Message: t.Error}
+			}
+			return res, nil
+		}
+	}
+	err := w.Err()
+	if err == nil {
+		err = errors.New("the watch ended")
+	}
+	return harness.TurnResult{}, fmt.Errorf("lost the exo daemon during the turn (%v); the turn's events are in the log: exo log SESSION, exo daemon logs", err)
+}
+
+// toolLine renders a tool event of the log for stderr (the event is already redacted).
+func toolLine(ev harness.Event) string {
+	p, err := harness.Decode(ev)
+	if err != nil {
+		return ""
+	}
+	switch p := p.(type) {
+	case *harness.ToolStarted:
+		return fmt.Sprintf("\n▸ %s %s\n", p.Tool, oneLine(p.Summary, 200))
+	case *harness.ToolCompleted:
+		return fmt.Sprintf("  ↳ %s\n", oneLine(firstLine(p.Output), 120))
+	}
+	return ""
+}
+
+// firstLine returns the first line of s.
+func firstLine(s string) string {
+	line, _, _ := strings.Cut(s, "\n")
+	return line
+}
+
+// oneLine cuts s to n runes on one line.
+func oneLine(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if r := []rune(s); len(r) > n {
+		return string(r[:n-1]) + "…"
+	}
+	return s
+}
+
 // runSession resolves --session, or creates a session in the current directory.
-func (e *env) runSession(h *harness.Harness, f runFlags) (*harness.Session, error) {
+func (e *env) runSession(ctx context.Context, c api.Client, f runFlags) (*harness.Session, error) {
 	var s *harness.Session
 	var err error
 	if f.session != "" {
-		if s, err = resolve(h, f.session); err != nil {
+		if s, err = resolve(ctx, c, f.session); err != nil {
 			return nil, err
 		}
-	} else if s, err = h.NewSession(harness.NewSessionOptions{Workspace: cwd()}); err != nil {
+	} else if s, err = c.NewSession(ctx, api.NewSessionRequest{Workspace: cwd(), OverrideGovernance: f.override}); err != nil {
+		if errors.Is(err, api.ErrInvalid) {
+			return nil, usageErr(err)
+		}
 		return nil, err
 	}
 	if f.model != "" {
-		return h.UpdateSession(s.ID, func(s *harness.Session) error {
-			if s.Settings == nil {
-				s.Settings = map[string]string{}
-			}
-			s.Settings["model"] = f.model
-			return nil
-		})
+		return c.SetSetting(ctx, s.ID, "model", f.model)
 	}
 	return s, nil
 }
 
 // finishRun prints the outcome and maps it to an exit code.
-func (e *env) finishRun(s *harness.Session, f runFlags, res executor.Result, err error) error {
+func (e *env) finishRun(s *harness.Session, f runFlags, res harness.TurnResult, err error) error {
 	out := runOutput{SessionID: s.ID, Session: s.Name, Response: res.Response, Steps: res.Steps, ToolCalls: res.ToolCalls,
 		Usage: usage{res.Usage.Input, res.Usage.Output, res.Usage.Cached, res.Usage.CacheWrite, res.Usage.Reasoning}, Cost: res.Cost, TTFTMs: res.TTFTMs, DurationMs: res.DurationMs}
 	switch {
-	case err != nil && errors.Is(err, executor.ErrBusy):
+	case err != nil && errors.Is(err, api.ErrBusy):
 		out.ExitCode, out.Error = ExitUsage, err.Error()
 	case err != nil:
 		out.ExitCode, out.Error = ExitFailure, err.Error()
+	case res.StepLimit:
+		out.ExitCode = ExitStepLimit
+		out.Error = fmt.Sprintf("stopped at the step limit (%d model calls in one turn); continue with exo run --session %s, or raise --max-steps", f.maxSteps, s.Name)
 	case res.Cancelled:
 		out.ExitCode, out.Error = ExitInterrupted, "interrupted"
 	case res.Failure != "":

@@ -2,12 +2,13 @@ package cli
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"os"
 
 	"github.com/spf13/cobra"
 
-	"exo/harness"
+	"exo/harness/api"
 )
 
 func secretCmd(e *env) *cobra.Command {
@@ -46,8 +47,8 @@ func secretSetCmd(e *env) *cobra.Command {
 			if len(value) == 0 {
 				return usagef("the secret is empty")
 			}
-			return e.withHarness(func(h *harness.Harness) error {
-				if err := h.SetSecret(args[0], value); err != nil {
+			return e.withClient(func(ctx context.Context, c api.Client) error {
+				if err := c.SetSecret(ctx, args[0], value); err != nil {
 					return usageErr(err)
 				}
 				fmt.Fprintf(e.stdout, "sealed %s (%d bytes); it is redacted as ‹secret:%s› wherever it appears\n", args[0], len(value), args[0])
@@ -65,8 +66,8 @@ func secretLsCmd(e *env) *cobra.Command {
 	cmd := &cobra.Command{
 		Use: "ls", Short: "List sealed secrets: names and dates only", Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return e.withHarness(func(h *harness.Harness) error {
-				infos, err := h.SecretInfos()
+			return e.withClient(func(ctx context.Context, c api.Client) error {
+				infos, err := c.Secrets(ctx)
 				if err != nil {
 					return err
 				}
@@ -98,7 +99,7 @@ func secretRmCmd(e *env) *cobra.Command {
 	return &cobra.Command{
 		Use: "rm NAME", Short: "Remove a sealed secret", Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return e.withHarness(func(h *harness.Harness) error { return usageErr(h.RemoveSecret(args[0])) })
+			return e.withClient(func(ctx context.Context, c api.Client) error { return usageErr(c.RemoveSecret(ctx, args[0])) })
 		},
 	}
 }

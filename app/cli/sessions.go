@@ -1,6 +1,8 @@
 package cli
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"strconv"
 	"time"
@@ -8,6 +10,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"exo/harness"
+	"exo/harness/api"
+	"exo/harness/governance"
 )
 
 // sessionRow is one line of `exo sessions`.
@@ -23,6 +27,8 @@ type sessionRow struct {
 	Workspace string         `json:"workspace"`
 	Model     string         `json:"model,omitempty"`
 	Created   time.Time      `json:"created"`
+	Running   bool           `json:"running"`
+	Clients   int            `json:"clients"`
 }
 
 func sessionsCmd(e *env) *cobra.Command {
@@ -33,8 +39,8 @@ func sessionsCmd(e *env) *cobra.Command {
 		Short:   "List sessions with status, events, parent and branches",
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return e.withHarness(func(h *harness.Harness) error {
-				rows, err := sessionRows(h)
+			return e.withClient(func(ctx context.Context, c api.Client) error {
+				rows, err := sessionRows(ctx, c)
 				if err != nil {
 					return err
 				}
@@ -50,24 +56,21 @@ func sessionsCmd(e *env) *cobra.Command {
 }
 
 // sessionRows projects every session for listing.
-func sessionRows(h *harness.Harness) ([]sessionRow, error) {
-	all, err := h.Sessions()
+func sessionRows(ctx context.Context, c api.Client) ([]sessionRow, error) {
+	all, err := c.ListSessions(ctx)
 	if err != nil {
 		return nil, err
 	}
 	names := map[string]string{}
-	for _, s := range all {
-		names[s.ID] = s.Name
+	for _, in := range all {
+		names[in.Session.ID] = in.Session.Name
 	}
 	rows := make([]sessionRow, 0, len(all))
-	for _, s := range all {
-		st, err := h.BranchState(s.Branch)
-		if err != nil {
-			return nil, fmt.Errorf("session %s: %w", s.Name, err)
-		}
-		rows = append(rows, sessionRow{ID: s.ID, Name: s.Name, Status: st.Status, Events: st.Head,
+	for _, in := range all {
+		s := in.Session
+		rows = append(rows, sessionRow{ID: s.ID, Name: s.Name, Status: in.Status, Events: in.Head,
 			Parent: names[s.Parent], ParentSeq: s.ParentSeq, Branch: s.Branch, Branches: len(s.Branches),
-			Workspace: s.Workspace, Model: st.Model, Created: s.Created})
+			Workspace: s.Workspace, Model: in.Model, Created: s.Created, Running: in.Running, Clients: in.Clients})
 	}
 	return rows, nil
 }
@@ -103,17 +106,15 @@ func newCmd(e *env) *cobra.Command {
 			if workspace == "" {
 				workspace = cwd()
 			}
-			recs, err := sf.newSessionRecords(workspace)
-			if err != nil {
-				return err
-			}
-			return e.withHarness(func(h *harness.Harness) error {
-				s, err := h.NewSession(harness.NewSessionOptions{Name: name, Workspace: workspace, Settings: budgetSettings(budgetTokens, budgetCost)})
+			req := api.NewSessionRequest{Name: name, Workspace: workspace, Settings: budgetSettings(budgetTokens, budgetCost),
+				Scope: sf.request(), OverrideGovernance: sf.override}
+			return e.withClient(func(ctx context.Context, c api.Client) error {
+				s, err := c.NewSession(ctx, req)
+				if errors.Is(err, governance.ErrGovernanceDrift) {
+					return failf(ExitFailure, "%v (or pass --override-governance to start under the stale rules)", err)
+				}
 				if err != nil {
 					return usageErr(err)
-				}
-				if _, err := h.Append(s.ID, recs...); err != nil {
-					return err
 				}
 				if asJSON {
 					return writeJSON(e.stdout, s)
@@ -165,13 +166,12 @@ func sayCmd(e *env) *cobra.Command {
 			if text == "" {
 				return usagef("empty message")
 			}
-			return e.withSession(args[0], func(h *harness.Harness, s *harness.Session) error {
-				evs, err := h.Append(s.ID, harness.MustRecord(harness.TypeInvocationReceived, harness.ActorUser,
-					harness.InvocationReceived{Text: text, Source: "cli"}))
+			return e.withSession(args[0], func(ctx context.Context, c api.Client, s *harness.Session) error {
+				ev, err := c.Say(ctx, s.ID, text, "cli")
 				if err != nil {
 					return err
 				}
-				fmt.Fprintf(e.stdout, "%s@%d\n", s.Name, evs[0].Seq)
+				fmt.Fprintf(e.stdout, "%s@%d\n", s.Name, ev.Seq)
 				return nil
 			})
 		},

@@ -1,11 +1,12 @@
 package cli
 
 import (
+	"context"
 	"fmt"
 
 	"github.com/spf13/cobra"
 
-	"exo/harness"
+	"exo/harness/api"
 )
 
 func verifyCmd(e *env) *cobra.Command {
@@ -15,16 +16,16 @@ func verifyCmd(e *env) *cobra.Command {
 		Short: "Recompute the hash chains; exit 1 naming the first bad event",
 		Args:  cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return e.withHarness(func(h *harness.Harness) error {
+			return e.withClient(func(ctx context.Context, c api.Client) error {
 				id := ""
 				if len(args) == 1 {
-					s, err := resolve(h, args[0])
+					s, err := resolve(ctx, c, args[0])
 					if err != nil {
 						return err
 					}
 					id = s.ID
 				}
-				rep, err := h.Verify(id)
+				rep, err := c.Verify(ctx, id)
 				if err != nil {
 					return err
 				}

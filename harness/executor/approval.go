@@ -26,7 +26,7 @@ func (t *turn) approve(ctx context.Context, c provider.ToolCall, summary, hook s
 // approveAs is approve with the policy of tool policy (an agent's own tool answers to the policy
 // of exo's tool that does the same, e.g. Claude's Write to write_file).
 func (t *turn) approveAs(ctx context.Context, c provider.ToolCall, summary, hook, policy string) (bool, string, error) {
-	switch p := t.x.policy(policy); {
+	switch p := t.x.policy(t.s.ID, policy); {
 	case p == "deny":
 		return false, "the tool " + c.Name + " is denied by this session's policy", nil
 	case hook == "allow":
@@ -47,10 +47,10 @@ func (t *turn) approveAs(ctx context.Context, c provider.ToolCall, summary, hook
 	if err := t.append(harness.TypeApprovalRequested, harness.ApprovalRequested{CallID: c.ID, Tool: c.Name, Args: validJSON(c.Arguments), Summary: summary}); err != nil {
 		return false, "", err
 	}
-	if t.x.opts.AutoApprove {
+	if t.to.AutoApprove {
 		return true, "", t.resolve(c.ID, DecisionOnce, harness.ActorUser)
 	}
-	if t.x.opts.Headless {
+	if t.to.Headless {
 		return false, "approval needed for " + c.Name + " but nobody can answer (run with --yes to approve)", t.resolve(c.ID, DecisionDeny, harness.ActorHarness)
 	}
 	return t.waitApproval(ctx, ch, c)

@@ -16,6 +16,9 @@ type Options struct {
 	MaxSteps int
 	// Approvals maps a tool name to auto, ask or deny; tools not listed are auto.
 	Approvals map[string]string
+	// ApprovalsFor, when set, gives the approval map of a session (its project's constitution);
+	// it replaces Approvals.
+	ApprovalsFor func(sessionID string) map[string]string
 	// AutoApprove answers every "ask" with approve-once (exo run --yes).
 	AutoApprove bool
 	// Headless means nobody can answer an approval: "ask" fails closed unless AutoApprove.

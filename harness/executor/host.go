@@ -25,13 +25,13 @@ func (x *Executor) Options() Options { return x.opts }
 func (x *Executor) HostTools(ctx context.Context, sessionID string) []provider.Tool {
 	var out []provider.Tool
 	for _, t := range builtinTools() {
-		if x.policy(t.spec.Name) != "deny" {
+		if x.policy(sessionID, t.spec.Name) != "deny" {
 			out = append(out, t.spec)
 		}
 	}
 	for _, src := range x.opts.ToolSources {
 		for _, t := range src.Tools(ctx, sessionID) {
-			if _, builtin := x.tools[t.Name]; !builtin && x.policy(t.Name) != "deny" {
+			if _, builtin := x.tools[t.Name]; !builtin && x.policy(sessionID, t.Name) != "deny" {
 				out = append(out, t)
 			}
 		}
@@ -50,7 +50,7 @@ func (x *Executor) hostTurn(sessionID string) (*turn, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &turn{x: x, s: s, model: m, res: Result{SessionID: s.ID}}, nil
+	return &turn{x: x, s: s, model: m, res: Result{SessionID: s.ID}, to: TurnOptions{}.merge(x.opts)}, nil
 }
 
 // RunHostTool runs one tool call an external agent asked exo to run, as this executor's turn

@@ -15,26 +15,16 @@ import (
 var ErrBusy = errors.New("a turn is already running on this session")
 
 // Result sums up one turn.
-type Result struct {
-	SessionID  string         `json:"session_id"`
-	Response   string         `json:"response"`
-	Steps      int            `json:"steps"`
-	ToolCalls  int            `json:"tool_calls"`
-	Usage      provider.Usage `json:"usage"`
-	Cost       float64        `json:"cost"`
-	TTFTMs     int64          `json:"ttft_ms"`
-	DurationMs int64          `json:"duration_ms"`
-	StopReason string         `json:"stop_reason"`
-	// ModelMs is the time spent inside model calls (the rest of DurationMs is exo's own).
-	ModelMs int64 `json:"model_ms"`
-	// Failure is set when the turn ended on a model or tool failure; Cancelled when the user
-	// stopped it.
-	Failure   string `json:"failure,omitempty"`
-	Cancelled bool   `json:"cancelled,omitempty"`
+type Result = harness.TurnResult
+
+// Prompt appends a user message and runs the turn it starts, with the executor's options.
+func (x *Executor) Prompt(ctx context.Context, sessionID, text, source string) (Result, error) {
+	return x.PromptWith(ctx, sessionID, text, source, TurnOptions{})
 }
 
-// Prompt appends a user message and runs the turn it starts.
-func (x *Executor) Prompt(ctx context.Context, sessionID, text, source string) (Result, error) {
+// PromptWith is Prompt with options for this turn only (a daemon serves clients that differ:
+// a headless `exo run`, an app that can answer approvals).
+func (x *Executor) PromptWith(ctx context.Context, sessionID, text, source string, to TurnOptions) (Result, error) {
 	if err := x.CheckBudget(sessionID); err != nil {
 		return Result{SessionID: sessionID, Failure: err.Error()}, err
 	}
@@ -68,12 +58,17 @@ func (x *Executor) Prompt(ctx context.Context, sessionID, text, source string) (
 		x.setTurnModel(sessionID, model)
 		defer x.setTurnModel(sessionID, "")
 	}
-	return x.RunTurn(ctx, sessionID)
+	return x.RunTurnWith(ctx, sessionID, to)
 }
 
-// RunTurn runs model steps and tools until the model stops calling tools, the step limit is hit,
-// the model fails or ctx is cancelled. Every outcome ends in an event; nothing is half-written.
+// RunTurn runs the next turn of a session with the executor's options (see RunTurnWith).
 func (x *Executor) RunTurn(ctx context.Context, sessionID string) (Result, error) {
+	return x.RunTurnWith(ctx, sessionID, TurnOptions{})
+}
+
+// RunTurnWith runs model steps and tools until the model stops calling tools, the step limit is hit,
+// the model fails or ctx is cancelled. Every outcome ends in an event; nothing is half-written.
+func (x *Executor) RunTurnWith(ctx context.Context, sessionID string, to TurnOptions) (Result, error) {
 	if !x.claim(sessionID) {
 		return Result{SessionID: sessionID}, ErrBusy
 	}
@@ -85,6 +80,7 @@ func (x *Executor) RunTurn(ctx context.Context, sessionID string) (Result, error
 		endTurnSpan(span, Result{}, err)
 		return Result{SessionID: sessionID}, err
 	}
+	t.to = to.merge(x.opts)
 	err = t.run(ctx)
 	t.res.DurationMs = time.Since(start).Milliseconds()
 	x.lastModel.Store(int64(t.modelTime))
@@ -120,6 +116,8 @@ type turn struct {
 	model  harness.ModelSpec
 	system string
 	res    Result
+	// to are this turn's options, the executor's where the caller gave none.
+	to TurnOptions
 	// modelTime is the precise time spent in model calls.
 	modelTime time.Duration
 	// comp checks compaction before each model call; compactErr keeps its last failure.
@@ -161,7 +159,7 @@ func (t *turn) run(ctx context.Context) error {
 	if err := t.x.h.EnsureBaseline(t.s.ID, t.s.Branch); err != nil {
 		return fmt.Errorf("snapshot the workspace before the turn: %w", err)
 	}
-	for step := 1; step <= t.x.opts.MaxSteps; step++ {
+	for step := 1; step <= t.to.MaxSteps; step++ {
 		if ctx.Err() != nil {
 			return t.cancelled("cancelled by the user")
 		}
@@ -183,7 +181,8 @@ func (t *turn) run(ctx context.Context) error {
 			return err
 		}
 	}
-	return t.cancelled(fmt.Sprintf("step limit reached (%d model calls in one turn)", t.x.opts.MaxSteps))
+	t.res.StepLimit = true
+	return t.cancelled(fmt.Sprintf("step limit reached (%d model calls in one turn)", t.to.MaxSteps))
 }
 
 // cancelled records the end of a turn stopped before the model finished.

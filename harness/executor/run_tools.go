@@ -109,7 +109,7 @@ func (t *turn) execute(ctx context.Context, c provider.ToolCall, summary string,
 	if !approved {
 		return failed(why), nil
 	}
-	tc := toolCtx{x: t.x, session: t.s.ID, branch: t.s.Branch, callID: c.ID, ws: t.s.Workspace}
+	tc := toolCtx{x: t.x, session: t.s.ID, branch: t.s.Branch, callID: c.ID, ws: t.s.Workspace, turn: t.to}
 	if src != nil {
 		return runExt(ctx, src, tc, c.Name, c.Arguments), nil
 	}

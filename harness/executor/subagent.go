@@ -46,6 +46,8 @@ type SpawnRequest struct {
 	Task   string   // the child's prompt
 	Allow  []string // scope globs, no wider than the parent's
 	Deny   []string
+	// Turn are the options of the parent's turn: a subagent of a headless run is headless too.
+	Turn TurnOptions
 }
 
 // Spawn starts a child session for a task and runs it in the background: a fork of the parent at
@@ -73,7 +75,7 @@ func (x *Executor) Spawn(req SpawnRequest) (string, error) {
 		return "", err
 	}
 	run := x.sub.add(parent.ID, child)
-	go x.runChild(run, req.Task, parent.Name)
+	go x.runChild(run, req.Task, parent.Name, req.Turn)
 	return child.Name, nil
 }
 
@@ -106,12 +108,13 @@ func (x *Executor) newChild(parent *harness.Session, depth int, req SpawnRequest
 }
 
 // runChild runs the child's turn and reports to the parent.
-func (x *Executor) runChild(run *agentRun, task, parentName string) {
+func (x *Executor) runChild(run *agentRun, task, parentName string, to TurnOptions) {
 	defer x.sub.wg.Done()
 	prompt := task + "\n\n[exo: you are a subagent of session " + parentName + ", working in your own copy of its workspace. " +
 		"Your final answer is your report to it: say what you did, what you found and which files you changed.]"
 	defer run.cancel()
-	res, err := x.Prompt(run.ctx, run.child, prompt, "subagent")
+	to.MaxSteps = 0 // the child gets the executor's step limit, not its parent's
+	res, err := x.PromptWith(run.ctx, run.child, prompt, "subagent", to)
 	rep := harness.SubagentCompleted{Handle: run.handle, Session: run.child, Response: res.Response, Failure: res.Failure,
 		Steps: res.Steps, Tokens: int(res.Usage.Input + res.Usage.Output), Cost: res.Cost}
 	if err != nil && rep.Failure == "" {

@@ -14,6 +14,8 @@ type toolCtx struct {
 	branch  string
 	callID  string
 	ws      string
+	// turn holds the options of the turn that made the call (subagents inherit them).
+	turn TurnOptions
 }
 
 // toolOutput is a tool's result before it becomes a tool.completed event.

@@ -32,7 +32,7 @@ func runSpawnAgent(ctx context.Context, tc toolCtx, raw json.RawMessage) toolOut
 	if a.Task == "" {
 		return failed("task is empty")
 	}
-	handle, err := tc.x.Spawn(SpawnRequest{Parent: tc.session, Branch: tc.branch, CallID: tc.callID, Task: a.Task, Allow: a.Scope.Allow, Deny: a.Scope.Deny})
+	handle, err := tc.x.Spawn(SpawnRequest{Parent: tc.session, Branch: tc.branch, CallID: tc.callID, Task: a.Task, Allow: a.Scope.Allow, Deny: a.Scope.Deny, Turn: tc.turn})
 	if err != nil {
 		return failed("spawn_agent: " + err.Error())
 	}

@@ -58,7 +58,7 @@ func (x *Executor) sessionTools(ctx context.Context, sessionID string) []provide
 	out := x.toolSpecs()
 	for _, src := range x.opts.ToolSources {
 		for _, t := range src.Tools(ctx, sessionID) {
-			if _, builtin := x.tools[t.Name]; !builtin && x.policy(t.Name) != "deny" {
+			if _, builtin := x.tools[t.Name]; !builtin && x.policy(sessionID, t.Name) != "deny" {
 				out = append(out, t)
 			}
 		}
@@ -68,8 +68,12 @@ func (x *Executor) sessionTools(ctx context.Context, sessionID string) []provide
 
 // policy is a tool's approval policy: the session's own (Options.Approvals), else the default
 // of the source offering it, else auto.
-func (x *Executor) policy(name string) string {
-	if p, ok := x.opts.Approvals[name]; ok {
+func (x *Executor) policy(sessionID, name string) string {
+	approvals := x.opts.Approvals
+	if x.opts.ApprovalsFor != nil {
+		approvals = x.opts.ApprovalsFor(sessionID) // a daemon's sessions follow their own project's rules
+	}
+	if p, ok := approvals[name]; ok {
 		return p
 	}
 	if _, builtin := x.tools[name]; !builtin {

@@ -91,3 +91,10 @@ func (x *Executor) unseenCompletion(sessionID string) bool {
 	}
 	return v.comp.lastNote > v.comp.lastRequest
 }
+
+// UnseenCompletion reports whether a session is idle with a task or subagent completion the
+// model has not been sent yet (true while a turn runs: look again when it ends).
+func (x *Executor) UnseenCompletion(sessionID string) bool { return x.unseenCompletion(sessionID) }
+
+// HasCompletion reports whether events hold a task or subagent completion.
+func HasCompletion(evs []store.Event) bool { return hasCompletion(evs) }

@@ -15,6 +15,23 @@ import (
 // It fails with ErrGovernanceDrift when dir's constitution changed since 'exo compile', unless
 // allowStale is set.
 func Install(h *harness.Harness, o *executor.Options, dir string, allowStale bool) error {
+	installHooks(h, o)
+	c, err := VerifyLock(dir)
+	switch {
+	case errors.Is(err, ErrNoConstitution):
+		return nil
+	case errors.Is(err, ErrGovernanceDrift) && allowStale:
+		return nil
+	case err != nil:
+		return err
+	}
+	o.Approvals = c.ApprovalMap(executor.ToolNames()...)
+	return nil
+}
+
+// installHooks wires the per-session hooks: scope checks, system prompt, subagent scopes,
+// handoffs and the after-snapshot enforcement.
+func installHooks(h *harness.Harness, o *executor.Options) {
 	t := NewTracker(h)
 	o.CheckWrite = t.CheckWrite
 	o.SystemExtra = SystemExtraHook(h)
@@ -29,17 +46,6 @@ func Install(h *harness.Harness, o *executor.Options, dir string, allowStale boo
 	h.SetSnapshotHook(func(id, branch string, snap harness.WorkspaceSnapshot, previous string) error {
 		return enforceAfterSnapshot(h, t, id, branch, snap, previous)
 	})
-	c, err := VerifyLock(dir)
-	switch {
-	case errors.Is(err, ErrNoConstitution):
-		return nil
-	case errors.Is(err, ErrGovernanceDrift) && allowStale:
-		return nil
-	case err != nil:
-		return err
-	}
-	o.Approvals = c.ApprovalMap(executor.ToolNames()...)
-	return nil
 }
 
 // enforceAfterSnapshot records violations of a snapshot's changes, reverts them under the revert

@@ -25,7 +25,12 @@ func Summary(h *harness.Harness, workspace string) (text string, failing bool) {
 	if !ok {
 		return "", false
 	}
-	st, err := v.(*Manager).Status(workspace)
+	return SummaryOf(v.(*Manager).Status(workspace))
+}
+
+// SummaryOf renders server statuses for the status bar ("mcp 2/3 (name crashed)"), "" when none
+// is enabled; failing is set when one failed, crashed or hung.
+func SummaryOf(st []Status, err error) (text string, failing bool) {
 	if err != nil {
 		return "mcp: " + err.Error(), true
 	}

@@ -1,0 +1,168 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"exo/harness"
+	"exo/harness/api"
+	"exo/harness/daemon"
+)
+
+func daemonCmd(e *env) *cobra.Command {
+	var idle time.Duration
+	cmd := &cobra.Command{
+		Use:   "daemon",
+		Short: "Run the harness daemon in the foreground (exo starts it by itself when needed)",
+		Long: "One daemon per EXO_HOME owns the store, the sandboxes, running turns and background tasks; every\n" +
+			"exo command and app is its client over a unix socket in $XDG_RUNTIME_DIR/exo (or $TMPDIR/exo-UID).\n" +
+			"It exits after --idle with no clients and no work (EXO_DAEMON_IDLE sets the default, 30m).",
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			home, err := e.homeDir()
+			if err != nil {
+				return err
+			}
+			return daemon.Run(daemon.RunOptions{Home: home, IdleTimeout: idle, Harness: harness.Options{DemoScript: e.demo}})
+		},
+	}
+	cmd.Flags().DurationVar(&idle, "idle", 0, "exit after this long with no clients and no work (negative: never)")
+	cmd.AddCommand(daemonStatusCmd(e), daemonStopCmd(e), daemonLogsCmd(e))
+	return cmd
+}
+
+// running returns a client of the running daemon without starting one.
+func (e *env) running(ctx context.Context) (*daemon.Client, string, error) {
+	home, err := e.homeDir()
+	if err != nil {
+		return nil, "", err
+	}
+	c, err := daemon.Connect(ctx, home, daemon.ConnectOptions{NoStart: true})
+	return c, home, err
+}
+
+func daemonStatusCmd(e *env) *cobra.Command {
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use: "status", Short: "Say whether the daemon runs, and what it does", Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			ctx := context.Background()
+			c, home, err := e.running(ctx)
+			if errors.Is(err, api.ErrUnavailable) {
+				if asJSON {
+					return writeJSON(e.stdout, map[string]any{"running": false, "home": home})
+				}
+				fmt.Fprintf(e.stdout, "no exo daemon runs for %s (the next exo command starts one)\n", home)
+				return &exitError{code: ExitFailure, err: errSilent}
+			}
+			if err != nil {
+				return err
+			}
+			defer c.Close()
+			act, err := c.Activity(ctx)
+			if err != nil {
+				return err
+			}
+			if asJSON {
+				return writeJSON(e.stdout, map[string]any{"running": true, "daemon": c.Info, "activity": act})
+			}
+			printStatus(e, c.Info, act)
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	return cmd
+}
+
+// printStatus renders the daemon's status.
+func printStatus(e *env, d api.DaemonInfo, act api.Activity) {
+	tw := table(e.stdout)
+	fmt.Fprintf(tw, "daemon\tpid %d, up %s\n", d.Pid, time.Since(d.Started).Round(time.Second))
+	fmt.Fprintf(tw, "EXO_HOME\t%s\n", d.Home)
+	fmt.Fprintf(tw, "socket\t%s\n", d.Socket)
+	fmt.Fprintf(tw, "build\t%.12s (protocol %d)\n", d.Build, d.Protocol)
+	idle := "never"
+	if d.IdleTimeout > 0 {
+		idle = "after " + d.IdleTimeout.String() + " with no clients and no work"
+	}
+	fmt.Fprintf(tw, "exits\t%s\n", idle)
+	watched := 0
+	for _, n := range act.Clients {
+		watched += n
+	}
+	fmt.Fprintf(tw, "running turns\t%d\n", len(act.Running))
+	fmt.Fprintf(tw, "background tasks\t%d\n", act.Tasks)
+	fmt.Fprintf(tw, "watching clients\t%d\n", watched)
+	fmt.Fprintf(tw, "log\t%s\n", d.Log)
+	tw.Flush()
+}
+
+func daemonStopCmd(e *env) *cobra.Command {
+	return &cobra.Command{
+		Use: "stop", Short: "Stop the daemon (running turns are cancelled and recorded as such)", Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			ctx := context.Background()
+			c, home, err := e.running(ctx)
+			if errors.Is(err, api.ErrUnavailable) {
+				fmt.Fprintf(e.stderr, "no exo daemon runs for %s\n", home)
+				return nil
+			}
+			if err != nil {
+				return err
+			}
+			defer c.Close()
+			if err := c.Stop(ctx); err != nil {
+				return err
+			}
+			fmt.Fprintf(e.stderr, "stopped the exo daemon (pid %d)\n", c.Info.Pid)
+			return nil
+		},
+	}
+}
+
+func daemonLogsCmd(e *env) *cobra.Command {
+	var follow bool
+	cmd := &cobra.Command{
+		Use: "logs", Short: "Print the daemon's log (EXO_HOME/daemon.log)", Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			home, err := e.homeDir()
+			if err != nil {
+				return err
+			}
+			return printLogFile(e, filepath.Join(home, daemon.LogName), follow)
+		},
+	}
+	cmd.Flags().BoolVarP(&follow, "follow", "f", false, "keep printing what is appended")
+	return cmd
+}
+
+// printLogFile copies a log file to stdout, following it when asked (until interrupted).
+func printLogFile(e *env, path string, follow bool) error {
+	f, err := os.Open(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return usagef("no daemon log at %s yet", path)
+	}
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	if _, err := io.Copy(e.stdout, f); err != nil || !follow {
+		return err
+	}
+	ctx, stop := signalContext()
+	defer stop()
+	for ctx.Err() == nil {
+		time.Sleep(200 * time.Millisecond)
+		if _, err := io.Copy(e.stdout, f); err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -1,0 +1,256 @@
+package api
+
+import (
+	"encoding/json"
+	"time"
+
+	"exo/harness"
+	"exo/harness/executors"
+	"exo/harness/governance"
+	"exo/harness/mcp"
+)
+
+// SessionInfo is a session with the summary of its projected state, as lists show it.
+type SessionInfo struct {
+	Session *harness.Session `json:"session"`
+	Status  harness.Status   `json:"status"`
+	Head    uint64           `json:"head"`
+	Model   string           `json:"model,omitempty"`
+	Steps   int              `json:"steps"`
+	Usage   harness.Usage    `json:"usage"`
+	Cost    float64          `json:"cost"`
+	// Running is true while a turn runs on the session in the harness.
+	Running bool `json:"running"`
+	// Clients counts the apps and tails watching the session.
+	Clients int `json:"clients"`
+	// Drift and Conflicts are the governance summary (drift in [0,1]).
+	Drift     float64 `json:"drift"`
+	Conflicts int     `json:"conflicts"`
+}
+
+// NewSessionRequest creates a session.
+type NewSessionRequest struct {
+	Name      string            `json:"name,omitempty"`
+	Workspace string            `json:"workspace"`
+	Model     string            `json:"model,omitempty"`
+	Settings  map[string]string `json:"settings,omitempty"`
+	// Scope flags: allow and deny globs, file budget and shell-change policy.
+	Scope governance.ScopeRequest `json:"scope"`
+	// OverrideGovernance starts even though the constitution changed since 'exo compile'
+	// (recorded as governance.overridden).
+	OverrideGovernance bool `json:"override_governance,omitempty"`
+}
+
+// ForkRequest forks a session.
+type ForkRequest struct {
+	Session string `json:"session"`
+	Seq     uint64 `json:"seq,omitempty"`
+	// Branch forks one of the session's other branches (an abandoned one).
+	Branch string `json:"branch,omitempty"`
+	Name   string `json:"name,omitempty"`
+	// Scope, when set, narrows the fork's scope (it may only narrow).
+	Scope *governance.Scope `json:"scope,omitempty"`
+}
+
+// RewindPlan says what a rewind would undo.
+type RewindPlan struct {
+	Seq    uint64   `json:"seq"`
+	Events int      `json:"events"`
+	Files  []string `json:"files"`
+}
+
+// TurnRequest starts a turn.
+type TurnRequest struct {
+	Session string `json:"session"`
+	Text    string `json:"text"`
+	// Source says who asks: tui, run, mcp…
+	Source string `json:"source,omitempty"`
+	// MaxSteps bounds model calls (0: the default).
+	MaxSteps int `json:"max_steps,omitempty"`
+	// AutoApprove answers every "ask" with approve-once; Headless fails them closed otherwise.
+	AutoApprove bool `json:"auto_approve,omitempty"`
+	Headless    bool `json:"headless,omitempty"`
+	// OverrideGovernance runs even though the constitution changed since 'exo compile'.
+	OverrideGovernance bool `json:"override_governance,omitempty"`
+	// Executor runs the turn: default (exo's own), claude-code…; empty keeps the session's.
+	Executor string `json:"executor,omitempty"`
+	// NativeTools lets an external agent use its own tools, each use approved by exo.
+	NativeTools bool `json:"native_tools,omitempty"`
+}
+
+// TurnStarted identifies a started turn.
+type TurnStarted struct {
+	ID      string `json:"id"`
+	Session string `json:"session"`
+	Branch  string `json:"branch"`
+	// Seq is the head of the branch before the prompt was appended.
+	Seq uint64 `json:"seq"`
+}
+
+// ExecRequest runs a command in a session's sandbox.
+type ExecRequest struct {
+	Session string        `json:"session"`
+	Command string        `json:"command"`
+	Timeout time.Duration `json:"timeout,omitempty"`
+}
+
+// ExecResult is a finished command.
+type ExecResult struct {
+	ExitCode   int    `json:"exit_code"`
+	Killed     bool   `json:"killed,omitempty"`
+	KillReason string `json:"kill_reason,omitempty"`
+	DurationMs int64  `json:"duration_ms"`
+	Artifact   string `json:"artifact,omitempty"`
+}
+
+// EnforcementInfo is the sandbox policy in force for a session.
+type EnforcementInfo struct {
+	Summary  string `json:"summary"`
+	Network  bool   `json:"network"`
+	Confined bool   `json:"confined"`
+}
+
+// RemoteModels is what the endpoints serve; Problems names the endpoints that could not be
+// listed (the others are still listed).
+type RemoteModels struct {
+	Models   []harness.RemoteModel `json:"models"`
+	Problems string                `json:"problems,omitempty"`
+}
+
+// ModelList is the model registry.
+type ModelList struct {
+	Models  []harness.ModelSpec `json:"models"`
+	Default string              `json:"default,omitempty"`
+}
+
+// DriftReport is a session's drift and conflicts.
+type DriftReport struct {
+	Session   string                         `json:"session"`
+	Name      string                         `json:"name"`
+	Scope     governance.Scope               `json:"scope"`
+	Drift     governance.Drift               `json:"drift"`
+	Conflicts []governance.ConflictDetected `json:"conflicts,omitempty"`
+}
+
+// FinishRequest finishes a session.
+type FinishRequest struct {
+	Session      string        `json:"session"`
+	Summary      string        `json:"summary,omitempty"`
+	SkipChecks   bool          `json:"skip_checks,omitempty"`
+	CheckTimeout time.Duration `json:"check_timeout,omitempty"`
+}
+
+// HandoffRequest finishes a session and hands it to another (created when new).
+type HandoffRequest struct {
+	Finish FinishRequest `json:"finish"`
+	To     string        `json:"to"`
+	Note   string        `json:"note,omitempty"`
+}
+
+// HandoffResult reports a handoff.
+type HandoffResult struct {
+	From    *harness.Session    `json:"from"`
+	To      *harness.Session    `json:"to"`
+	Created bool                `json:"created"`
+	Memento *governance.Memento `json:"memento,omitempty"`
+	// Warning is set when the checks ran under a stale lock.
+	Warning string `json:"warning,omitempty"`
+}
+
+// DoctorReport is what `exo doctor` shows.
+type DoctorReport struct {
+	Home          string `json:"home"`
+	DB            string `json:"db"`
+	Schema        uint64 `json:"schema"`
+	DBBytes       int64  `json:"db_bytes"`
+	Sessions      int    `json:"sessions"`
+	Artifacts     int    `json:"artifacts"`
+	ArtifactBytes int64  `json:"artifact_bytes"`
+	Models        int    `json:"models"`
+	DefaultModel  string `json:"default_model,omitempty"`
+	// Sandbox is what this machine supports (sandbox capabilities); SandboxText renders it.
+	Sandbox     json.RawMessage `json:"sandbox"`
+	SandboxText string          `json:"sandbox_text"`
+	// Enforced is the sandbox policy a new session gets.
+	Enforced string `json:"enforced"`
+	// Daemon describes the harness process (empty in-process).
+	Daemon *DaemonInfo `json:"daemon,omitempty"`
+	// MCP is the state of the MCP servers configured for the workspace asked about.
+	MCP []mcp.Status `json:"mcp,omitempty"`
+	// Damaged says why the store refuses writes ("" when it is sound).
+	Damaged string `json:"damaged,omitempty"`
+	// Executors says which executors can run here (binary found, version).
+	Executors []executors.Info `json:"executors"`
+	// Recovered is what the harness put back in order when it opened after a process died.
+	Recovered *harness.RecoveryReport `json:"recovered,omitempty"`
+}
+
+// DaemonInfo describes a running daemon.
+type DaemonInfo struct {
+	Pid      int       `json:"pid"`
+	Build    string    `json:"build"`
+	Protocol int       `json:"protocol"`
+	Socket   string    `json:"socket"`
+	Home     string    `json:"home"`
+	Started  time.Time `json:"started"`
+	Log      string    `json:"log"`
+	// IdleTimeout is how long the daemon stays with no clients and no work.
+	IdleTimeout time.Duration `json:"idle_timeout"`
+}
+
+// Activity is what runs in the harness now.
+type Activity struct {
+	// Running maps sessions with a running turn to the turn's id.
+	Running map[string]string `json:"running"`
+	// Clients counts the watchers attached to each session.
+	Clients map[string]int `json:"clients"`
+	// Connections counts the clients connected to the daemon.
+	Connections int `json:"connections"`
+	// Tasks counts running background tasks; Agents running subagents.
+	Tasks  int         `json:"tasks"`
+	Daemon *DaemonInfo `json:"daemon,omitempty"`
+}
+
+// WatchRequest chooses what a watch streams.
+type WatchRequest struct {
+	// Session, when set, streams that session only, starting with its committed events after
+	// After on its current branch (a tail); empty streams every session's live notices.
+	Session string `json:"session,omitempty"`
+	After   uint64 `json:"after,omitempty"`
+	// Branch is the branch After refers to (a resumed tail after a rewind); default current.
+	Branch string `json:"branch,omitempty"`
+	// Attach counts this watch as a client of that session (the siblings pane shows it).
+	Attach string `json:"attach,omitempty"`
+	// Client names the watcher in the daemon's log (app, tail, run…).
+	Client string `json:"client,omitempty"`
+}
+
+// Watcher is a running watch.
+type Watcher struct {
+	// C delivers notices in order; it closes when the watch ends.
+	C <-chan harness.Notice
+	// ID identifies the watch (SetAttach uses it).
+	ID    string
+	err   func() error
+	close func()
+}
+
+// NewWatcher builds a Watcher from its channel, error and close functions (for implementations).
+func NewWatcher(id string, c <-chan harness.Notice, err func() error, close func()) *Watcher {
+	return &Watcher{C: c, ID: id, err: err, close: close}
+}
+
+// Err returns why the watch ended (nil while it runs or when it was closed).
+func (w *Watcher) Err() error {
+	if w.err == nil {
+		return nil
+	}
+	return w.err()
+}
+
+// Close ends the watch.
+func (w *Watcher) Close() {
+	if w.close != nil {
+		w.close()
+	}
+}

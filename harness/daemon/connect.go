@@ -1,0 +1,204 @@
+package daemon
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"exo/harness/api"
+)
+
+// ConnectOptions tune Connect.
+type ConnectOptions struct {
+	// Executable is the exo binary that runs `exo daemon` (default: this executable).
+	Executable string
+	// NoStart returns ErrUnavailable instead of starting a daemon when none runs.
+	NoStart bool
+	// StartTimeout bounds the wait for a new daemon to answer (default 30 s: opening a large
+	// store may take a while).
+	StartTimeout time.Duration
+}
+
+// notifyFDEnv tells a daemon started by a client which inherited descriptor to report on.
+const notifyFDEnv = "EXO_DAEMON_NOTIFY_FD"
+
+// Connect returns a client of the daemon of EXO_HOME home, starting it if none runs (exactly one
+// even when clients race: they take a start lock). A daemon of another protocol or build that
+// is idle is asked to exit and replaced; a busy one of the same protocol is used as it is.
+func Connect(ctx context.Context, home string, o ConnectOptions) (*Client, error) {
+	dir, err := RuntimeDir()
+	if err != nil {
+		return nil, err
+	}
+	sock, err := SocketPath(dir, home)
+	if err != nil {
+		return nil, err
+	}
+	c := newClient(sock)
+	if c, err := c.usable(ctx, home); err == nil || !errors.Is(err, api.ErrUnavailable) || o.NoStart {
+		return c, err
+	}
+	unlock, err := lockFile(startLockPath(dir, home))
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
+	if c, err := c.usable(ctx, home); err == nil || !errors.Is(err, api.ErrUnavailable) {
+		return c, err // another client started it meanwhile
+	}
+	if err := start(ctx, home, o); err != nil {
+		return nil, err
+	}
+	return c.usable(ctx, home)
+}
+
+// usable says hello and checks that the daemon serves home with this protocol and build; an
+// idle daemon of another build is drained (and ErrUnavailable returned so a new one starts).
+func (c *Client) usable(ctx context.Context, home string) (*Client, error) {
+	info, err := c.hello(ctx)
+	if err != nil {
+		return c, err
+	}
+	c.Info = info
+	if filepath.Clean(info.Home) != filepath.Clean(home) {
+		return c, fmt.Errorf("the exo daemon at %s serves %s, not %s: stop it with 'exo daemon stop --home %s'", c.socket, info.Home, home, info.Home)
+	}
+	if info.Protocol == Protocol && info.Build == BuildID() {
+		return c, nil
+	}
+	if err := c.drain(ctx, true, "replaced by build "+BuildID()); err == nil {
+		waitGone(ctx, info.Pid, 10*time.Second)
+		return c, fmt.Errorf("%w: replaced an older daemon", api.ErrUnavailable)
+	}
+	if info.Protocol != Protocol {
+		return c, fmt.Errorf("the exo daemon running (pid %d, build %.12s) speaks protocol %d and this exo %d; it is busy: wait for its turns to end or run 'exo daemon stop'",
+			info.Pid, info.Build, info.Protocol, Protocol)
+	}
+	return c, nil // another build of the same protocol, busy: it serves us as it is
+}
+
+// drain asks the daemon to exit (only when idle, if ifIdle).
+func (c *Client) drain(ctx context.Context, ifIdle bool, reason string) error {
+	return c.call(ctx, "POST", "/v1/daemon/drain", map[string]any{"if_idle": ifIdle, "reason": reason}, nil)
+}
+
+// Stop asks the daemon to exit now (running turns are cancelled and recorded) and waits until
+// its process is gone.
+func (c *Client) Stop(ctx context.Context) error {
+	if err := c.drain(ctx, false, "exo daemon stop"); err != nil {
+		return err
+	}
+	if !waitGone(ctx, c.Info.Pid, 30*time.Second) {
+		return fmt.Errorf("the daemon (pid %d) did not exit in 30 s", c.Info.Pid)
+	}
+	return nil
+}
+
+// waitGone waits until a process has exited; it reports whether it did.
+func waitGone(ctx context.Context, pid int, limit time.Duration) bool {
+	if pid <= 0 {
+		return true
+	}
+	deadline := time.Now().Add(limit)
+	for time.Now().Before(deadline) && ctx.Err() == nil {
+		if err := syscall.Kill(pid, 0); errors.Is(err, syscall.ESRCH) {
+			return true
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	return false
+}
+
+// lockFile takes an exclusive flock on path (created 0600), waiting for other holders.
+func lockFile(path string) (func(), error) {
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|syscall.O_NOFOLLOW, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("open start lock: %w", err)
+	}
+	if err := unix.Flock(int(f.Fd()), unix.LOCK_EX); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("take start lock: %w", err)
+	}
+	return func() { f.Close() }, nil
+}
+
+// start runs `exo daemon` detached (its own session, its output in EXO_HOME/daemon.log) and
+// waits until it reports that it listens, or why it could not start.
+func start(ctx context.Context, home string, o ConnectOptions) error {
+	exe := o.Executable
+	if exe == "" {
+		var err error
+		if exe, err = os.Executable(); err != nil {
+			return fmt.Errorf("find exo's executable to start the daemon: %w", err)
+		}
+	}
+	if err := os.MkdirAll(home, 0o700); err != nil {
+		return fmt.Errorf("create EXO_HOME: %w", err)
+	}
+	logf, err := openLog(home)
+	if err != nil {
+		return err
+	}
+	defer logf.Close()
+	r, w, err := os.Pipe()
+	if err != nil {
+		return err
+	}
+	defer r.Close()
+	null, err := os.Open(os.DevNull)
+	if err != nil {
+		w.Close()
+		return err
+	}
+	defer null.Close()
+	cmd := exec.Command(exe, "daemon", "--home", home)
+	cmd.Dir = "/"
+	cmd.Env = append(os.Environ(), notifyFDEnv+"=3")
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = null, logf, logf
+	cmd.ExtraFiles = []*os.File{w}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	err = cmd.Start()
+	w.Close()
+	if err != nil {
+		return fmt.Errorf("start the exo daemon: %w", err)
+	}
+	go func() { _ = cmd.Wait() }() // reaps the daemon if it exits while this client lives
+	return waitReady(ctx, r, o.StartTimeout, home)
+}
+
+// waitReady reads the daemon's one-line report: "ready", or the error that stopped it.
+func waitReady(ctx context.Context, r io.Reader, limit time.Duration, home string) error {
+	if limit <= 0 {
+		limit = 30 * time.Second
+	}
+	line := make(chan string, 1)
+	go func() {
+		s, _ := bufio.NewReader(r).ReadString('\n')
+		line <- strings.TrimSpace(s)
+	}()
+	select {
+	case l := <-line:
+		if l == "ready" {
+			return nil
+		}
+		if l == "" {
+			return fmt.Errorf("the exo daemon could not start: it exited without saying why; see %s", filepath.Join(home, LogName))
+		}
+		code, msg, _ := strings.Cut(strings.TrimPrefix(l, "error: "), "\t")
+		return &api.RemoteError{Code: code, Message: "the exo daemon could not start: " + msg}
+	case <-time.After(limit):
+		return fmt.Errorf("the exo daemon did not answer within %s; see %s", limit, filepath.Join(home, LogName))
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}

@@ -1,0 +1,468 @@
+package daemon
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"exo/harness"
+	"exo/harness/api"
+	"exo/harness/service"
+	"exo/sandbox"
+)
+
+// TestMain lets the test binary act as the sandbox's confinement helper, and as a client run
+// under another uid (EXO_TEST_DIAL).
+func TestMain(m *testing.M) {
+	if len(os.Args) > 1 && os.Args[1] == sandbox.HelperCommand {
+		os.Exit(sandbox.HelperMain(os.Args[2:]))
+	}
+	if sock := os.Getenv("EXO_TEST_DIAL"); sock != "" {
+		os.Exit(dialAndHello(sock))
+	}
+	os.Exit(m.Run())
+}
+
+// dialAndHello is the other user's client: exit 0 when the daemon answered hello, 2 when the
+// connection was refused or cut, 3 when it could not even connect.
+func dialAndHello(sock string) int {
+	c := newClient(sock)
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+	defer cancel()
+	if _, err := c.hello(ctx); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		if errors.Is(err, syscall.EACCES) || errors.Is(err, os.ErrPermission) {
+			return 3
+		}
+		return 2
+	}
+	return 0
+}
+
+// testLog discards the daemon's log lines unless the test fails.
+func testLog(t *testing.T) *slog.Logger {
+	return slog.New(slog.NewTextHandler(io.Discard, nil))
+}
+
+// fixture is a daemon server over a fresh harness, and a client of it.
+type fixture struct {
+	h    *harness.Harness
+	svc  *service.Service
+	srv  *Server
+	c    *Client
+	sock string
+	done chan error
+}
+
+// serve starts a server on a socket in a private temporary folder.
+func serve(t *testing.T, idle time.Duration) *fixture {
+	t.Helper()
+	home := t.TempDir()
+	h, err := harness.Open(home, harness.Options{SandboxHelper: []string{os.Args[0], sandbox.HelperCommand}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	svc := service.New(h, service.Options{})
+	sock := filepath.Join(t.TempDir(), "d.sock")
+	l, err := listen(sock, testLog(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	info := api.DaemonInfo{Pid: os.Getpid(), Build: BuildID(), Protocol: Protocol, Socket: sock, Home: home, IdleTimeout: idle}
+	f := &fixture{h: h, svc: svc, srv: NewServer(svc, info, testLog(t)), c: newClient(sock), sock: sock, done: make(chan error, 1)}
+	go func() { f.done <- f.srv.Serve(l) }()
+	t.Cleanup(func() {
+		f.c.Close()
+		f.srv.Stop("test over")
+		<-f.done
+		svc.Close()
+		h.Close()
+	})
+	if _, err := f.c.usable(context.Background(), home); err != nil {
+		t.Fatal(err)
+	}
+	return f
+}
+
+// TestErrorsKeepTheirIdentity checks that errors.Is works across the wire for the errors the
+// CLI maps to exit codes.
+func TestErrorsKeepTheirIdentity(t *testing.T) {
+	f := serve(t, 0)
+	ctx := context.Background()
+	if _, err := f.c.Session(ctx, "nobody"); !errors.Is(err, harness.ErrNoSession) {
+		t.Fatalf("unknown session: %v", err)
+	}
+	a, err := f.c.NewSession(ctx, api.NewSessionRequest{Name: "alpha-one"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.c.NewSession(ctx, api.NewSessionRequest{Name: "alpha-two"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.c.Rewind(ctx, a.ID, 99); !errors.Is(err, harness.ErrBadSeq) {
+		t.Fatalf("rewind past the head: %v", err)
+	}
+	if err := f.c.Approve(ctx, a.ID, "call-x", "once"); !errors.Is(err, api.ErrResolved) {
+		t.Fatalf("approval nobody asked for: %v", err)
+	}
+	if _, err := f.c.StartTurn(ctx, api.TurnRequest{Session: a.ID, Text: "  "}); !errors.Is(err, api.ErrInvalid) {
+		t.Fatalf("empty prompt: %v", err)
+	}
+	if _, err := f.c.Artifact(ctx, "feedface"); !errors.Is(err, api.ErrNotFound) {
+		t.Fatalf("missing artifact: %v", err)
+	}
+}
+
+// TestTailResumesWithoutGapsOrDuplicates follows a session while events are appended, cuts the
+// stream, resumes with after=last, and checks every seq arrives exactly once, across a rewind.
+func TestTailResumesWithoutGapsOrDuplicates(t *testing.T) {
+	f := serve(t, 0)
+	ctx := context.Background()
+	s, err := f.c.NewSession(ctx, api.NewSessionRequest{Name: "tailed"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	say := func(n int) {
+		for i := 0; i < n; i++ {
+			if _, err := f.c.Say(ctx, s.ID, fmt.Sprintf("m%d", i), "test"); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	say(20)
+	seen := map[uint64]int{}
+	var last uint64
+	var branch string
+	read := func(w *api.Watcher, until uint64) {
+		t.Helper()
+		deadline := time.After(10 * time.Second)
+		for last < until {
+			select {
+			case n, ok := <-w.C:
+				if !ok {
+					t.Fatalf("stream ended at %d: %v", last, w.Err())
+				}
+				for _, e := range n.Events {
+					if e.Branch == branch || branch == "" {
+						seen[e.Seq]++
+					}
+					if e.Seq != last+1 && e.Branch == branch {
+						t.Fatalf("gap or duplicate: got %d after %d", e.Seq, last)
+					}
+					last, branch = e.Seq, e.Branch
+				}
+			case <-deadline:
+				t.Fatalf("stuck at %d of %d", last, until)
+			}
+		}
+	}
+	w, err := f.c.Watch(ctx, api.WatchRequest{Session: s.ID, After: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	last = 5
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() { defer wg.Done(); say(30) }()
+	read(w, 51)
+	wg.Wait()
+	w.Close()
+	say(10) // while nobody watches
+	w, err = f.c.Watch(ctx, api.WatchRequest{Session: s.ID, After: last, Branch: branch})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	read(w, 61)
+	for seq := uint64(6); seq <= 61; seq++ {
+		if seen[seq] != 1 {
+			t.Fatalf("seq %d seen %d times", seq, seen[seq])
+		}
+	}
+	// A rewind while watching: the tail moves to the new branch and goes on from the fork seq.
+	if _, err := f.c.Rewind(ctx, s.ID, 30); err != nil {
+		t.Fatal(err)
+	}
+	ev, err := f.c.Say(ctx, s.ID, "after the rewind", "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.After(10 * time.Second)
+	for {
+		select {
+		case n, ok := <-w.C:
+			if !ok {
+				t.Fatal("stream ended after the rewind")
+			}
+			for _, e := range n.Events {
+				if e.Seq == ev.Seq && e.Branch == ev.Branch && strings.Contains(string(e.Data), "after the rewind") {
+					return
+				}
+			}
+		case <-deadline:
+			t.Fatal("the message after the rewind never came")
+		}
+	}
+}
+
+// TestDeltasCoalesceAndArriveWhole publishes many small deltas and checks the client gets all
+// the text, in order, in far fewer frames.
+func TestDeltasCoalesceAndArriveWhole(t *testing.T) {
+	f := serve(t, 0)
+	ctx := context.Background()
+	s, _ := f.c.NewSession(ctx, api.NewSessionRequest{Name: "stream"})
+	w, err := f.c.Watch(ctx, api.WatchRequest{Session: s.ID, After: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	var want strings.Builder
+	for i := 0; i < 5000; i++ {
+		d := fmt.Sprintf("%d,", i)
+		want.WriteString(d)
+		f.h.Publish(harness.Notice{Session: s.ID, Delta: d})
+	}
+	f.h.Publish(harness.Notice{Session: s.ID, Turn: &harness.TurnNotice{ID: "t", Running: false}})
+	var got strings.Builder
+	frames := 0
+	for n := range w.C {
+		if n.Turn != nil {
+			break
+		}
+		got.WriteString(n.Delta)
+		frames++
+	}
+	if got.String() != want.String() {
+		t.Fatalf("text differs: %d bytes vs %d", got.Len(), want.Len())
+	}
+	if frames > 2500 {
+		t.Fatalf("%d frames for 5000 deltas: not coalesced", frames)
+	}
+}
+
+// TestFirstApprovalWins answers one approval from two clients at once: one wins, the other is
+// told it was already answered, and the log holds one resolution.
+func TestFirstApprovalWins(t *testing.T) {
+	f := serve(t, 0)
+	ctx := context.Background()
+	s, _ := f.c.NewSession(ctx, api.NewSessionRequest{Name: "ask"})
+	if _, err := f.h.Append(s.ID, harness.MustRecord(harness.TypeApprovalRequested, "executor:default",
+		harness.ApprovalRequested{CallID: "c1", Tool: "bash", Summary: "rm -rf build"})); err != nil {
+		t.Fatal(err)
+	}
+	other := newClient(f.sock)
+	defer other.Close()
+	errs := make(chan error, 2)
+	for _, c := range []*Client{f.c, other} {
+		go func(c *Client) { errs <- c.Approve(ctx, s.ID, "c1", "once") }(c)
+	}
+	e1, e2 := <-errs, <-errs
+	if (e1 == nil) == (e2 == nil) {
+		t.Fatalf("want exactly one winner: %v / %v", e1, e2)
+	}
+	if lost := errors.Join(e1, e2); !errors.Is(lost, api.ErrResolved) {
+		t.Fatalf("the loser was not told it was answered: %v", lost)
+	}
+	evs, _ := f.c.Events(ctx, s.Branch, 1, 0)
+	n := 0
+	for _, e := range evs {
+		if e.Type == harness.TypeApprovalResolved {
+			n++
+		}
+	}
+	if n != 1 {
+		t.Fatalf("%d approval.resolved events", n)
+	}
+}
+
+// TestIncompatibleProtocolGetsOneLine sends a request of another protocol version.
+func TestIncompatibleProtocolGetsOneLine(t *testing.T) {
+	f := serve(t, 0)
+	req, _ := f.c.request(context.Background(), "GET", "/v1/sessions", nil)
+	req.Header.Set(headerProtocol, "99")
+	resp, err := f.c.http.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode == http.StatusOK || !strings.Contains(string(b), "protocol 1") || strings.Count(strings.TrimSpace(string(b)), "\n") != 0 {
+		t.Fatalf("status %d: %s", resp.StatusCode, b)
+	}
+}
+
+// TestBusyDaemonOfAnotherProtocolIsExplained serves a fake older daemon that is busy and checks
+// the client says, in one line, what to do.
+func TestBusyDaemonOfAnotherProtocolIsExplained(t *testing.T) {
+	sock := filepath.Join(t.TempDir(), "old.sock")
+	l, err := net.Listen("unix", sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /v1/hello", func(w http.ResponseWriter, r *http.Request) {
+		writeJSON(w, api.DaemonInfo{Pid: 4242, Build: "old", Protocol: Protocol + 1, Home: "/h"})
+	})
+	mux.HandleFunc("POST /v1/daemon/drain", func(w http.ResponseWriter, r *http.Request) {
+		writeError(w, fmt.Errorf("%w: running turns", api.ErrBusy))
+	})
+	srv := &http.Server{Handler: mux}
+	go srv.Serve(l)
+	defer srv.Close()
+	_, err = newClient(sock).usable(context.Background(), "/h")
+	if err == nil || !strings.Contains(err.Error(), "speaks protocol") || !strings.Contains(err.Error(), "exo daemon stop") {
+		t.Fatalf("err = %v", err)
+	}
+}
+
+// TestIdleServerStops stops a server with no clients and no work after its idle time.
+func TestIdleServerStops(t *testing.T) {
+	f := serve(t, 300*time.Millisecond)
+	f.c.Close() // drop the hello's keep-alive connection
+	select {
+	case <-f.done:
+		f.done <- nil
+		if !strings.Contains(f.srv.StopReason(), "idle") {
+			t.Fatalf("stopped for %q", f.srv.StopReason())
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the idle server did not stop")
+	}
+}
+
+// TestWatchingClientKeepsServerUp keeps a watch open past the idle time.
+func TestWatchingClientKeepsServerUp(t *testing.T) {
+	f := serve(t, 300*time.Millisecond)
+	w, err := f.c.Watch(context.Background(), api.WatchRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	select {
+	case <-f.done:
+		t.Fatal("stopped while a client watched")
+	case <-time.After(900 * time.Millisecond):
+	}
+}
+
+// TestOtherUserRefused runs a client as another uid against a socket it could reach on the
+// file system (its folder opened up for the test): the daemon must refuse it by SO_PEERCRED.
+func TestOtherUserRefused(t *testing.T) {
+	if os.Getuid() != 0 {
+		t.Skip("needs root to run a client as another uid; the folder's 0700 mode and SO_PEERCRED still apply")
+	}
+	f := serve(t, 0)
+	dir := filepath.Dir(f.sock)
+	os.Chmod(dir, 0o755)
+	os.Chmod(f.sock, 0o666)
+	for _, p := range []string{filepath.Dir(dir), filepath.Dir(filepath.Dir(dir))} {
+		if fi, err := os.Stat(p); err == nil {
+			os.Chmod(p, fi.Mode().Perm()|0o011)
+			defer os.Chmod(p, fi.Mode().Perm())
+		}
+	}
+	bin := othersCopy(t)
+	cmd := exec.Command(bin, "-test.run=^$")
+	cmd.Env = append(os.Environ(), "EXO_TEST_DIAL="+f.sock)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
+	out, err := cmd.CombinedOutput()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != 2 {
+		t.Fatalf("the other user's client: %v (%s); want refused after connecting (exit 2)", err, out)
+	}
+	// With the folder private again (as RuntimeDir makes it), it cannot even connect.
+	os.Chmod(dir, 0o700)
+	cmd = exec.Command(bin, "-test.run=^$")
+	cmd.Env = append(os.Environ(), "EXO_TEST_DIAL="+f.sock)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
+	out, err = cmd.CombinedOutput()
+	if !errors.As(err, &ee) || ee.ExitCode() != 3 {
+		t.Fatalf("the other user's client through a 0700 folder: %v (%s); want no access (exit 3)", err, out)
+	}
+}
+
+// othersCopy copies the test binary where another user may run it.
+func othersCopy(t *testing.T) string {
+	t.Helper()
+	dir, err := os.MkdirTemp("/tmp", "exo-dial-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	os.Chmod(dir, 0o755)
+	b, err := os.ReadFile(os.Args[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	bin := filepath.Join(dir, "dial")
+	if err := os.WriteFile(bin, b, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return bin
+}
+
+// TestRuntimeDirRefusesUnsafeFolders checks the lstat checks: a symlink, an open mode and
+// another owner are refused, never used or repaired.
+func TestRuntimeDirRefusesUnsafeFolders(t *testing.T) {
+	base := t.TempDir()
+	t.Setenv("XDG_RUNTIME_DIR", base)
+	dir := filepath.Join(base, "exo")
+	if _, err := RuntimeDir(); err != nil {
+		t.Fatal(err)
+	}
+	if fi, _ := os.Lstat(dir); fi.Mode().Perm() != 0o700 {
+		t.Fatalf("created with mode %o", fi.Mode().Perm())
+	}
+	os.Chmod(dir, 0o755)
+	if _, err := RuntimeDir(); err == nil || !strings.Contains(err.Error(), "open to other users") {
+		t.Fatalf("mode 0755: %v", err)
+	}
+	os.Remove(dir)
+	target := t.TempDir()
+	os.Symlink(target, dir)
+	if _, err := RuntimeDir(); err == nil || !strings.Contains(err.Error(), "symlink") {
+		t.Fatalf("symlink: %v", err)
+	}
+	os.Remove(dir)
+	if os.Getuid() == 0 {
+		os.Mkdir(dir, 0o700)
+		os.Chown(dir, 65534, 65534)
+		if _, err := RuntimeDir(); err == nil || !strings.Contains(err.Error(), "another user") {
+			t.Fatalf("owned by nobody: %v", err)
+		}
+	}
+}
+
+// TestSocketPathLength refuses a socket path longer than a socket address holds.
+func TestSocketPathLength(t *testing.T) {
+	if _, err := SocketPath("/"+strings.Repeat("d", 100), "/home"); err == nil || !strings.Contains(err.Error(), "XDG_RUNTIME_DIR") {
+		t.Fatalf("long path: %v", err)
+	}
+	if p, err := SocketPath("/run/user/1000/exo", "/home/u/.exo"); err != nil || !strings.HasSuffix(p, ".sock") {
+		t.Fatalf("short path: %q %v", p, err)
+	}
+}
+
+// TestSocketIsPrivate checks the socket's mode.
+func TestSocketIsPrivate(t *testing.T) {
+	f := serve(t, 0)
+	fi, err := os.Lstat(f.sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fi.Mode()&os.ModeSocket == 0 || fi.Mode().Perm() != 0o600 {
+		t.Fatalf("socket mode %v", fi.Mode())
+	}
+}

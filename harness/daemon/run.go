@@ -1,0 +1,197 @@
+package daemon
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"log/slog"
+	"net"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"exo/harness"
+	"exo/harness/api"
+	"exo/harness/service"
+)
+
+// LogName is the daemon's log in EXO_HOME; InfoName its description while it runs.
+const (
+	LogName  = "daemon.log"
+	InfoName = "daemon.json"
+)
+
+// DefaultIdleTimeout is how long a daemon with no clients and no work stays.
+const DefaultIdleTimeout = 30 * time.Minute
+
+// maxLogBytes is the size past which the log is started afresh when a daemon starts.
+const maxLogBytes = 8 << 20
+
+// RunOptions configure a daemon.
+type RunOptions struct {
+	Home string
+	// IdleTimeout is how long it stays with no clients and no work (0: DefaultIdleTimeout,
+	// negative: forever).
+	IdleTimeout time.Duration
+	Harness     harness.Options
+	// Executable is exo's binary (background tasks re-run it); default this executable.
+	Executable string
+}
+
+// Run is `exo daemon`: it owns EXO_HOME's store, sandboxes and turns, serves the API on the
+// socket until it is stopped, idle or replaced, then cancels running turns (recorded) and
+// closes the store.
+func Run(o RunOptions) (err error) {
+	notify := notifier()
+	defer func() {
+		if err != nil {
+			notify("error: " + api.ErrorCode(err) + "\t" + strings.ReplaceAll(err.Error(), "\n", " "))
+		}
+	}()
+	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
+	dir, err := RuntimeDir()
+	if err != nil {
+		return err
+	}
+	sock, err := SocketPath(dir, o.Home)
+	if err != nil {
+		return err
+	}
+	h, err := harness.Open(o.Home, o.Harness)
+	if err != nil {
+		return err
+	}
+	defer h.Close()
+	if err := clearStaleSocket(sock); err != nil {
+		return err
+	}
+	l, err := listen(sock, log)
+	if err != nil {
+		return err
+	}
+	info := api.DaemonInfo{Pid: os.Getpid(), Build: BuildID(), Protocol: Protocol, Socket: sock, Home: o.Home,
+		Started: time.Now().UTC(), Log: filepath.Join(o.Home, LogName), IdleTimeout: idleTimeout(o.IdleTimeout)}
+	exe := o.Executable
+	if exe == "" {
+		exe, _ = os.Executable()
+	}
+	svc := service.New(h, service.Options{Executable: exe, Daemon: &info})
+	if r := h.Recovery(); !r.Empty() { // harness.Open put EXO_HOME back in order after a dead process
+		log.Info("recovered after a process that died", "interrupted", r.Interrupted, "completed", r.Completed,
+			"rolled_back", r.RolledBack, "problems", r.Problems)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go func() { _ = h.WatchDetached(ctx) }()
+	srv := NewServer(svc, info, log)
+	writeInfo(o.Home, info)
+	defer os.Remove(filepath.Join(o.Home, InfoName))
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
+	go func() {
+		if sig, ok := <-sigs; ok {
+			srv.Stop("signal " + sig.String())
+		}
+	}()
+	defer signal.Stop(sigs)
+	log.Info("daemon started", "pid", info.Pid, "socket", sock, "home", o.Home, "build", info.Build, "idle_timeout", info.IdleTimeout)
+	notify("ready")
+	serveErr := srv.Serve(l)
+	svc.Close() // running turns end as cancelled, in the log
+	log.Info("daemon stopped", "reason", srv.StopReason())
+	return serveErr
+}
+
+// idleTimeout applies the defaults: EXO_DAEMON_IDLE when set, else DefaultIdleTimeout.
+func idleTimeout(d time.Duration) time.Duration {
+	if d == 0 {
+		if v, err := time.ParseDuration(os.Getenv("EXO_DAEMON_IDLE")); err == nil {
+			d = v
+		} else {
+			d = DefaultIdleTimeout
+		}
+	}
+	if d < 0 {
+		return 0
+	}
+	return d
+}
+
+// clearStaleSocket removes a socket file no daemon answers on (this daemon holds the store, so
+// none of EXO_HOME can; a file left by a killed one is stale). A non-socket is left alone.
+func clearStaleSocket(path string) error {
+	fi, err := os.Lstat(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if fi.Mode()&fs.ModeSocket == 0 {
+		return fmt.Errorf("%s exists and is not a socket: remove it", path)
+	}
+	if c, err := net.DialTimeout("unix", path, 200*time.Millisecond); err == nil {
+		c.Close()
+		return fmt.Errorf("another exo daemon answers on %s", path)
+	}
+	return os.Remove(path)
+}
+
+// writeInfo records the daemon's description in EXO_HOME (for people and `exo daemon status`
+// when the socket is unreachable).
+func writeInfo(home string, info api.DaemonInfo) {
+	b, _ := json.MarshalIndent(info, "", "  ")
+	tmp := filepath.Join(home, InfoName+".tmp")
+	if os.WriteFile(tmp, append(b, '\n'), 0o600) == nil {
+		_ = os.Rename(tmp, filepath.Join(home, InfoName))
+	}
+}
+
+// ReadInfo reads the description a running daemon left in EXO_HOME.
+func ReadInfo(home string) (api.DaemonInfo, error) {
+	var info api.DaemonInfo
+	b, err := os.ReadFile(filepath.Join(home, InfoName))
+	if err != nil {
+		return info, err
+	}
+	return info, json.Unmarshal(b, &info)
+}
+
+// notifier returns how a daemon started by a client reports "ready" or its error: a line on
+// the descriptor named by EXO_DAEMON_NOTIFY_FD, written once. By hand it reports nothing.
+func notifier() func(string) {
+	fd, err := strconv.Atoi(os.Getenv(notifyFDEnv))
+	os.Unsetenv(notifyFDEnv)
+	if err != nil || fd < 3 {
+		return func(string) {}
+	}
+	f := os.NewFile(uintptr(fd), "notify")
+	done := false
+	return func(line string) {
+		if done || f == nil {
+			return
+		}
+		done = true
+		fmt.Fprintln(f, line)
+		f.Close()
+	}
+}
+
+// openLog opens EXO_HOME/daemon.log for appending, starting it afresh when it grew too big.
+func openLog(home string) (*os.File, error) {
+	p := filepath.Join(home, LogName)
+	if fi, err := os.Stat(p); err == nil && fi.Size() > maxLogBytes {
+		_ = os.Rename(p, p+".1")
+	}
+	f, err := os.OpenFile(p, os.O_WRONLY|os.O_CREATE|os.O_APPEND|syscall.O_NOFOLLOW, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("open the daemon log: %w", err)
+	}
+	return f, nil
+}

@@ -1,0 +1,155 @@
+package daemon
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"net"
+	"net/http"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"exo/harness/api"
+	"exo/harness/service"
+)
+
+// Server serves one Service on a unix socket.
+type Server struct {
+	svc  *service.Service
+	info api.DaemonInfo
+	log  *slog.Logger
+	http *http.Server
+
+	conns    atomic.Int64 // open connections
+	inflight atomic.Int64 // requests being served
+	lastMu   sync.Mutex
+	last     time.Time // when the last request ended or connection closed
+	// done is closed when the server should stop (idle, drained or stopped).
+	done     chan struct{}
+	doneOnce sync.Once
+	reason   atomic.Value // why it stops
+}
+
+// NewServer builds a server for a service.
+func NewServer(svc *service.Service, info api.DaemonInfo, log *slog.Logger) *Server {
+	s := &Server{svc: svc, info: info, log: log, last: time.Now(), done: make(chan struct{})}
+	s.http = &http.Server{Handler: s.routes(), ConnState: s.connState, ReadHeaderTimeout: 10 * time.Second,
+		ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn)}
+	return s
+}
+
+// Serve accepts clients on l until Stop, an idle timeout (info.IdleTimeout, 0 for never) or a
+// drain; it then shuts the HTTP side down (streams are cut, clients reconnect to the next
+// daemon).
+func (s *Server) Serve(l net.Listener) error {
+	errc := make(chan error, 1)
+	go func() { errc <- s.http.Serve(l) }()
+	go s.idleLoop()
+	select {
+	case err := <-errc:
+		return err
+	case <-s.done:
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	if err := s.http.Shutdown(ctx); err != nil {
+		s.http.Close() // long streams do not end by themselves
+	}
+	<-errc
+	return nil
+}
+
+// Stop makes Serve return; reason goes to the log.
+func (s *Server) Stop(reason string) {
+	s.doneOnce.Do(func() {
+		s.reason.Store(reason)
+		s.log.Info("daemon stopping", "reason", reason)
+		close(s.done)
+	})
+}
+
+// StopReason says why the server stopped ("" while it runs).
+func (s *Server) StopReason() string {
+	r, _ := s.reason.Load().(string)
+	return r
+}
+
+// connState counts connections for the idle timer.
+func (s *Server) connState(_ net.Conn, st http.ConnState) {
+	switch st {
+	case http.StateNew:
+		s.conns.Add(1)
+	case http.StateClosed, http.StateHijacked:
+		s.conns.Add(-1)
+		s.touch()
+	}
+}
+
+// touch records activity now.
+func (s *Server) touch() {
+	s.lastMu.Lock()
+	s.last = time.Now()
+	s.lastMu.Unlock()
+}
+
+// idleFor is how long the daemon has had no client and no work (0 while it has some).
+func (s *Server) idleFor() time.Duration {
+	if s.conns.Load() > 0 || s.inflight.Load() > 0 || s.svc.Busy() {
+		return 0
+	}
+	s.lastMu.Lock()
+	defer s.lastMu.Unlock()
+	return time.Since(s.last)
+}
+
+// idleLoop stops the server after IdleTimeout with no clients and no work. It wakes only
+// when the deadline could have passed, so an idle daemon costs no CPU between checks.
+func (s *Server) idleLoop() {
+	limit := s.info.IdleTimeout
+	if limit <= 0 {
+		return
+	}
+	wait := limit
+	for {
+		t := time.NewTimer(wait)
+		select {
+		case <-s.done:
+			t.Stop()
+			return
+		case <-t.C:
+		}
+		idle := s.idleFor()
+		if idle >= limit {
+			s.Stop("idle for " + limit.String())
+			return
+		}
+		if idle == 0 {
+			s.touch() // busy now: count the idle time from when the work ends
+			wait = limit
+		} else {
+			wait = limit - idle
+		}
+	}
+}
+
+// handler wraps an endpoint: the protocol check, the in-flight count and error answers.
+func (s *Server) handler(fn func(w http.ResponseWriter, r *http.Request) error) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		if p := r.Header.Get(headerProtocol); p != "" && p != protocolString {
+			writeError(w, errIncompatible(p))
+			return
+		}
+		s.inflight.Add(1)
+		defer func() {
+			s.inflight.Add(-1)
+			s.touch()
+		}()
+		if err := fn(w, r); err != nil {
+			if errors.Is(err, context.Canceled) && r.Context().Err() != nil {
+				return // the client left
+			}
+			writeError(w, err)
+		}
+	}
+}

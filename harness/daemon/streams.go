@@ -1,0 +1,233 @@
+package daemon
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+
+	"exo/harness"
+	"exo/harness/api"
+)
+
+// flushEvery is the longest a stream holds frames before sending them: deltas that come faster
+// are coalesced into one frame, so a long answer costs a few frames per screen refresh, not one
+// per token. The first frame after a quiet spell goes out at once.
+const flushEvery = 8 * time.Millisecond
+
+// streamWriter writes NDJSON frames to a response, buffered, coalescing consecutive deltas and
+// output of one session.
+type streamWriter struct {
+	w         http.ResponseWriter
+	buf       *bufio.Writer
+	enc       *json.Encoder
+	lastFlush time.Time
+	// pending holds coalesced deltas or output not yet encoded.
+	pending *frame
+	delta   strings.Builder
+	output  strings.Builder
+}
+
+// newStreamWriter starts an NDJSON response.
+func newStreamWriter(w http.ResponseWriter) *streamWriter {
+	w.Header().Set("Content-Type", "application/x-ndjson")
+	w.Header().Set("Cache-Control", "no-store")
+	w.WriteHeader(http.StatusOK)
+	buf := bufio.NewWriterSize(w, 64<<10)
+	return &streamWriter{w: w, buf: buf, enc: json.NewEncoder(buf)}
+}
+
+// add queues a frame, merging pure deltas or pure output of the same session.
+func (s *streamWriter) add(f frame) error {
+	pure := len(f.Events) == 0 && f.Turn == nil && !f.HasClients && !f.Lagged && f.Result == nil && f.Error == nil && f.Watch == ""
+	if pure && (f.Delta != "") != (f.Output != "") && s.pending != nil && s.pending.Session == f.Session &&
+		(f.Delta != "") == (s.delta.Len() > 0) {
+		s.delta.WriteString(f.Delta)
+		s.output.WriteString(f.Output)
+		return nil
+	}
+	if err := s.encodePending(); err != nil {
+		return err
+	}
+	if pure && (f.Delta != "") != (f.Output != "") {
+		s.pending = &frame{Session: f.Session}
+		s.delta.WriteString(f.Delta)
+		s.output.WriteString(f.Output)
+		return nil
+	}
+	return s.enc.Encode(f)
+}
+
+// encodePending writes the coalesced frame, if any.
+func (s *streamWriter) encodePending() error {
+	if s.pending == nil {
+		return nil
+	}
+	f := *s.pending
+	f.Delta, f.Output = s.delta.String(), s.output.String()
+	s.pending = nil
+	s.delta.Reset()
+	s.output.Reset()
+	return s.enc.Encode(f)
+}
+
+// flush sends everything queued.
+func (s *streamWriter) flush() error {
+	if err := s.encodePending(); err != nil {
+		return err
+	}
+	if err := s.buf.Flush(); err != nil {
+		return err
+	}
+	if f, ok := s.w.(http.Flusher); ok {
+		f.Flush()
+	}
+	s.lastFlush = time.Now()
+	return nil
+}
+
+// pump writes notices from ch as frames until ch closes or the client leaves. Frames are sent
+// at once after a quiet spell and at most every flushEvery while notices keep coming.
+func pump(ctx context.Context, sw *streamWriter, ch <-chan harness.Notice, end func() error) error {
+	var timer *time.Timer
+	var timerC <-chan time.Time
+	defer func() {
+		if timer != nil {
+			timer.Stop()
+		}
+	}()
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-timerC:
+			timerC = nil
+			if err := sw.flush(); err != nil {
+				return nil
+			}
+		case n, open := <-ch:
+			if !open {
+				if err := end(); err != nil {
+					_ = sw.add(frame{Error: remoteError(err)})
+				}
+				_ = sw.flush()
+				return nil
+			}
+			if err := sw.add(noticeFrame(n)); err != nil {
+				return nil
+			}
+			if wait := flushEvery - time.Since(sw.lastFlush); wait <= 0 {
+				if err := sw.flush(); err != nil {
+					return nil
+				}
+			} else if timerC == nil {
+				if timer == nil {
+					timer = time.NewTimer(wait)
+				} else {
+					timer.Reset(wait)
+				}
+				timerC = timer.C
+			}
+		}
+	}
+}
+
+// watch streams every session's notices (GET /v1/watch?attach=SESSION).
+func (s *Server) watch(w http.ResponseWriter, r *http.Request) error {
+	return s.stream(w, r, api.WatchRequest{Attach: r.URL.Query().Get("attach"), Client: r.URL.Query().Get("client")})
+}
+
+// tail streams one session's committed events after ?after=SEQ (of ?branch=B), then its live
+// notices (GET /v1/sessions/{id}/events).
+func (s *Server) tail(w http.ResponseWriter, r *http.Request) error {
+	after, err := uintParam(r, "after")
+	if err != nil {
+		return err
+	}
+	req := api.WatchRequest{Session: r.PathValue("id"), After: after, Branch: r.URL.Query().Get("branch"),
+		Client: r.URL.Query().Get("client")}
+	if q := r.URL.Query().Get("attach"); q == "1" || q == "true" {
+		req.Attach = req.Session
+	}
+	return s.stream(w, r, req)
+}
+
+// stream runs a watch and pumps it to the client.
+func (s *Server) stream(w http.ResponseWriter, r *http.Request, req api.WatchRequest) error {
+	if req.Attach != "" {
+		se, err := s.svc.Session(r.Context(), req.Attach)
+		if err != nil {
+			return err
+		}
+		req.Attach = se.ID
+	}
+	wt, err := s.svc.Watch(r.Context(), req)
+	if err != nil {
+		return err
+	}
+	defer wt.Close()
+	s.log.Debug("watch", "id", wt.ID, "client", req.Client, "session", req.Session)
+	sw := newStreamWriter(w)
+	if err := sw.add(frame{Watch: wt.ID}); err != nil {
+		return nil
+	}
+	if err := sw.flush(); err != nil {
+		return nil
+	}
+	return pump(r.Context(), sw, wt.C, wt.Err)
+}
+
+// exec runs a command and streams its output, then its result (POST /v1/sessions/{id}/exec).
+func (s *Server) exec(w http.ResponseWriter, r *http.Request) error {
+	var req api.ExecRequest
+	if err := readJSON(r, &req); err != nil {
+		return err
+	}
+	req.Session = r.PathValue("id")
+	sw := newStreamWriter(w)
+	out := &execOutput{sw: sw}
+	res, err := s.svc.Exec(r.Context(), req, out)
+	out.mu.Lock()
+	defer out.mu.Unlock()
+	if out.timer != nil {
+		out.timer.Stop()
+	}
+	if err != nil {
+		_ = sw.add(frame{Error: remoteError(err)})
+	} else {
+		_ = sw.add(frame{Result: &res})
+	}
+	_ = sw.flush()
+	return nil
+}
+
+// execOutput streams a command's output as frames, at most every flushEvery, the rest by a
+// timer so output before a pause is not held back.
+type execOutput struct {
+	mu    sync.Mutex
+	sw    *streamWriter
+	timer *time.Timer
+}
+
+// Write queues output (called from the sandbox's reader goroutine).
+func (o *execOutput) Write(p []byte) (int, error) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if err := o.sw.add(frame{Output: string(p)}); err != nil {
+		return 0, err
+	}
+	if wait := flushEvery - time.Since(o.sw.lastFlush); wait <= 0 {
+		return len(p), o.sw.flush()
+	} else if o.timer == nil {
+		o.timer = time.AfterFunc(wait, func() {
+			o.mu.Lock()
+			defer o.mu.Unlock()
+			o.timer = nil
+			_ = o.sw.flush()
+		})
+	}
+	return len(p), nil
+}

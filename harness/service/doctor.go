@@ -1,0 +1,59 @@
+package service
+
+import (
+	"context"
+	"encoding/json"
+
+	"exo/harness"
+	"exo/harness/api"
+	"exo/harness/executors"
+	"exo/harness/mcp"
+)
+
+// Doctor reports the store, the registry and what this machine's sandbox enforces.
+func (s *Service) Doctor(ctx context.Context, workspace string) (api.DoctorReport, error) {
+	st, err := s.h.Stats()
+	if err != nil {
+		return api.DoctorReport{}, err
+	}
+	rep := api.DoctorReport{Home: s.h.Home(), DB: st.Path, Schema: st.Schema, DBBytes: st.Bytes,
+		Artifacts: st.Artifacts, ArtifactBytes: st.ArtifactBytes, Daemon: s.opts.Daemon, Executors: executors.Probe()}
+	if d := s.h.Damaged(); d != nil {
+		rep.Damaged = d.Error()
+	}
+	if r := s.h.Recovery(); !r.Empty() {
+		rep.Recovered = &r
+	}
+	all, err := s.h.Sessions()
+	if err != nil {
+		return rep, err
+	}
+	rep.Sessions = len(all)
+	ms, err := s.h.Models()
+	if err != nil {
+		return rep, err
+	}
+	rep.Models, rep.DefaultModel = len(ms), s.h.DefaultModelName()
+	caps := s.h.Capabilities()
+	rep.Sandbox, _ = json.Marshal(caps)
+	rep.SandboxText = caps.String()
+	rep.Enforced = harness.DefaultEnforcement(caps).String()
+	if workspace != "" {
+		rep.MCP, err = s.MCPStatus(ctx, workspace, true)
+	}
+	return rep, err
+}
+
+// MCPStatus lists the MCP servers configured for a workspace; check starts the ones not running
+// and counts their tools.
+func (s *Service) MCPStatus(ctx context.Context, workspace string, check bool) ([]mcp.Status, error) {
+	if check {
+		return s.plugins.MCP.Probe(ctx, workspace)
+	}
+	return s.plugins.MCP.Status(workspace)
+}
+
+// Redact replaces every sealed secret's value in text.
+func (s *Service) Redact(ctx context.Context, text string) (string, error) {
+	return s.h.Redact(text), nil
+}

@@ -1,0 +1,159 @@
+// Package service is the harness API (harness/api) implemented over one in-process Harness and
+// exo's executor. The daemon serves it over a unix socket; tests use it directly. It owns what
+// must outlive any one client: running turns, approvals, wake-ups after background work, and the
+// record of which clients watch which session.
+package service
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"sync"
+	"time"
+
+	"exo/harness"
+	"exo/harness/api"
+	"exo/harness/executor"
+	"exo/harness/executors"
+	"exo/harness/governance"
+	"exo/harness/plugins"
+)
+
+// Options tune a Service.
+type Options struct {
+	// Executable is exo's binary, re-run for detached background tasks.
+	Executable string
+	// Executor tunes exo's executor (governance hooks are added by New).
+	Executor executor.Options
+	// Daemon describes the daemon serving this service (nil in-process).
+	Daemon *api.DaemonInfo
+}
+
+// Service implements api.Client over a Harness.
+type Service struct {
+	h       *harness.Harness
+	x       *executor.Executor
+	tracker *governance.Tracker
+	plugins *plugins.Plugins
+	opts    Options
+	// xo are the executor options every executor gets (governance, plugins); runners holds the
+	// external executors opened so far, by name and tool mode.
+	xo      executor.Options
+	runMu   sync.Mutex
+	runners map[string]executors.Runner
+
+	mu      sync.Mutex
+	turns   map[string]*turnRun // by turn id, running and recently finished
+	running map[string]*turnRun // by session
+	last    map[string]*turnRun // the last finished turn of each session
+	order   []string            // finished turn ids, oldest first (bounded)
+	watches map[string]string   // watch id → attached session ("" when none)
+	approve sync.Mutex          // serialises approval answers: the first one wins
+
+	ctx    context.Context
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+}
+
+var _ api.Client = (*Service)(nil)
+
+// New builds the service over an open harness and starts its background work (wake-ups after
+// task and subagent completions). Close stops it; the harness stays open.
+func New(h *harness.Harness, opts Options) *Service {
+	xo := opts.Executor
+	governance.InstallShared(h, &xo)
+	pl := plugins.Install(h, &xo)
+	ctx, cancel := context.WithCancel(context.Background())
+	s := &Service{h: h, x: executor.New(h, xo), tracker: governance.NewTracker(h), plugins: pl, opts: opts, xo: xo,
+		runners: map[string]executors.Runner{},
+		turns: map[string]*turnRun{}, running: map[string]*turnRun{}, last: map[string]*turnRun{},
+		watches: map[string]string{}, ctx: ctx, cancel: cancel}
+	s.wg.Add(1)
+	go s.wakeLoop()
+	return s
+}
+
+// Harness returns the harness the service runs over (for the daemon and tests).
+func (s *Service) Harness() *harness.Harness { return s.h }
+
+// Close cancels running turns and subagents, waits for them to record their end, and stops
+// the service's background work. The harness stays open.
+func (s *Service) Close() error {
+	s.mu.Lock()
+	for _, r := range s.running {
+		r.cancel()
+	}
+	s.mu.Unlock()
+	s.x.StopAgents()
+	s.waitTurns()
+	s.cancel()
+	s.wg.Wait()
+	s.runMu.Lock()
+	for _, r := range s.runners {
+		r.Close()
+	}
+	s.runMu.Unlock()
+	s.plugins.Close()
+	return nil
+}
+
+// waitTurns waits until no turn runs.
+func (s *Service) waitTurns() {
+	for {
+		s.mu.Lock()
+		var r *turnRun
+		for _, r = range s.running {
+			break
+		}
+		s.mu.Unlock()
+		if r == nil {
+			return
+		}
+		<-r.done
+	}
+}
+
+// Busy reports whether the service has work that must not be cut by an idle exit: a running
+// turn or subagent, or a running background task.
+func (s *Service) Busy() bool {
+	s.mu.Lock()
+	n := len(s.running)
+	s.mu.Unlock()
+	if n > 0 {
+		return true
+	}
+	ts, _ := s.h.DetachedTasks()
+	for _, t := range ts {
+		if t.State() == "running" || t.State() == "starting" {
+			return true
+		}
+	}
+	return s.h.RunningTasks() > 0
+}
+
+// session resolves a reference.
+func (s *Service) session(ref string) (*harness.Session, error) {
+	return s.h.Session(ref)
+}
+
+// invalid marks an error as the caller's.
+func invalid(err error) error {
+	if err == nil || errors.Is(err, api.ErrInvalid) {
+		return err
+	}
+	return fmt.Errorf("%w: %w", api.ErrInvalid, err)
+}
+
+// invalidf is a formatted invalid-request error.
+func invalidf(format string, a ...any) error {
+	return fmt.Errorf("%w: %s", api.ErrInvalid, fmt.Sprintf(format, a...))
+}
+
+// nopCloser wraps a reader.
+type nopCloser struct{ io.Reader }
+
+func (nopCloser) Close() error { return nil }
+
+// since is a duration in whole milliseconds since t.
+func since(t time.Time) int64 { return time.Since(t).Milliseconds() }

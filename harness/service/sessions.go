@@ -1,0 +1,242 @@
+package service
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"path/filepath"
+
+	"exo/harness"
+	"exo/harness/api"
+	"exo/harness/governance"
+	"exo/store"
+)
+
+// ListSessions returns every session with its projected state, turn and client activity.
+func (s *Service) ListSessions(ctx context.Context) ([]api.SessionInfo, error) {
+	all, err := s.h.Sessions()
+	if err != nil {
+		return nil, err
+	}
+	act := s.activity()
+	out := make([]api.SessionInfo, 0, len(all))
+	for _, se := range all {
+		st, err := s.h.BranchState(se.Branch)
+		if err != nil {
+			return nil, fmt.Errorf("session %s: %w", se.Name, err)
+		}
+		info := api.SessionInfo{Session: se, Status: st.Status, Head: st.Head, Model: st.Model, Steps: st.Steps,
+			Usage: st.Usage, Cost: st.Cost, Clients: act.Clients[se.ID]}
+		_, info.Running = act.Running[se.ID]
+		if !info.Running && (info.Status == harness.StatusRunning || info.Status == harness.StatusWaiting) {
+			info.Status = harness.StatusIdle // no executor runs it: the harness says so, not the log's last word
+		}
+		if gs, err := s.tracker.State(se.ID); err == nil {
+			info.Drift, info.Conflicts = gs.Drift().Total, len(gs.Conflicts)
+		}
+		out = append(out, info)
+	}
+	return out, nil
+}
+
+// Session resolves an id, a unique id prefix or a name.
+func (s *Service) Session(ctx context.Context, ref string) (*harness.Session, error) {
+	return s.session(ref)
+}
+
+// NewSession creates a session with its first scope and governance records.
+func (s *Service) NewSession(ctx context.Context, req api.NewSessionRequest) (*harness.Session, error) {
+	if req.Workspace != "" {
+		abs, err := filepath.Abs(req.Workspace)
+		if err != nil {
+			return nil, invalid(err)
+		}
+		req.Workspace = abs
+	}
+	recs, err := newSessionRecords(req)
+	if err != nil {
+		return nil, err
+	}
+	se, err := s.h.NewSession(harness.NewSessionOptions{Name: req.Name, Workspace: req.Workspace, Model: req.Model, Settings: req.Settings})
+	if err != nil {
+		return nil, invalid(err)
+	}
+	if len(recs) > 0 {
+		if _, err := s.h.Append(se.ID, recs...); err != nil {
+			return nil, err
+		}
+	}
+	return se, nil
+}
+
+// newSessionRecords verifies the workspace's lock and returns the first records of a new
+// session there: its scope.set (constitution defaults plus the request) and, when the user
+// overrode stale governance, governance.overridden.
+func newSessionRecords(req api.NewSessionRequest) ([]store.Record, error) {
+	if req.Workspace == "" {
+		return nil, nil
+	}
+	c, err := governance.VerifyLock(req.Workspace)
+	var recs []store.Record
+	switch {
+	case errors.Is(err, governance.ErrGovernanceDrift) && req.OverrideGovernance:
+		recs = append(recs, harness.MustRecord(governance.TypeGovernanceOverridden, harness.ActorUser,
+			governance.GovernanceOverridden{Reason: err.Error()}))
+		if _, sealed, lerr := governance.ReadLock(req.Workspace); lerr == nil {
+			c = sealed
+		}
+	case err != nil:
+		return nil, err
+	}
+	r := req.Scope
+	if c == nil && len(r.Allow) == 0 && len(r.Deny) == 0 && r.Budget == 0 && r.Policy == "" {
+		return recs, nil // no constitution and no flags: the default scope needs no event
+	}
+	sc, err := governance.NewScope(c, r)
+	if err != nil {
+		return nil, invalid(err)
+	}
+	return append([]store.Record{governance.ScopeRecord(sc, harness.ActorUser, "new")}, recs...), nil
+}
+
+// SetSetting sets or removes one of a session's settings.
+func (s *Service) SetSetting(ctx context.Context, sessionID, key, value string) (*harness.Session, error) {
+	if key == "" {
+		return nil, invalidf("a setting needs a name")
+	}
+	if key == "model" && value != "" {
+		if _, err := s.h.Model(value); err != nil {
+			return nil, invalid(err)
+		}
+	}
+	se, err := s.session(sessionID)
+	if err != nil {
+		return nil, err
+	}
+	return s.h.UpdateSession(se.ID, func(x *harness.Session) error {
+		if x.Settings == nil {
+			x.Settings = map[string]string{}
+		}
+		if value == "" {
+			delete(x.Settings, key)
+		} else {
+			x.Settings[key] = value
+		}
+		return nil
+	})
+}
+
+// Fork starts a sibling with its own working copy; a requested scope may only narrow.
+func (s *Service) Fork(ctx context.Context, req api.ForkRequest) (*harness.Session, error) {
+	src, err := s.session(req.Session)
+	if err != nil {
+		return nil, err
+	}
+	var recs []store.Record
+	if req.Scope != nil {
+		parent, err := governance.CurrentScope(s.h, src.ID)
+		if err != nil {
+			return nil, err
+		}
+		narrowed, err := governance.Narrow(parent, *req.Scope)
+		if err != nil {
+			return nil, invalid(err)
+		}
+		narrowed.Boundary = narrowed.Boundaries()
+		recs = append(recs, governance.ScopeRecord(narrowed, harness.ActorUser, "fork"))
+	}
+	n, err := s.h.Fork(src.ID, req.Seq, harness.ForkOptions{Name: req.Name, Branch: req.Branch})
+	if err != nil {
+		return nil, err
+	}
+	if len(recs) > 0 {
+		if _, err := s.h.Append(n.ID, recs...); err != nil {
+			return nil, err
+		}
+	}
+	return n, nil
+}
+
+// Rewind continues a session from seq on a new branch; a turn running on it is stopped first.
+func (s *Service) Rewind(ctx context.Context, sessionID string, seq uint64) (*harness.Session, error) {
+	se, err := s.session(sessionID)
+	if err != nil {
+		return nil, err
+	}
+	if r := s.runningTurn(se.ID); r != nil {
+		r.cancel()
+		<-r.done
+	}
+	return s.h.Rewind(se.ID, seq)
+}
+
+// RewindPreview says what a rewind to seq would undo.
+func (s *Service) RewindPreview(ctx context.Context, sessionID string, seq uint64) (api.RewindPlan, error) {
+	n, files, err := s.h.RewindPreview(sessionID, seq)
+	return api.RewindPlan{Seq: seq, Events: n, Files: files}, err
+}
+
+// Say appends a user message without running a turn.
+func (s *Service) Say(ctx context.Context, sessionID, text, source string) (harness.Event, error) {
+	if text == "" {
+		return harness.Event{}, invalidf("empty message")
+	}
+	se, err := s.session(sessionID)
+	if err != nil {
+		return harness.Event{}, err
+	}
+	evs, err := s.h.Append(se.ID, harness.MustRecord(harness.TypeInvocationReceived, harness.ActorUser,
+		harness.InvocationReceived{Text: text, Source: source}))
+	if err != nil {
+		return harness.Event{}, err
+	}
+	return evs[0], nil
+}
+
+// State returns the Session projection of a branch at its head.
+func (s *Service) State(ctx context.Context, branch string) (*harness.SessionState, error) {
+	return s.h.BranchState(branch)
+}
+
+// StateAt returns the Session projection of a branch as of seq.
+func (s *Service) StateAt(ctx context.Context, branch string, seq uint64) (*harness.SessionState, error) {
+	st, _, err := s.h.LoadState(branch, seq, true)
+	return st, err
+}
+
+// Events returns events from..to of a branch's whole history.
+func (s *Service) Events(ctx context.Context, branch string, from, to uint64) ([]harness.Event, error) {
+	return s.h.BranchEvents(branch, from, to)
+}
+
+// BranchPoints counts the forks and rewinds taken at each seq of a branch's history.
+func (s *Service) BranchPoints(ctx context.Context, branch string) (map[uint64]int, error) {
+	return s.h.BranchPoints(branch)
+}
+
+// Verify recomputes hash chains.
+func (s *Service) Verify(ctx context.Context, sessionID string) (harness.VerifyReport, error) {
+	if sessionID != "" {
+		se, err := s.session(sessionID)
+		if err != nil {
+			return harness.VerifyReport{}, err
+		}
+		sessionID = se.ID
+	}
+	return s.h.Verify(sessionID)
+}
+
+// Artifact opens an artifact by id or unique prefix.
+func (s *Service) Artifact(ctx context.Context, id string) (io.ReadCloser, error) {
+	r, err := s.h.OpenArtifact(id)
+	if errors.Is(err, harness.ErrNoArtifact) {
+		return nil, fmt.Errorf("%w: %w", api.ErrNotFound, err)
+	}
+	return r, err
+}
+
+// FileAtSnapshot returns a file as the session's newest snapshot holds it.
+func (s *Service) FileAtSnapshot(ctx context.Context, sessionID, path string) (string, error) {
+	return s.h.FileAtSnapshot(sessionID, path)
+}

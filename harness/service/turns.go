@@ -1,0 +1,238 @@
+package service
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	"exo/harness"
+	"exo/harness/api"
+	"exo/harness/executor"
+	"exo/harness/executors"
+	"exo/harness/governance"
+)
+
+// keepFinished bounds how many finished turns WaitTurn can still report by id.
+const keepFinished = 256
+
+// turnRun is one turn the service runs.
+type turnRun struct {
+	id      string
+	session string
+	source  string
+	cancel  context.CancelFunc
+	done    chan struct{}
+	res     harness.TurnResult
+	err     error
+}
+
+// StartTurn appends the prompt and runs the turn in the background; it returns at once.
+func (s *Service) StartTurn(ctx context.Context, req api.TurnRequest) (api.TurnStarted, error) {
+	if strings.TrimSpace(req.Text) == "" {
+		return api.TurnStarted{}, invalidf("the prompt is empty")
+	}
+	if req.MaxSteps < 0 {
+		return api.TurnStarted{}, invalidf("max steps must be 1 or more, not %d", req.MaxSteps)
+	}
+	se, err := s.session(req.Session)
+	if err != nil {
+		return api.TurnStarted{}, err
+	}
+	if _, err := s.h.Model(se.Settings["model"]); err != nil {
+		return api.TurnStarted{}, invalid(err)
+	}
+	if err := governance.CheckStart(se.Workspace, req.OverrideGovernance); err != nil {
+		return api.TurnStarted{}, fmt.Errorf("%w (run 'exo compile', or pass --override-governance)", err)
+	}
+	st, err := s.h.BranchState(se.Branch)
+	if err != nil {
+		return api.TurnStarted{}, err
+	}
+	if se.Workspace != "" {
+		s.h.PrepareBaseline(se.ID) // overlaps the first snapshot with the first model call
+	}
+	to := executor.TurnOptions{MaxSteps: req.MaxSteps, AutoApprove: req.AutoApprove, Headless: req.Headless}
+	source := req.Source
+	if source == "" {
+		source = "api"
+	}
+	run, err := s.turnFunc(se.ID, req, source, to)
+	if err != nil {
+		return api.TurnStarted{}, err
+	}
+	r, err := s.begin(se.ID, source, run)
+	if err != nil {
+		return api.TurnStarted{}, err
+	}
+	return api.TurnStarted{ID: r.id, Session: se.ID, Branch: se.Branch, Seq: st.Head}, nil
+}
+
+// begin registers a turn of a session (ErrBusy when one runs) and runs fn in the background,
+// telling subscribers when it starts and ends.
+func (s *Service) begin(sessionID, source string, fn func(context.Context) (harness.TurnResult, error)) (*turnRun, error) {
+	ctx, cancel := context.WithCancel(s.ctx)
+	r := &turnRun{id: "turn-" + harness.NewID()[:12], session: sessionID, source: source, cancel: cancel, done: make(chan struct{})}
+	s.mu.Lock()
+	if s.running[sessionID] != nil {
+		s.mu.Unlock()
+		cancel()
+		return nil, api.ErrBusy
+	}
+	s.running[sessionID], s.turns[r.id] = r, r
+	s.mu.Unlock()
+	s.h.Publish(harness.Notice{Session: sessionID, Turn: &harness.TurnNotice{ID: r.id, Source: source, Running: true}})
+	go s.run(ctx, r, fn)
+	return r, nil
+}
+
+// run runs a turn to its end and records the outcome.
+func (s *Service) run(ctx context.Context, r *turnRun, fn func(context.Context) (harness.TurnResult, error)) {
+	res, err := fn(ctx)
+	r.cancel()
+	r.res, r.err = res, err
+	s.mu.Lock()
+	delete(s.running, r.session)
+	s.last[r.session] = r
+	s.order = append(s.order, r.id)
+	if len(s.order) > keepFinished {
+		delete(s.turns, s.order[0])
+		s.order = s.order[1:]
+	}
+	s.mu.Unlock()
+	close(r.done)
+	n := &harness.TurnNotice{ID: r.id, Source: r.source, Result: &res}
+	if err != nil {
+		n.Error, n.ErrorCode = err.Error(), api.ErrorCode(err)
+	}
+	s.h.Publish(harness.Notice{Session: r.session, Turn: n})
+}
+
+// runningTurn returns the turn running on a session, or nil.
+func (s *Service) runningTurn(sessionID string) *turnRun {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.running[sessionID]
+}
+
+// WaitTurn waits for a turn to end and returns its result.
+func (s *Service) WaitTurn(ctx context.Context, sessionID, turnID string) (harness.TurnResult, error) {
+	s.mu.Lock()
+	var r *turnRun
+	if turnID != "" {
+		r = s.turns[turnID]
+	} else if se, err := s.session(sessionID); err == nil {
+		if r = s.running[se.ID]; r == nil {
+			r = s.last[se.ID]
+		}
+	}
+	s.mu.Unlock()
+	if r == nil {
+		return harness.TurnResult{}, fmt.Errorf("%w: no such turn", api.ErrNotFound)
+	}
+	select {
+	case <-r.done:
+		return r.res, r.err
+	case <-ctx.Done():
+		return harness.TurnResult{}, ctx.Err()
+	}
+}
+
+// CancelTurn stops the turn running on a session and waits until it has recorded its end.
+func (s *Service) CancelTurn(ctx context.Context, sessionID string) error {
+	se, err := s.session(sessionID)
+	if err != nil {
+		return err
+	}
+	r := s.runningTurn(se.ID)
+	if r == nil {
+		return nil
+	}
+	r.cancel()
+	select {
+	case <-r.done:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// Approve records the first answer to an approval request; later ones get ErrResolved.
+func (s *Service) Approve(ctx context.Context, sessionID, callID, decision string) error {
+	switch decision {
+	case executor.DecisionOnce, executor.DecisionAlways, executor.DecisionDeny:
+	default:
+		return invalidf("decision %q: give once, always or deny", decision)
+	}
+	se, err := s.session(sessionID)
+	if err != nil {
+		return err
+	}
+	s.approve.Lock()
+	defer s.approve.Unlock()
+	st, err := s.h.BranchState(se.Branch)
+	if err != nil {
+		return err
+	}
+	if !slices.Contains(st.Approvals, callID) {
+		return api.ErrResolved
+	}
+	_, err = s.h.AppendOn(se.ID, se.Branch, harness.MustRecord(harness.TypeApprovalResolved, harness.ActorUser,
+		harness.ApprovalResolved{CallID: callID, Decision: decision}))
+	return err
+}
+
+// Compact compacts a session's prompt view now.
+func (s *Service) Compact(ctx context.Context, sessionID string) (executor.CompactionReport, error) {
+	se, err := s.session(sessionID)
+	if err != nil {
+		return executor.CompactionReport{}, err
+	}
+	return s.x.Compact(ctx, se.ID)
+}
+
+// isBusy reports whether err says a turn already runs.
+func isBusy(err error) bool { return errors.Is(err, api.ErrBusy) }
+
+// turnFunc returns what runs the turn: exo's executor, or the external executor the request or
+// the session's log names (opened once per name and tool mode, kept for later turns).
+func (s *Service) turnFunc(sessionID string, req api.TurnRequest, source string, to executor.TurnOptions) (func(context.Context) (harness.TurnResult, error), error) {
+	name := executors.ForSession(s.h, sessionID, req.Executor)
+	if name == executors.Default || name == "" {
+		return func(ctx context.Context) (harness.TurnResult, error) {
+			if err := s.backToDefault(sessionID); err != nil {
+				return harness.TurnResult{SessionID: sessionID}, err
+			}
+			return s.x.PromptWith(ctx, sessionID, req.Text, source, to)
+		}, nil
+	}
+	key := fmt.Sprintf("%s native=%v headless=%v yes=%v", name, req.NativeTools, to.Headless, to.AutoApprove)
+	s.runMu.Lock()
+	defer s.runMu.Unlock()
+	r := s.runners[key]
+	if r == nil {
+		xo := s.xo
+		xo.Headless, xo.AutoApprove = to.Headless, to.AutoApprove
+		var err error
+		if r, err = executors.Open(s.h, name, executors.Options{Exec: xo, NativeTools: req.NativeTools}); err != nil {
+			return nil, invalid(err)
+		}
+		s.runners[key] = r
+	}
+	return func(ctx context.Context) (harness.TurnResult, error) {
+		return r.Prompt(ctx, sessionID, req.Text, source)
+	}, nil
+}
+
+// backToDefault records executor.selected when a session that ran another executor comes
+// back to exo's own.
+func (s *Service) backToDefault(sessionID string) error {
+	st, err := s.h.State(sessionID)
+	if err != nil || st.Executor == "" || st.Executor == executors.Default {
+		return err
+	}
+	_, err = s.h.Append(sessionID, harness.MustRecord(harness.TypeExecutorSelected, harness.ActorUser,
+		harness.ExecutorSelected{Name: executors.Default}))
+	return err
+}
