@@ -66,14 +66,14 @@ type Model struct {
 	height   int
 	lay      layout
 
-	session     *harness.Session
-	state       *harness.SessionState
-	model       harness.ModelSpec
-	noModel     bool
-	source      *timelineSource
-	info        views.StatusInfo
-	loadReq     uint64
-	prevReq     uint64
+	session *harness.Session
+	state   *harness.SessionState
+	model   harness.ModelSpec
+	noModel bool
+	source  *timelineSource
+	info    views.StatusInfo
+	loadReq uint64
+	prevReq uint64
 	// running maps sessions with a turn running in the harness to the turn's id (from turn
 	// notices and the session list, whoever started it); mine holds the turns this app started.
 	running     map[string]string

@@ -5,7 +5,6 @@ import (
 	"strings"
 
 	tea "charm.land/bubbletea/v2"
-
 )
 
 // slash runs a slash command typed in the input.

@@ -67,7 +67,7 @@ func shellLine(words []string) string {
 	return strings.Join(q, " ")
 }
 
-// shellQuote quotes a word for a POSIX shell (single quotes; a quote inside becomes '\'').
+// shellQuote quotes a word for a POSIX shell (single quotes; a quote inside becomes '\”).
 func shellQuote(w string) string {
 	if w != "" && strings.IndexFunc(w, func(r rune) bool {
 		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./=:,+@%", r))

@@ -125,10 +125,10 @@ type ModelList struct {
 
 // DriftReport is a session's drift and conflicts.
 type DriftReport struct {
-	Session   string                         `json:"session"`
-	Name      string                         `json:"name"`
-	Scope     governance.Scope               `json:"scope"`
-	Drift     governance.Drift               `json:"drift"`
+	Session   string                        `json:"session"`
+	Name      string                        `json:"name"`
+	Scope     governance.Scope              `json:"scope"`
+	Drift     governance.Drift              `json:"drift"`
 	Conflicts []governance.ConflictDetected `json:"conflicts,omitempty"`
 }
 
