@@ -12,6 +12,10 @@ import (
 	"exo/sandbox"
 )
 
+// buildTag names this build when a packager sets it (go build -ldflags "-X main.buildTag=v1.2");
+// exo --version shows it.
+var buildTag string
+
 // demoScript is the scripted model's offline demo, built in so `exo` works from any directory.
 //
 //go:embed testdata/scripts/demo.yaml
@@ -26,5 +30,5 @@ func main() {
 	if len(os.Args) > 1 && os.Args[1] == sandbox.HelperCommand {
 		os.Exit(sandbox.HelperMain(os.Args[2:]))
 	}
-	os.Exit(cli.Execute(os.Args[1:], os.Stdin, os.Stdout, os.Stderr, cli.Options{DemoScript: demoScript}))
+	os.Exit(cli.Execute(os.Args[1:], os.Stdin, os.Stdout, os.Stderr, cli.Options{DemoScript: demoScript, BuildTag: buildTag}))
 }

@@ -129,6 +129,7 @@ func TestCLIVerifyNamesTamperedEvent(t *testing.T) {
 	for i := 0; i < 5; i++ {
 		mustRun(t, home, "say", "t", "message")
 	}
+	mustRun(t, home, "daemon", "stop") // it holds exo.db; the next command starts another
 	db, err := bolt.Open(filepath.Join(home, "exo.db"), 0o600, &bolt.Options{Timeout: time.Second})
 	if err != nil {
 		t.Fatal(err)
@@ -155,9 +156,12 @@ func TestCLIVerifyNamesTamperedEvent(t *testing.T) {
 	}
 }
 
+// TestCLISecondProcessFailsFast holds EXO_HOME with another process: the daemon the next command
+// starts cannot open the store, and the command fails at once with one line naming the holder.
 func TestCLISecondProcessFailsFast(t *testing.T) {
 	home := t.TempDir()
 	mustRun(t, home, "new", "--name", "x")
+	mustRun(t, home, "daemon", "stop")
 	// Hold EXO_HOME with a child process that keeps the harness open until its stdin closes.
 	holder := exec.Command(os.Args[0])
 	holder.Env = append(os.Environ(), "EXO_TEST_HOLD_HOME="+home)

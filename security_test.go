@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/base64"
+	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -118,8 +119,10 @@ func lastSession(t *testing.T, home string) string {
 	return out[i+7 : i+7+16]
 }
 
-// TestResumeAfterKillMidTurn SIGKILLs exo while a tool runs, then continues the session: the
-// interrupted call is reported to the model and nothing committed is lost.
+// TestResumeAfterKillMidTurn SIGKILLs `exo run` while a tool runs (the turn goes on in the
+// daemon), then SIGKILLs the daemon itself, then continues the session: the next command starts
+// a new daemon, the turn is recorded as interrupted, the interrupted call is reported to the
+// model and nothing committed is lost.
 func TestResumeAfterKillMidTurn(t *testing.T) {
 	srv := providertest.NewScriptedChat(
 		providertest.ChatReply{Text: "Running a long job.", ToolCalls: []providertest.ChatToolCall{{ID: "c1", Name: "bash", Args: `{"command":"echo started > started.txt; sleep 30"}`}}},
@@ -147,6 +150,10 @@ func TestResumeAfterKillMidTurn(t *testing.T) {
 	cmd.Process.Signal(syscall.SIGKILL)
 	cmd.Wait()
 	id := lastSession(t, home)
+	if out, _, _ := exoEnv(t, home, ws, nil, "sessions", "--json"); !strings.Contains(out, `"running": true`) {
+		t.Fatalf("the turn did not go on in the daemon after its client was killed:\n%s", out)
+	}
+	killDaemon(t, home)
 	srv.SetReplies(providertest.ChatReply{Text: "The job was interrupted; I will not retry it."})
 	out, errs, code := exoEnv(t, home, ws, nil, "run", "--session", id, "what happened?")
 	if code != 0 {
@@ -163,4 +170,22 @@ func TestResumeAfterKillMidTurn(t *testing.T) {
 	if _, errs, code := exoEnv(t, home, ws, nil, "verify"); code != 0 {
 		t.Fatalf("verify after kill: %s", errs)
 	}
+	if log, _, _ := exoEnv(t, home, ws, nil, "log", id); !strings.Contains(log, "turn.cancelled") || !strings.Contains(log, "interrupted: exo stopped") {
+		t.Fatalf("the killed turn is not recorded as interrupted:\n%s", log)
+	}
+}
+
+// killDaemon SIGKILLs the daemon of home and waits until it is gone.
+func killDaemon(t *testing.T, home string) int {
+	t.Helper()
+	var info struct{ Pid int }
+	b, err := os.ReadFile(filepath.Join(home, "daemon.json"))
+	if err != nil || json.Unmarshal(b, &info) != nil || info.Pid <= 0 {
+		t.Fatalf("no daemon.json in %s: %v", home, err)
+	}
+	syscall.Kill(info.Pid, syscall.SIGKILL)
+	for i := 0; i < 500 && syscall.Kill(info.Pid, 0) == nil; i++ {
+		time.Sleep(10 * time.Millisecond)
+	}
+	return info.Pid
 }

@@ -293,13 +293,19 @@ func decisionName(d views.Decision) string {
 
 // submit sends a prompt, unless a turn is running or there is no model.
 func (m *Model) submit(text string) tea.Cmd {
-	if m.session == nil || strings.TrimSpace(text) == "" {
+	if strings.TrimSpace(text) == "" {
 		return nil
 	}
-	if m.busy() {
+	// A prompt that cannot be sent yet stays in the input, so nothing typed is lost.
+	switch {
+	case m.session == nil:
+		m.input.SetValue(text)
+		return m.say("still opening the session: press enter again in a moment", false)
+	case m.busy():
+		m.input.SetValue(text)
 		return m.say("a turn is running: wait for it or press Ctrl-C to cancel it", true)
-	}
-	if m.noModel {
+	case m.noModel:
+		m.input.SetValue(text)
 		return m.say("no model: type /model demo for the offline scripted demo, or register one with exo model register", true)
 	}
 	m.conv.ClearPreview()

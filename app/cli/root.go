@@ -64,12 +64,15 @@ func (e *env) withClient(fn func(ctx context.Context, c api.Client) error) error
 type Options struct {
 	// DemoScript is the built-in scripted demo (testdata/scripts/demo.yaml, embedded).
 	DemoScript []byte
+	// BuildTag names the build for --version (set by packagers; may be empty).
+	BuildTag string
 }
 
 // Execute runs exo's command line with args and returns the process exit code.
 func Execute(args []string, stdin io.Reader, stdout, stderr io.Writer, o Options) int {
 	e := &env{stdout: stdout, stderr: stderr, stdin: stdin, demo: o.DemoScript}
 	root := newRoot(e)
+	root.Version = version(o.BuildTag)
 	root.SetArgs(args)
 	root.SetIn(stdin)
 	root.SetOut(stdout)
