@@ -86,7 +86,9 @@ func (q *QuitConfirm) View() string {
 }
 
 // ShortHelp lists the modal's bindings.
-func (q *QuitConfirm) ShortHelp() []key.Binding { return []key.Binding{q.Keys.Keep, q.Keys.Stop, q.Keys.Stay} }
+func (q *QuitConfirm) ShortHelp() []key.Binding {
+	return []key.Binding{q.Keys.Keep, q.Keys.Stop, q.Keys.Stay}
+}
 
 // FullHelp lists the modal's bindings.
 func (q *QuitConfirm) FullHelp() [][]key.Binding { return [][]key.Binding{q.ShortHelp()} }
