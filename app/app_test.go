@@ -9,6 +9,7 @@ import (
 
 	"exo/harness"
 	"exo/harness/service"
+	"exo/views"
 )
 
 // newTestModel opens a harness with one session of a few events and returns the loaded model.
@@ -78,5 +79,28 @@ func TestFocusZoomAndHelp(t *testing.T) {
 	m.Update(tea.KeyPressMsg{Code: '?', Text: "?"})
 	if m.overlay == nil || !strings.Contains(ansi.Strip(m.render()), "next pane") {
 		t.Fatal("help overlay missing")
+	}
+}
+
+// TestIdleAppSchedulesNoClock checks the spinner clock runs only while something moves: an idle
+// app schedules no periodic redraw (and so uses no CPU between events).
+func TestIdleAppSchedulesNoClock(t *testing.T) {
+	m := newTestModel(t)
+	m.Update(tea.WindowSizeMsg{Width: 120, Height: 40})
+	m.Update(views.SpinnerTickMsg{})
+	if m.ticking {
+		t.Fatal("an idle app keeps its clock running")
+	}
+	id := m.current()
+	m.Update(noticesMsg{[]harness.Notice{{Session: id, Turn: &harness.TurnNotice{ID: "t1", Running: true}}}})
+	if !m.ticking || !m.busy() {
+		t.Fatal("a running turn did not start the spinner clock")
+	}
+	m.Update(noticesMsg{[]harness.Notice{{Session: id, Turn: &harness.TurnNotice{ID: "t1", Result: &harness.TurnResult{}}}}})
+	if _, cmd := m.Update(views.SpinnerTickMsg{}); cmd != nil && m.ticking {
+		t.Fatal("the clock kept running after the turn ended")
+	}
+	if m.ticking {
+		t.Fatal("the clock did not stop after the turn ended")
 	}
 }

@@ -90,6 +90,8 @@ type Model struct {
 	viewBranch string
 	// approvalID is the tool call the approval overlay asks about ("" when none is shown).
 	approvalID string
+	// ticking is set while the spinner clock runs (only while something animates).
+	ticking bool
 	// quitting is set while the quit question (keep turns running or stop them) is shown.
 	quitting bool
 }
@@ -111,7 +113,7 @@ func New(hc api.Client, opts Options) *Model {
 
 // Init starts the harness bridge, loads the session and asks for the terminal background.
 func (m *Model) Init() tea.Cmd {
-	cmds := []tea.Cmd{m.openWatchCmd(""), m.attachCmd(), m.siblingsCmd(), views.SpinnerTick()}
+	cmds := []tea.Cmd{m.openWatchCmd(""), m.attachCmd(), m.siblingsCmd()}
 	if !m.themeSet {
 		cmds = append(cmds, tea.RequestBackgroundColor)
 	}

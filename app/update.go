@@ -11,9 +11,26 @@ import (
 	"exo/views"
 )
 
-// Update is the root dispatcher: window and theme first, then harness results, then keys and
-// mouse routed to the overlay, global bindings or the focused pane.
+// Update is the root dispatcher (see update); it also starts the spinner clock when something
+// starts to move: an idle app schedules nothing and costs no CPU between events.
 func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	_, cmd := m.update(msg)
+	if !m.ticking && m.animating() {
+		m.ticking = true
+		cmd = tea.Batch(cmd, views.SpinnerTick())
+	}
+	return m, cmd
+}
+
+// animating reports whether anything on screen moves: a turn runs (in any session: the siblings
+// pane spins), a user command runs, or an answer streams.
+func (m *Model) animating() bool {
+	return len(m.running) > 0 || m.execCancel != nil || m.streaming
+}
+
+// update is the root dispatcher: window and theme first, then harness results, then keys and
+// mouse routed to the overlay, global bindings or the focused pane.
+func (m *Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	switch msg := msg.(type) {
 	case tea.WindowSizeMsg:
 		m.width, m.height = msg.Width, msg.Height
@@ -43,6 +60,10 @@ func (m *Model) tick(msg views.SpinnerTickMsg) tea.Cmd {
 		p.Update(msg)
 	}
 	m.status.Tick()
+	if !m.animating() {
+		m.ticking = false // the clock stops; Update starts it again when something moves
+		return nil
+	}
 	return views.SpinnerTick()
 }
 

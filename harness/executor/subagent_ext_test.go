@@ -1,7 +1,6 @@
 package executor_test
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"os"
@@ -10,7 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"exo/app/cli"
 	"exo/harness"
 	"exo/harness/executor"
 	"exo/harness/governance"
@@ -133,32 +131,6 @@ func TestSubagentDepthIsLimited(t *testing.T) {
 	}
 }
 
-func TestExoCompactAndExoLogShowTheHistory(t *testing.T) {
-	home := t.TempDir()
-	reply := providertest.ChatReply{Text: "read it", ToolCalls: call("r1", "read_file", `{"path":"README.md"}`)}
-	h, s, _, srv := governed(t, home, reply, providertest.ChatReply{Text: "done"})
-	x := executor.New(h, executor.Options{Headless: true})
-	for i := 0; i < 3; i++ {
-		srv.SetReplies(reply, providertest.ChatReply{Text: "done"}, providertest.ChatReply{Text: "summary of the work"})
-		if _, err := x.Prompt(context.Background(), s.ID, "read the readme", "test"); err != nil {
-			t.Fatal(err)
-		}
-	}
-	h.Close()
-	t.Setenv("EXO_HOME", home)
-	var out, errb bytes.Buffer
-	if code := cli.Execute([]string{"compact", "lead"}, strings.NewReader(""), &out, &errb, cli.Options{}); code != 0 || !strings.Contains(out.String(), "summarised older turns") {
-		t.Fatalf("exo compact: %d %s %s", code, out.String(), errb.String())
-	}
-	out.Reset()
-	if code := cli.Execute([]string{"log", "lead"}, strings.NewReader(""), &out, &errb, cli.Options{}); code != 0 {
-		t.Fatalf("exo log: %d %s", code, errb.String())
-	}
-	log := out.String()
-	if strings.Count(log, "read the readme") != 3 || !strings.Contains(log, "compaction.applied") || !strings.Contains(log, "summarize") {
-		t.Fatalf("exo log:\n%s", log)
-	}
-}
 
 func TestStoppedSubagentReportsToItsParent(t *testing.T) {
 	h, s, x, srv := governed(t, t.TempDir(), providertest.ChatReply{Hang: true})
