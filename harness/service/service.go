@@ -67,7 +67,7 @@ func New(h *harness.Harness, opts Options) *Service {
 	ctx, cancel := context.WithCancel(context.Background())
 	s := &Service{h: h, x: executor.New(h, xo), tracker: governance.NewTracker(h), plugins: pl, opts: opts, xo: xo,
 		runners: map[string]executors.Runner{},
-		turns: map[string]*turnRun{}, running: map[string]*turnRun{}, last: map[string]*turnRun{},
+		turns:   map[string]*turnRun{}, running: map[string]*turnRun{}, last: map[string]*turnRun{},
 		watches: map[string]string{}, ctx: ctx, cancel: cancel}
 	s.wg.Add(1)
 	go s.wakeLoop()
