@@ -131,7 +131,6 @@ func TestSubagentDepthIsLimited(t *testing.T) {
 	}
 }
 
-
 func TestStoppedSubagentReportsToItsParent(t *testing.T) {
 	h, s, x, srv := governed(t, t.TempDir(), providertest.ChatReply{Hang: true})
 	defer srv.Release()
