@@ -19,6 +19,7 @@ func usedHome(t *testing.T) (string, string) {
 	for i := 0; i < 4; i++ {
 		mustRun(t, home, "say", "d", "message")
 	}
+	mustRun(t, home, "daemon", "stop") // the damage happens while exo is not running
 	return home, id
 }
 
@@ -79,4 +80,56 @@ func TestCLIDamagedStoreRefused(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestDamageUnderRunningDaemon damages exo.db while the daemon has it open: emptied, cut to an
+// odd size, deleted, or replaced by another file. The next write is refused with the way out,
+// nothing is written into the file, the daemon steps aside, and the commands after it explain
+// the damage (a replaced file is simply used: it is a restored backup).
+func TestDamageUnderRunningDaemon(t *testing.T) {
+	cases := map[string]func(path string){
+		"emptied":  func(path string) { os.Truncate(path, 0) },
+		"odd size": func(path string) { fi, _ := os.Stat(path); os.Truncate(path, fi.Size()-1234) },
+		"deleted":  func(path string) { os.Remove(path) },
+	}
+	for name, damage := range cases {
+		t.Run(name, func(t *testing.T) {
+			home := t.TempDir()
+			mustRun(t, home, "new", "--name", "live")
+			mustRun(t, home, "say", "live", "before")
+			path := filepath.Join(home, "exo.db")
+			damage(path)
+			before, _ := os.ReadFile(path)
+			_, errs, code := run(t, home, "say", "live", "after")
+			if code != 1 || !strings.Contains(errs, "exo doctor") && !strings.Contains(errs, "restore exo.db from a backup") {
+				t.Fatalf("a write into a store damaged under the daemon: exit %d, %q", code, errs)
+			}
+			if strings.Contains(errs, "panic") || strings.Contains(errs, "SIGBUS") {
+				t.Fatalf("crash: %s", errs)
+			}
+			if after, _ := os.ReadFile(path); string(after) != string(before) {
+				t.Fatal("the damaged file was written")
+			}
+			if _, errs, code := run(t, home, "sessions"); code != 1 || !strings.Contains(errs, "corrupted") {
+				t.Fatalf("the next command: exit %d %s", code, errs)
+			}
+		})
+	}
+	t.Run("replaced by a backup", func(t *testing.T) {
+		home := t.TempDir()
+		mustRun(t, home, "new", "--name", "kept")
+		mustRun(t, home, "daemon", "stop")
+		backup, _ := os.ReadFile(filepath.Join(home, "exo.db"))
+		mustRun(t, home, "say", "kept", "lost when the backup comes back")
+		tmp := filepath.Join(home, "exo.db.restore")
+		os.WriteFile(tmp, backup, 0o600)
+		os.Rename(tmp, filepath.Join(home, "exo.db"))
+		if _, _, code := run(t, home, "say", "kept", "refused: the daemon's file is gone"); code != 1 {
+			t.Fatalf("a write after the file was replaced: exit %d", code)
+		}
+		os.Remove(filepath.Join(home, "exo.db.damaged")) // the verdict was about the old file
+		if log := mustRun(t, home, "log", "kept"); strings.Contains(log, "lost when the backup") {
+			t.Fatalf("the restored backup was not used:\n%s", log)
+		}
+	})
 }

@@ -14,3 +14,7 @@ func Diagnose(home string) Diagnosis { return store.Inspect(home, homeEvidence) 
 
 // Damaged returns why the store refuses writes (damage found on open or by Verify), or nil.
 func (h *Harness) Damaged() error { return h.st.Damaged() }
+
+// Faulted reports whether the store failed inside a transaction (its file damaged under this
+// process): the process must close the harness and open it afresh (the daemon exits).
+func (h *Harness) Faulted() bool { return h.st.Faulted() }

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"runtime/debug"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	bolt "go.etcd.io/bbolt"
@@ -24,6 +25,11 @@ type Store struct {
 		sync.Mutex
 		err error
 	}
+	// file is the identity and length of the database file opened (see checkFile).
+	file fileState
+	// faulted is set once bbolt panicked or faulted inside a transaction: its locks may be held
+	// for good, so nothing touches it again in this process (see Faulted).
+	faulted atomic.Bool
 }
 
 // Options tunes Open.
@@ -78,6 +84,7 @@ func openLocked(home string, opts Options) (*Store, error) {
 		return nil, err
 	}
 	s := &Store{home: home, db: db}
+	s.rememberFile()
 	s.loadDamage()
 	if err := s.initSchema(); err != nil {
 		db.Close()
@@ -246,7 +253,10 @@ func hasBuckets(tx *bolt.Tx) bool {
 
 // Close releases the database and the home lock.
 func (s *Store) Close() error {
-	err := s.db.Close()
+	var err error
+	if !s.faulted.Load() { // a faulted bbolt may hold its locks for good: the process exit frees it
+		err = s.db.Close()
+	}
 	if lerr := s.lock.release(); err == nil {
 		err = lerr
 	}
@@ -281,10 +291,41 @@ func (s *Store) update(fn func(*bolt.Tx) error) error {
 	if err := s.Damaged(); err != nil {
 		return fmt.Errorf("write refused: %w", err)
 	}
-	return s.noteDamage(guard(s.Path(), func() error { return s.db.Update(fn) }))
+	if s.faulted.Load() {
+		return fmt.Errorf("write refused: %w", s.Damaged())
+	}
+	if err := s.checkFile(); err != nil {
+		return fmt.Errorf("write refused: %w", err)
+	}
+	err := s.noteDamage(s.guarded(func() error { return s.db.Update(fn) }))
+	s.noteSize()
+	return err
 }
 
 // view runs a read-only bbolt transaction, turning panics from damaged pages into errors.
 func (s *Store) view(fn func(*bolt.Tx) error) error {
-	return s.noteDamage(guard(s.Path(), func() error { return s.db.View(fn) }))
+	if s.faulted.Load() {
+		return s.Damaged()
+	}
+	return s.noteDamage(s.guarded(func() error { return s.db.View(fn) }))
 }
+
+// guarded is guard for an open store: a panic or fault inside bbolt marks the store faulted.
+func (s *Store) guarded(fn func() error) error {
+	panicked := true
+	err := guard(s.Path(), func() error {
+		err := fn()
+		panicked = false
+		return err
+	})
+	if panicked {
+		s.faulted.Store(true)
+		s.markDamaged(err)
+	}
+	return err
+}
+
+// Faulted reports whether bbolt failed inside a transaction (a page past the end of a file
+// truncated under this process, a damaged page): the store then answers every call with its
+// damage, and the process should close it and open the file afresh.
+func (s *Store) Faulted() bool { return s.faulted.Load() }

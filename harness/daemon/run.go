@@ -19,6 +19,7 @@ import (
 	"exo/harness"
 	"exo/harness/api"
 	"exo/harness/service"
+	"exo/store"
 )
 
 // LogName is the daemon's log in EXO_HOME; InfoName its description while it runs.
@@ -63,7 +64,7 @@ func Run(o RunOptions) (err error) {
 	if err != nil {
 		return err
 	}
-	h, err := harness.Open(o.Home, o.Harness)
+	h, err := openHarness(o)
 	if err != nil {
 		return err
 	}
@@ -194,4 +195,24 @@ func openLog(home string) (*os.File, error) {
 		return nil, fmt.Errorf("open the daemon log: %w", err)
 	}
 	return f, nil
+}
+
+// openHarness opens EXO_HOME's harness; while the store is held by a daemon that is exiting
+// (it was stopped, replaced or found its file damaged a moment ago) it waits a little for it.
+func openHarness(o RunOptions) (*harness.Harness, error) {
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		h, err := harness.Open(o.Home, o.Harness)
+		if err == nil || !errors.Is(err, store.ErrLocked) || time.Now().After(deadline) || !holderIsDaemon(o.Home) {
+			return h, err
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// holderIsDaemon reports whether the process that last ran a daemon on home is still there
+// (it is the one holding the store, on its way out).
+func holderIsDaemon(home string) bool {
+	info, err := ReadInfo(home)
+	return err == nil && info.Pid > 0 && info.Pid != os.Getpid() && syscall.Kill(info.Pid, 0) == nil
 }

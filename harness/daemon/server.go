@@ -3,6 +3,7 @@ package daemon
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"net"
 	"net/http"
@@ -145,11 +146,14 @@ func (s *Server) handler(fn func(w http.ResponseWriter, r *http.Request) error) 
 			s.inflight.Add(-1)
 			s.touch()
 		}()
-		if err := fn(w, r); err != nil {
-			if errors.Is(err, context.Canceled) && r.Context().Err() != nil {
-				return // the client left
-			}
+		err := fn(w, r)
+		if err != nil && !(errors.Is(err, context.Canceled) && r.Context().Err() != nil) {
 			writeError(w, err)
+		}
+		if s.svc.Harness().Faulted() {
+			// bbolt failed under us (its file damaged while open): the next client starts a
+			// daemon that opens the file afresh and says what is wrong with it.
+			s.Stop("the database failed while open: " + fmt.Sprint(s.svc.Harness().Damaged()))
 		}
 	}
 }
