@@ -9,6 +9,7 @@ import (
 
 	"exo/harness"
 	"exo/harness/provider"
+	"exo/harness/service"
 )
 
 // TestReasoningShowsAsAThinkingBlock streams reasoning then an answer into the app, as the
@@ -26,7 +27,7 @@ func TestReasoningShowsAsAThinkingBlock(t *testing.T) {
 	if screen := ansi.Strip(m.render()); !strings.Contains(screen, "thought · 1 line") || !strings.Contains(screen, "It is 40 C.") {
 		t.Fatalf("the answer did not follow a collapsed thought:\n%s", screen)
 	}
-	evs, err := m.h.Append(id, harness.MustRecord(harness.TypeModelCompleted, "executor:default", harness.ModelCompleted{Text: "It is 40 C.",
+	evs, err := m.c.(*service.Service).Harness().Append(id, harness.MustRecord(harness.TypeModelCompleted, "executor:default", harness.ModelCompleted{Text: "It is 40 C.",
 		Reasoning: []harness.Reasoning{{Format: provider.ReasoningAnthropic, Type: "thinking", Text: "The user wants the weather; call the tool.", Signature: "EtYD"}}}))
 	if err != nil {
 		t.Fatal(err)
