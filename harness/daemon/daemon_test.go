@@ -466,3 +466,43 @@ func TestSocketIsPrivate(t *testing.T) {
 		t.Fatalf("socket mode %v", fi.Mode())
 	}
 }
+
+// TestReasoningAndAnswerStayApart streams reasoning, then answer text, then sandbox output: each
+// arrives whole and in order, never merged into another kind.
+func TestReasoningAndAnswerStayApart(t *testing.T) {
+	f := serve(t, 0)
+	ctx := context.Background()
+	s, _ := f.c.NewSession(ctx, api.NewSessionRequest{Name: "think"})
+	w, err := f.c.Watch(ctx, api.WatchRequest{Session: s.ID, After: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	for i := 0; i < 300; i++ {
+		f.h.Publish(harness.Notice{Session: s.ID, Reasoning: "r"})
+	}
+	for i := 0; i < 300; i++ {
+		f.h.Publish(harness.Notice{Session: s.ID, Delta: "d"})
+	}
+	f.h.Publish(harness.Notice{Session: s.ID, Output: []byte("o")})
+	f.h.Publish(harness.Notice{Session: s.ID, Turn: &harness.TurnNotice{ID: "t"}})
+	var order strings.Builder
+	for n := range w.C {
+		if n.Turn != nil {
+			break
+		}
+		kinds := 0
+		for _, x := range []string{n.Reasoning, n.Delta, string(n.Output)} {
+			if x != "" {
+				kinds++
+			}
+		}
+		if kinds > 1 {
+			t.Fatalf("a frame mixes kinds: %+v", n)
+		}
+		order.WriteString(n.Reasoning + n.Delta + string(n.Output))
+	}
+	if want := strings.Repeat("r", 300) + strings.Repeat("d", 300) + "o"; order.String() != want {
+		t.Fatalf("got %q", order.String())
+	}
+}

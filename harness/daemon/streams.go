@@ -18,17 +18,43 @@ import (
 // per token. The first frame after a quiet spell goes out at once.
 const flushEvery = 8 * time.Millisecond
 
-// streamWriter writes NDJSON frames to a response, buffered, coalescing consecutive deltas and
-// output of one session.
+// streamWriter writes NDJSON frames to a response, buffered, coalescing consecutive frames of
+// one session that carry only streamed text of one kind (answer, reasoning or sandbox output).
 type streamWriter struct {
 	w         http.ResponseWriter
 	buf       *bufio.Writer
 	enc       *json.Encoder
 	lastFlush time.Time
-	// pending holds coalesced deltas or output not yet encoded.
+	// pending is the coalesced text frame not yet encoded: its session and kind, and the text.
 	pending *frame
-	delta   strings.Builder
-	output  strings.Builder
+	kind    textKind
+	text    strings.Builder
+}
+
+// textKind says which stream of text a frame carries.
+type textKind int
+
+const (
+	notText textKind = iota
+	deltaText
+	reasoningText
+	outputText
+)
+
+// textOf returns the kind and text of a frame that carries only streamed text of one kind.
+func textOf(f frame) (textKind, string) {
+	if len(f.Events) > 0 || f.Turn != nil || f.HasClients || f.Lagged || f.Result != nil || f.Error != nil || f.Watch != "" {
+		return notText, ""
+	}
+	switch {
+	case f.Delta != "" && f.Reasoning == "" && f.Output == "":
+		return deltaText, f.Delta
+	case f.Reasoning != "" && f.Delta == "" && f.Output == "":
+		return reasoningText, f.Reasoning
+	case f.Output != "" && f.Delta == "" && f.Reasoning == "":
+		return outputText, f.Output
+	}
+	return notText, ""
 }
 
 // newStreamWriter starts an NDJSON response.
@@ -40,22 +66,19 @@ func newStreamWriter(w http.ResponseWriter) *streamWriter {
 	return &streamWriter{w: w, buf: buf, enc: json.NewEncoder(buf)}
 }
 
-// add queues a frame, merging pure deltas or pure output of the same session.
+// add queues a frame, merging streamed text of the same session and kind.
 func (s *streamWriter) add(f frame) error {
-	pure := len(f.Events) == 0 && f.Turn == nil && !f.HasClients && !f.Lagged && f.Result == nil && f.Error == nil && f.Watch == ""
-	if pure && (f.Delta != "") != (f.Output != "") && s.pending != nil && s.pending.Session == f.Session &&
-		(f.Delta != "") == (s.delta.Len() > 0) {
-		s.delta.WriteString(f.Delta)
-		s.output.WriteString(f.Output)
+	kind, text := textOf(f)
+	if kind != notText && s.pending != nil && s.pending.Session == f.Session && s.kind == kind {
+		s.text.WriteString(text)
 		return nil
 	}
 	if err := s.encodePending(); err != nil {
 		return err
 	}
-	if pure && (f.Delta != "") != (f.Output != "") {
-		s.pending = &frame{Session: f.Session}
-		s.delta.WriteString(f.Delta)
-		s.output.WriteString(f.Output)
+	if kind != notText {
+		s.pending, s.kind = &frame{Session: f.Session}, kind
+		s.text.WriteString(text)
 		return nil
 	}
 	return s.enc.Encode(f)
@@ -67,10 +90,16 @@ func (s *streamWriter) encodePending() error {
 		return nil
 	}
 	f := *s.pending
-	f.Delta, f.Output = s.delta.String(), s.output.String()
+	switch s.kind {
+	case deltaText:
+		f.Delta = s.text.String()
+	case reasoningText:
+		f.Reasoning = s.text.String()
+	case outputText:
+		f.Output = s.text.String()
+	}
 	s.pending = nil
-	s.delta.Reset()
-	s.output.Reset()
+	s.text.Reset()
 	return s.enc.Encode(f)
 }
 

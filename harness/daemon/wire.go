@@ -28,13 +28,15 @@ type frame struct {
 	// Watch is the id of the watch, in its first frame.
 	Watch string `json:"watch,omitempty"`
 
-	Session string              `json:"session,omitempty"`
-	Events  []harness.Event     `json:"events,omitempty"`
-	Delta   string              `json:"delta,omitempty"`
-	Output  string              `json:"output,omitempty"`
-	Lagged  bool                `json:"lagged,omitempty"`
-	Turn    *harness.TurnNotice `json:"turn,omitempty"`
-	Clients map[string]int      `json:"clients,omitempty"`
+	Session string          `json:"session,omitempty"`
+	Events  []harness.Event `json:"events,omitempty"`
+	Delta   string          `json:"delta,omitempty"`
+	// Reasoning is streamed reasoning ("thinking") of an answer in progress.
+	Reasoning string              `json:"reasoning,omitempty"`
+	Output    string              `json:"output,omitempty"`
+	Lagged    bool                `json:"lagged,omitempty"`
+	Turn      *harness.TurnNotice `json:"turn,omitempty"`
+	Clients   map[string]int      `json:"clients,omitempty"`
 	// HasClients is set when Clients is meant, even empty (nobody watches anything).
 	HasClients bool `json:"has_clients,omitempty"`
 
@@ -47,13 +49,13 @@ type frame struct {
 
 // noticeFrame encodes a notice.
 func noticeFrame(n harness.Notice) frame {
-	return frame{Session: n.Session, Events: n.Events, Delta: n.Delta, Output: string(n.Output), Lagged: n.Lagged,
+	return frame{Session: n.Session, Events: n.Events, Delta: n.Delta, Reasoning: n.Reasoning, Output: string(n.Output), Lagged: n.Lagged,
 		Turn: n.Turn, Clients: n.Clients, HasClients: n.Clients != nil}
 }
 
 // notice decodes a frame's notice.
 func (f frame) notice() harness.Notice {
-	n := harness.Notice{Session: f.Session, Events: f.Events, Delta: f.Delta, Lagged: f.Lagged, Turn: f.Turn}
+	n := harness.Notice{Session: f.Session, Events: f.Events, Delta: f.Delta, Reasoning: f.Reasoning, Lagged: f.Lagged, Turn: f.Turn}
 	if f.Output != "" {
 		n.Output = []byte(f.Output)
 	}
