@@ -83,6 +83,9 @@ func Run(o RunOptions) (err error) {
 		exe, _ = os.Executable()
 	}
 	svc := service.New(h, service.Options{Executable: exe, Daemon: &info})
+	for _, w := range svc.Warnings() {
+		log.Warn(w)
+	}
 	if r := h.Recovery(); !r.Empty() { // harness.Open put EXO_HOME back in order after a dead process
 		log.Info("recovered after a process that died", "interrupted", r.Interrupted, "completed", r.Completed,
 			"rolled_back", r.RolledBack, "problems", r.Problems)

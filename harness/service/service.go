@@ -157,3 +157,7 @@ func (nopCloser) Close() error { return nil }
 
 // since is a duration in whole milliseconds since t.
 func since(t time.Time) int64 { return time.Since(t).Milliseconds() }
+
+// Warnings are problems that turned a plugin off without stopping the harness (a bad OTEL_*
+// value): the daemon logs them.
+func (s *Service) Warnings() []string { return s.plugins.Warnings }
