@@ -170,7 +170,7 @@ func TestResumeAfterKillMidTurn(t *testing.T) {
 	if _, errs, code := exoEnv(t, home, ws, nil, "verify"); code != 0 {
 		t.Fatalf("verify after kill: %s", errs)
 	}
-	if log, _, _ := exoEnv(t, home, ws, nil, "log", id); !strings.Contains(log, "turn.cancelled") || !strings.Contains(log, "interrupted: exo stopped") {
+	if log, _, _ := exoEnv(t, home, ws, nil, "log", id); !strings.Contains(log, "turn.interrupted") {
 		t.Fatalf("the killed turn is not recorded as interrupted:\n%s", log)
 	}
 }
