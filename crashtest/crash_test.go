@@ -11,14 +11,21 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"exo/harness/provider/providertest"
 )
 
-// killedAt runs exo with EXO_FAILPOINT=fp in its own process group and checks that it died by
-// SIGKILL at that point (a failpoint that is never reached fails the test).
+// killedAt runs exo with EXO_FAILPOINT=fp and checks that the process doing the work died by
+// SIGKILL at that point (a failpoint that is never reached fails the test). The work happens in
+// the daemon: any running daemon is stopped first, so the command starts one that inherits
+// EXO_FAILPOINT; the failpoint then kills that daemon (with its git or shell children for a
+// "/group" point) and the command reports the lost daemon.
 func killedAt(t *testing.T, home, dir, fp string, args ...string) {
 	t.Helper()
+	stopDaemon(t, home)
+	logPath := filepath.Join(home, "daemon.log")
+	before, _ := os.ReadFile(logPath)
 	cmd := exec.Command(exoBin, args...)
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), "EXO_HOME="+home, "EXO_FAILPOINT="+fp)
@@ -26,10 +33,33 @@ func killedAt(t *testing.T, home, dir, fp string, args ...string) {
 	var errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &errb, &errb
 	err := cmd.Run()
-	ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus)
 	name := strings.FieldsFunc(fp, func(r rune) bool { return r == '/' || r == '@' || r == '#' })[0]
-	if !ok || !ws.Signaled() || ws.Signal() != syscall.SIGKILL || !strings.Contains(errb.String(), "failpoint "+name) {
-		t.Fatalf("exo %v with %s was not killed there: %v\n%s", args, fp, err, errb.String())
+	after, _ := os.ReadFile(logPath)
+	logged := string(after[min(len(before), len(after)):])
+	if err == nil || !strings.Contains(logged, "failpoint "+name) {
+		t.Fatalf("exo %v with %s: the daemon was not killed there: %v\n%s\ndaemon log:\n%s", args, fp, err, errb.String(), logged)
+	}
+	waitDaemonGone(t, home)
+}
+
+// stopDaemon stops home's daemon, if one runs.
+func stopDaemon(t *testing.T, home string) {
+	t.Helper()
+	cmd := exec.Command(exoBin, "--home", home, "daemon", "stop")
+	cmd.Env = append(os.Environ(), "EXO_HOME="+home)
+	_ = cmd.Run()
+}
+
+// waitDaemonGone waits until the daemon named in home's daemon.json has exited.
+func waitDaemonGone(t *testing.T, home string) {
+	t.Helper()
+	var info struct{ Pid int }
+	b, err := os.ReadFile(filepath.Join(home, "daemon.json"))
+	if err != nil || json.Unmarshal(b, &info) != nil || info.Pid <= 0 {
+		return
+	}
+	for i := 0; i < 1000 && syscall.Kill(info.Pid, 0) == nil; i++ {
+		time.Sleep(10 * time.Millisecond)
 	}
 }
 
@@ -37,9 +67,11 @@ func killedAt(t *testing.T, home, dir, fp string, args ...string) {
 // so that every kill point starts from the same state at the same paths.
 type fixture struct{ dirs, saved []string }
 
-// saveFixture copies dirs aside.
+// saveFixture copies dirs aside; the first is EXO_HOME, whose daemon is stopped first (it holds
+// the database open).
 func saveFixture(t *testing.T, dirs ...string) *fixture {
 	t.Helper()
+	stopDaemon(t, dirs[0])
 	f := &fixture{dirs: dirs}
 	for _, d := range dirs {
 		s := filepath.Join(t.TempDir(), "saved")
@@ -54,6 +86,7 @@ func saveFixture(t *testing.T, dirs ...string) *fixture {
 // reset puts the saved directories back in place.
 func (f *fixture) reset(t *testing.T) {
 	t.Helper()
+	stopDaemon(t, f.dirs[0])
 	for i, d := range f.dirs {
 		os.RemoveAll(d)
 		if out, err := exec.Command("cp", "-a", f.saved[i], d).CombinedOutput(); err != nil {

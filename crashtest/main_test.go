@@ -8,11 +8,15 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"sync"
 	"testing"
 )
 
 // exoBin is the exo binary built once for these tests.
 var exoBin string
+
+// stopped remembers, per test, the homes whose daemon the test's end stops.
+var stopped sync.Map
 
 func TestMain(m *testing.M) {
 	dir, err := os.MkdirTemp("", "exo-crash-bin-")
@@ -23,6 +27,7 @@ func TestMain(m *testing.M) {
 	if out, err := exec.Command("go", "build", "-o", exoBin, "exo").CombinedOutput(); err != nil {
 		panic("build exo: " + err.Error() + "\n" + string(out))
 	}
+	os.Setenv("EXO_DAEMON_IDLE", "20s") // a daemon a test leaves behind goes away soon by itself
 	code := m.Run()
 	os.RemoveAll(dir)
 	os.Exit(code)
@@ -32,6 +37,9 @@ func TestMain(m *testing.M) {
 // stderr and the exit code.
 func exoEnv(t *testing.T, home, dir string, env []string, args ...string) (string, string, int) {
 	t.Helper()
+	if _, seen := stopped.LoadOrStore(t.Name()+"\x00"+home, true); !seen {
+		t.Cleanup(func() { stopDaemon(t, home) })
+	}
 	cmd := exec.Command(exoBin, args...)
 	cmd.Dir = dir
 	cmd.Env = append(append(os.Environ(), "EXO_HOME="+home), env...)
