@@ -83,11 +83,9 @@ func benchExo(b *testing.B, noSync bool) (turns, ttfc []time.Duration) {
 			b.Fatalf("steps %d", res.Steps)
 		}
 		took := time.Since(start)
-		x.mu.Lock()
-		o := x.last
-		x.mu.Unlock()
-		perStep = append(perStep, (o.steps+o.before+o.after)/time.Duration(o.calls))
-		perTurn = append(perTurn, o.before+o.after)
+		o := x.LastOverhead()
+		perStep = append(perStep, (o.Steps+o.Before+o.After)/time.Duration(o.Calls))
+		perTurn = append(perTurn, o.Before+o.After)
 		return took, (<-first).Sub(start)
 	}
 	turn() // warm: claude started, baseline snapshot taken
@@ -117,14 +115,14 @@ func benchDirect(b *testing.B) (turns, ttfc []time.Duration) {
 		b.Fatal(err)
 	}
 	env := map[string]string{}
-	for k, v := range x.env(d, nil, spec) {
+	for k, v := range x.a.env(d, nil, spec) {
 		env[k] = v
 	}
 	env["ANTHROPIC_BASE_URL"], env["ANTHROPIC_API_KEY"] = srv.URL, sealedKey
-	cmd := exec.Command(bin, x.args(f.s, spec, newUUID(), false)...)
+	cmd := exec.Command(bin, x.a.args(f.s, spec, newUUID(), false)...)
 	cmd.Dir = f.ws
 	cmd.Env = extexec.CleanEnv(os.Environ(), env)
-	h := &bareHost{tools: x.x.HostTools(context.Background(), f.s.ID)}
+	h := &bareHost{tools: x.Executor().HostTools(context.Background(), f.s.ID)}
 	if h.in, err = cmd.StdinPipe(); err != nil {
 		b.Fatal(err)
 	}

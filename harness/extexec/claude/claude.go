@@ -3,23 +3,22 @@
 // key stays in exo), its tools exo's own (bash in the sandbox, the file tools with scope) offered
 // in-band as an SDK MCP server, or, with NativeTools, Claude's own tools with every use approved by
 // exo. Every message becomes exo events; the log stays the truth, so a fork, a rewind or a
-// restart gives Claude the conversation as the log has it.
+// restart gives Claude the conversation as the log has it. The session plumbing shared with the
+// other external executors is extexec.Runner.
 package claude
 
 import (
-	"context"
-	"errors"
 	"fmt"
-	"sync"
-	"time"
 
 	"exo/harness"
 	"exo/harness/executor"
+	"exo/harness/extexec"
+	"exo/harness/provider"
 )
 
 // Options configure the Claude Code executor.
 type Options struct {
-	// Exec are the options of exo's own executor (approvals, scope, system extras, OnDelta,
+	// Exec are the options of exo's own executor (approvals, scope, system extras, hooks, OnDelta,
 	// OnTool…): Claude's tool calls get exactly the same treatment.
 	Exec executor.Options
 	// NativeTools lets Claude use its own tools (each use approved through exo) instead of exo's.
@@ -32,27 +31,21 @@ type Options struct {
 	ExtraArgs []string
 }
 
-// Executor drives one Claude Code process per exo session (kept between turns while its
-// conversation matches the log). It is safe for concurrent turns on different sessions.
+// Executor runs sessions' turns with Claude Code, one claude process per session (kept between
+// turns while its conversation matches the log). It is safe for concurrent turns on different
+// sessions; Prompt and Close come from extexec.Runner.
 type Executor struct {
+	*extexec.Runner
+	a *agent
+}
+
+// agent is Claude Code as an extexec.Agent.
+type agent struct {
 	h       *harness.Harness
 	x       *executor.Executor
 	opts    Options
 	bin     string
 	version string
-
-	mu       sync.Mutex
-	sessions map[string]*session
-	busy     map[string]bool
-	// last is exo's own time in the last finished turn (for benchmarks).
-	last overhead
-}
-
-// overhead is exo's own time in a turn: before the prompt reached Claude, after its result,
-// and while Claude waited on exo's endpoint and control answers during the steps.
-type overhead struct {
-	before, after, steps time.Duration
-	calls                int
 }
 
 // New returns the executor, checking that claude runs.
@@ -71,106 +64,35 @@ func New(h *harness.Harness, opts Options) (*Executor, error) {
 	if opts.MaxRetries <= 0 {
 		opts.MaxRetries = 2
 	}
-	xo := opts.Exec
-	xo.Name = Name
-	return &Executor{h: h, x: executor.New(h, xo), opts: opts, bin: bin, version: v,
-		sessions: map[string]*session{}, busy: map[string]bool{}}, nil
+	a := &agent{h: h, opts: opts, bin: bin, version: v}
+	r := extexec.NewRunner(h, a, opts.Exec)
+	a.x = r.Executor()
+	return &Executor{Runner: r, a: a}, nil
 }
-
-// Name returns "claude-code".
-func (e *Executor) Name() string { return Name }
-
-// Version is claude's version as it reports it.
-func (e *Executor) Version() string { return e.version }
-
-// Binary is the claude program's path.
-func (e *Executor) Binary() string { return e.bin }
 
 // ErrBusy means a turn is already running on the session.
 var ErrBusy = executor.ErrBusy
 
-// Prompt appends a user message and runs the turn it starts with Claude.
-func (e *Executor) Prompt(ctx context.Context, sessionID, text, source string) (executor.Result, error) {
-	entered := time.Now()
-	if !e.claim(sessionID) {
-		return executor.Result{SessionID: sessionID}, ErrBusy
-	}
-	defer e.release(sessionID)
-	res := executor.Result{SessionID: sessionID}
-	if err := e.x.CheckBudget(sessionID); err != nil {
-		res.Failure = err.Error()
-		return res, err
-	}
-	if bp := e.opts.Exec.BeforePrompt; bp != nil {
-		if err := bp(sessionID); err != nil {
-			return res, err
-		}
-	}
-	text, source, blocked, err := e.x.PreparePrompt(ctx, sessionID, text, source)
-	if err != nil || blocked != "" {
-		res.Failure = blocked
-		return res, err
-	}
-	s, err := e.h.Session(sessionID)
-	if err != nil {
-		return res, err
-	}
-	sess, notes, err := e.ready(s)
-	if err != nil {
-		return res, err
-	}
-	if err := e.selected(s, sess); err != nil {
-		return res, err
-	}
-	return e.runTurn(ctx, sess, s, text, source, notes, entered)
-}
+// Name returns "claude-code".
+func (a *agent) Name() string { return Name }
 
-// selected records executor.selected when the session's executor in force is another one.
-func (e *Executor) selected(s *harness.Session, sess *session) error {
-	st, err := e.h.State(s.ID)
-	if err != nil {
-		return err
-	}
-	if st.Executor == Name {
-		return nil
-	}
-	rec := harness.ExecutorSelected{Name: Name, Version: e.version, Binary: e.bin, NativeTools: e.opts.NativeTools}
-	if enf := sess.proc.Enforcement(); enf != nil {
-		rec.Confinement = enf.String()
-	}
-	_, err = e.h.AppendOn(s.ID, s.Branch, harness.MustRecord(harness.TypeExecutorSelected, harness.ActorUser, rec))
-	return err
-}
+// Version is claude's version as it reports it.
+func (a *agent) Version() string { return a.version }
 
-// claim marks a session busy; release frees it.
-func (e *Executor) claim(id string) bool {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	if e.busy[id] {
-		return false
-	}
-	e.busy[id] = true
-	return true
-}
+// Binary is the claude program's path.
+func (a *agent) Binary() string { return a.bin }
 
-func (e *Executor) release(id string) {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	delete(e.busy, id)
-}
+// NativeTools reports whether Claude keeps its own tools.
+func (a *agent) NativeTools() bool { return a.opts.NativeTools }
 
-// Close stops every Claude process.
-func (e *Executor) Close() error {
-	e.mu.Lock()
-	all := e.sessions
-	e.sessions = map[string]*session{}
-	e.mu.Unlock()
-	var errs []error
-	for _, s := range all {
-		errs = append(errs, s.stop())
-	}
-	return errors.Join(errs...)
-}
+// Wire is the Anthropic Messages API.
+func (a *agent) Wire() string { return provider.KindAnthropic }
+
+// Version is claude's version as it reports it.
+func (e *Executor) Version() string { return e.a.version }
+
+// Binary is the claude program's path.
+func (e *Executor) Binary() string { return e.a.bin }
 
 // String describes the executor.
-func (e *Executor) String() string { return fmt.Sprintf("%s %s (%s)", Name, e.version, e.bin) }
+func (e *Executor) String() string { return fmt.Sprintf("%s %s (%s)", Name, e.a.version, e.a.bin) }

@@ -170,3 +170,12 @@ func newRequest(url, token string) (*http.Request, error) {
 	}
 	return req, err
 }
+
+// pid is the process id of a session's claude (0 when none runs).
+func pid(x *Executor, sessionID string) int {
+	ss := x.Session(sessionID)
+	if ss == nil || ss.Proc == nil {
+		return 0
+	}
+	return ss.Proc.(*proc).Pid()
+}

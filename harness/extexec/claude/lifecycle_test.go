@@ -28,10 +28,10 @@ func TestInterruptWhileTheModelAnswers(t *testing.T) {
 		t.Fatalf("state after interrupt %+v", st)
 	}
 	// The same claude takes the next prompt and knows the interrupted one.
-	pid := x.sessions[f.s.ID].proc.Pid()
+	first := pid(x, f.s.ID)
 	res, err = x.Prompt(context.Background(), f.s.ID, "say hello", "test")
 	okResult(t, res, err)
-	if x.sessions[f.s.ID].proc.Pid() != pid {
+	if pid(x, f.s.ID) != first {
 		t.Fatal("claude was restarted after an interrupt")
 	}
 	if body := lastBody(t, f); !bytes.Contains(body, []byte("slow answer please")) {
@@ -79,13 +79,10 @@ func TestClaudeDyingMidTurnLosesNothing(t *testing.T) {
 	x := f.executor(t, Options{})
 	go func() {
 		<-f.srv.Hanging()
-		x.mu.Lock()
-		pid := x.sessions[f.s.ID].proc.Pid()
-		x.mu.Unlock()
-		syscall.Kill(pid, syscall.SIGKILL)
+		syscall.Kill(pid(x, f.s.ID), syscall.SIGKILL)
 	}()
 	res, err := x.Prompt(context.Background(), f.s.ID, "slow answer please", "test")
-	if err != nil || res.Failure == "" || !strings.Contains(res.Failure, "claude exited") {
+	if err != nil || res.Failure == "" || !strings.Contains(res.Failure, "claude-code exited") {
 		t.Fatalf("turn with a dead claude: %v %+v", err, res)
 	}
 	evs := f.events(t, f.s.ID)

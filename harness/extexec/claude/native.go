@@ -9,6 +9,7 @@ import (
 
 	"exo/harness"
 	"exo/harness/executor"
+	"exo/harness/extexec"
 	"exo/harness/provider"
 )
 
@@ -24,7 +25,6 @@ type nativeCalls struct {
 	uses     map[string]nativeUse // tool_use blocks seen in answers, by id
 	started  map[string]bool      // recorded with tool.started
 	finished map[string]bool      // recorded with tool.completed
-	count    int
 }
 
 // nativeUse is a tool_use block of one of Claude's own tools.
@@ -56,9 +56,6 @@ func (n *nativeCalls) assistant(raw json.RawMessage) {
 func (n *nativeCalls) mark(id string, done bool) {
 	n.mu.Lock()
 	defer n.mu.Unlock()
-	if !n.started[id] {
-		n.count++
-	}
 	n.started[id] = true
 	if done {
 		n.finished[id] = true
@@ -74,46 +71,48 @@ func (n *nativeCalls) state(id string) (use nativeUse, known, started, finished 
 }
 
 // canUse answers Claude's permission request for a tool use.
-func (e *Executor) canUse(ctx context.Context, sess *session, r controlRequest) permission {
+func (pr *proc) canUse(ctx context.Context, r controlRequest) permission {
 	if strings.HasPrefix(r.ToolName, hostPrefix) {
 		return permission{Allow: true} // exo's approval policy applies when the tool runs
 	}
-	if !e.opts.NativeTools {
+	if !pr.a.opts.NativeTools {
 		return permission{Message: "exo runs the tools of this session: use the mcp__exo__ tools"}
 	}
-	sess.log.WaitAnswer(r.ToolUseID, answerWait)
+	pr.ss.Log.WaitAnswer(r.ToolUseID, answerWait)
 	nc := nativeCall(r.ToolUseID, r.ToolName, r.Input)
-	if reason := e.networkRefusal(sess.id, r.ToolName); reason != "" {
+	if reason := pr.networkRefusal(r.ToolName); reason != "" {
 		nc.Ran = true // recorded, not asked: it is refused
-		e.refuseNative(sess, nc, reason)
+		pr.refuseNative(nc, reason)
 		return permission{Message: reason}
 	}
-	ok, why, err := e.x.StartNative(ctx, sess.id, nc)
-	sess.native.mark(r.ToolUseID, false)
+	ok, why, err := pr.a.x.StartNative(ctx, pr.ss.ID, nc)
+	pr.native.mark(r.ToolUseID, false)
+	pr.ss.Log.CountTool()
 	if err != nil {
 		why = "exo could not check this tool use: " + err.Error()
 	}
 	if err != nil || !ok {
-		e.finishNative(sess, harness.ToolCompleted{CallID: r.ToolUseID, Tool: r.ToolName, Output: why, IsError: true}, false)
+		pr.finishNative(harness.ToolCompleted{CallID: r.ToolUseID, Tool: r.ToolName, Output: why, IsError: true}, false)
 		return permission{Message: why}
 	}
 	return permission{Allow: true, UpdatedInput: r.Input}
 }
 
 // refuseNative records a native call refused before it started.
-func (e *Executor) refuseNative(sess *session, nc executor.NativeCall, reason string) {
-	if _, _, err := e.x.StartNative(context.Background(), sess.id, nc); err == nil {
-		sess.native.mark(nc.Call.ID, false)
-		e.finishNative(sess, harness.ToolCompleted{CallID: nc.Call.ID, Tool: nc.Call.Name, Output: reason, IsError: true}, false)
+func (pr *proc) refuseNative(nc executor.NativeCall, reason string) {
+	if _, _, err := pr.a.x.StartNative(context.Background(), pr.ss.ID, nc); err == nil {
+		pr.native.mark(nc.Call.ID, false)
+		pr.ss.Log.CountTool()
+		pr.finishNative(harness.ToolCompleted{CallID: nc.Call.ID, Tool: nc.Call.Name, Output: reason, IsError: true}, false)
 	}
 }
 
 // networkRefusal refuses Claude's web tools when the session has no network.
-func (e *Executor) networkRefusal(sessionID, tool string) string {
+func (pr *proc) networkRefusal(tool string) string {
 	if tool != "WebFetch" && tool != "WebSearch" {
 		return ""
 	}
-	s, err := e.h.Session(sessionID)
+	s, err := pr.a.h.Session(pr.ss.ID)
 	if err == nil && s.Settings["network"] == "on" {
 		return ""
 	}
@@ -121,13 +120,13 @@ func (e *Executor) networkRefusal(sessionID, tool string) string {
 }
 
 // finishNative records a native call's result.
-func (e *Executor) finishNative(sess *session, done harness.ToolCompleted, mayChange bool) {
-	sess.native.mark(done.CallID, true)
-	_ = e.x.FinishNative(sess.id, done, mayChange)
+func (pr *proc) finishNative(done harness.ToolCompleted, mayChange bool) {
+	pr.native.mark(done.CallID, true)
+	_ = pr.a.x.FinishNative(pr.ss.ID, done, mayChange)
 }
 
 // toolResults records the results of Claude's own tool calls from a user message.
-func (e *Executor) toolResults(sess *session, raw json.RawMessage) error {
+func (pr *proc) toolResults(t *extexec.Turn, raw json.RawMessage) error {
 	var m chatMessage
 	if json.Unmarshal(raw, &m) != nil {
 		return nil
@@ -136,18 +135,19 @@ func (e *Executor) toolResults(sess *session, raw json.RawMessage) error {
 		if b.Type != "tool_result" {
 			continue
 		}
-		use, known, started, finished := sess.native.state(b.ToolUseID)
+		use, known, started, finished := pr.native.state(b.ToolUseID)
 		if !known || finished {
 			continue // exo's own tool (recorded as it ran) or a refusal already recorded
 		}
 		if !started { // a use Claude allowed itself (a read in the workspace): record it
 			nc := nativeCall(b.ToolUseID, use.name, use.input)
 			nc.Ran = true
-			if _, _, err := e.x.StartNative(context.Background(), sess.id, nc); err != nil {
+			if _, _, err := pr.a.x.StartNative(context.Background(), pr.ss.ID, nc); err != nil {
 				return err
 			}
+			t.CountTool()
 		}
-		e.finishNative(sess, harness.ToolCompleted{CallID: b.ToolUseID, Tool: use.name, Output: resultText(b.Content), IsError: b.IsError}, mutating[use.name])
+		pr.finishNative(harness.ToolCompleted{CallID: b.ToolUseID, Tool: use.name, Output: resultText(b.Content), IsError: b.IsError}, mutating[use.name])
 	}
 	return nil
 }

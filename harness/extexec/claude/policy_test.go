@@ -22,11 +22,11 @@ func TestSealedKeyNeverReachesClaude(t *testing.T) {
 	x := f.executor(t, Options{})
 	res, err := x.Prompt(context.Background(), f.s.ID, "show the environment", "test")
 	okResult(t, res, err)
-	sess := x.sessions[f.s.ID]
-	if sess == nil || !sess.alive() {
+	sess := x.Session(f.s.ID)
+	if sess == nil || !sess.Proc.Alive() {
 		t.Fatal("claude is not running between turns")
 	}
-	environ, err := os.ReadFile(fmt.Sprintf("/proc/%d/environ", sess.proc.Pid()))
+	environ, err := os.ReadFile(fmt.Sprintf("/proc/%d/environ", pid(x, f.s.ID)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -38,10 +38,10 @@ func TestSealedKeyNeverReachesClaude(t *testing.T) {
 			t.Fatalf("claude's environment has %s", kv)
 		}
 	}
-	if !bytes.Contains(environ, []byte("ANTHROPIC_API_KEY="+sess.ep.Token())) || !bytes.Contains(environ, []byte("ANTHROPIC_BASE_URL=http://127.0.0.1:")) {
+	if !bytes.Contains(environ, []byte("ANTHROPIC_API_KEY="+sess.Endpoint.Token())) || !bytes.Contains(environ, []byte("ANTHROPIC_BASE_URL=http://127.0.0.1:")) {
 		t.Fatalf("claude's environment lacks the session token or endpoint: %q", environ)
 	}
-	noKeyIn(t, sess.dirs.Root)
+	noKeyIn(t, sess.Dirs.Root)
 	noKeyIn(t, f.ws)
 	reqs := f.srv.Requests()
 	if len(reqs) == 0 {
@@ -51,7 +51,7 @@ func TestSealedKeyNeverReachesClaude(t *testing.T) {
 		if bytes.Contains(r.Body, []byte(sealedKey)) {
 			t.Fatalf("request %d body holds the sealed key", i)
 		}
-		if bytes.Contains(r.Body, []byte(sess.ep.Token())) || r.Header.Get("X-Api-Key") != sealedKey {
+		if bytes.Contains(r.Body, []byte(sess.Endpoint.Token())) || r.Header.Get("X-Api-Key") != sealedKey {
 			t.Fatalf("request %d: the session token went upstream or the key did not", i)
 		}
 	}
@@ -67,7 +67,7 @@ func TestWrongTokenIsRefused(t *testing.T) {
 	x := f.executor(t, Options{})
 	res, err := x.Prompt(context.Background(), f.s.ID, "say hello", "test")
 	okResult(t, res, err)
-	ep := x.sessions[f.s.ID].ep
+	ep := x.Session(f.s.ID).Endpoint
 	for _, tok := range []string{"", sealedKey, "exo-guess"} {
 		req, _ := newRequest(ep.URL()+"/v1/messages", tok)
 		res, err := httpClient.Do(req)

@@ -16,146 +16,70 @@ import (
 	"exo/sandbox"
 )
 
-// session is one Claude process serving one exo session, with its endpoint and what its
-// conversation corresponds to in exo's log.
-type session struct {
-	id       string
-	dirs     extexec.Dirs
-	proc     *extexec.Process
-	conn     *conn
-	ep       *extexec.Endpoint
-	log      *extexec.Log
-	tools    *extexec.HostTools
-	mcp      *extexec.MCPServer
-	claudeID string
-	model    string
-	// branch and viewLen say what Claude knows: the prompt view of branch, viewLen messages long.
-	branch  string
-	viewLen int
-	native  *nativeCalls
+// proc is one claude process serving one exo session.
+type proc struct {
+	a      *agent
+	ss     *extexec.Session
+	p      *extexec.Process
+	conn   *conn
+	mcp    *extexec.MCPServer
+	native *nativeCalls
+	id     string // Claude's session id
 }
 
-// stop ends the process and the endpoint.
-func (s *session) stop() error {
-	if s.proc != nil {
-		s.proc.Stop(3 * time.Second)
-	}
-	var err error
-	if s.ep != nil {
-		err = s.ep.Close()
-	}
-	if s.log != nil {
-		s.log.Close()
-	}
-	return err
-}
-
-// alive reports whether the process still runs.
-func (s *session) alive() bool { return s.proc != nil && !s.proc.Exited() }
-
-// ready returns a Claude process whose conversation matches the session's log: the running one
-// when nothing but user-side notes was added since its last turn (the notes are returned, to
-// send with the prompt), else a new one resumed from a transcript of the prompt view.
-func (e *Executor) ready(s *harness.Session) (*session, []string, error) {
-	spec, err := e.h.Model(s.Settings["model"])
-	if err != nil {
-		return nil, nil, err
-	}
-	v, err := e.x.ViewOf(s.Branch, spec.ModelID)
-	if err != nil {
-		return nil, nil, err
-	}
-	msgs := append([]provider.Message(nil), v.Messages...)
-	e.mu.Lock()
-	cur := e.sessions[s.ID]
-	e.mu.Unlock()
-	if cur != nil && cur.alive() && cur.branch == s.Branch && cur.model == spec.Name && len(msgs) >= cur.viewLen {
-		if notes, ok := userNotes(msgs[cur.viewLen:]); ok {
-			return cur, notes, nil
-		}
-	}
-	if cur != nil {
-		_ = cur.stop()
-	}
-	next, err := e.start(s, spec, msgs)
-	if err != nil {
-		return nil, nil, err
-	}
-	e.mu.Lock()
-	e.sessions[s.ID] = next
-	e.mu.Unlock()
-	return next, nil, nil
-}
-
-// userNotes returns the texts of msgs when all are user-side messages.
-func userNotes(msgs []provider.Message) ([]string, bool) {
-	var out []string
-	for _, m := range msgs {
-		if m.Role != provider.RoleUser {
-			return nil, false
-		}
-		out = append(out, m.Text)
-	}
-	return out, true
-}
-
-// start launches claude for a session whose conversation so far is msgs.
-func (e *Executor) start(s *harness.Session, spec harness.ModelSpec, msgs []provider.Message) (*session, error) {
-	dirs, err := extexec.SessionDirs(e.h.Home(), Name, s.ID)
-	if err != nil {
-		return nil, err
-	}
-	up, err := extexec.OpenUpstream(e.h, spec.Name, provider.KindAnthropic)
-	if err != nil {
-		return nil, err
-	}
-	log := extexec.NewLog(e.h, s.ID, Name, spec)
-	ep, err := extexec.NewEndpoint(log, up)
-	if err != nil {
-		return nil, err
-	}
-	sess := &session{id: s.ID, dirs: dirs, ep: ep, log: log, claudeID: newUUID(), model: spec.Name, branch: s.Branch,
-		viewLen: len(msgs), native: newNativeCalls()}
-	sess.tools = &extexec.HostTools{X: e.x, Log: log}
-	sess.mcp = sess.tools.Server("exo")
-	resume := len(msgs) > 0
+// Start launches claude for a session whose conversation so far is history: a transcript of it
+// is written for `--resume`, so Claude knows exactly that.
+func (a *agent) Start(ss *extexec.Session, s *harness.Session, spec harness.ModelSpec, history []provider.Message) (extexec.Proc, error) {
+	pr := &proc{a: a, ss: ss, native: newNativeCalls(), id: newUUID(), mcp: ss.Tools.Server("exo")}
+	resume := len(history) > 0
 	if resume {
-		if err := writeTranscript(dirs.Config, s.Workspace, sess.claudeID, spec.ModelID, e.versionNumber(), msgs); err != nil {
-			ep.Close()
+		if err := writeTranscript(ss.Dirs.Config, s.Workspace, pr.id, spec.ModelID, a.versionNumber(), history); err != nil {
 			return nil, err
 		}
 	}
-	ps := extexec.Spec{Path: e.bin, Args: e.args(s, spec, sess.claudeID, resume), Dir: s.Workspace,
-		Env: e.env(dirs, ep, spec), StderrLog: dirs.Stderr}
-	if e.opts.NativeTools {
-		ps.Confine, ps.Caps = e.confinement(s, dirs), e.h.Capabilities()
+	ps := extexec.Spec{Path: a.bin, Args: a.args(s, spec, pr.id, resume), Dir: s.Workspace,
+		Env: a.env(ss.Dirs, ss.Endpoint, spec), StderrLog: ss.Dirs.Stderr}
+	if a.opts.NativeTools {
+		ps.Confine, ps.Caps = a.confinement(s, ss.Dirs), a.h.Capabilities()
 	}
-	proc, err := extexec.Start(ps)
+	p, err := extexec.Start(ps)
 	if err != nil {
-		ep.Close()
 		return nil, err
 	}
-	sess.proc = proc
-	sess.conn = newConn(proc, handlers{mcp: sess.mcpMessage, spent: log.AddOverhead, canUse: func(ctx context.Context, r controlRequest) permission {
-		return e.canUse(ctx, sess, r)
-	}})
+	pr.p = p
+	pr.conn = newConn(p, handlers{mcp: pr.mcpMessage, spent: ss.Log.AddOverhead, canUse: pr.canUse})
 	go func() { // initialize registers exo's in-band MCP server; its answer is not awaited
-		_, _ = sess.conn.request("initialize", map[string]any{"hooks": map[string]any{}, "sdkMcpServers": []string{"exo"}}, time.Minute)
+		_, _ = pr.conn.request("initialize", map[string]any{"hooks": map[string]any{}, "sdkMcpServers": []string{"exo"}}, time.Minute)
 	}()
-	return sess, nil
+	return pr, nil
 }
 
+// Alive reports whether claude still runs.
+func (pr *proc) Alive() bool { return !pr.p.Exited() }
+
+// Enforcement is the confinement claude runs under.
+func (pr *proc) Enforcement() *sandbox.Enforcement { return pr.p.Enforcement() }
+
+// Stop closes claude's input and ends it.
+func (pr *proc) Stop() error {
+	pr.p.Stop(3 * time.Second)
+	return nil
+}
+
+// Pid is claude's process id.
+func (pr *proc) Pid() int { return pr.p.Pid() }
+
 // mcpMessage hands a message for the in-band MCP server to exo's tool server.
-func (s *session) mcpMessage(ctx context.Context, server string, msg json.RawMessage) json.RawMessage {
+func (pr *proc) mcpMessage(ctx context.Context, server string, msg json.RawMessage) json.RawMessage {
 	if server != "exo" {
 		return json.RawMessage(`{"jsonrpc":"2.0","id":null,"error":{"code":-32601,"message":"exo serves only the exo MCP server"}}`)
 	}
-	return s.mcp.Handle(ctx, msg)
+	return pr.mcp.Handle(ctx, msg)
 }
 
 // versionNumber is the version without the product name ("2.1.330").
-func (e *Executor) versionNumber() string {
-	v, _, _ := strings.Cut(e.version, " ")
+func (a *agent) versionNumber() string {
+	v, _, _ := strings.Cut(a.version, " ")
 	return v
 }
 
@@ -163,37 +87,38 @@ func (e *Executor) versionNumber() string {
 const mcpConfig = `{"mcpServers":{"exo":{"type":"sdk","name":"exo"}}}`
 
 // args builds claude's arguments.
-func (e *Executor) args(s *harness.Session, spec harness.ModelSpec, id string, resume bool) []string {
-	a := []string{"-p", "--output-format", "stream-json", "--verbose", "--input-format", "stream-json",
+func (a *agent) args(s *harness.Session, spec harness.ModelSpec, id string, resume bool) []string {
+	args := []string{"-p", "--output-format", "stream-json", "--verbose", "--input-format", "stream-json",
 		"--permission-prompt-tool", "stdio", "--include-partial-messages",
 		"--mcp-config", mcpConfig, "--strict-mcp-config", "--setting-sources", "user",
-		"--model", spec.ModelID, "--append-system-prompt", e.systemExtra(s)}
-	if !e.opts.NativeTools {
-		a = append(a, "--tools", "")
+		"--model", spec.ModelID, "--append-system-prompt", a.systemExtra(s)}
+	if !a.opts.NativeTools {
+		args = append(args, "--tools", "")
 	}
 	if resume {
-		a = append(a, "--resume", id)
+		args = append(args, "--resume", id)
 	} else {
-		a = append(a, "--session-id", id)
+		args = append(args, "--session-id", id)
 	}
-	return append(a, e.opts.ExtraArgs...)
+	return append(args, a.opts.ExtraArgs...)
 }
 
-// systemExtra tells Claude where it runs, plus the session's governance rules.
-func (e *Executor) systemExtra(s *harness.Session) string {
+// systemExtra tells Claude where it runs, plus the session's governance rules and the
+// SessionStart hooks' context.
+func (a *agent) systemExtra(s *harness.Session) string {
 	var b strings.Builder
 	b.WriteString("You are running inside exo, a harness that records every step and can fork and rewind the session.")
-	if e.opts.NativeTools {
+	if a.opts.NativeTools {
 		b.WriteString(" Each tool use is approved by exo; writes outside the workspace and the session's scope are refused.")
 	} else {
 		fmt.Fprintf(&b, " Your tools are exo's (the mcp__exo__ tools): bash runs in exo's persistent sandboxed shell in %s, and the file tools work inside that workspace and the session's scope.", s.Workspace)
 	}
-	if extra := e.opts.Exec.SystemExtra; extra != nil {
+	if extra := a.opts.Exec.SystemExtra; extra != nil {
 		if x := extra(s.ID); x != "" {
 			b.WriteString("\n\n" + x)
 		}
 	}
-	if x := e.x.SessionStartContext(context.Background(), s.ID); x != "" {
+	if x := a.x.SessionStartContext(context.Background(), s.ID); x != "" {
 		b.WriteString("\n\n# Context from SessionStart hooks\n\n" + x)
 	}
 	return b.String()
@@ -201,7 +126,7 @@ func (e *Executor) systemExtra(s *harness.Session) string {
 
 // env is what claude's environment holds beyond locale and PATH: isolated folders, the loopback
 // endpoint and its token, and the traffic switches. Nothing else of exo's environment.
-func (e *Executor) env(d extexec.Dirs, ep *extexec.Endpoint, spec harness.ModelSpec) map[string]string {
+func (a *agent) env(d extexec.Dirs, ep *extexec.Endpoint, spec harness.ModelSpec) map[string]string {
 	url, token := "", ""
 	if ep != nil {
 		url, token = ep.URL(), ep.Token()
@@ -212,7 +137,7 @@ func (e *Executor) env(d extexec.Dirs, ep *extexec.Endpoint, spec harness.ModelS
 		"ANTHROPIC_MODEL": spec.ModelID, "ANTHROPIC_SMALL_FAST_MODEL": spec.ModelID, "ANTHROPIC_DEFAULT_HAIKU_MODEL": spec.ModelID,
 		"ANTHROPIC_DEFAULT_SONNET_MODEL": spec.ModelID, "ANTHROPIC_DEFAULT_OPUS_MODEL": spec.ModelID,
 		"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1", "DISABLE_AUTOUPDATER": "1", "DISABLE_TELEMETRY": "1",
-		"DISABLE_ERROR_REPORTING": "1", "CLAUDE_CODE_MAX_RETRIES": strconv.Itoa(e.opts.MaxRetries),
+		"DISABLE_ERROR_REPORTING": "1", "CLAUDE_CODE_MAX_RETRIES": strconv.Itoa(a.opts.MaxRetries),
 	}
 }
 
@@ -220,10 +145,10 @@ func (e *Executor) env(d extexec.Dirs, ep *extexec.Endpoint, spec harness.ModelS
 // to the workspace and its state folder, with exo's own files (the sealed secrets' key, the log,
 // other sessions' state) hidden where a mount namespace allows. Its network stays on: it must
 // reach exo's endpoint; its web tools follow the session's network setting through approvals.
-func (e *Executor) confinement(s *harness.Session, d extexec.Dirs) *sandbox.Config {
+func (a *agent) confinement(s *harness.Session, d extexec.Dirs) *sandbox.Config {
 	cfg := &sandbox.Config{Workspace: s.Workspace, TmpDir: d.Tmp, Network: true, Fallback: sandbox.RunUnconfined,
-		Helper: e.h.SandboxHelper(), ExtraWritable: []string{d.Root},
-		MaskPaths: append(append([]string{}, sandbox.DefaultMaskPaths...), exoHomeMasks(e.h.Home(), d.Root)...)}
+		Helper: a.h.SandboxHelper(), ExtraWritable: []string{d.Root},
+		MaskPaths: append(append([]string{}, sandbox.DefaultMaskPaths...), exoHomeMasks(a.h.Home(), d.Root)...)}
 	if s.Settings["isolation"] == "strict" {
 		cfg.Fallback = sandbox.Refuse
 	}

@@ -1,0 +1,250 @@
+package extexec
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"exo/harness"
+	"exo/harness/executor"
+	"exo/harness/secrets"
+)
+
+// Turn is one running turn of an agent. The Runner records the prompt before it and the sums
+// after it; the adapter's Proc reports what happens in between through its methods.
+type Turn struct {
+	r     *Runner
+	ss    *Session
+	s     *harness.Session
+	ctx   context.Context
+	res   executor.Result
+	red   *secrets.Stream
+	start time.Time
+	sent  time.Time
+	ended time.Time
+	stops int
+	// interrupted is set once the user cancelled and the agent was asked to stop.
+	interrupted bool
+	// agentFailed is set when the agent reported the turn as failed.
+	agentFailed bool
+}
+
+// AgentResult is an agent's own account of how a turn ended.
+type AgentResult struct {
+	Subtype    string // success, error_during_execution, completed, interrupted, failed…
+	IsError    bool
+	Text       string // the final answer or the error
+	NumTurns   int
+	DurationMs int64
+	APIMs      int64
+	AgentCost  float64
+	StopReason string
+	Denials    int
+	// Cancelled says the agent stopped because the user interrupted it.
+	Cancelled bool
+}
+
+// turn records the prompt, lets the agent run the turn and sums it up.
+func (r *Runner) turn(ctx context.Context, ss *Session, s *harness.Session, text, source string, notes []string, entered time.Time) (executor.Result, error) {
+	t := &Turn{r: r, ss: ss, s: s, ctx: ctx, res: executor.Result{SessionID: s.ID}, red: r.h.RedactStream(), start: entered}
+	if _, err := r.h.AppendOn(s.ID, s.Branch, harness.MustRecord(harness.TypeInvocationReceived, harness.ActorUser,
+		harness.InvocationReceived{Text: text, Source: source})); err != nil {
+		return t.res, err
+	}
+	if err := r.x.CloseOpenCalls(s.ID); err != nil {
+		return t.res, err
+	}
+	if err := r.h.EnsureBaseline(s.ID, s.Branch); err != nil {
+		return t.res, fmt.Errorf("snapshot the workspace before the turn: %w", err)
+	}
+	ss.Log.BeginTurn(s.Branch)
+	prompt := text
+	if len(notes) > 0 {
+		prompt = strings.Join(notes, "\n\n") + "\n\n" + text
+	}
+	t.sent = time.Now()
+	err := ss.Proc.Turn(ctx, t, prompt)
+	t.finishSums()
+	t.measure()
+	return t.res, err
+}
+
+// Session is the agent session the turn runs in.
+func (t *Turn) Session() *Session { return t.ss }
+
+// SessionID is the exo session.
+func (t *Turn) SessionID() string { return t.s.ID }
+
+// Context is the turn's context (cancelled when the user interrupts).
+func (t *Turn) Context() context.Context { return t.ctx }
+
+// Harness is the harness the turn records into.
+func (t *Turn) Harness() *harness.Harness { return t.r.h }
+
+// Interrupt notes that the user cancelled and the agent was asked to stop.
+func (t *Turn) Interrupt() { t.interrupted = true }
+
+// Interrupted reports whether the user cancelled the turn.
+func (t *Turn) Interrupted() bool { return t.interrupted }
+
+// Delta shows a piece of the agent's answer text live (redacted) as exo's own executor does.
+func (t *Turn) Delta(text string) {
+	if t.red != nil {
+		text = string(t.red.Next([]byte(text)))
+	}
+	t.publish(text)
+}
+
+// EndMessage releases answer text the redactor held back at the end of a message.
+func (t *Turn) EndMessage() {
+	if t.red != nil {
+		t.publish(string(t.red.Flush()))
+	}
+}
+
+func (t *Turn) publish(text string) {
+	if text == "" {
+		return
+	}
+	t.r.h.Publish(harness.Notice{Session: t.s.ID, Delta: text})
+	if f := t.r.opts.OnDelta; f != nil {
+		f(t.s.ID, text)
+	}
+}
+
+// Finish records how the agent says the turn ended: executor.result, and turn.cancelled when it
+// was interrupted. The adapter calls it once its own handlers are done.
+func (t *Turn) Finish(a AgentResult) error {
+	t.ended = time.Now()
+	t.res.StopReason = a.StopReason
+	if a.Text != "" {
+		t.res.Response = t.r.h.Redact(a.Text)
+	}
+	rec := harness.ExecutorResult{Executor: t.r.agent.Name(), Subtype: a.Subtype, IsError: a.IsError, Result: a.Text, NumTurns: a.NumTurns,
+		DurationMs: a.DurationMs, APIMs: a.APIMs, AgentCost: a.AgentCost, StopReason: a.StopReason, Denials: a.Denials}
+	if err := t.ss.Log.Record(harness.TypeExecutorResult, rec); err != nil {
+		return err
+	}
+	if t.interrupted || a.Cancelled {
+		t.res.Cancelled, t.res.StopReason = true, "cancelled"
+		return t.ss.Log.Record(harness.TypeTurnCancelled, harness.TurnCancelled{Reason: "cancelled by the user"})
+	}
+	if a.IsError {
+		t.agentFailed = true
+		t.res.Failure = t.r.h.Redact(firstNonEmpty(a.Text, a.Subtype))
+	}
+	return nil
+}
+
+// GoOn asks the Stop hooks whether a finished turn goes on; when one says so, its message is
+// recorded and returned for the adapter to send (the turn then continues).
+func (t *Turn) GoOn() (string, bool, error) {
+	if t.res.Cancelled || t.res.Failure != "" {
+		return "", false, nil
+	}
+	msg, again, err := t.r.x.StopHook(t.ctx, t.s.ID, t.stops)
+	if err != nil || !again {
+		return "", false, err
+	}
+	t.stops++
+	t.ended = time.Time{}
+	return msg, true, nil
+}
+
+// Died records that the agent exited during the turn: everything recorded so far stays, the
+// session forgets the process, and the next prompt starts a new one from the log. code or signal
+// say how it ended; stderr is the tail of its error output.
+func (t *Turn) Died(cause error, code *int, signal, stderr string) error {
+	name := t.r.agent.Name()
+	msg := name + " exited during the turn"
+	switch {
+	case signal != "":
+		msg += " (" + signal + ")"
+	case code != nil:
+		msg += fmt.Sprintf(" (exit code %d)", *code)
+	}
+	if cause != nil {
+		msg += ": " + cause.Error()
+	}
+	if t.interrupted {
+		msg += " after the user interrupted it"
+	}
+	t.res.Failure = msg + "; nothing recorded was lost, and the next prompt starts it again from the log"
+	defer t.r.forget(t.ss)
+	rec := harness.ExecutorFailed{Executor: name, Error: t.res.Failure, ExitCode: code, Signal: signal, Stderr: tailLines(t.r.h.Redact(stderr), 20)}
+	if err := t.ss.Log.Record(harness.TypeExecutorFailed, rec); err != nil {
+		return err
+	}
+	if t.interrupted {
+		t.res.Cancelled = true
+		return t.ss.Log.Record(harness.TypeTurnCancelled, harness.TurnCancelled{Reason: "cancelled by the user"})
+	}
+	return nil
+}
+
+// finishSums fills the result from the calls the endpoint recorded.
+func (t *Turn) finishSums() {
+	if err := t.ss.Log.Flush(); err != nil && t.res.Failure == "" {
+		t.res.Failure = "exo could not record part of the turn: " + err.Error()
+	}
+	sums := t.ss.Log.Sums()
+	t.res.Steps, t.res.Cost, t.res.TTFTMs = sums.Calls, sums.Cost, sums.TTFT.Milliseconds()
+	t.res.Usage, t.res.ModelMs = sums.Usage, sums.ModelTime.Milliseconds()
+	t.res.DurationMs = time.Since(t.start).Milliseconds()
+	t.res.ToolCalls = sums.ToolCalls
+	if t.res.Response == "" {
+		t.res.Response = sums.Text
+	}
+	if t.res.Failure == "" && sums.Failure != "" && t.agentFailed {
+		t.res.Failure = sums.Failure
+	}
+	if t.afterTurn() != nil {
+		t.r.forget(t.ss)
+	}
+}
+
+// afterTurn notes what the agent's conversation now corresponds to.
+func (t *Turn) afterTurn() error {
+	if !t.ss.alive() {
+		return fmt.Errorf("the agent is gone")
+	}
+	cur, err := t.r.h.Session(t.s.ID)
+	if err != nil || cur.Branch != t.ss.Branch {
+		return fmt.Errorf("the session moved")
+	}
+	spec, err := t.r.h.Model(cur.Settings["model"])
+	if err != nil {
+		return err
+	}
+	v, err := t.r.x.ViewOf(cur.Branch, spec.ModelID)
+	if err != nil {
+		return err
+	}
+	t.ss.viewLen = len(v.Messages)
+	return nil
+}
+
+// measure notes exo's own time in the turn.
+func (t *Turn) measure() {
+	sums := t.ss.Log.Sums()
+	o := Overhead{Before: t.sent.Sub(t.start), Steps: sums.Overhead, Calls: sums.Calls}
+	if !t.ended.IsZero() {
+		o.After = time.Since(t.ended)
+	}
+	t.r.mu.Lock()
+	t.r.last = o
+	t.r.mu.Unlock()
+}
+
+// CountTool counts one of the agent's own tool calls in the turn's result.
+func (t *Turn) CountTool() { t.ss.Log.CountTool() }
+
+// tailLines keeps the last n lines of s.
+func tailLines(s string, n int) string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return strings.Join(lines, "\n")
+}
