@@ -83,7 +83,7 @@ func runCmd(e *env) *cobra.Command {
 	cmd.Flags().BoolVar(&f.detach, "detach", false, "start the turn in the daemon, print the session and return")
 	cmd.Flags().IntVar(&f.maxSteps, "max-steps", 50, "most model calls in the turn")
 	cmd.Flags().BoolVar(&f.override, "override-governance", false, "run even though the constitution changed since 'exo compile'")
-	cmd.Flags().StringVar(&f.executor, "executor", "", "executor of the turn: default (exo's own) or claude-code (default: the session's)")
+	cmd.Flags().StringVar(&f.executor, "executor", "", "executor of the turn: default (exo's own), claude-code or codex (default: the session's)")
 	cmd.Flags().BoolVar(&f.nativeTools, "native-tools", false, "with an external executor, let the agent use its own tools (each use approved by exo)")
 	return cmd
 }

@@ -11,6 +11,7 @@ import (
 	"exo/harness"
 	"exo/harness/executor"
 	"exo/harness/extexec/claude"
+	"exo/harness/extexec/codex"
 )
 
 // Runner runs turns on sessions; exo's own executor and every external adapter have this shape.
@@ -33,7 +34,7 @@ type Options struct {
 const Default = harness.DefaultExecutorName
 
 // Names lists the executors exo knows, exo's own first.
-func Names() []string { return []string{Default, claude.Name} }
+func Names() []string { return []string{Default, claude.Name, codex.Name} }
 
 // Open returns the executor named name ("" is exo's own).
 func Open(h *harness.Harness, name string, o Options) (Runner, error) {
@@ -42,6 +43,8 @@ func Open(h *harness.Harness, name string, o Options) (Runner, error) {
 		return &own{Executor: executor.New(h, o.Exec), h: h}, nil
 	case claude.Name, "claude":
 		return claude.New(h, claude.Options{Exec: o.Exec, NativeTools: o.NativeTools})
+	case codex.Name:
+		return codex.New(h, codex.Options{Exec: o.Exec, NativeTools: o.NativeTools})
 	}
 	return nil, fmt.Errorf("unknown executor %q (known: %v)", name, Names())
 }
@@ -79,17 +82,26 @@ type Info struct {
 // Probe checks which executors can run on this machine (binary found, version).
 func Probe() []Info {
 	out := []Info{{Name: Default, Usable: true, Version: "built in"}}
-	in := Info{Name: claude.Name}
-	if bin, err := claude.FindBinary(); err != nil {
-		in.Problem = err.Error()
-	} else if v, err := claude.Version(bin); err != nil {
-		in.Binary, in.Problem = bin, err.Error()
-	} else {
-		in.Binary, in.Version, in.Usable = bin, v, true
-	}
-	out = append(out, in)
+	out = append(out, probe(claude.Name, claude.FindBinary, claude.Version), probe(codex.Name, codex.FindBinary, codex.Version))
 	sort.SliceStable(out[1:], func(i, j int) bool { return out[1+i].Name < out[1+j].Name })
 	return out
+}
+
+// probe finds one agent's binary and asks its version.
+func probe(name string, find func() (string, error), version func(string) (string, error)) Info {
+	in := Info{Name: name}
+	bin, err := find()
+	if err != nil {
+		in.Problem = err.Error()
+		return in
+	}
+	in.Binary = bin
+	if in.Version, err = version(bin); err != nil {
+		in.Problem = err.Error()
+		return in
+	}
+	in.Usable = true
+	return in
 }
 
 // ForSession returns the executor a session's next turn uses: name when given, else the one in

@@ -40,6 +40,7 @@ func NewEndpoint(log *Log, up Upstream) (*Endpoint, error) {
 	e := &Endpoint{log: log, up: up, token: "exo-" + hex.EncodeToString(tok), ln: ln, mux: http.NewServeMux(),
 		client: &http.Client{Transport: tr}}
 	e.mux.HandleFunc("POST /v1/messages", e.messages)
+	e.mux.HandleFunc("POST /v1/responses", e.responses)
 	e.mux.HandleFunc("HEAD /", func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusOK) })
 	e.srv = &http.Server{Handler: http.HandlerFunc(e.serve), ReadHeaderTimeout: 30 * time.Second}
 	go func() { _ = e.srv.Serve(ln) }()

@@ -210,3 +210,57 @@ func TestSessionDirsRefuseUnsafeNames(t *testing.T) {
 		t.Fatalf("config dir %v %v", fi, err)
 	}
 }
+
+func TestEndpointForwardsResponsesWithTheSealedKey(t *testing.T) {
+	sc, _ := modeltest.ParseScript([]byte(`
+prompts:
+  - turns:
+      - text: "Looking."
+        tool_calls: [{name: exo_bash, input: {command: ls}}]
+`))
+	srv := modeltest.NewResponses(sc)
+	defer srv.Close()
+	h, err := harness.Open(t.TempDir(), harness.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h.Close()
+	h.SetSecret("k", []byte("sk-openai-sealed-0987654321"))
+	if _, err := h.RegisterModel(harness.ModelSpec{Name: "g", Provider: "openai", ModelID: "gpt-5.5", BaseURL: srv.BaseURL(), Secret: "k"}); err != nil {
+		t.Fatal(err)
+	}
+	s, _ := h.NewSession(harness.NewSessionOptions{Name: "s"})
+	up, err := OpenUpstream(h, "", WireResponses)
+	if err != nil || !up.passes(WireResponses) {
+		t.Fatalf("upstream %+v %v", up, err)
+	}
+	spec, _ := h.Model("")
+	log := NewLog(h, s.ID, "agent", spec)
+	log.BeginTurn(s.Branch)
+	ep, err := NewEndpoint(log, up)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ep.Close()
+	req, _ := http.NewRequest(http.MethodPost, ep.URL()+"/v1/responses", strings.NewReader(`{"model":"gpt-5.5","stream":true,"input":[{"type":"message","role":"user","content":[{"type":"input_text","text":"hi"}]}]}`))
+	req.Header.Set("Authorization", "Bearer "+ep.Token())
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, _ := io.ReadAll(res.Body)
+	res.Body.Close()
+	if res.StatusCode != 200 || !strings.Contains(string(out), "response.completed") {
+		t.Fatalf("%d %s", res.StatusCode, out)
+	}
+	log.Flush()
+	if got := srv.Calls()[0].Header.Get("Authorization"); got != "Bearer sk-openai-sealed-0987654321" {
+		t.Fatalf("provider saw %q", got)
+	}
+	evs, _ := h.Events(s.ID, 0, 0)
+	p, _ := harness.Decode(evs[len(evs)-1])
+	c, ok := p.(*harness.ModelCompleted)
+	if !ok || c.Text != "Looking." || len(c.ToolCalls) != 1 || c.ToolCalls[0].ID != "call_fake000001_1" || c.ToolCalls[0].Name != "exo_bash" || c.Usage.Input == 0 {
+		t.Fatalf("last event %s %+v", evs[len(evs)-1].Type, p)
+	}
+}

@@ -90,3 +90,76 @@ func kindName(s string) string {
 	}
 	return string(b)
 }
+
+// translateResponses serves a Responses call through exo's own provider for a registered model of
+// another kind (Anthropic, an OpenAI-compatible server, the scripted model).
+func (e *Endpoint) translateResponses(w http.ResponseWriter, r *http.Request, body []byte, arrived time.Time) {
+	var q responsesRequest
+	if err := json.Unmarshal(body, &q); err != nil {
+		e.log.failed("bad_request", "exo: unreadable Responses request: "+err.Error(), false, 0)
+		writeOpenAIError(w, http.StatusBadRequest, "exo: "+err.Error())
+		return
+	}
+	req, err := q.toProvider(e.up.Spec.ModelID, e.up.Spec.MaxOutput)
+	if err != nil {
+		e.log.failed("bad_request", "exo: "+err.Error(), false, 0)
+		writeOpenAIError(w, http.StatusBadRequest, "exo: "+err.Error())
+		return
+	}
+	start := time.Now()
+	e.log.overhead(start.Sub(arrived))
+	enc := newResponsesEncoder(w, "resp_exo_"+randomHex(8), e.up.Spec.ModelID)
+	resp, err := e.up.Provider.Stream(r.Context(), req, enc.delta)
+	took := time.Since(start)
+	switch {
+	case r.Context().Err() != nil:
+		e.log.abandoned(took)
+	case err != nil:
+		kind, retry, status := providerKind(err)
+		msg := e.log.h.Redact(fmt.Sprintf("%s: %v", e.up.Spec.Name, err))
+		e.log.failed(kindName(kind), msg, retry, took)
+		if !enc.started {
+			writeOpenAIError(w, status, msg)
+			return
+		}
+		enc.fail(kindName(kind), msg)
+	default:
+		ended := time.Now()
+		enc.finish(resp)
+		a := Answer{Text: resp.Text, Usage: resp.Usage, Stop: string(resp.StopReason), TTFT: resp.TTFT, Took: took}
+		for _, c := range resp.ToolCalls {
+			a.ToolCalls = append(a.ToolCalls, harness.ToolCall{ID: c.ID, Name: c.Name, Arguments: rawJSON(c.Arguments)})
+		}
+		e.log.completed(a)
+		e.log.overhead(time.Since(ended))
+	}
+}
+
+// providerKind classifies a provider error: its kind, whether it is retryable, and the HTTP
+// status that tells an agent so.
+func providerKind(err error) (string, bool, int) {
+	var pe *provider.Error
+	if !errors.As(err, &pe) {
+		return "error", false, http.StatusInternalServerError
+	}
+	status := http.StatusInternalServerError
+	switch {
+	case errors.Is(pe.Kind, provider.ErrRateLimited):
+		status = http.StatusTooManyRequests
+	case errors.Is(pe.Kind, provider.ErrOverloaded):
+		status = http.StatusServiceUnavailable
+	case errors.Is(pe.Kind, provider.ErrAuth):
+		status = http.StatusUnauthorized
+	case errors.Is(pe.Kind, provider.ErrBadRequest):
+		status = http.StatusBadRequest
+	}
+	return pe.Kind.Error(), pe.Retryable(), status
+}
+
+// writeOpenAIError answers in OpenAI's error shape.
+func writeOpenAIError(w http.ResponseWriter, status int, msg string) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	b, _ := json.Marshal(map[string]any{"error": map[string]any{"message": msg, "type": "invalid_request_error", "code": nil}})
+	_, _ = w.Write(b)
+}

@@ -12,37 +12,47 @@ import (
 type Upstream struct {
 	// Spec is the registered model (provider kind, model id, base URL, prices).
 	Spec harness.ModelSpec
-	// BaseURL is the provider's API base for pass-through kinds (e.g. https://api.anthropic.com).
+	// Wire is the wire format calls in this format pass through to the provider unchanged (with
+	// the sealed key): provider.KindAnthropic or WireResponses; "" when none does.
+	Wire string
+	// BaseURL is the provider's API base for the pass-through wire (e.g. https://api.anthropic.com,
+	// https://api.openai.com/v1).
 	BaseURL string
 	// key is the sealed API key, opened by the harness; it never leaves exo.
 	key string
-	// Provider serves kinds whose wire format differs from the agent's: the endpoint translates
-	// (exo's provider streams, the endpoint speaks the agent's wire format).
+	// Provider serves calls of the other wire formats: the endpoint translates (exo's provider
+	// streams, the endpoint speaks the agent's wire format).
 	Provider provider.Provider
 }
 
-// defaultAnthropicBase is Anthropic's API base.
-const defaultAnthropicBase = "https://api.anthropic.com"
+// Default API bases of the pass-through providers.
+const (
+	defaultAnthropicBase = "https://api.anthropic.com"
+	defaultOpenAIBase    = "https://api.openai.com/v1"
+)
 
 // OpenUpstream resolves a registered model ("" = the default) for an agent that speaks wire
-// ("anthropic" for the Messages API): a model of the same wire is passed through with the sealed
-// key; any other kind is served through exo's own provider and translated.
+// (provider.KindAnthropic or WireResponses): an Anthropic model is passed through for the
+// Messages API and an OpenAI model for the Responses API, with the sealed key; any other pairing
+// is served through exo's own provider and translated.
 func OpenUpstream(h *harness.Harness, model, wire string) (Upstream, error) {
 	spec, err := h.Model(model)
 	if err != nil {
 		return Upstream{}, err
 	}
 	u := Upstream{Spec: spec}
-	if spec.Provider == wire && wire == provider.KindAnthropic {
-		u.BaseURL = strings.TrimSuffix(firstNonEmpty(spec.BaseURL, defaultAnthropicBase), "/")
-		if spec.Secret != "" {
-			key, err := h.OpenSecret(spec.Secret)
-			if err != nil {
-				return Upstream{}, fmt.Errorf("model %s: %w", spec.Name, err)
-			}
-			u.key = string(key)
+	switch {
+	case wire == provider.KindAnthropic && spec.Provider == provider.KindAnthropic:
+		u.Wire, u.BaseURL = wire, strings.TrimSuffix(firstNonEmpty(spec.BaseURL, defaultAnthropicBase), "/")
+	case wire == WireResponses && spec.Provider == provider.KindOpenAI:
+		u.Wire, u.BaseURL = wire, strings.TrimSuffix(firstNonEmpty(spec.BaseURL, defaultOpenAIBase), "/")
+	}
+	if u.Wire != "" && spec.Secret != "" {
+		key, err := h.OpenSecret(spec.Secret)
+		if err != nil {
+			return Upstream{}, fmt.Errorf("model %s: %w", spec.Name, err)
 		}
-		return u, nil
+		u.key = string(key)
 	}
 	p, _, err := h.OpenProvider(spec.Name)
 	if err != nil {
@@ -52,8 +62,8 @@ func OpenUpstream(h *harness.Harness, model, wire string) (Upstream, error) {
 	return u, nil
 }
 
-// PassThrough reports whether calls go to the provider unchanged (only the key added).
-func (u Upstream) PassThrough() bool { return u.Provider == nil }
+// passes reports whether calls in wire go to the provider unchanged (only the key added).
+func (u Upstream) passes(wire string) bool { return u.Wire != "" && u.Wire == wire }
 
 func firstNonEmpty(a, b string) string {
 	if a != "" {

@@ -15,34 +15,36 @@ import (
 // maxRequestBytes bounds a model request body.
 const maxRequestBytes = 64 << 20
 
-// messagesHead is what the endpoint reads of a Messages request.
-type messagesHead struct {
-	Model    string            `json:"model"`
-	Messages []json.RawMessage `json:"messages"`
+// streamTap folds an answer of one wire format as it passes through the endpoint.
+type streamTap interface {
+	// event applies one server-sent event's data.
+	event(data []byte)
+	// whole applies a non-streamed answer.
+	whole(raw []byte)
+	// outcome says how the answer ended: complete, or failed with a kind and message.
+	outcome() (complete bool, failKind, failMsg string)
+	// answer is the answer as recorded.
+	answer(took time.Duration) Answer
 }
 
-// messages serves POST /v1/messages: it records the call, forwards it and records the answer.
-func (e *Endpoint) messages(w http.ResponseWriter, r *http.Request) {
+// readCall reads a model call's body and its model and message count; arrived is when the agent
+// had sent it (exo's own time starts there).
+func readCall(w http.ResponseWriter, r *http.Request, items string) (body []byte, model string, n int, arrived time.Time, ok bool) {
 	body, err := io.ReadAll(io.LimitReader(r.Body, maxRequestBytes+1))
-	arrived := time.Now() // exo's own time starts once the agent has sent its request
+	arrived = time.Now()
 	if err != nil || len(body) > maxRequestBytes {
 		writeAPIError(w, http.StatusBadRequest, "invalid_request_error", "exo: request body unreadable or over 64 MiB")
-		return
+		return nil, "", 0, arrived, false
 	}
-	var head messagesHead
+	var head map[string]json.RawMessage
 	if err := json.Unmarshal(body, &head); err != nil {
 		writeAPIError(w, http.StatusBadRequest, "invalid_request_error", "exo: request body is not JSON: "+err.Error())
-		return
+		return nil, "", 0, arrived, false
 	}
-	if head.Model != e.up.Spec.ModelID {
-		body = withModel(body, e.up.Spec.ModelID)
-	}
-	e.log.requested(len(head.Messages))
-	if !e.up.PassThrough() {
-		e.translate(w, r, body, arrived)
-		return
-	}
-	e.forwardMessages(w, r, body, arrived)
+	_ = json.Unmarshal(head["model"], &model)
+	var list []json.RawMessage
+	_ = json.Unmarshal(head[items], &list)
+	return body, model, len(list), arrived, true
 }
 
 // withModel returns body with its model replaced (the agent may name another model for side
@@ -70,12 +72,12 @@ var dropRequestHeaders = map[string]bool{"X-Api-Key": true, "Authorization": tru
 var dropResponseHeaders = map[string]bool{"Content-Length": true, "Content-Encoding": true, "Transfer-Encoding": true,
 	"Connection": true, "Keep-Alive": true, "Trailer": true}
 
-// forwardMessages sends the call to the provider with the sealed key and streams the answer back,
-// folding it into the recorded answer as it passes.
-func (e *Endpoint) forwardMessages(w http.ResponseWriter, r *http.Request, body []byte, arrived time.Time) {
+// forward sends a call to the provider at url with the sealed key (set by auth) and streams the
+// answer back, folding it into tap as it passes.
+func (e *Endpoint) forward(w http.ResponseWriter, r *http.Request, body []byte, arrived time.Time, url string, auth func(http.Header), tap streamTap) {
 	start := time.Now()
 	e.log.overhead(start.Sub(arrived))
-	up, err := http.NewRequestWithContext(r.Context(), http.MethodPost, e.up.BaseURL+r.URL.RequestURI(), bytes.NewReader(body))
+	up, err := http.NewRequestWithContext(r.Context(), http.MethodPost, url, bytes.NewReader(body))
 	if err != nil {
 		e.failUp(w, r, "bad_request", err, start)
 		return
@@ -85,9 +87,7 @@ func (e *Endpoint) forwardMessages(w http.ResponseWriter, r *http.Request, body 
 			up.Header[k] = vs
 		}
 	}
-	if e.up.key != "" {
-		up.Header.Set("X-Api-Key", e.up.key)
-	}
+	auth(up.Header)
 	res, err := e.client.Do(up)
 	if err != nil {
 		e.failUp(w, r, "network", err, start)
@@ -104,16 +104,20 @@ func (e *Endpoint) forwardMessages(w http.ResponseWriter, r *http.Request, body 
 		e.relayError(w, r, res, start)
 		return
 	}
-	tap := newAnthropicTap(start)
 	if strings.HasPrefix(res.Header.Get("Content-Type"), "text/event-stream") {
 		e.relayStream(w, r, res.Body, tap, start)
 		return
 	}
-	e.relayJSON(w, r, res.Body, tap, start)
+	raw, err := io.ReadAll(res.Body)
+	_, _ = w.Write(raw)
+	if err == nil {
+		tap.whole(raw)
+	}
+	e.finish(r, tap, err, start)
 }
 
 // relayStream copies an SSE answer chunk by chunk, flushing each, and records it at the end.
-func (e *Endpoint) relayStream(w http.ResponseWriter, r *http.Request, body io.Reader, tap *anthropicTap, start time.Time) {
+func (e *Endpoint) relayStream(w http.ResponseWriter, r *http.Request, body io.Reader, tap streamTap, start time.Time) {
 	fl, _ := w.(http.Flusher)
 	sp := &sseSplitter{onEvent: tap.event}
 	buf := make([]byte, 32<<10)
@@ -142,26 +146,17 @@ func (e *Endpoint) relayStream(w http.ResponseWriter, r *http.Request, body io.R
 	e.log.overhead(time.Since(ended))
 }
 
-// relayJSON copies a non-streamed answer and records it.
-func (e *Endpoint) relayJSON(w http.ResponseWriter, r *http.Request, body io.Reader, tap *anthropicTap, start time.Time) {
-	raw, err := io.ReadAll(body)
-	_, _ = w.Write(raw)
-	if err == nil {
-		tap.message(raw)
-	}
-	e.finish(r, tap, err, start)
-}
-
 // finish records the answer, a failure, or nothing when the agent went away (it interrupted).
-func (e *Endpoint) finish(r *http.Request, tap *anthropicTap, readErr error, start time.Time) {
+func (e *Endpoint) finish(r *http.Request, tap streamTap, readErr error, start time.Time) {
 	took := time.Since(start)
+	complete, kind, msg := tap.outcome()
 	switch {
 	case r.Context().Err() != nil:
 		e.log.abandoned(took)
-	case tap.errMsg != "":
-		e.log.failed(errKind(tap.errKind), tap.errMsg, true, took)
-	case readErr != nil || !tap.done:
-		msg := "the answer stream ended before message_stop"
+	case msg != "":
+		e.log.failed(kind, msg, true, took)
+	case readErr != nil || !complete:
+		msg := "the answer stream ended before it was complete"
 		if readErr != nil {
 			msg += ": " + readErr.Error()
 		}
@@ -218,14 +213,14 @@ func statusKind(status int) (string, bool) {
 	return "bad_request", false
 }
 
-// errKind maps an Anthropic stream error type to exo's failure kinds.
+// errKind maps an Anthropic or OpenAI stream error type to exo's failure kinds.
 func errKind(t string) string {
 	switch t {
-	case "overloaded_error":
+	case "overloaded_error", "server_is_overloaded":
 		return "overloaded"
-	case "rate_limit_error":
+	case "rate_limit_error", "rate_limit_exceeded":
 		return "rate_limited"
-	case "authentication_error", "permission_error":
+	case "authentication_error", "permission_error", "invalid_api_key":
 		return "auth"
 	case "invalid_request_error":
 		return "bad_request"

@@ -1,0 +1,143 @@
+package codex
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"exo/harness"
+	"exo/harness/executor"
+	"exo/harness/extexec/modeltest"
+	"exo/sandbox"
+	"exo/store"
+)
+
+// sealedKey is the provider key exo seals; it must reach the provider and nothing else.
+const sealedKey = "sk-openai-exo-test-SEALED-abcdef0123"
+
+// requireEnv, when set (CI sets it), turns a missing codex binary into a failure.
+const requireEnv = "EXO_REQUIRE_CODEX"
+
+// codexBinary finds the real codex or skips the test saying why.
+func codexBinary(t testing.TB) string {
+	t.Helper()
+	bin, err := FindBinary()
+	if err != nil {
+		if os.Getenv(requireEnv) != "" {
+			t.Fatalf("%s is set but: %v", requireEnv, err)
+		}
+		t.Skipf("the real Codex CLI is needed (.ci/run installs @openai/codex@%s): %v", PinnedVersion, err)
+	}
+	return bin
+}
+
+// fixture is a harness whose default model is an OpenAI model served by a scripted Responses
+// server, and a session.
+type fixture struct {
+	h   *harness.Harness
+	s   *harness.Session
+	ws  string
+	srv *modeltest.Responses
+	bin string
+}
+
+func newFixture(t testing.TB) *fixture {
+	t.Helper()
+	bin := codexBinary(t)
+	sc, err := modeltest.LoadScript(filepath.Join("testdata", "turns.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := modeltest.NewResponses(sc)
+	t.Cleanup(srv.Close)
+	h, err := harness.Open(t.TempDir(), harness.Options{SandboxHelper: []string{os.Args[0], sandbox.HelperCommand}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { h.Close() })
+	if err := h.SetSecret("openai-key", []byte(sealedKey)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := h.RegisterModel(harness.ModelSpec{Name: "gpt", Provider: "openai", ModelID: "gpt-5.5", BaseURL: srv.BaseURL(), Secret: "openai-key", PriceIn: 1.25, PriceOut: 10}); err != nil {
+		t.Fatal(err)
+	}
+	ws := t.TempDir()
+	os.WriteFile(filepath.Join(ws, "README.md"), []byte("# sample\n"), 0o644)
+	s, err := h.NewSession(harness.NewSessionOptions{Name: "cx", Workspace: ws})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &fixture{h: h, s: s, ws: ws, srv: srv, bin: bin}
+}
+
+func (f *fixture) executor(t testing.TB, o Options) *Executor {
+	t.Helper()
+	o.Binary = f.bin
+	if o.Exec.ApprovalTimeout == 0 {
+		o.Exec.Headless = true
+	}
+	x, err := New(f.h, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { x.Close() })
+	return x
+}
+
+func (f *fixture) events(t testing.TB, id string) []store.Event {
+	t.Helper()
+	evs, err := f.h.Events(id, 0, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return evs
+}
+
+func types(evs []store.Event) string {
+	var out []string
+	for _, e := range evs {
+		out = append(out, e.Type)
+	}
+	return strings.Join(out, " ")
+}
+
+func payloads[T any](t testing.TB, evs []store.Event, typ string) []*T {
+	t.Helper()
+	var out []*T
+	for _, e := range evs {
+		if e.Type == typ {
+			p, err := harness.Decode(e)
+			if err != nil {
+				t.Fatal(err)
+			}
+			out = append(out, p.(*T))
+		}
+	}
+	return out
+}
+
+func okResult(t testing.TB, res executor.Result, err error) {
+	t.Helper()
+	if err != nil || res.Failure != "" || res.Cancelled {
+		t.Fatalf("turn: err %v, result %+v", err, res)
+	}
+}
+
+// lastInput is the input items of the last request the provider received.
+func lastInput(t testing.TB, f *fixture) []byte {
+	t.Helper()
+	calls := f.srv.Calls()
+	if len(calls) == 0 {
+		t.Fatal("no requests")
+	}
+	b := calls[len(calls)-1].Body
+	if i := bytes.Index(b, []byte(`"input":`)); i >= 0 {
+		b = b[i:]
+	}
+	if i := bytes.Index(b, []byte(`"tools":`)); i >= 0 {
+		b = b[:i]
+	}
+	return b
+}

@@ -1,0 +1,41 @@
+package extexec
+
+import (
+	"net/http"
+	"time"
+
+	"exo/harness/provider"
+)
+
+// messages serves POST /v1/messages (the Anthropic Messages API): it records the call, forwards
+// it (or serves it through exo's provider) and records the answer.
+func (e *Endpoint) messages(w http.ResponseWriter, r *http.Request) {
+	body, model, n, arrived, ok := readCall(w, r, "messages")
+	if !ok {
+		return
+	}
+	if model != e.up.Spec.ModelID {
+		body = withModel(body, e.up.Spec.ModelID)
+	}
+	e.log.requested(n)
+	if !e.up.passes(provider.KindAnthropic) {
+		e.translate(w, r, body, arrived)
+		return
+	}
+	e.forward(w, r, body, arrived, e.up.BaseURL+r.URL.RequestURI(), func(h http.Header) {
+		if e.up.key != "" {
+			h.Set("X-Api-Key", e.up.key)
+		}
+	}, newAnthropicTap(time.Now()))
+}
+
+// outcome says how a Messages stream ended.
+func (t *anthropicTap) outcome() (bool, string, string) {
+	if t.errMsg != "" {
+		return false, errKind(t.errKind), t.errMsg
+	}
+	return t.done, "", ""
+}
+
+// whole folds a non-streamed Messages answer.
+func (t *anthropicTap) whole(raw []byte) { t.message(raw) }

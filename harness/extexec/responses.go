@@ -1,0 +1,44 @@
+package extexec
+
+import (
+	"net/http"
+	"strings"
+	"time"
+)
+
+// responses serves POST /v1/responses (the OpenAI Responses API) the way messages serves the
+// Messages API.
+func (e *Endpoint) responses(w http.ResponseWriter, r *http.Request) {
+	body, model, n, arrived, ok := readCall(w, r, "input")
+	if !ok {
+		return
+	}
+	if model != e.up.Spec.ModelID {
+		body = withModel(body, e.up.Spec.ModelID)
+	}
+	e.log.requested(n)
+	if !e.up.passes(WireResponses) {
+		e.translateResponses(w, r, body, arrived)
+		return
+	}
+	url := e.up.BaseURL + strings.TrimPrefix(r.URL.RequestURI(), "/v1")
+	e.forward(w, r, body, arrived, url, func(h http.Header) {
+		if e.up.key != "" {
+			h.Set("Authorization", "Bearer "+e.up.key)
+		}
+	}, newResponsesTap(time.Now()))
+}
+
+// outcome says how a Responses stream ended.
+func (t *responsesTap) outcome() (bool, string, string) {
+	if t.errMsg != "" {
+		return false, errKind(t.errKind), t.errMsg
+	}
+	return t.done, "", ""
+}
+
+// whole folds a non-streamed Responses answer.
+func (t *responsesTap) whole(raw []byte) {
+	t.event([]byte(`{"type":"response.completed","response":` + string(raw) + `}`))
+	t.firstToken()
+}
