@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	"exo/harness"
@@ -63,6 +64,7 @@ func TestNativeToolsApprovedByExoAndSnapshotted(t *testing.T) {
 }
 
 func TestNativeBashCannotWriteOutsideTheWorkspace(t *testing.T) {
+	lockAcrossCheckouts(t, "/var/tmp/exo-native-test.lock") // the script names fixed paths; other checkouts run this test too
 	escape := "/var/tmp/exo-native-escape-test.txt"
 	os.Remove(escape)
 	home := "/var/tmp/exo-native-home-test" // outside /tmp, which the sandbox replaces anyway
@@ -95,4 +97,19 @@ func TestNativeBashCannotWriteOutsideTheWorkspace(t *testing.T) {
 	if !strings.Contains(out, "0 exo-native-home-test/secret.key") || !strings.Contains(out, "0 exo-native-home-test/exo.db") {
 		t.Fatalf("claude's Bash reads exo's home: %q", out)
 	}
+}
+
+// lockAcrossCheckouts holds an exclusive flock on path until the test ends, so runs of this test
+// from several checkouts on one machine do not share its fixed paths at the same time.
+func lockAcrossCheckouts(t *testing.T, path string) {
+	t.Helper()
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o600)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX); err != nil {
+		f.Close()
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { f.Close() })
 }
