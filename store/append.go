@@ -27,6 +27,9 @@ func (t *Tx) Append(branch string, recs ...Record) ([]Event, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := t.tx.fence(branch); err != nil {
+		return nil, fmt.Errorf("append to %s: %w", branch, err)
+	}
 	out := make([]Event, 0, len(recs))
 	stamp := now()
 	for i, r := range recs {
@@ -35,7 +38,7 @@ func (t *Tx) Append(branch string, recs ...Record) ([]Event, error) {
 			return nil, fmt.Errorf("append to %s: %w", branch, err)
 		}
 		e.Hash = ComputeHash(prev, &e)
-		if err := own.Put(seqKey(e.Seq), encodeEvent(&e)); err != nil {
+		if err := own.create(seqKey(e.Seq), encodeEvent(&e)); err != nil {
 			return nil, fmt.Errorf("append to %s at %d: %w", branch, e.Seq, err)
 		}
 		prev = e.Hash

@@ -12,8 +12,6 @@ import (
 	"path/filepath"
 	"time"
 
-	bolt "go.etcd.io/bbolt"
-
 	"exo/internal/failpoint"
 )
 
@@ -138,16 +136,23 @@ func (s *Store) placeBlob(tmp, id string) error {
 
 // recordArtifact stores metadata for a blob, keeping the first record of identical content.
 func (s *Store) recordArtifact(a Artifact) (Artifact, error) {
-	err := s.update(func(tx *bolt.Tx) error {
-		b := tx.Bucket(artifactsBucket)
-		if old := b.Get([]byte(a.ID)); old != nil {
+	err := s.Update(func(tx *Tx) error {
+		b, err := tx.top(pathArtifacts)
+		if err != nil {
+			return err
+		}
+		old, err := b.get([]byte(a.ID))
+		if err != nil {
+			return err
+		}
+		if old != nil {
 			return json.Unmarshal(old, &a)
 		}
 		raw, err := json.Marshal(a)
 		if err != nil {
 			return err
 		}
-		return b.Put([]byte(a.ID), raw)
+		return b.put([]byte(a.ID), raw)
 	})
 	if err != nil {
 		return Artifact{}, fmt.Errorf("record artifact %s: %w", a.ID, err)
@@ -170,14 +175,26 @@ func (s *Store) PutArtifact(name string, r io.Reader) (Artifact, error) {
 
 // ArtifactInfo returns an artifact's metadata by id or unique id prefix (at least 4 digits).
 func (s *Store) ArtifactInfo(ref string) (a Artifact, err error) {
-	err = s.view(func(tx *bolt.Tx) error {
-		c := tx.Bucket(artifactsBucket).Cursor()
+	err = s.View(func(tx *Tx) error {
+		b, err := tx.top(pathArtifacts)
+		if err != nil {
+			return err
+		}
 		var found []byte
-		for k, v := c.Seek([]byte(ref)); k != nil && len(ref) >= 4 && hasPrefix(k, ref); k, v = c.Next() {
-			if found != nil {
-				return fmt.Errorf("artifact %q is ambiguous", ref)
+		if len(ref) >= 4 {
+			err = b.scan([]byte(ref), func(k, v []byte) (bool, error) {
+				if !hasPrefix(k, ref) {
+					return false, nil
+				}
+				if found != nil {
+					return false, fmt.Errorf("artifact %q is ambiguous", ref)
+				}
+				found = v
+				return true, nil
+			})
+			if err != nil {
+				return err
 			}
-			found = v
 		}
 		if found == nil {
 			return fmt.Errorf("artifact %q: %w", ref, ErrNotFound)
@@ -202,14 +219,18 @@ func (s *Store) OpenArtifact(ref string) (io.ReadCloser, Artifact, error) {
 
 // ArtifactStats returns how many artifacts are recorded and their total size.
 func (s *Store) ArtifactStats() (count int, bytes int64, err error) {
-	err = s.view(func(tx *bolt.Tx) error {
-		return tx.Bucket(artifactsBucket).ForEach(func(_, v []byte) error {
+	err = s.View(func(tx *Tx) error {
+		b, err := tx.top(pathArtifacts)
+		if err != nil {
+			return err
+		}
+		return b.scan(nil, func(_, v []byte) (bool, error) {
 			var a Artifact
 			if json.Unmarshal(v, &a) == nil {
 				count++
 				bytes += a.Size
 			}
-			return nil
+			return true, nil
 		})
 	})
 	return count, bytes, err

@@ -2,10 +2,9 @@ package store
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"time"
-
-	bolt "go.etcd.io/bbolt"
 )
 
 // Branch describes one branch: its parent and the parent seq it forked at (zero for a root).
@@ -46,21 +45,38 @@ func (t *Tx) createBranch(b Branch, head Hash) (Branch, error) {
 	if b.ID == "" {
 		return b, fmt.Errorf("create branch: empty id")
 	}
-	bb := t.tx.Bucket(branchesBucket)
-	if bb.Get([]byte(b.ID)) != nil {
-		return b, fmt.Errorf("create branch %s: %w", b.ID, ErrBranchExists)
+	bb, err := t.top(pathBranches)
+	if err != nil {
+		return b, err
 	}
 	raw, err := json.Marshal(b)
 	if err != nil {
 		return b, fmt.Errorf("encode branch %s: %w", b.ID, err)
 	}
-	if err := bb.Put([]byte(b.ID), raw); err != nil {
+	if err := bb.create([]byte(b.ID), raw); errors.Is(err, errKeyExists) {
+		return b, fmt.Errorf("create branch %s: %w", b.ID, ErrBranchExists)
+	} else if err != nil {
 		return b, fmt.Errorf("store branch %s: %w", b.ID, err)
 	}
-	if _, err := t.tx.Bucket(eventsBucket).CreateBucket([]byte(b.ID)); err != nil {
+	if _, err := t.tx.createBucket(pathEvents, b.ID); err != nil {
 		return b, fmt.Errorf("create events of branch %s: %w", b.ID, err)
 	}
+	if err := t.tx.claim(b.ID); err != nil {
+		return b, fmt.Errorf("create branch %s: %w", b.ID, err)
+	}
 	return b, t.putHead(b.ID, b.ForkSeq, head)
+}
+
+// top opens a top-level bucket; one missing is damage.
+func (t *Tx) top(name string) (kvBucket, error) {
+	b, ok, err := t.tx.bucket(name)
+	if err != nil {
+		return nil, err
+	}
+	if !ok {
+		return nil, fmt.Errorf("bucket %s is missing: %w (%s)", name, ErrCorrupt, wayOut)
+	}
+	return b, nil
 }
 
 // Branch returns a branch's metadata.
@@ -68,7 +84,14 @@ func (t *Tx) Branch(id string) (Branch, error) {
 	if v, ok := t.s.branches.Load(id); ok {
 		return v.(Branch), nil
 	}
-	raw := t.tx.Bucket(branchesBucket).Get([]byte(id))
+	bb, err := t.top(pathBranches)
+	if err != nil {
+		return Branch{}, err
+	}
+	raw, err := bb.get([]byte(id))
+	if err != nil {
+		return Branch{}, fmt.Errorf("branch %q: %w", id, err)
+	}
 	if raw == nil {
 		return Branch{}, fmt.Errorf("branch %q: %w", id, ErrNoBranch)
 	}
@@ -76,7 +99,7 @@ func (t *Tx) Branch(id string) (Branch, error) {
 	if err := json.Unmarshal(raw, &b); err != nil {
 		return Branch{}, fmt.Errorf("decode branch %s: %v: %w", id, err, ErrCorrupt)
 	}
-	if t.tx.Writable() {
+	if t.tx.writable() {
 		return b, nil // may still roll back: do not cache
 	}
 	t.s.branches.Store(id, b)
@@ -85,25 +108,38 @@ func (t *Tx) Branch(id string) (Branch, error) {
 
 // Branches lists every branch in the store.
 func (t *Tx) Branches() ([]Branch, error) {
+	bb, err := t.top(pathBranches)
+	if err != nil {
+		return nil, err
+	}
 	var out []Branch
-	err := t.tx.Bucket(branchesBucket).ForEach(func(k, v []byte) error {
+	err = bb.scan(nil, func(k, v []byte) (bool, error) {
 		var b Branch
 		if err := json.Unmarshal(v, &b); err != nil {
-			return fmt.Errorf("decode branch %s: %v: %w", k, err, ErrCorrupt)
+			return false, fmt.Errorf("decode branch %s: %v: %w", k, err, ErrCorrupt)
 		}
 		out = append(out, b)
-		return nil
+		return true, nil
 	})
 	return out, err
 }
 
 // ownEvents returns the bucket of a branch's own events.
-func (t *Tx) ownEvents(id string) (*bolt.Bucket, error) {
-	b := t.tx.Bucket(eventsBucket).Bucket([]byte(id))
-	if b == nil {
+func (t *Tx) ownEvents(id string) (kvBucket, error) {
+	b, ok, err := t.tx.bucket(pathEvents, id)
+	if err != nil {
+		return nil, fmt.Errorf("events of branch %q: %w", id, err)
+	}
+	if !ok {
 		return nil, fmt.Errorf("events of branch %q: %w", id, ErrNoBranch)
 	}
 	return b, nil
+}
+
+// lastKey returns the greatest key of a bucket, nil when it is empty.
+func lastKey(b kvBucket) ([]byte, error) {
+	k, _, err := b.last()
+	return k, err
 }
 
 // Head returns the last seq of a branch's history and that event's hash (the zero hash for an
@@ -123,7 +159,9 @@ func (t *Tx) Head(id string) (uint64, Hash, error) {
 		return 0, Hash{}, err
 	}
 	last := br.ForkSeq
-	if k, _ := own.Cursor().Last(); k != nil {
+	if k, err := lastKey(own); err != nil {
+		return 0, Hash{}, fmt.Errorf("head of %s: %w", id, err)
+	} else if k != nil {
 		last = keySeq(k)
 	}
 	if last != seq {

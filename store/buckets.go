@@ -3,14 +3,14 @@ package store
 // Bucket names, all in one place. Events live in one nested bucket per branch under eventsBucket;
 // checkpoints in nested buckets per projection name and branch under projectionsBucket.
 var (
-	metaBucket        = []byte("meta")
-	branchesBucket    = []byte("branches")
-	eventsBucket      = []byte("events")
-	artifactsBucket   = []byte("artifacts")
-	projectionsBucket = []byte("projections")
+	metaBucket        = []byte(pathMeta)
+	branchesBucket    = []byte(pathBranches)
+	eventsBucket      = []byte(pathEvents)
+	artifactsBucket   = []byte(pathArtifacts)
+	projectionsBucket = []byte(pathProjections)
 	// headsBucket keeps each branch's head (seq and hash), written in the same transaction as
 	// every append, so that a lost last event is noticed.
-	headsBucket = []byte("heads")
+	headsBucket = []byte(pathHeads)
 )
 
 // RecordBucket names a key/value bucket of opaque records that the harness owns.

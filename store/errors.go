@@ -21,3 +21,6 @@ var (
 	// ErrBranchExists means a branch id is already taken.
 	ErrBranchExists = errors.New("branch already exists")
 )
+
+// ErrNotOwner means another process owns the branch: only its owner appends to it.
+var ErrNotOwner = errors.New("branch is owned by another daemon")

@@ -10,7 +10,11 @@ const headRecordLen = 8 + len(Hash{})
 // putHead records a branch's head in the heads bucket.
 func (t *Tx) putHead(branch string, seq uint64, h Hash) error {
 	v := append(seqKey(seq), h[:]...)
-	if err := t.tx.Bucket(headsBucket).Put([]byte(branch), v); err != nil {
+	hb, err := t.top(pathHeads)
+	if err != nil {
+		return err
+	}
+	if err := hb.put([]byte(branch), v); err != nil {
 		return fmt.Errorf("record head of %s: %w", branch, err)
 	}
 	return nil
@@ -18,7 +22,14 @@ func (t *Tx) putHead(branch string, seq uint64, h Hash) error {
 
 // headRecord returns a branch's recorded head.
 func (t *Tx) headRecord(branch string) (uint64, Hash, error) {
-	v := t.tx.Bucket(headsBucket).Get([]byte(branch))
+	hb, err := t.top(pathHeads)
+	if err != nil {
+		return 0, Hash{}, err
+	}
+	v, err := hb.get([]byte(branch))
+	if err != nil {
+		return 0, Hash{}, fmt.Errorf("head of %s: %w", branch, err)
+	}
 	if len(v) != headRecordLen {
 		return 0, Hash{}, fmt.Errorf("branch %s has no head record: %w (%s)", branch, ErrCorrupt, wayOut)
 	}
@@ -34,7 +45,11 @@ func (t *Tx) storedHead(br Branch) (uint64, Hash, error) {
 	if err != nil {
 		return 0, Hash{}, err
 	}
-	if k, v := own.Cursor().Last(); k != nil {
+	k, v, err := own.last()
+	if err != nil {
+		return 0, Hash{}, fmt.Errorf("last event of %s: %w", br.ID, err)
+	}
+	if k != nil {
 		e, err := DecodeEvent(br.ID, v)
 		if err != nil {
 			return 0, Hash{}, fmt.Errorf("last event of %s: %v: %w", br.ID, err, ErrCorrupt)
@@ -93,18 +108,28 @@ func (t *Tx) checkHead(br Branch) error {
 // checkOrphans reports head records or event buckets without a branch record.
 func (t *Tx) checkOrphans(known map[string]bool) error {
 	var bad []string
-	_ = t.tx.Bucket(headsBucket).ForEach(func(k, _ []byte) error {
+	hb, err := t.top(pathHeads)
+	if err != nil {
+		return err
+	}
+	err = hb.scan(nil, func(k, _ []byte) (bool, error) {
 		if !known[string(k)] {
 			bad = append(bad, "head of "+string(k))
 		}
-		return nil
+		return true, nil
 	})
-	_ = t.tx.Bucket(eventsBucket).ForEach(func(k, _ []byte) error {
-		if !known[string(k)] {
-			bad = append(bad, "events of "+string(k))
+	if err != nil {
+		return err
+	}
+	evs, _, err := t.tx.buckets(pathEvents)
+	if err != nil {
+		return err
+	}
+	for _, k := range evs {
+		if !known[k] {
+			bad = append(bad, "events of "+k)
 		}
-		return nil
-	})
+	}
 	if len(bad) > 0 {
 		return fmt.Errorf("%s without a branch record (the branch record was lost): %w (%s)", bad[0], ErrCorrupt, wayOut)
 	}
@@ -113,9 +138,9 @@ func (t *Tx) checkOrphans(known map[string]bool) error {
 
 // migrate brings a version 1 database to the current layout: it records every branch's head.
 func (s *Store) migrate(t *Tx) error {
-	meta := t.tx.Bucket(metaBucket)
-	if keySeq(meta.Get(metaSchemaKey)) >= 2 {
-		return nil
+	v, err := schemaOf(t.tx)
+	if err != nil || v >= 2 {
+		return err
 	}
 	all, err := t.Branches()
 	if err != nil {
@@ -130,5 +155,9 @@ func (s *Store) migrate(t *Tx) error {
 			return err
 		}
 	}
-	return meta.Put(metaSchemaKey, seqKey(SchemaVersion))
+	meta, err := t.top(pathMeta)
+	if err != nil {
+		return err
+	}
+	return meta.put(metaSchemaKey, seqKey(SchemaVersion))
 }

@@ -36,6 +36,9 @@ func (s *Store) rememberFile() {
 
 // noteSize records the file's length after a commit (bbolt only ever grows it).
 func (s *Store) noteSize() {
+	if s.db == nil {
+		return
+	}
 	if fi, err := os.Stat(s.Path()); err == nil {
 		s.file.size.Store(fi.Size())
 	}

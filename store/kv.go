@@ -1,53 +1,50 @@
 package store
 
+import "errors"
+
 // The store's logic (hash chains, branches and forks, heads, checkpoints, records, verify) is
-// written once against the small key/value interface below; bbolt (kv_bolt.go, the embedded
-// default) and etcd (kv_etcd.go) implement it. Keys live in buckets named by a path: nested
-// buckets in bbolt, a key prefix in etcd.
+// written once against the small ordered key/value interface below; bbolt (kv_bolt.go, the
+// embedded default) and etcd (kv_etcd.go) implement it. Keys live in buckets named by a path:
+// nested buckets in bbolt, a key prefix in etcd.
 
-// bucketPath names a key space: a top-level bucket and, for events and checkpoints, the
-// nested buckets under it (events/<branch>, projections/<projection>/<branch>).
-type bucketPath []string
-
-// scanOpts bounds a scan: keys in [from, to) (nil means unbounded on that side), in key order
-// or reversed, at most limit of them (0: no limit), values omitted when keysOnly.
-type scanOpts struct {
-	from, to []byte
-	reverse  bool
-	keysOnly bool
-	limit    int
+// kvBucket is one ordered key space inside a transaction. Keys and values it hands out are
+// valid until the transaction ends; callers copy what they keep.
+type kvBucket interface {
+	// get returns the value under key, nil when there is none.
+	get(key []byte) ([]byte, error)
+	// last returns the greatest key and its value, nil when the bucket is empty.
+	last() (k, v []byte, err error)
+	// atOrBefore returns the greatest key <= key and its value, nil when there is none.
+	atOrBefore(key []byte) (k, v []byte, err error)
+	// scan calls fn for every key >= from (all keys when from is nil), in key order, until fn
+	// returns false or an error.
+	scan(from []byte, fn func(k, v []byte) (bool, error)) error
+	// put stores val under key.
+	put(key, val []byte) error
+	// create stores val under a key that must not exist yet (events are never overwritten):
+	// it fails with errKeyExists.
+	create(key, val []byte) error
+	// del removes key; removing a missing key is not an error.
+	del(key []byte) error
 }
 
 // kvTx is one transaction of a storage engine. Reads see one consistent snapshot plus the
-// transaction's own writes; writes commit together when the transaction's function returns nil
-// (see flush for the one exception). Every value handed out is a copy.
+// transaction's own writes; writes commit together when the transaction's function returns nil.
 type kvTx interface {
-	// get returns the value under key, nil when there is none.
-	get(b bucketPath, key []byte) ([]byte, error)
-	// scan calls fn for the keys of b within o, in order, until fn returns false.
-	scan(b bucketPath, o scanOpts, fn func(k, v []byte) bool) error
-	// hasBucket reports whether b exists (an engine without bucket records says yes).
-	hasBucket(b bucketPath) (bool, error)
-	// buckets lists the buckets nested in b; listed is false when the engine keeps no such
-	// list (etcd: a prefix exists only through its keys).
-	buckets(b bucketPath) (names []string, listed bool, err error)
+	// bucket opens the bucket at path; ok is false when it does not exist (an engine that
+	// keeps no bucket records answers with an empty bucket instead).
+	bucket(path ...string) (b kvBucket, ok bool, err error)
+	// createBucket opens the bucket at path, creating it (and its parents) when needed.
+	createBucket(path ...string) (kvBucket, error)
+	// buckets lists the names of the buckets nested in path; listed is false when the engine
+	// keeps no such list (etcd: a prefix exists only through its keys).
+	buckets(path ...string) (names []string, listed bool, err error)
 	// writable reports whether the transaction may write.
 	writable() bool
-	// put stores val under key, creating b's path when needed.
-	put(b bucketPath, key, val []byte) error
-	// create stores val under a key that must not exist yet (events are never overwritten).
-	create(b bucketPath, key, val []byte) error
-	// del removes key; removing a missing key is not an error.
-	del(b bucketPath, key []byte) error
 	// fence makes the commit fail with ErrNotOwner unless this process owns branch.
 	fence(branch string) error
 	// claim makes this process the owner of a branch created in this transaction.
 	claim(branch string) error
-	// full reports whether ops more writes of about size bytes would overflow what the engine
-	// commits in one request; flush then commits what is buffered so far (a prefix that leaves
-	// the store consistent) and the transaction goes on.
-	full(ops, size int) bool
-	flush() error
 }
 
 // kvEngine is a storage engine: it runs transactions.
@@ -64,18 +61,15 @@ type kvEngine interface {
 	kind() string
 }
 
-// bucketOf is the path of a top-level bucket.
-func bucketOf(name []byte) bucketPath { return bucketPath{string(name)} }
+// errKeyExists is what create returns for a key already stored.
+var errKeyExists = errors.New("key already exists")
 
-// eventsOf is the bucket of a branch's own events.
-func eventsOf(branch string) bucketPath { return bucketPath{string(eventsBucket), branch} }
-
-// checkpointsOf is the bucket of a projection's checkpoints on a branch.
-func checkpointsOf(projection, branch string) bucketPath {
-	return bucketPath{string(projectionsBucket), projection, branch}
-}
-
-// seqKeyed reports whether a bucket's keys are 8-byte big-endian sequence numbers.
-func seqKeyed(b bucketPath) bool {
-	return len(b) > 1 && (b[0] == string(eventsBucket) || b[0] == string(projectionsBucket))
-}
+// Bucket paths of the store's key spaces.
+const (
+	pathMeta        = "meta"
+	pathBranches    = "branches"
+	pathEvents      = "events"
+	pathArtifacts   = "artifacts"
+	pathProjections = "projections"
+	pathHeads       = "heads"
+)

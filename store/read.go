@@ -18,7 +18,10 @@ func (t *Tx) Event(branch string, seq uint64) (Event, error) {
 	if err != nil {
 		return Event{}, err
 	}
-	v := own.Get(seqKey(seq))
+	v, err := own.get(seqKey(seq))
+	if err != nil {
+		return Event{}, fmt.Errorf("event %s@%d: %w", branch, seq, err)
+	}
 	if v == nil {
 		return Event{}, fmt.Errorf("event %s@%d: %w", branch, seq, ErrBadSeq)
 	}
@@ -80,21 +83,34 @@ func (t *Tx) yieldSegment(sg segment, yield func(Event, error) bool) bool {
 		yield(Event{}, err)
 		return false
 	}
-	c := own.Cursor()
 	want := sg.from
-	for k, v := c.Seek(seqKey(sg.from)); k != nil && keySeq(k) <= sg.to; k, v = c.Next() {
+	stop := false
+	err = own.scan(seqKey(sg.from), func(k, v []byte) (bool, error) {
+		if keySeq(k) > sg.to {
+			return false, nil
+		}
 		e, err := DecodeEvent(sg.branch, v)
 		if err == nil && (e.Seq != keySeq(k) || e.Seq != want) {
 			err = fmt.Errorf("event key %d holds seq %d, want %d", keySeq(k), e.Seq, want)
 		}
 		if err != nil {
 			yield(Event{}, fmt.Errorf("read %s@%d: %v: %w", sg.branch, keySeq(k), err, ErrCorrupt))
-			return false
+			stop = true
+			return false, nil
 		}
 		if !yield(e, nil) {
-			return false
+			stop = true
+			return false, nil
 		}
 		want++
+		return true, nil
+	})
+	if err != nil {
+		yield(Event{}, fmt.Errorf("read %s: %w", sg.branch, err))
+		return false
+	}
+	if stop {
+		return false
 	}
 	if want <= sg.to {
 		yield(Event{}, fmt.Errorf("read %s: event %d is missing: %w", sg.branch, want, ErrCorrupt))

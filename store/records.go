@@ -4,9 +4,22 @@ import (
 	"fmt"
 )
 
+// records opens a record bucket.
+func (t *Tx) records(b RecordBucket) (kvBucket, error) {
+	kb, err := t.top(string(b))
+	if err != nil {
+		return nil, fmt.Errorf("records %s: %w", b, err)
+	}
+	return kb, nil
+}
+
 // PutRecord stores an opaque value under key in a record bucket.
 func (t *Tx) PutRecord(b RecordBucket, key string, val []byte) error {
-	if err := t.tx.Bucket([]byte(b)).Put([]byte(key), val); err != nil {
+	kb, err := t.records(b)
+	if err != nil {
+		return err
+	}
+	if err := kb.put([]byte(key), val); err != nil {
 		return fmt.Errorf("put %s/%s: %w", b, key, err)
 	}
 	return nil
@@ -14,7 +27,14 @@ func (t *Tx) PutRecord(b RecordBucket, key string, val []byte) error {
 
 // Record returns a copy of the value under key, or ErrNotFound.
 func (t *Tx) Record(b RecordBucket, key string) ([]byte, error) {
-	v := t.tx.Bucket([]byte(b)).Get([]byte(key))
+	kb, err := t.records(b)
+	if err != nil {
+		return nil, err
+	}
+	v, err := kb.get([]byte(key))
+	if err != nil {
+		return nil, fmt.Errorf("%s/%s: %w", b, key, err)
+	}
 	if v == nil {
 		return nil, fmt.Errorf("%s/%s: %w", b, key, ErrNotFound)
 	}
@@ -23,7 +43,11 @@ func (t *Tx) Record(b RecordBucket, key string) ([]byte, error) {
 
 // DeleteRecord removes key from a record bucket; deleting a missing key is not an error.
 func (t *Tx) DeleteRecord(b RecordBucket, key string) error {
-	if err := t.tx.Bucket([]byte(b)).Delete([]byte(key)); err != nil {
+	kb, err := t.records(b)
+	if err != nil {
+		return err
+	}
+	if err := kb.del([]byte(key)); err != nil {
 		return fmt.Errorf("delete %s/%s: %w", b, key, err)
 	}
 	return nil
@@ -31,11 +55,17 @@ func (t *Tx) DeleteRecord(b RecordBucket, key string) error {
 
 // Records calls fn for every key and value (copied) of a record bucket, in key order.
 func (t *Tx) Records(b RecordBucket, fn func(key string, val []byte) error) error {
-	return t.tx.Bucket([]byte(b)).ForEach(func(k, v []byte) error {
-		return fn(string(k), append([]byte(nil), v...))
+	kb, err := t.records(b)
+	if err != nil {
+		return err
+	}
+	return kb.scan(nil, func(k, v []byte) (bool, error) {
+		if err := fn(string(k), append([]byte(nil), v...)); err != nil {
+			return false, err
+		}
+		return true, nil
 	})
 }
-
 // PutRecord stores a record in its own transaction.
 func (s *Store) PutRecord(b RecordBucket, key string, val []byte) error {
 	return s.Update(func(tx *Tx) error { return tx.PutRecord(b, key, val) })

@@ -16,6 +16,9 @@ import (
 // Store is an open exo database: the event log, artifacts, checkpoints and records.
 type Store struct {
 	home string
+	// kv runs the store's transactions: bbolt (db below) or etcd.
+	kv kvEngine
+	// db is the bbolt file (nil on another engine), for the checks only a local file has.
 	db   *bolt.DB
 	lock *homeLock
 	// branches caches immutable branch metadata by id.
@@ -83,7 +86,7 @@ func openLocked(home string, opts Options) (*Store, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Store{home: home, db: db}
+	s := &Store{home: home, db: db, kv: boltEngine{db}}
 	s.rememberFile()
 	s.loadDamage()
 	if err := s.initSchema(); err != nil {
@@ -95,7 +98,7 @@ func openLocked(home string, opts Options) (*Store, error) {
 		return nil, fmt.Errorf("create artifact dir: %w", err)
 	}
 	s.cleanArtifactTmp()
-	if err := s.view(func(tx *bolt.Tx) error { return (&Tx{s: s, tx: tx}).checkHeads() }); err != nil {
+	if err := s.View(func(tx *Tx) error { return tx.checkHeads() }); err != nil {
 		s.markDamaged(err)
 	}
 	return s, nil
@@ -133,7 +136,7 @@ func checkExisting(path string) error {
 	}
 	defer db.Close()
 	return guard(path, func() error {
-		return db.View(func(tx *bolt.Tx) error { return checkSchema(path, tx) })
+		return db.View(func(tx *bolt.Tx) error { return checkSchema(path, boltTx{tx}) })
 	})
 }
 
@@ -173,20 +176,33 @@ func guard(path string, fn func() error) (err error) {
 }
 
 // checkSchema verifies the magic and schema version of an opened database.
-func checkSchema(path string, tx *bolt.Tx) error {
-	meta := tx.Bucket(metaBucket)
-	if meta == nil {
-		empty := true
-		_ = tx.ForEach(func([]byte, *bolt.Bucket) error { empty = false; return nil })
-		if empty {
+func checkSchema(path string, tx kvTx) error {
+	meta, ok, err := tx.bucket(pathMeta)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		top, _, err := tx.buckets()
+		if err != nil {
+			return err
+		}
+		if len(top) == 0 {
 			return nil // a bbolt file we created but never initialised
 		}
 		return fmt.Errorf("open %s: %w: it has no exo metadata (move it aside or set EXO_HOME elsewhere)", path, ErrForeign)
 	}
-	if string(meta.Get(metaMagicKey)) != magic {
+	mg, err := meta.get(metaMagicKey)
+	if err != nil {
+		return err
+	}
+	if string(mg) != magic {
 		return fmt.Errorf("open %s: %w: wrong magic", path, ErrForeign)
 	}
-	v := keySeq(meta.Get(metaSchemaKey))
+	sv, err := meta.get(metaSchemaKey)
+	if err != nil {
+		return err
+	}
+	v := keySeq(sv)
 	if v > SchemaVersion {
 		return fmt.Errorf("open %s: schema %d, this exo reads %d: %w (upgrade exo)", path, v, SchemaVersion, ErrNewerSchema)
 	}
@@ -200,62 +216,68 @@ func checkSchema(path string, tx *bolt.Tx) error {
 // brings an older layout up to date. A current database is only read, never written.
 func (s *Store) initSchema() error {
 	current := false
-	err := s.view(func(tx *bolt.Tx) error {
+	err := s.view(func(tx kvTx) error {
 		if err := checkSchema(s.Path(), tx); err != nil {
 			return err
 		}
-		current = keySeq(metaOf(tx).Get(metaSchemaKey)) == SchemaVersion && hasBuckets(tx)
-		return nil
+		v, err := schemaOf(tx)
+		if err != nil {
+			return err
+		}
+		has, err := hasBuckets(tx)
+		current = v == SchemaVersion && has
+		return err
 	})
 	if err != nil || current {
 		return err
 	}
-	return s.update(func(tx *bolt.Tx) error {
+	return s.update(func(tx kvTx) error {
 		for _, name := range topBuckets() {
-			if _, err := tx.CreateBucketIfNotExists(name); err != nil {
-				return fmt.Errorf("create bucket %s: %w", name, err)
-			}
-		}
-		meta := tx.Bucket(metaBucket)
-		if meta.Get(metaMagicKey) == nil {
-			if err := meta.Put(metaMagicKey, []byte(magic)); err != nil {
+			if _, err := tx.createBucket(string(name)); err != nil {
 				return err
 			}
-			return meta.Put(metaSchemaKey, seqKey(SchemaVersion))
+		}
+		meta, err := tx.createBucket(pathMeta)
+		if err != nil {
+			return err
+		}
+		if mg, err := meta.get(metaMagicKey); err != nil {
+			return err
+		} else if mg == nil {
+			if err := meta.put(metaMagicKey, []byte(magic)); err != nil {
+				return err
+			}
+			return meta.put(metaSchemaKey, seqKey(SchemaVersion))
 		}
 		return s.migrate(&Tx{s: s, tx: tx})
 	})
 }
 
-// metaOf returns the meta bucket, or an empty stand-in when the file has none yet.
-func metaOf(tx *bolt.Tx) interface{ Get([]byte) []byte } {
-	if b := tx.Bucket(metaBucket); b != nil {
-		return b
+// schemaOf reads the schema version, 0 when the database has none yet.
+func schemaOf(tx kvTx) (uint64, error) {
+	meta, ok, err := tx.bucket(pathMeta)
+	if err != nil || !ok {
+		return 0, err
 	}
-	return emptyBucket{}
+	v, err := meta.get(metaSchemaKey)
+	return keySeq(v), err
 }
 
-// emptyBucket answers Get with nothing.
-type emptyBucket struct{}
-
-// Get returns nil.
-func (emptyBucket) Get([]byte) []byte { return nil }
-
 // hasBuckets reports whether every top-level bucket exists.
-func hasBuckets(tx *bolt.Tx) bool {
+func hasBuckets(tx kvTx) (bool, error) {
 	for _, name := range topBuckets() {
-		if tx.Bucket(name) == nil {
-			return false
+		if _, ok, err := tx.bucket(string(name)); err != nil || !ok {
+			return false, err
 		}
 	}
-	return true
+	return true, nil
 }
 
 // Close releases the database and the home lock.
 func (s *Store) Close() error {
 	var err error
 	if !s.faulted.Load() { // a faulted bbolt may hold its locks for good: the process exit frees it
-		err = s.db.Close()
+		err = s.kv.close()
 	}
 	if lerr := s.lock.release(); err == nil {
 		err = lerr
@@ -271,23 +293,28 @@ func (s *Store) Path() string { return filepath.Join(s.home, DBName) }
 
 // Schema returns the schema version stored in the file.
 func (s *Store) Schema() (v uint64, err error) {
-	err = s.view(func(tx *bolt.Tx) error {
-		v = keySeq(tx.Bucket(metaBucket).Get(metaSchemaKey))
-		return nil
+	err = s.view(func(tx kvTx) error {
+		v, err = schemaOf(tx)
+		return err
 	})
 	return v, err
 }
 
-// Size returns the database file size in bytes.
+// Size returns the database file size in bytes (0 when the store is not a local file).
 func (s *Store) Size() int64 {
 	var n int64
-	_ = s.db.View(func(tx *bolt.Tx) error { n = tx.Size(); return nil })
+	if s.db != nil {
+		_ = s.db.View(func(tx *bolt.Tx) error { n = tx.Size(); return nil })
+	}
 	return n
 }
 
-// update runs a read-write bbolt transaction, turning panics from damaged pages into errors.
+// Engine names the storage engine behind the store ("bbolt" or "etcd").
+func (s *Store) Engine() string { return s.kv.kind() }
+
+// update runs a read-write transaction, turning panics from damaged pages into errors.
 // A damaged store refuses it.
-func (s *Store) update(fn func(*bolt.Tx) error) error {
+func (s *Store) update(fn func(kvTx) error) error {
 	if err := s.Damaged(); err != nil {
 		return fmt.Errorf("write refused: %w", err)
 	}
@@ -297,17 +324,17 @@ func (s *Store) update(fn func(*bolt.Tx) error) error {
 	if err := s.checkFile(); err != nil {
 		return fmt.Errorf("write refused: %w", err)
 	}
-	err := s.noteDamage(s.guarded(func() error { return s.db.Update(fn) }))
+	err := s.noteDamage(s.guarded(func() error { return s.kv.update(fn) }))
 	s.noteSize()
 	return err
 }
 
-// view runs a read-only bbolt transaction, turning panics from damaged pages into errors.
-func (s *Store) view(fn func(*bolt.Tx) error) error {
+// view runs a read-only transaction, turning panics from damaged pages into errors.
+func (s *Store) view(fn func(kvTx) error) error {
 	if s.faulted.Load() {
 		return s.Damaged()
 	}
-	return s.noteDamage(s.guarded(func() error { return s.db.View(fn) }))
+	return s.noteDamage(s.guarded(func() error { return s.kv.view(fn) }))
 }
 
 // guarded is guard for an open store: a panic or fault inside bbolt marks the store faulted.

@@ -2,25 +2,23 @@ package store
 
 import (
 	"time"
-
-	bolt "go.etcd.io/bbolt"
 )
 
-// Tx is one bbolt transaction over the store. A Tx from Update may append, fork and write
+// Tx is one transaction over the store. A Tx from Update may append, fork and write
 // records; a Tx from View only reads. Values returned by a Tx are copies, safe after it ends.
 type Tx struct {
 	s  *Store
-	tx *bolt.Tx
+	tx kvTx
 }
 
 // Update runs fn in one read-write transaction: everything fn does commits together or not at all.
 func (s *Store) Update(fn func(*Tx) error) error {
-	return s.update(func(btx *bolt.Tx) error { return fn(&Tx{s: s, tx: btx}) })
+	return s.update(func(ktx kvTx) error { return fn(&Tx{s: s, tx: ktx}) })
 }
 
 // View runs fn in one consistent read-only transaction.
 func (s *Store) View(fn func(*Tx) error) error {
-	return s.view(func(btx *bolt.Tx) error { return fn(&Tx{s: s, tx: btx}) })
+	return s.view(func(ktx kvTx) error { return fn(&Tx{s: s, tx: ktx}) })
 }
 
 // now is the clock the store stamps events with.

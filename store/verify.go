@@ -99,6 +99,9 @@ func (t *Tx) verifyChains(rep *VerifyReport) error {
 // filePages walks the file's pages with plain reads while holding the writer lock, so the
 // newest meta and the pages it reaches stay put; it returns the problems found.
 func (s *Store) filePages() (problems []string) {
+	if s.db == nil {
+		return nil // not a local file
+	}
 	err := guard(s.Path(), func() error {
 		tx, err := s.db.Begin(true)
 		if err != nil {
@@ -149,7 +152,11 @@ func (t *Tx) rawHead(id string) (uint64, error) {
 	if err != nil {
 		return 0, err
 	}
-	if k, _ := own.Cursor().Last(); k != nil {
+	k, err := lastKey(own)
+	if err != nil {
+		return 0, fmt.Errorf("head of %s: %w", id, err)
+	}
+	if k != nil {
 		return keySeq(k), nil
 	}
 	return br.ForkSeq, nil
@@ -163,11 +170,13 @@ func (t *Tx) verifySegment(sg segment, prev Hash, rep *VerifyReport) Hash {
 		rep.Problems = append(rep.Problems, Problem{Branch: sg.branch, Seq: sg.from, Reason: err.Error()})
 		return prev
 	}
-	c := own.Cursor()
 	want := sg.from
-	for k, v := c.Seek(seqKey(sg.from)); k != nil && keySeq(k) <= sg.to; k, v = c.Next() {
-		rep.Events++
+	err = own.scan(seqKey(sg.from), func(k, v []byte) (bool, error) {
 		seq := keySeq(k)
+		if seq > sg.to {
+			return false, nil
+		}
+		rep.Events++
 		if seq != want {
 			rep.Problems = append(rep.Problems, Problem{Branch: sg.branch, Seq: want, Reason: fmt.Sprintf("missing; next stored event is %d", seq)})
 			want = seq
@@ -176,7 +185,7 @@ func (t *Tx) verifySegment(sg segment, prev Hash, rep *VerifyReport) Hash {
 		e, err := DecodeEvent(sg.branch, v)
 		if err != nil {
 			rep.Problems = append(rep.Problems, Problem{Branch: sg.branch, Seq: seq, Reason: err.Error()})
-			continue
+			return true, nil
 		}
 		if e.Seq != seq {
 			rep.Problems = append(rep.Problems, Problem{Branch: sg.branch, Seq: seq, Reason: fmt.Sprintf("stored under key %d but says seq %d", seq, e.Seq)})
@@ -185,6 +194,10 @@ func (t *Tx) verifySegment(sg segment, prev Hash, rep *VerifyReport) Hash {
 			rep.Problems = append(rep.Problems, Problem{Branch: sg.branch, Seq: seq, Reason: fmt.Sprintf("hash mismatch: stored %s, content hashes to %s", e.Hash.Short(), got.Short())})
 		}
 		prev = e.Hash
+		return true, nil
+	})
+	if err != nil {
+		rep.Problems = append(rep.Problems, Problem{Branch: sg.branch, Seq: want, Reason: err.Error()})
 	}
 	return prev
 }
