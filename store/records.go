@@ -66,6 +66,7 @@ func (t *Tx) Records(b RecordBucket, fn func(key string, val []byte) error) erro
 		return true, nil
 	})
 }
+
 // PutRecord stores a record in its own transaction.
 func (s *Store) PutRecord(b RecordBucket, key string, val []byte) error {
 	return s.Update(func(tx *Tx) error { return tx.PutRecord(b, key, val) })
