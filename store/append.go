@@ -2,6 +2,7 @@ package store
 
 import (
 	"bytes"
+	"encoding/binary"
 	"encoding/json"
 	"fmt"
 	"time"
@@ -32,13 +33,16 @@ func (t *Tx) Append(branch string, recs ...Record) ([]Event, error) {
 	}
 	out := make([]Event, 0, len(recs))
 	stamp := now()
+	keys := make([]byte, 8*len(recs))
 	for i, r := range recs {
 		e, err := newEvent(branch, head+uint64(i)+1, stamp, r)
 		if err != nil {
 			return nil, fmt.Errorf("append to %s: %w", branch, err)
 		}
 		e.Hash = ComputeHash(prev, &e)
-		if err := own.create(seqKey(e.Seq), encodeEvent(&e)); err != nil {
+		key := keys[8*i : 8*i+8]
+		binary.BigEndian.PutUint64(key, e.Seq)
+		if err := own.appendKey(key, encodeEvent(&e)); err != nil {
 			return nil, fmt.Errorf("append to %s at %d: %w", branch, e.Seq, err)
 		}
 		prev = e.Hash

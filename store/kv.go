@@ -24,6 +24,11 @@ type kvBucket interface {
 	// create stores val under a key that must not exist yet (events are never overwritten):
 	// it fails with errKeyExists.
 	create(key, val []byte) error
+	// appendKey stores val under a key greater than every key of the bucket, whose last key
+	// the caller read in this transaction (an event after the branch's head). Engines with
+	// concurrent writers make it create-only, so another writer's key is never overwritten;
+	// bbolt's single writer needs no check.
+	appendKey(key, val []byte) error
 	// del removes key; removing a missing key is not an error.
 	del(key []byte) error
 }

@@ -136,4 +136,6 @@ func (b boltBucket) create(key, val []byte) error {
 	return b.b.Put(key, val)
 }
 
+func (b boltBucket) appendKey(key, val []byte) error { return b.b.Put(key, val) }
+
 func (b boltBucket) del(key []byte) error { return b.b.Delete(key) }
