@@ -22,7 +22,16 @@
 // sentinel errors ([ErrRateLimited], [ErrStreamCut], ...) with errors.Is and
 // read as a sentence the user can act on.
 //
+// A model's reasoning is kept as each API sent it ([Reasoning]: Anthropic
+// thinking blocks with their signatures, Responses reasoning items with
+// their encrypted content, reasoning_content, reasoning_details) and sent
+// back to the API that produced it through [Message.Reasoning]. Error
+// answers and in-stream errors of every shape become an [*Error] with the
+// provider's own type, message and requested wait; [Usage] counts cache
+// reads and writes, reasoning tokens and the provider's own cost.
+//
 // The package also holds the model catalog ([Lookup], [ModelInfo.Cost]),
-// token counting ([CountTokens]) and Ollama discovery ([ListOllamaModels]).
+// token counting ([CountTokens]) and model discovery ([ListModels],
+// [ListOllamaModels]).
 // It imports nothing from exo's store, sandbox or UI packages.
 package provider
