@@ -200,3 +200,43 @@ func TestGPT5ThroughCompatibleGetsMaxCompletionTokens(t *testing.T) {
 		t.Errorf("exit %d, body: max_tokens %v max_completion_tokens %v", code, at(bodies[0], "max_tokens"), at(bodies[0], "max_completion_tokens"))
 	}
 }
+
+// TestRetryHintInTheMessageThroughExo answers the first call with a 429 whose only wait is in
+// its text, as Groq sends it: exo waits and retries once, and the turn succeeds.
+func TestRetryHintInTheMessageThroughExo(t *testing.T) {
+	answer, err := providertest.FileReply(filepath.Join("testdata", "providers", "chat-2-answer.sse"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := providertest.NewReplyServer(providertest.Reply{Status: 429, Header: map[string]string{"Content-Type": "application/json"},
+		Body: "{\"error\":{\"message\":\"Rate limit reached for model `llama-3.3-70b-versatile` on tokens per minute (TPM): Limit 12000, Used 11449, Requested 1362. Please try again in 0.3s.\",\"type\":\"tokens\",\"code\":\"rate_limit_exceeded\"}}"},
+		answer)
+	defer srv.Close()
+	res, log, bodies, code := runRecorded(t, srv, "openai-compatible", "llama-3.3-70b-versatile")
+	if code != 0 || len(bodies) != 2 || !strings.Contains(res["response"].(string), "hello.py") {
+		t.Fatalf("exit %d after %d requests: %v\n%s", code, len(bodies), res, log)
+	}
+}
+
+// TestCacheWritesArePricedThroughExo runs the recorded-shape Anthropic exchange whose second
+// answer writes 310 tokens to the cache: the run's cost prices them at 1.25× input.
+func TestCacheWritesArePricedThroughExo(t *testing.T) {
+	var reps []providertest.Reply
+	for _, f := range []string{"anthropic-1-tool.sse", "anthropic-2-answer.sse"} {
+		r, err := providertest.FileReply(filepath.Join("testdata", "providers", f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		reps = append(reps, r)
+	}
+	srv := providertest.NewReplyServer(reps...)
+	defer srv.Close()
+	res, _, _, code := runRecorded(t, srv, "anthropic", "claude-sonnet-4-5", "--thinking-budget", "off")
+	// Step 1: 214 plain + 1,830 cache reads in, 71 out; step 2: 48 plain + 1,830 reads + 310
+	// writes in, 15 out; Sonnet 4.5: $3 in, $0.30 reads, $3.75 writes, $15 out per Mtok.
+	want := (214*3 + 1830*0.30 + 71*15 + 48*3 + 1830*0.30 + 310*3.75 + 15*15) / 1e6
+	cost, _ := res["cost"].(float64)
+	if code != 0 || cost < want-1e-9 || cost > want+1e-9 || at(res, "usage", "cache_write") != 310.0 {
+		t.Fatalf("exit %d: cost %v, want %v; usage %v", code, cost, want, res["usage"])
+	}
+}
