@@ -6,7 +6,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
-	"path/filepath"
+	"path"
 
 	"golang.org/x/sys/unix"
 
@@ -24,56 +24,95 @@ func (c copyStats) kind() string {
 	return "copy"
 }
 
+// maxCopyDepth bounds how deep copyTree descends.
+const maxCopyDepth = 256
+
 // copyTree copies the directory src to dst (which must not exist), preserving modes and
 // symlinks; regular files are reflinked where the filesystem can, else copied. Hard
-// links are never used: siblings would then share content and clobber each other.
+// links are never used: siblings would then share content and clobber each other. src may
+// be changing under an agent's hands: every read stays beneath src and every write beneath
+// dst, and no link is followed, so a folder swapped for a link is refused, not copied from.
 func copyTree(src, dst string) (copyStats, error) {
 	var st copyStats
-	err := filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(src, p)
-		return copyEntry(p, filepath.Join(dst, rel), d, &st)
-	})
+	from, err := OpenDir(src)
 	if err != nil {
+		return st, fmt.Errorf("copy %s: %w", src, err)
+	}
+	defer from.Close()
+	fi, err := from.Lstat(".")
+	if err != nil {
+		return st, fmt.Errorf("copy %s: %w", src, err)
+	}
+	if err := os.Mkdir(dst, fi.Mode().Perm()|0o700); err != nil {
+		return st, fmt.Errorf("copy %s to %s: %w", src, dst, err)
+	}
+	to, err := OpenDir(dst)
+	if err != nil {
+		return st, fmt.Errorf("copy %s to %s: %w", src, dst, err)
+	}
+	defer to.Close()
+	if err := copyDirAt(from, to, ".", &st, 0); err != nil {
 		return st, fmt.Errorf("copy %s to %s: %w", src, dst, err)
 	}
 	return st, nil
 }
 
-// copyEntry copies one directory entry.
-func copyEntry(src, dst string, d fs.DirEntry, st *copyStats) error {
-	info, err := d.Info()
+// copyDirAt copies the contents of the folder rel of from into the same folder of to.
+func copyDirAt(from, to *Dir, rel string, st *copyStats, depth int) error {
+	if depth > maxCopyDepth {
+		return fmt.Errorf("%s: folders nested over %d deep", rel, maxCopyDepth)
+	}
+	ents, err := from.ReadDir(rel)
+	if err != nil {
+		return err
+	}
+	for _, e := range ents {
+		if err := copyEntryAt(from, to, path.Join(rel, e.Name()), e, st, depth); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// copyEntryAt copies one directory entry (a folder with its contents).
+func copyEntryAt(from, to *Dir, rel string, e fs.DirEntry, st *copyStats, depth int) error {
+	info, err := e.Info()
 	if err != nil {
 		return err
 	}
 	switch {
-	case d.IsDir():
-		return os.MkdirAll(dst, info.Mode().Perm()|0o700)
+	case e.IsDir():
+		if err := to.MkdirAll(rel, info.Mode().Perm()|0o700); err != nil {
+			return err
+		}
+		return copyDirAt(from, to, rel, st, depth+1)
 	case info.Mode()&fs.ModeSymlink != 0:
-		target, err := os.Readlink(src)
+		target, err := from.Readlink(rel)
 		if err != nil {
 			return err
 		}
-		return os.Symlink(target, dst)
+		return to.Symlink(target, rel)
 	case info.Mode().IsRegular():
-		return copyFile(src, dst, info.Mode().Perm(), st)
+		return copyFileAt(from, to, rel, info.Mode().Perm(), st)
 	default:
 		return nil // sockets, fifos and devices are not workspace content.
 	}
 }
 
-// copyFile reflinks or copies one regular file.
-func copyFile(src, dst string, mode fs.FileMode, st *copyStats) error {
+// copyFileAt reflinks or copies one regular file into a new file of the same mode.
+func copyFileAt(from, to *Dir, rel string, mode fs.FileMode, st *copyStats) error {
 	failpoint.Hit("clone.copy-file") // "clone.copy-file#N" kills exo before the Nth file
-	in, err := os.Open(src)
+	in, err := from.Open(rel)
 	if err != nil {
 		return err
 	}
 	defer in.Close()
-	out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, mode)
+	out, err := to.OpenFile(rel, os.O_WRONLY|os.O_CREATE|os.O_EXCL, mode)
 	if err != nil {
+		return err
+	}
+	if err := out.Chmod(mode); err != nil {
+		out.Close()
 		return err
 	}
 	if unix.IoctlFileClone(int(out.Fd()), int(in.Fd())) == nil {
@@ -88,28 +127,23 @@ func copyFile(src, dst string, mode fs.FileMode, st *copyStats) error {
 	return out.Close()
 }
 
-// replaceWith makes dst a copy of src (file, symlink or directory), or removes dst when src is gone.
-func replaceWith(src, dst string, st *copyStats) error {
-	info, err := os.Lstat(src)
+// replaceWith makes rel in to a copy of rel in from (file, symlink or folder), or removes it
+// when from has no rel.
+func replaceWith(from, to *Dir, rel string, st *copyStats) error {
+	info, err := from.Lstat(rel)
 	if errors.Is(err, fs.ErrNotExist) {
-		if err := os.RemoveAll(dst); err != nil {
-			return err
-		}
-		return nil
+		return to.RemoveAll(rel)
 	}
 	if err != nil {
 		return err
 	}
-	if err := os.RemoveAll(dst); err != nil {
+	if err := to.RemoveAll(rel); err != nil {
 		return err
 	}
-	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
-		return err
+	if dir, _ := pathSplit(path.Clean(rel)); dir != "." {
+		if err := to.MkdirAll(dir, 0o755); err != nil {
+			return err
+		}
 	}
-	if info.IsDir() {
-		sub, err := copyTree(src, dst)
-		st.reflinked, st.copied = st.reflinked+sub.reflinked, st.copied+sub.copied
-		return err
-	}
-	return copyEntry(src, dst, fs.FileInfoToDirEntry(info), st)
+	return copyEntryAt(from, to, rel, fs.FileInfoToDirEntry(info), st, 0)
 }

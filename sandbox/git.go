@@ -9,19 +9,64 @@ import (
 	"strings"
 )
 
-// gitRunner runs git against a shadow repository and a work tree, with an environment
-// that ignores the user's global and system config and never touches the user's .git.
+// gitRunner runs git against a shadow repository and a work tree, or (without gitDir) in a
+// user's repository; every command is built by gitCommand.
 type gitRunner struct {
 	gitDir, workTree, index string
+	// neutral are extra -c overrides that disarm the commands a user repository configures.
+	neutral []string
 }
 
-// env is the environment of every shadow git command.
+// hardenedConfig are the -c overrides of every git command exo runs: command-line config
+// beats the repository's own, so no hook, fsmonitor, pager, editor, askpass, credential
+// helper, ssh command or transport configured in a workspace's .git/config (or a file it
+// includes) can run code on the host.
+var hardenedConfig = []string{
+	"core.hooksPath=/dev/null",
+	"core.fsmonitor=false",
+	"core.sshCommand=false",
+	"core.askPass=",
+	"core.pager=cat",
+	"core.editor=false",
+	"sequence.editor=false",
+	"credential.helper=",
+	"protocol.allow=never",
+	"gpg.program=false",
+}
+
+// gitCommand builds the one hardened way exo runs git: a minimal environment (no system or
+// global config, no prompts, no pager, no replace objects), the hardened -c overrides plus
+// g.neutral, and the shadow repository's GIT_DIR, work tree and index when set.
+func (g gitRunner) gitCommand(args ...string) *exec.Cmd {
+	argv := make([]string, 0, 2*(len(hardenedConfig)+len(g.neutral))+len(args))
+	for _, kv := range hardenedConfig {
+		argv = append(argv, "-c", kv)
+	}
+	for _, kv := range g.neutral {
+		argv = append(argv, "-c", kv)
+	}
+	cmd := exec.Command("git", append(argv, args...)...)
+	cmd.Dir = g.workTree
+	cmd.Env = g.env()
+	return cmd
+}
+
+// env is the environment of every git command: nothing of exo's own environment but PATH
+// and HOME passes.
 func (g gitRunner) env() []string {
 	var env []string
 	if g.gitDir != "" {
-		env = []string{"GIT_DIR=" + g.gitDir, "GIT_WORK_TREE=" + g.workTree, "GIT_INDEX_FILE=" + g.index}
+		env = append(env, "GIT_DIR="+g.gitDir, "GIT_WORK_TREE="+g.workTree)
 	}
-	env = append(env, "GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL=/dev/null", "GIT_TERMINAL_PROMPT=0",
+	if g.index != "" {
+		env = append(env, "GIT_INDEX_FILE="+g.index)
+	} else {
+		// The user's repository: a status killed with exo must not leave its index locked.
+		env = append(env, "GIT_OPTIONAL_LOCKS=0")
+	}
+	env = append(env, "GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL=/dev/null", "GIT_ATTR_NOSYSTEM=1",
+		"GIT_TERMINAL_PROMPT=0", "GIT_PAGER=cat", "PAGER=cat",
+		"GIT_EDITOR=false", "GIT_NO_REPLACE_OBJECTS=1", "GIT_PROTOCOL_FROM_USER=0", "GIT_NO_LAZY_FETCH=1",
 		"GIT_AUTHOR_NAME=exo", "GIT_AUTHOR_EMAIL=exo@localhost",
 		"GIT_COMMITTER_NAME=exo", "GIT_COMMITTER_EMAIL=exo@localhost", "LC_ALL=C")
 	if p := os.Getenv("PATH"); p != "" {
@@ -35,9 +80,7 @@ func (g gitRunner) env() []string {
 
 // run runs git with args in the work tree, feeding stdin, and returns stdout.
 func (g gitRunner) run(stdin io.Reader, args ...string) ([]byte, error) {
-	cmd := exec.Command("git", args...)
-	cmd.Dir = g.workTree
-	cmd.Env = g.env()
+	cmd := g.gitCommand(args...)
 	cmd.Stdin = stdin
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb

@@ -82,3 +82,28 @@ func resolvePath(p string, depth int) (string, error) {
 		rest, cur = filepath.Join(filepath.Base(cur), rest), parent
 	}
 }
+
+// ReadWorkspaceFile reads at most max bytes (all when max < 0) of path, relative to the
+// workspace or absolute inside it. Links inside the workspace are resolved first (one leading
+// out is refused); the resolved path is then opened beneath the workspace without following
+// any link, so a link swapped in meanwhile makes the read fail instead of leading out.
+func ReadWorkspaceFile(workspace, path string, max int64) ([]byte, error) {
+	abs, err := ResolveInWorkspace(workspace, path)
+	if err != nil {
+		return nil, err
+	}
+	ws, err := filepath.EvalSymlinks(workspace)
+	if err != nil {
+		return nil, fmt.Errorf("resolve workspace %s: %w", workspace, err)
+	}
+	rel, err := filepath.Rel(ws, abs)
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", path, ErrOutsideWorkspace)
+	}
+	d, err := OpenDir(ws)
+	if err != nil {
+		return nil, err
+	}
+	defer d.Close()
+	return d.ReadFileLimit(rel, max)
+}

@@ -3,9 +3,8 @@ package sandbox
 import (
 	"errors"
 	"fmt"
-	"os"
+	"io/fs"
 	"os/exec"
-	"path/filepath"
 	"sync"
 	"time"
 
@@ -87,7 +86,7 @@ func (s *Shell) ensure() (p *shellProc, restarted bool, why string, err error) {
 		}
 	}
 	s.proc = nil
-	p, err = startShell(s.cfg, s.enf, s.prog, s.ctlDir())
+	p, err = startShell(s.cfg, s.enf, s.prog)
 	if err != nil {
 		return nil, false, "", err
 	}
@@ -121,9 +120,6 @@ func (s *Shell) Resize(rows, cols uint16) error {
 	return nil
 }
 
-// ctlDir is where the shell's init file and command files live.
-func (s *Shell) ctlDir() string { return filepath.Join(s.cfg.TmpDir, ".exo-shell") }
-
 // Close kills the shell and everything it started.
 func (s *Shell) Close() error {
 	s.mu.Lock()
@@ -134,7 +130,15 @@ func (s *Shell) Close() error {
 	if p != nil {
 		p.teardown()
 	}
-	if err := os.RemoveAll(s.ctlDir()); err != nil {
+	d, err := OpenDir(s.cfg.TmpDir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("close shell: %w", err)
+	}
+	defer d.Close()
+	if err := d.RemoveAll(ctlDirName); err != nil {
 		return fmt.Errorf("close shell: remove control dir: %w", err)
 	}
 	return nil

@@ -3,7 +3,6 @@ package sandbox
 import (
 	"context"
 	"fmt"
-	"os"
 	"syscall"
 	"time"
 )
@@ -32,7 +31,7 @@ func (s *Shell) Run(ctx context.Context, command string, opts RunOptions) (Resul
 	if restarted {
 		r.Notes = append(r.Notes, fmt.Sprintf("shell restarted (%s): working directory, variables and functions were reset", why))
 	}
-	if err := os.WriteFile(p.cmdFile(), []byte(command+"\n"), 0o600); err != nil {
+	if err := p.writeCtl("cmd.sh", []byte(command+"\n")); err != nil {
 		return r, fmt.Errorf("run in shell: write command file: %w", err)
 	}
 	name := opts.Name

@@ -19,7 +19,7 @@ type shellProc struct {
 	ptm     *os.File
 	tty     string       // the PTY's slave path, e.g. /dev/pts/3
 	termios unix.Termios // sane settings restored before each command
-	ctl     string
+	tmp     string       // the sandbox's tmp dir, which holds ctlDirName
 	bash    bool
 	exited  chan struct{} // closed when the shell process has exited
 	readEnd chan struct{} // closed when the PTY reader stops
@@ -29,12 +29,9 @@ type shellProc struct {
 }
 
 // startShell starts the shell under the helper and waits until it is ready.
-func startShell(cfg Config, enf Enforcement, prog, ctl string) (*shellProc, error) {
-	if err := os.MkdirAll(ctl, 0o700); err != nil {
-		return nil, fmt.Errorf("start shell: control dir: %w", err)
-	}
+func startShell(cfg Config, enf Enforcement, prog string) (*shellProc, error) {
 	ready := newNonce()
-	p := &shellProc{ctl: ctl, bash: filepath.Base(prog) == "bash", exited: make(chan struct{}), readEnd: make(chan struct{})}
+	p := &shellProc{tmp: cfg.TmpDir, bash: filepath.Base(prog) == "bash", exited: make(chan struct{}), readEnd: make(chan struct{})}
 	args, err := p.initArgs(ready)
 	if err != nil {
 		return nil, err
@@ -53,11 +50,38 @@ func startShell(cfg Config, enf Enforcement, prog, ctl string) (*shellProc, erro
 	return p, nil
 }
 
+// ctlDirName is the folder of the sandbox's tmp dir holding the shell's init and command files.
+const ctlDirName = ".exo-shell"
+
 // initFile is the rc file that quiets the prompt and announces readiness.
-func (p *shellProc) initFile() string { return filepath.Join(p.ctl, "init.sh") }
+func (p *shellProc) initFile() string { return filepath.Join(p.tmp, ctlDirName, "init.sh") }
 
 // cmdFile holds the command being run.
-func (p *shellProc) cmdFile() string { return filepath.Join(p.ctl, "cmd.sh") }
+func (p *shellProc) cmdFile() string { return filepath.Join(p.tmp, ctlDirName, "cmd.sh") }
+
+// writeCtl writes one of the shell's control files. The tmp dir is the sandbox's own, so the
+// agent may have replaced the file or its folder with a link: exo opens them beneath the tmp
+// dir without following links and replaces whatever is there, never writing through it.
+func (p *shellProc) writeCtl(name string, data []byte) error {
+	d, err := OpenDir(p.tmp)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	if d.MkdirAll(ctlDirName, 0o700) != nil {
+		if err := d.RemoveAll(ctlDirName); err != nil {
+			return err
+		}
+		if err := d.MkdirAll(ctlDirName, 0o700); err != nil {
+			return err
+		}
+	}
+	rel := ctlDirName + "/" + name
+	if err := d.RemoveAll(rel); err != nil {
+		return err
+	}
+	return d.WriteFile(rel, data, 0o600)
+}
 
 // initArgs writes the init file and returns the shell's arguments.
 func (p *shellProc) initArgs(ready string) ([]string, error) {
@@ -66,7 +90,7 @@ func (p *shellProc) initArgs(ready string) ([]string, error) {
 		init += "set +o history\n"
 	}
 	init += p.markerCmd(ready, "0") + "\n"
-	if err := os.WriteFile(p.initFile(), []byte(init), 0o600); err != nil {
+	if err := p.writeCtl("init.sh", []byte(init)); err != nil {
 		return nil, fmt.Errorf("start shell: write init file: %w", err)
 	}
 	if p.bash {

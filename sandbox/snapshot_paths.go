@@ -1,8 +1,8 @@
 package sandbox
 
 import (
+	"bytes"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 )
@@ -25,24 +25,27 @@ func (s *Snapshotter) RestorePaths(commit string, paths []string) error {
 	return nil
 }
 
-// restorePath restores one path from commit, or removes it when the commit lacks it.
+// restorePath restores one path from commit (every file beneath it when it is a folder there),
+// or removes it when the commit lacks it. Like Restore, exo writes and removes beneath the
+// workspace without following links: a link planted in the path (or swapped in meanwhile)
+// never leads the rewrite or the removal outside.
 func (s *Snapshotter) restorePath(commit, p string) error {
-	abs := filepath.Join(s.git.workTree, filepath.FromSlash(p))
-	// The parent must resolve inside the workspace: a symlinked directory must never
-	// lead a removal or a rewrite outside it. The path itself may be a symlink (replaced, not followed).
-	if _, err := ResolveInWorkspace(s.git.workTree, filepath.Dir(abs)); err != nil {
+	out, err := s.git.run(nil, "ls-tree", "-r", "-z", "--full-tree", commit, "--", p)
+	if err != nil {
 		return fmt.Errorf("restore %s: %w", p, err)
 	}
-	if _, err := s.git.line("cat-file", "-e", commit+":"+p); err != nil {
-		if err := os.RemoveAll(abs); err != nil {
-			return fmt.Errorf("restore %s: remove: %w", p, err)
+	var es []treeEntry
+	for _, rec := range bytes.Split(bytes.TrimSuffix(out, []byte{0}), []byte{0}) {
+		meta, path, ok := bytes.Cut(rec, []byte{'\t'})
+		f := strings.Fields(string(meta))
+		if ok && len(f) == 3 {
+			es = append(es, treeEntry{path: string(path), mode: f[0], sha: f[2]})
 		}
-		return nil
 	}
-	if err := os.MkdirAll(filepath.Dir(abs), 0o755); err != nil {
-		return fmt.Errorf("restore %s: %w", p, err)
+	if len(es) == 0 {
+		es = []treeEntry{{path: p, remove: true}}
 	}
-	if _, err := s.git.run(nil, "restore", "--source="+commit, "--worktree", "--", p); err != nil {
+	if err := s.apply(es); err != nil {
 		return fmt.Errorf("restore %s: %w", p, err)
 	}
 	return nil

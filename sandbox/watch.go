@@ -31,11 +31,13 @@ type Changes struct {
 
 // watcher is the state of one Watch call.
 type watcher struct {
-	root    string
-	skip    []string
-	fsw     *fsnotify.Watcher
-	pending map[string]bool
-	over    bool
+	root string
+	// realRoot is root with links resolved.
+	realRoot string
+	skip     []string
+	fsw      *fsnotify.Watcher
+	pending  map[string]bool
+	over     bool
 }
 
 // Watch watches root recursively (new directories included, skipped ones excluded)
@@ -51,7 +53,12 @@ func Watch(ctx context.Context, root string, opts WatchOptions) (<-chan Changes,
 	if err != nil {
 		return nil, fmt.Errorf("watch %s: %w", root, err)
 	}
-	w := &watcher{root: root, skip: opts.SkipDirs, fsw: fsw, pending: map[string]bool{}}
+	real, err := filepath.EvalSymlinks(root)
+	if err != nil {
+		fsw.Close()
+		return nil, fmt.Errorf("watch %s: %w", root, err)
+	}
+	w := &watcher{root: root, realRoot: real, skip: opts.SkipDirs, fsw: fsw, pending: map[string]bool{}}
 	if err := w.addTree(root, false); err != nil {
 		fsw.Close()
 		return nil, fmt.Errorf("watch %s: %w", root, err)
@@ -75,13 +82,30 @@ func (w *watcher) addTree(dir string, report bool) error {
 			if p != w.root && slices.Contains(w.skip, d.Name()) {
 				return filepath.SkipDir
 			}
-			return w.fsw.Add(p)
+			if err := w.fsw.Add(p); err != nil {
+				return err
+			}
+			if !w.inside(p) { // swapped for a link meanwhile: inotify followed it.
+				w.fsw.Remove(p)
+				return filepath.SkipDir
+			}
+			return nil
 		}
 		if report {
 			w.record(p)
 		}
 		return nil
 	})
+}
+
+// inside reports whether the watched folder p is (still) a real folder within the root:
+// inotify follows links, so a folder swapped for one while it was added must not stay watched.
+func (w *watcher) inside(p string) bool {
+	if fi, err := os.Lstat(p); err != nil || !fi.IsDir() {
+		return false
+	}
+	real, err := filepath.EvalSymlinks(p)
+	return err == nil && within(w.realRoot, real)
 }
 
 // record adds a changed path unless it lies in a skipped directory.

@@ -1,10 +1,8 @@
 package sandbox
 
 import (
-	"bytes"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 
@@ -24,6 +22,10 @@ const (
 // files match src's as they are now; otherwise dst is a copy that reflinks files where
 // the filesystem allows. Hard links are never used, since a write through one would
 // change the other. It returns KindWorktree, KindReflink or KindCopy.
+//
+// src is the agent's workspace, so it is treated as hostile: git runs hardened (no hook,
+// filter or other configured command of the repository runs), files are read beneath src
+// and written beneath dst without following any link, and a .git that is a link is not used.
 func CloneWorkspace(src, dst string) (string, error) {
 	src, err := filepath.EvalSymlinks(src)
 	if err != nil {
@@ -32,8 +34,8 @@ func CloneWorkspace(src, dst string) (string, error) {
 	if _, err := os.Lstat(dst); err == nil {
 		return "", fmt.Errorf("clone workspace to %s: already exists", dst)
 	}
-	if isRepoTop(src) {
-		if err := cloneWorktree(src, dst); err != nil {
+	if g, ok := repoTop(src); ok {
+		if err := cloneWorktree(g, src, dst); err != nil {
 			return "", fmt.Errorf("clone workspace %s: %w", src, err)
 		}
 		return KindWorktree, nil
@@ -48,72 +50,86 @@ func CloneWorkspace(src, dst string) (string, error) {
 	return st.kind(), nil
 }
 
-// userGitCmd runs git in the user's repository dir with the user's own configuration.
-func userGitCmd(dir string, args ...string) ([]byte, error) {
-	cmd := exec.Command("git", args...)
-	cmd.Dir = dir
-	// No optional locks: a status killed with exo must not leave the user's index locked.
-	cmd.Env = append(os.Environ(), "GIT_TERMINAL_PROMPT=0", "LC_ALL=C", "GIT_OPTIONAL_LOCKS=0")
-	var errb bytes.Buffer
-	cmd.Stderr = &errb
-	out, err := cmd.Output()
+// repoTop returns the hardened runner for the repository whose work tree is dir, when dir is
+// the top of one whose HEAD has a commit. A .git folder is named to git explicitly; a .git
+// file (a linked worktree) is left to git; a .git link is not followed.
+func repoTop(dir string) (gitRunner, bool) {
+	d, err := OpenDir(dir)
 	if err != nil {
-		return out, fmt.Errorf("git %s: %w: %s", strings.Join(args, " "), err, strings.TrimSpace(errb.String()))
+		return gitRunner{}, false
 	}
-	return out, nil
-}
-
-// isRepoTop reports whether dir is the top of a git work tree whose HEAD has a commit.
-func isRepoTop(dir string) bool {
-	out, err := userGitCmd(dir, "rev-parse", "--show-toplevel")
+	fi, err := d.Lstat(".git")
+	d.Close()
+	if err != nil || !(fi.IsDir() || fi.Mode().IsRegular()) {
+		return gitRunner{}, false
+	}
+	g := userRepo(dir)
+	if fi.IsDir() {
+		g.gitDir = filepath.Join(dir, ".git")
+	}
+	top, err := g.line("rev-parse", "--show-toplevel")
 	if err != nil {
-		return false
+		return g, false
 	}
-	top, err := filepath.EvalSymlinks(strings.TrimSpace(string(out)))
-	if err != nil || top != dir {
-		return false
+	if top, err = filepath.EvalSymlinks(top); err != nil || top != dir {
+		return g, false
 	}
-	_, err = userGitCmd(dir, "rev-parse", "--verify", "--quiet", "HEAD^{commit}")
-	return err == nil
+	_, err = g.run(nil, "rev-parse", "--verify", "--quiet", "HEAD^{commit}")
+	return g, err == nil
 }
 
 // cloneWorktree adds a detached worktree and replays uncommitted changes onto it.
-func cloneWorktree(src, dst string) error {
-	if _, err := userGitCmd(src, "worktree", "add", "--quiet", "--detach", dst, "HEAD"); err != nil {
+func cloneWorktree(g gitRunner, src, dst string) error {
+	if _, err := g.run(nil, "worktree", "add", "--quiet", "--detach", dst, "HEAD"); err != nil {
 		return err
 	}
 	failpoint.Hit("clone.after-worktree")
-	out, err := userGitCmd(src, "status", "--porcelain=v1", "-z", "--untracked-files=all", "--no-renames")
+	out, err := g.run(nil, "status", "--porcelain=v1", "-z", "--untracked-files=all", "--no-renames")
 	if err != nil {
 		return err
 	}
+	from, err := OpenDir(src)
+	if err != nil {
+		return err
+	}
+	defer from.Close()
+	to, err := OpenDir(dst)
+	if err != nil {
+		return err
+	}
+	defer to.Close()
 	var st copyStats
 	for _, entry := range strings.Split(string(out), "\x00") {
 		if len(entry) < 4 {
 			continue
 		}
 		rel := entry[3:]
-		if err := replaceWith(filepath.Join(src, rel), filepath.Join(dst, rel), &st); err != nil {
+		if err := replaceWith(from, to, rel, &st); err != nil {
 			return fmt.Errorf("copy uncommitted %s: %w", rel, err)
 		}
 	}
 	return nil
 }
 
-// RemoveWorkspace deletes a working copy made by CloneWorkspace; for a git worktree it
-// also drops the worktree's record in the source repository.
+// RemoveWorkspace deletes a working copy made by CloneWorkspace (never following a link in
+// it); for a git worktree it then prunes the worktree's record in the source repository.
 func RemoveWorkspace(dir string) error {
+	var common string
 	if fi, err := os.Lstat(filepath.Join(dir, ".git")); err == nil && fi.Mode().IsRegular() {
-		common, err := userGitCmd(dir, "rev-parse", "--path-format=absolute", "--git-common-dir")
+		out, err := gitRunner{workTree: dir}.line("rev-parse", "--path-format=absolute", "--git-common-dir")
 		if err != nil {
 			return fmt.Errorf("remove workspace %s: %w", dir, err)
 		}
-		gitDir := "--git-dir=" + strings.TrimSpace(string(common))
-		if _, err := userGitCmd(filepath.Dir(dir), gitDir, "worktree", "remove", "--force", dir); err != nil {
-			return fmt.Errorf("remove workspace %s: %w", dir, err)
-		}
+		common = out
 	}
-	if err := os.RemoveAll(dir); err != nil {
+	if err := os.RemoveAll(dir); err != nil { // os.RemoveAll opens each level with O_NOFOLLOW.
+		return fmt.Errorf("remove workspace %s: %w", dir, err)
+	}
+	if common == "" {
+		return nil
+	}
+	g := gitRunner{gitDir: common, workTree: filepath.Dir(common)}
+	if _, err := g.run(nil, "worktree", "prune"); err != nil {
 		return fmt.Errorf("remove workspace %s: %w", dir, err)
 	}
 	return nil

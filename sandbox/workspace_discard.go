@@ -19,7 +19,7 @@ func DiscardClone(src, dst string) error {
 	if err := os.RemoveAll(dst); err != nil {
 		return fmt.Errorf("discard %s: %w", dst, err)
 	}
-	common, err := userGitCmd(src, "rev-parse", "--path-format=absolute", "--git-common-dir")
+	common, err := userRepo(src).run(nil, "rev-parse", "--path-format=absolute", "--git-common-dir")
 	if err != nil {
 		return nil // not a git repository: there is no worktree record
 	}

@@ -2,11 +2,10 @@ package executor
 
 import (
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 
 	"exo/harness"
+	"exo/sandbox"
 )
 
 // maxInstructionsBytes bounds how much of a project's AGENTS.md or CLAUDE.md joins the prompt.
@@ -30,7 +29,7 @@ harness: never try to read API keys or exo's own files; such attempts are refuse
 		b.WriteString("The sandbox has no network access.\n")
 	}
 	for _, name := range []string{"AGENTS.md", "CLAUDE.md"} {
-		if text := readInstructions(filepath.Join(s.Workspace, name)); text != "" {
+		if text := readInstructions(s.Workspace, name); text != "" {
 			fmt.Fprintf(&b, "\n# Project instructions (%s)\n\n%s\n", name, text)
 			break
 		}
@@ -50,9 +49,10 @@ harness: never try to read API keys or exo's own files; such attempts are refuse
 	return b.String()
 }
 
-// readInstructions reads a project instructions file, bounded.
-func readInstructions(path string) string {
-	b, err := os.ReadFile(path)
+// readInstructions reads a project instructions file of the workspace, bounded; a link leading
+// out of the workspace is not followed (the agent could point one at exo's key).
+func readInstructions(ws, name string) string {
+	b, err := sandbox.ReadWorkspaceFile(ws, name, maxInstructionsBytes+1)
 	if err != nil {
 		return ""
 	}

@@ -1,26 +1,16 @@
 package executor
 
 import (
-	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
-	"regexp"
-	"sort"
 	"strings"
-	"unicode/utf8"
-
-	"github.com/bmatcuk/doublestar/v4"
 
 	"exo/sandbox"
 )
-
-// maxReadBytes bounds what read_file returns at once.
-const maxReadBytes = 256 << 10
 
 // resolve maps a model-given path into the workspace, refusing escapes.
 func (tc toolCtx) resolve(path string) (string, error) {
@@ -71,20 +61,42 @@ func (tc toolCtx) writable(path string) (string, error) {
 	return abs, tc.checkWrite(abs)
 }
 
-// writeKeepingMode writes data to abs, creating parent directories; an existing file keeps its
-// permissions (a script stays executable), a new one is 0644.
-func writeKeepingMode(abs string, data []byte) error {
-	mode := os.FileMode(0o644)
-	if fi, err := os.Stat(abs); err == nil {
-		mode = fi.Mode().Perm()
+// openWorkspace opens the workspace as the folder every file tool stays beneath: paths are
+// resolved by the kernel without following any link, so a link the agent planted (or swapped in
+// while a tool runs) never leads exo's own reads and writes outside.
+func (tc toolCtx) openWorkspace() (*sandbox.Dir, error) {
+	d, err := sandbox.OpenDir(tc.ws)
+	if err != nil {
+		return nil, fmt.Errorf("open the workspace: %w", err)
 	}
-	if err := os.MkdirAll(filepath.Dir(abs), 0o755); err != nil {
-		return err
+	return d, nil
+}
+
+// fsError words a file tool's failure; a refused link gets an explanation the model can act on.
+func fsError(op, path string, err error) toolOutput {
+	if errors.Is(err, sandbox.ErrUnsafePath) {
+		return failed(fmt.Sprintf("%s %s: a symbolic link (or a folder replaced by one while exo worked) is in the way; file tools never follow links there. Use the link's target path, or bash.", op, path))
 	}
-	if err := os.WriteFile(abs, data, mode); err != nil {
-		return err
+	return failed(fmt.Sprintf("%s %s: %v", op, path, err))
+}
+
+// maxEditBytes bounds the files write_file diffs against and edit_file edits in memory.
+const maxEditBytes = 16 << 20
+
+// readOld reads an existing file for editing or diffing: "" when it does not exist; too big
+// says the file is over maxEditBytes.
+func readOld(d *sandbox.Dir, rel string) (old string, tooBig bool, err error) {
+	b, err := d.ReadFileLimit(rel, maxEditBytes+1)
+	if errors.Is(err, fs.ErrNotExist) {
+		return "", false, nil
 	}
-	return os.Chmod(abs, mode) // WriteFile keeps an existing file's mode only by accident of umask
+	if err != nil {
+		return "", false, err
+	}
+	if len(b) > maxEditBytes {
+		return "", true, nil
+	}
+	return string(b), false, nil
 }
 
 func runReadFile(_ context.Context, tc toolCtx, raw json.RawMessage) toolOutput {
@@ -102,48 +114,24 @@ func runReadFile(_ context.Context, tc toolCtx, raw json.RawMessage) toolOutput 
 	if d := tc.x.h.SecretPathDenied(abs); d != "" {
 		return tc.x.denySecret(tc, "read_file", d)
 	}
-	f, err := os.Open(abs)
+	d, err := tc.openWorkspace()
 	if err != nil {
-		return failed(fmt.Sprintf("read %s: %v", a.Path, err))
+		return failed(err.Error())
+	}
+	defer d.Close()
+	f, err := d.Open(tc.rel(abs))
+	if err != nil {
+		return fsError("read", a.Path, err)
 	}
 	defer f.Close()
-	if fi, _ := f.Stat(); fi != nil && fi.IsDir() {
+	fi, err := f.Stat()
+	if err != nil {
+		return fsError("read", a.Path, err)
+	}
+	if fi.IsDir() {
 		return failed(a.Path + " is a directory; use list_dir")
 	}
-	return readLines(f, a.Path, max(a.Offset, 1), a.Limit)
-}
-
-// readLines returns numbered lines from offset, at most limit (0: until maxReadBytes).
-func readLines(f *os.File, name string, offset, limit int) toolOutput {
-	r := bufio.NewReaderSize(f, 64<<10)
-	var b strings.Builder
-	line, shown := 0, 0
-	for {
-		text, err := r.ReadString('\n')
-		if text == "" && err != nil {
-			break
-		}
-		line++
-		if line < offset {
-			continue
-		}
-		if line == offset && bytes.IndexByte([]byte(text), 0) >= 0 {
-			return failed(name + " looks binary (it contains NUL bytes); inspect it with bash (e.g. xxd | head)")
-		}
-		if !utf8.ValidString(text) {
-			text = strings.ToValidUTF8(text, "\uFFFD")
-		}
-		fmt.Fprintf(&b, "%6d\t%s", line, strings.TrimSuffix(text, "\n")+"\n")
-		shown++
-		if (limit > 0 && shown >= limit) || b.Len() > maxReadBytes {
-			fmt.Fprintf(&b, "[stopped at line %d; read on with offset %d]\n", line, line+1)
-			break
-		}
-	}
-	if shown == 0 {
-		return toolOutput{text: fmt.Sprintf("[%s has %d lines; nothing at offset %d]", name, line, offset)}
-	}
-	return toolOutput{text: b.String()}
+	return readLines(f, a.Path, fi.Size(), max(a.Offset, 1), a.Limit)
 }
 
 func runWriteFile(_ context.Context, tc toolCtx, raw json.RawMessage) toolOutput {
@@ -155,12 +143,24 @@ func runWriteFile(_ context.Context, tc toolCtx, raw json.RawMessage) toolOutput
 	if err != nil {
 		return failed(err.Error())
 	}
-	old, _ := os.ReadFile(abs)
-	if err := writeKeepingMode(abs, []byte(a.Content)); err != nil {
-		return failed(fmt.Sprintf("write %s: %v", a.Path, err))
+	d, err := tc.openWorkspace()
+	if err != nil {
+		return failed(err.Error())
 	}
-	return toolOutput{text: fmt.Sprintf("wrote %s (%d bytes)", tc.rel(abs), len(a.Content)), changed: true,
-		diff: unifiedDiff(tc.rel(abs), string(old), a.Content)}
+	defer d.Close()
+	rel := tc.rel(abs)
+	old, tooBig, err := readOld(d, rel)
+	if err != nil {
+		return fsError("write", a.Path, err)
+	}
+	if err := d.WriteFile(rel, []byte(a.Content), 0o644); err != nil {
+		return fsError("write", a.Path, err)
+	}
+	out := toolOutput{text: fmt.Sprintf("wrote %s (%d bytes)", rel, len(a.Content)), changed: true}
+	if !tooBig {
+		out.diff = unifiedDiff(rel, old, a.Content)
+	}
+	return out
 }
 
 func runEditFile(_ context.Context, tc toolCtx, raw json.RawMessage) toolOutput {
@@ -177,18 +177,30 @@ func runEditFile(_ context.Context, tc toolCtx, raw json.RawMessage) toolOutput 
 	if err != nil {
 		return failed(err.Error())
 	}
-	old, err := os.ReadFile(abs)
+	d, err := tc.openWorkspace()
 	if err != nil {
-		return failed(fmt.Sprintf("edit %s: %v", a.Path, err))
+		return failed(err.Error())
 	}
-	updated, msg := replaceIn(string(old), a.OldString, a.NewString, a.ReplaceAll)
+	defer d.Close()
+	rel := tc.rel(abs)
+	if _, err := d.Lstat(rel); err != nil {
+		return fsError("edit", a.Path, err)
+	}
+	old, tooBig, err := readOld(d, rel)
+	switch {
+	case err != nil:
+		return fsError("edit", a.Path, err)
+	case tooBig:
+		return failed(fmt.Sprintf("edit %s: the file is over %d MiB; edit it with bash (sed, patch)", a.Path, maxEditBytes>>20))
+	}
+	updated, msg := replaceIn(old, a.OldString, a.NewString, a.ReplaceAll)
 	if msg != "" {
 		return failed(a.Path + ": " + msg)
 	}
-	if err := writeKeepingMode(abs, []byte(updated)); err != nil {
-		return failed(fmt.Sprintf("edit %s: %v", a.Path, err))
+	if err := d.WriteFile(rel, []byte(updated), 0o644); err != nil {
+		return fsError("edit", a.Path, err)
 	}
-	return toolOutput{text: "edited " + tc.rel(abs), changed: true, diff: unifiedDiff(tc.rel(abs), string(old), updated)}
+	return toolOutput{text: "edited " + rel, changed: true, diff: unifiedDiff(rel, old, updated)}
 }
 
 // replaceIn performs edit_file's exact replacement, or says why it cannot.
@@ -210,166 +222,4 @@ func replaceIn(text, old, new string, all bool) (string, string) {
 		return strings.ReplaceAll(text, old, new), ""
 	}
 	return strings.Replace(text, old, new, 1), ""
-}
-
-// skipDir reports directories the search tools never descend into.
-func skipDir(name string) bool {
-	switch name {
-	case ".git", "node_modules", ".venv", "venv", "target", "dist", "__pycache__", ".exo":
-		return true
-	}
-	return false
-}
-
-// maxListed bounds the entries glob, grep and list_dir return.
-const maxListed = 500
-
-func runGlob(_ context.Context, tc toolCtx, raw json.RawMessage) toolOutput {
-	var a struct{ Pattern, Path string }
-	if err := argsOf(raw, &a); err != nil {
-		return failed(err.Error())
-	}
-	root, err := tc.resolve(a.Path)
-	if err != nil {
-		return failed(err.Error())
-	}
-	if !doublestar.ValidatePattern(a.Pattern) {
-		return failed("invalid glob pattern " + a.Pattern)
-	}
-	var out []string
-	err = doublestar.GlobWalk(os.DirFS(root), a.Pattern, func(p string, d fs.DirEntry) error {
-		if d.IsDir() && skipDir(d.Name()) {
-			return fs.SkipDir
-		}
-		out = append(out, tc.rel(filepath.Join(root, p)))
-		if len(out) >= maxListed {
-			return fs.SkipAll
-		}
-		return nil
-	})
-	if err != nil {
-		return failed("glob: " + err.Error())
-	}
-	sort.Strings(out)
-	if len(out) == 0 {
-		return toolOutput{text: "no files match " + a.Pattern}
-	}
-	return toolOutput{text: strings.Join(out, "\n") + listedNote(len(out))}
-}
-
-func listedNote(n int) string {
-	if n >= maxListed {
-		return fmt.Sprintf("\n[stopped at %d entries; narrow the pattern or path]", maxListed)
-	}
-	return ""
-}
-
-func runGrep(ctx context.Context, tc toolCtx, raw json.RawMessage) toolOutput {
-	var a struct{ Pattern, Path, Glob string }
-	if err := argsOf(raw, &a); err != nil {
-		return failed(err.Error())
-	}
-	re, err := regexp.Compile(a.Pattern)
-	if err != nil {
-		return failed("grep: invalid regular expression: " + err.Error())
-	}
-	root, err := tc.resolve(a.Path)
-	if err != nil {
-		return failed(err.Error())
-	}
-	var out []string
-	walkErr := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-		if err != nil || ctx.Err() != nil {
-			return ctx.Err()
-		}
-		if d.IsDir() {
-			if p != root && skipDir(d.Name()) {
-				return fs.SkipDir
-			}
-			return nil
-		}
-		rel := tc.rel(p)
-		if a.Glob != "" {
-			if ok, _ := doublestar.Match(a.Glob, rel); !ok {
-				if ok, _ := doublestar.Match(a.Glob, d.Name()); !ok {
-					return nil
-				}
-			}
-		}
-		out = grepFile(p, rel, re, out)
-		if len(out) >= maxListed {
-			return fs.SkipAll
-		}
-		return nil
-	})
-	if walkErr != nil {
-		return failed("grep: " + walkErr.Error())
-	}
-	if len(out) == 0 {
-		return toolOutput{text: "no matches for " + a.Pattern}
-	}
-	return toolOutput{text: strings.Join(out, "\n") + listedNote(len(out))}
-}
-
-// grepFile appends "path:line: text" for matching lines of a text file.
-func grepFile(abs, rel string, re *regexp.Regexp, out []string) []string {
-	f, err := os.Open(abs)
-	if err != nil {
-		return out
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 64<<10), 1<<20)
-	for n := 1; sc.Scan(); n++ {
-		line := sc.Bytes()
-		if bytes.IndexByte(line, 0) >= 0 {
-			return out // binary
-		}
-		if re.Match(line) {
-			text := strings.ToValidUTF8(string(line), "\uFFFD")
-			if len(text) > 300 {
-				text = text[:300] + "…"
-			}
-			out = append(out, fmt.Sprintf("%s:%d: %s", rel, n, text))
-			if len(out) >= maxListed {
-				return out
-			}
-		}
-	}
-	return out
-}
-
-func runListDir(_ context.Context, tc toolCtx, raw json.RawMessage) toolOutput {
-	var a struct{ Path string }
-	if err := argsOf(raw, &a); err != nil {
-		return failed(err.Error())
-	}
-	abs, err := tc.resolve(a.Path)
-	if err != nil {
-		return failed(err.Error())
-	}
-	entries, err := os.ReadDir(abs)
-	if err != nil {
-		return failed(fmt.Sprintf("list %s: %v", a.Path, err))
-	}
-	var b strings.Builder
-	for i, e := range entries {
-		if i >= maxListed {
-			b.WriteString(listedNote(maxListed))
-			break
-		}
-		if e.IsDir() {
-			b.WriteString(e.Name() + "/\n")
-			continue
-		}
-		size := int64(0)
-		if fi, err := e.Info(); err == nil {
-			size = fi.Size()
-		}
-		fmt.Fprintf(&b, "%s\t%d\n", e.Name(), size)
-	}
-	if b.Len() == 0 {
-		return toolOutput{text: "(empty directory)"}
-	}
-	return toolOutput{text: b.String()}
 }

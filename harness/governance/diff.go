@@ -1,11 +1,13 @@
 package governance
 
 import (
+	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
+	"io/fs"
 
 	udiff "github.com/aymanbagabas/go-udiff"
+
+	"exo/sandbox"
 )
 
 // UnifiedDiff returns a unified diff between two versions of a file, labelled with the two
@@ -22,21 +24,25 @@ func DiffWorkspaces(path, labelA, wsA, labelB, wsB string) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("diff %s: %w", path, err)
 	}
-	a, err := readOptional(filepath.Join(wsA, filepath.FromSlash(c)))
+	a, err := readOptional(wsA, c)
 	if err != nil {
 		return "", err
 	}
-	b, err := readOptional(filepath.Join(wsB, filepath.FromSlash(c)))
+	b, err := readOptional(wsB, c)
 	if err != nil {
 		return "", err
 	}
 	return UnifiedDiff(c, labelA, a, labelB, b), nil
 }
 
-// readOptional reads a file, returning "" if it does not exist.
-func readOptional(path string) (string, error) {
-	b, err := os.ReadFile(path)
-	if os.IsNotExist(err) {
+// maxDiffFile bounds each side of a workspace diff.
+const maxDiffFile = 8 << 20
+
+// readOptional reads a workspace file, returning "" if it does not exist; a link leading out of
+// the workspace is refused (the agent may have planted it).
+func readOptional(ws, rel string) (string, error) {
+	b, err := sandbox.ReadWorkspaceFile(ws, rel, maxDiffFile)
+	if errors.Is(err, fs.ErrNotExist) {
 		return "", nil
 	}
 	if err != nil {

@@ -7,6 +7,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"exo/sandbox"
 )
 
 // ErrExists means Init found a constitution already.
@@ -63,10 +65,15 @@ func Init(dir string) (Project, error) {
 		return Project{}, fmt.Errorf("init: %w", err)
 	}
 	p := DetectProject(dir)
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+	d, err := sandbox.OpenDir(dir)
+	if err != nil {
 		return Project{}, fmt.Errorf("init: %w", err)
 	}
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	defer d.Close()
+	if err := d.MkdirAll(filepath.Dir(ConstitutionPath), 0o755); err != nil {
+		return Project{}, fmt.Errorf("init: %w", err)
+	}
+	f, err := d.OpenFile(ConstitutionPath, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
 	if err != nil {
 		return Project{}, fmt.Errorf("init: %w", err)
 	}

@@ -9,6 +9,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+
+	"exo/sandbox"
 )
 
 // Lock is .exo/policy.lock: the canonical JSON form of a compiled constitution and its sha256.
@@ -28,7 +30,7 @@ var (
 
 // LoadConstitution reads and validates dir/.exo/constitution.yaml.
 func LoadConstitution(dir string) (*Constitution, []byte, error) {
-	src, err := os.ReadFile(filepath.Join(dir, ConstitutionPath))
+	src, err := sandbox.ReadWorkspaceFile(dir, ConstitutionPath, maxRulesFile)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil, fmt.Errorf("%w: %s not found in %s (run 'exo init')", ErrNoConstitution, ConstitutionPath, dir)
 	}
@@ -65,7 +67,7 @@ func Compile(dir string) (*Constitution, *Lock, error) {
 	if err != nil {
 		return nil, nil, fmt.Errorf("encode lock: %w", err)
 	}
-	if err := writeAtomic(filepath.Join(dir, LockPath), append(out, '\n')); err != nil {
+	if err := writeAtomic(dir, LockPath, append(out, '\n')); err != nil {
 		return nil, nil, err
 	}
 	return c, l, nil
@@ -73,7 +75,7 @@ func Compile(dir string) (*Constitution, *Lock, error) {
 
 // ReadLock reads dir/.exo/policy.lock and checks that its hash matches its policy.
 func ReadLock(dir string) (*Lock, *Constitution, error) {
-	raw, err := os.ReadFile(filepath.Join(dir, LockPath))
+	raw, err := sandbox.ReadWorkspaceFile(dir, LockPath, maxRulesFile)
 	if err != nil {
 		return nil, nil, fmt.Errorf("read lock: %w", err)
 	}
@@ -127,29 +129,19 @@ func driftf(format string, a ...any) error {
 		ErrGovernanceDrift, fmt.Sprintf(format, a...))
 }
 
-// writeAtomic writes a file through a temporary file and a rename.
-func writeAtomic(path string, data []byte) error {
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".tmp-*")
+// maxRulesFile bounds the constitution and the lock read from a workspace.
+const maxRulesFile = 4 << 20
+
+// writeAtomic writes dir/rel through a temporary file and a rename, beneath dir without
+// following links: the agent may have made .exo a link to somewhere outside.
+func writeAtomic(dir, rel string, data []byte) error {
+	d, err := sandbox.OpenDir(dir)
 	if err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
+		return fmt.Errorf("write %s: %w", rel, err)
 	}
-	defer os.Remove(tmp.Name())
-	if err := tmp.Chmod(0o644); err != nil {
-		tmp.Close()
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
+	defer d.Close()
+	if err := d.WriteFile(rel, data, 0o644); err != nil {
+		return fmt.Errorf("write %s: %w", rel, err)
 	}
 	return nil
 }

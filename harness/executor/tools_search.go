@@ -1,0 +1,203 @@
+package executor
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io/fs"
+	"path"
+	"regexp"
+	"sort"
+	"strings"
+
+	"github.com/bmatcuk/doublestar/v4"
+
+	"exo/sandbox"
+)
+
+// skipDir reports directories the search tools never descend into.
+func skipDir(name string) bool {
+	switch name {
+	case ".git", "node_modules", ".venv", "venv", "target", "dist", "__pycache__", ".exo":
+		return true
+	}
+	return false
+}
+
+// maxListed bounds the entries glob, grep and list_dir return.
+const maxListed = 500
+
+// searchRoot opens the workspace and returns it with the slash path of a resolved search root.
+func (tc toolCtx) searchRoot(p string) (*sandbox.Dir, string, error) {
+	abs, err := tc.resolve(p)
+	if err != nil {
+		return nil, "", err
+	}
+	d, err := tc.openWorkspace()
+	if err != nil {
+		return nil, "", err
+	}
+	return d, tc.rel(abs), nil
+}
+
+func runGlob(_ context.Context, tc toolCtx, raw json.RawMessage) toolOutput {
+	var a struct{ Pattern, Path string }
+	if err := argsOf(raw, &a); err != nil {
+		return failed(err.Error())
+	}
+	if !doublestar.ValidatePattern(a.Pattern) {
+		return failed("invalid glob pattern " + a.Pattern)
+	}
+	d, root, err := tc.searchRoot(a.Path)
+	if err != nil {
+		return failed(err.Error())
+	}
+	defer d.Close()
+	sub, err := fs.Sub(d.FS(), root)
+	if err != nil {
+		return failed("glob: " + err.Error())
+	}
+	var out []string
+	err = doublestar.GlobWalk(sub, a.Pattern, func(p string, e fs.DirEntry) error {
+		if e.IsDir() && skipDir(e.Name()) {
+			return fs.SkipDir
+		}
+		out = append(out, path.Join(root, p))
+		if len(out) >= maxListed {
+			return fs.SkipAll
+		}
+		return nil
+	})
+	if err != nil {
+		return fsError("glob", a.Pattern, err)
+	}
+	sort.Strings(out)
+	if len(out) == 0 {
+		return toolOutput{text: "no files match " + a.Pattern}
+	}
+	return toolOutput{text: strings.Join(out, "\n") + listedNote(len(out))}
+}
+
+func listedNote(n int) string {
+	if n >= maxListed {
+		return fmt.Sprintf("\n[stopped at %d entries; narrow the pattern or path]", maxListed)
+	}
+	return ""
+}
+
+func runGrep(ctx context.Context, tc toolCtx, raw json.RawMessage) toolOutput {
+	var a struct{ Pattern, Path, Glob string }
+	if err := argsOf(raw, &a); err != nil {
+		return failed(err.Error())
+	}
+	re, err := regexp.Compile(a.Pattern)
+	if err != nil {
+		return failed("grep: invalid regular expression: " + err.Error())
+	}
+	d, root, err := tc.searchRoot(a.Path)
+	if err != nil {
+		return failed(err.Error())
+	}
+	defer d.Close()
+	var out []string
+	walkErr := fs.WalkDir(d.FS(), root, func(p string, e fs.DirEntry, err error) error {
+		if err != nil || ctx.Err() != nil {
+			return ctx.Err()
+		}
+		if e.IsDir() {
+			if p != root && skipDir(e.Name()) {
+				return fs.SkipDir
+			}
+			return nil
+		}
+		if !e.Type().IsRegular() {
+			return nil // links are not followed; devices and pipes are not text.
+		}
+		if a.Glob != "" {
+			if ok, _ := doublestar.Match(a.Glob, p); !ok {
+				if ok, _ := doublestar.Match(a.Glob, e.Name()); !ok {
+					return nil
+				}
+			}
+		}
+		out = grepFile(d, p, re, out)
+		if len(out) >= maxListed {
+			return fs.SkipAll
+		}
+		return nil
+	})
+	if walkErr != nil {
+		return fsError("grep", a.Path, walkErr)
+	}
+	if len(out) == 0 {
+		return toolOutput{text: "no matches for " + a.Pattern}
+	}
+	return toolOutput{text: strings.Join(out, "\n") + listedNote(len(out))}
+}
+
+// grepFile appends "path:line: text" for matching lines of a text file; a file that changed
+// into a link since it was listed is skipped.
+func grepFile(d *sandbox.Dir, rel string, re *regexp.Regexp, out []string) []string {
+	f, err := d.Open(rel)
+	if err != nil {
+		return out
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 64<<10), 1<<20)
+	for n := 1; sc.Scan(); n++ {
+		line := sc.Bytes()
+		if bytes.IndexByte(line, 0) >= 0 {
+			return out // binary
+		}
+		if re.Match(line) {
+			text := strings.ToValidUTF8(string(line), "\uFFFD")
+			if len(text) > 300 {
+				text = text[:300] + "…"
+			}
+			out = append(out, fmt.Sprintf("%s:%d: %s", rel, n, text))
+			if len(out) >= maxListed {
+				return out
+			}
+		}
+	}
+	return out
+}
+
+func runListDir(_ context.Context, tc toolCtx, raw json.RawMessage) toolOutput {
+	var a struct{ Path string }
+	if err := argsOf(raw, &a); err != nil {
+		return failed(err.Error())
+	}
+	d, root, err := tc.searchRoot(a.Path)
+	if err != nil {
+		return failed(err.Error())
+	}
+	defer d.Close()
+	entries, err := d.ReadDir(root)
+	if err != nil {
+		return fsError("list", a.Path, err)
+	}
+	var b strings.Builder
+	for i, e := range entries {
+		if i >= maxListed {
+			b.WriteString(listedNote(maxListed))
+			break
+		}
+		switch fi, _ := e.Info(); {
+		case e.IsDir():
+			b.WriteString(e.Name() + "/\n")
+		case e.Type()&fs.ModeSymlink != 0:
+			target, _ := d.Readlink(path.Join(root, e.Name()))
+			fmt.Fprintf(&b, "%s -> %s\n", e.Name(), target)
+		default:
+			fmt.Fprintf(&b, "%s\t%d\n", e.Name(), fi.Size())
+		}
+	}
+	if b.Len() == 0 {
+		return toolOutput{text: "(empty directory)"}
+	}
+	return toolOutput{text: b.String()}
+}
