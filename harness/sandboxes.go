@@ -83,6 +83,7 @@ func (h *Harness) newRuntime(s *Session) (*Runtime, error) {
 		Fallback:  sandbox.RunUnconfined,
 		Artifacts: artifactSink{h},
 		Helper:    h.opts.SandboxHelper,
+		Hide:      []string{h.Home()}, // the secret key and the database, whatever path is used
 	}
 	if s.Settings["isolation"] == "strict" {
 		cfg.Fallback = sandbox.Refuse

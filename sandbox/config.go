@@ -87,6 +87,10 @@ type Config struct {
 	// (sockets such as docker's, which Landlock and network namespaces do not cover);
 	// nil means DefaultMaskPaths.
 	MaskPaths []string
+	// Hide are folders commands must not see at all, whatever path they use: exo's home
+	// (its secret key and database). They are covered by an empty read-only tmpfs in the
+	// sandbox's mount namespace; the workspace and tmp dir show through when inside one.
+	Hide []string
 	// Fallback decides whether missing isolation refuses or runs unconfined.
 	Fallback FallbackPolicy
 	// Helper is the argv prefix that runs HelperMain; default {os.Executable(), HelperCommand}.
@@ -131,6 +135,7 @@ func (c Config) normalized() (Config, error) {
 		return c, fmt.Errorf("sandbox config: tmp dir: %w", err)
 	}
 	c.Limits = c.Limits.withDefaults()
+	c.Hide = realPaths(c.Hide)
 	if c.MaskPaths == nil {
 		c.MaskPaths = DefaultMaskPaths
 	}
@@ -148,4 +153,20 @@ func (c Config) normalized() (Config, error) {
 		c.Helper = []string{exe, HelperCommand}
 	}
 	return c, nil
+}
+
+// realPaths returns the paths made absolute with links resolved (missing ones kept clean), so
+// that the helper covers the folder itself whatever spelling was given.
+func realPaths(paths []string) []string {
+	out := make([]string, 0, len(paths))
+	for _, p := range paths {
+		if abs, err := filepath.Abs(p); err == nil {
+			p = abs
+		}
+		if real, err := filepath.EvalSymlinks(p); err == nil {
+			p = real
+		}
+		out = append(out, filepath.Clean(p))
+	}
+	return out
 }

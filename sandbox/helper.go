@@ -24,6 +24,7 @@ type helperOpts struct {
 	landlockABI    int
 	writable       multiFlag
 	mask           multiFlag
+	hide           multiFlag
 	prog           string
 	args           []string
 }
@@ -68,7 +69,8 @@ func parseHelper(args []string) (helperOpts, error) {
 	f.Uint64Var(&o.limits.FileSize, "fsize", Unlimited, "RLIMIT_FSIZE")
 	f.IntVar(&o.landlockABI, "landlock-abi", 0, "landlock ABI to use")
 	f.Var(&o.writable, "write", "extra writable dir")
-	f.Var(&o.mask, "mask", "path to hide")
+	f.Var(&o.mask, "mask", "path to hide (sockets, runtime dirs)")
+	f.Var(&o.hide, "hide", "path to hide (exo's home)")
 	if err := f.Parse(args); err != nil {
 		return o, fmt.Errorf("parse helper flags: %w", err)
 	}

@@ -95,7 +95,7 @@ func addFSRules(fd, abi int, writable []string) error {
 		return err
 	}
 	for _, w := range writable {
-		if err := addRule(fd, w, all); err != nil {
+		if err := addRuleNoLinks(fd, w, all); err != nil {
 			return err
 		}
 	}
@@ -133,6 +133,23 @@ func addRule(fd int, path string, rights uint64) error {
 	if err := unix.Fstat(pfd, &st); err == nil && st.Mode&unix.S_IFMT != unix.S_IFDIR {
 		rights &= fileRights
 	}
+	rule := unix.LandlockPathBeneathAttr{Allowed_access: rights, Parent_fd: int32(pfd)}
+	_, _, errno := unix.Syscall6(unix.SYS_LANDLOCK_ADD_RULE, uintptr(fd), unix.LANDLOCK_RULE_PATH_BENEATH,
+		uintptr(unsafe.Pointer(&rule)), 0, 0, 0)
+	if errno != 0 {
+		return fmt.Errorf("landlock rule for %s: %w", path, errno)
+	}
+	return nil
+}
+
+// addRuleNoLinks grants rights beneath the folder path, opened without following any link, so
+// a link swapped into the path of a writable folder cannot grant writes where it points.
+func addRuleNoLinks(fd int, path string, rights uint64) error {
+	pfd, err := openNoLinks(path, unix.O_PATH|unix.O_DIRECTORY)
+	if err != nil {
+		return fmt.Errorf("landlock rule for %s: %w", path, err)
+	}
+	defer unix.Close(pfd)
 	rule := unix.LandlockPathBeneathAttr{Allowed_access: rights, Parent_fd: int32(pfd)}
 	_, _, errno := unix.Syscall6(unix.SYS_LANDLOCK_ADD_RULE, uintptr(fd), unix.LANDLOCK_RULE_PATH_BENEATH,
 		uintptr(unsafe.Pointer(&rule)), 0, 0, 0)

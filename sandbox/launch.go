@@ -49,6 +49,9 @@ func helperArgs(cfg Config, e Enforcement) []string {
 		for _, m := range cfg.MaskPaths {
 			a = append(a, "--mask", m)
 		}
+		for _, h := range cfg.Hide {
+			a = append(a, "--hide", h)
+		}
 	}
 	for _, w := range cfg.ExtraWritable {
 		a = append(a, "--write", w)

@@ -12,9 +12,14 @@ import (
 )
 
 // setupMounts runs in the helper inside fresh user and mount namespaces: it mounts a
-// /proc that shows only the new PID namespace, binds the private tmp dir on /tmp and,
-// in FSMountNS mode, makes every mount read-only except
-// the writable dirs, /dev and /proc.
+// /proc that shows only the new PID namespace, binds the private tmp dir on /tmp, hides
+// exo's home and the masked paths (sockets, runtime dirs) under empty read-only tmpfs or
+// /dev/null, binds each writable dir back on its own path (nosuid, nodev), and in FSMountNS
+// mode makes every other mount read-only. Mounts go from the shallowest path to the deepest,
+// so a workspace inside a hidden folder shows again and a hidden folder inside the workspace
+// stays hidden. Every path is opened without following links: the private tmp dir and the
+// workspace are the agent's, and a link planted there must not lead the helper, which runs
+// with privilege over the namespace, to create or cover anything elsewhere.
 func setupMounts(o helperOpts) error {
 	if err := unix.Mount("", "/", "", unix.MS_REC|unix.MS_PRIVATE, ""); err != nil {
 		return fmt.Errorf("make mounts private: %w", err)
@@ -24,73 +29,30 @@ func setupMounts(o helperOpts) error {
 			return fmt.Errorf("mount /proc for the PID namespace: %w", err)
 		}
 	}
-	fds, err := openDirs(o.writable)
+	ops, err := mountPlan(o)
 	if err != nil {
 		return err
 	}
-	defer closeAll(fds)
-	if o.privateTmp {
-		if err := unix.Mount(o.tmp, "/tmp", "", unix.MS_BIND|unix.MS_REC, ""); err != nil {
-			return fmt.Errorf("bind %s on /tmp: %w", o.tmp, err)
+	defer closeOps(ops)
+	var covers []string
+	for _, op := range ops {
+		done, err := op.apply()
+		if err != nil {
+			return err
+		}
+		if done && op.kind == opCover {
+			covers = append(covers, op.target)
 		}
 	}
-	for i, w := range o.writable { // bind each writable dir on its own path, which may now be hidden under /tmp.
-		if err := os.MkdirAll(w, 0o755); err != nil {
-			return fmt.Errorf("recreate mount point %s: %w", w, err)
+	for _, c := range covers {
+		if err := unix.Mount("", c, "", unix.MS_REMOUNT|unix.MS_RDONLY|unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC, ""); err != nil {
+			return fmt.Errorf("make the cover of %s read-only: %w", c, err)
 		}
-		src := "/proc/self/fd/" + strconv.Itoa(fds[i])
-		if err := unix.Mount(src, w, "", unix.MS_BIND|unix.MS_REC, ""); err != nil {
-			return fmt.Errorf("bind %s: %w", w, err)
-		}
-	}
-	if err := maskPaths(o.mask); err != nil {
-		return err
 	}
 	if o.fs != FSMountNS {
 		return nil
 	}
 	return remountReadOnly(o.writable)
-}
-
-// maskPaths hides each existing path: an empty read-only tmpfs over a directory,
-// /dev/null over anything else (a socket cannot be connected to through it).
-func maskPaths(paths []string) error {
-	for _, p := range paths {
-		fi, err := os.Stat(p)
-		if err != nil {
-			continue
-		}
-		if fi.IsDir() {
-			err = unix.Mount("tmpfs", p, "tmpfs", unix.MS_RDONLY|unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC, "size=0")
-		} else {
-			err = unix.Mount("/dev/null", p, "", unix.MS_BIND, "")
-		}
-		if err != nil {
-			return fmt.Errorf("mask %s: %w", p, err)
-		}
-	}
-	return nil
-}
-
-// openDirs opens each dir with O_PATH so it stays reachable after /tmp is covered.
-func openDirs(dirs []string) ([]int, error) {
-	var fds []int
-	for _, d := range dirs {
-		fd, err := unix.Open(d, unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
-		if err != nil {
-			closeAll(fds)
-			return nil, fmt.Errorf("open writable dir %s: %w", d, err)
-		}
-		fds = append(fds, fd)
-	}
-	return fds, nil
-}
-
-// closeAll closes file descriptors, ignoring errors.
-func closeAll(fds []int) {
-	for _, fd := range fds {
-		unix.Close(fd)
-	}
 }
 
 // mountEntry is one line of /proc/self/mountinfo.

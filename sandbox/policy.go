@@ -24,6 +24,9 @@ type Enforcement struct {
 	// they cannot see exo or other processes, and a timeout can kill every process
 	// they started, daemons included.
 	PidNS bool
+	// HomeHidden is true when the Config.Hide folders (exo's home) are covered in the
+	// sandbox's mount namespace, so no path spelling reaches them.
+	HomeHidden bool
 	// Limits are the resource limits applied.
 	Limits Limits
 	// Unenforced lists, in words, what was wanted but is not enforced.
@@ -56,6 +59,9 @@ func (e Enforcement) String() string {
 	}
 	if !e.PidNS {
 		parts = append(parts, "processes: NOT ISOLATED")
+	}
+	if e.HomeHidden {
+		parts = append(parts, "exo's home: hidden")
 	}
 	parts = append(parts, fmt.Sprintf("limits: as=%s cpu=%s nproc=%s fsize=%s",
 		fmtLimit(e.Limits.AddressSpace, true), fmtLimit(e.Limits.CPUSeconds, false),
@@ -93,6 +99,10 @@ func plan(cfg Config, caps Capabilities) (Enforcement, error) {
 		}
 	}
 	e.PrivateTmp = caps.MountNS
+	e.HomeHidden = caps.MountNS && len(cfg.Hide) > 0
+	if len(cfg.Hide) > 0 && !caps.MountNS {
+		e.Unenforced = append(e.Unenforced, "hiding exo's home (no mount namespace: "+strings.Join(cfg.Hide, ", ")+" readable)")
+	}
 	e.PidNS = caps.PidNS
 	if !caps.PidNS {
 		e.Unenforced = append(e.Unenforced, "process isolation (no PID namespace: other processes, exo's included, are visible in /proc)")
