@@ -228,7 +228,8 @@ func RunDetached(dir string) error {
 	writeTask(dir, t)
 	done := make(chan sandbox.TaskInfo, 1)
 	cfg := sandbox.Config{Workspace: t.Workspace, TmpDir: filepath.Join(dir, "tmp"), Network: t.Network,
-		Fallback: sandbox.RunUnconfined, Artifacts: fileSink{taskOutput(dir)}}
+		Fallback: sandbox.RunUnconfined, Artifacts: fileSink{taskOutput(dir)},
+		Hide: []string{filepath.Dir(filepath.Dir(dir))}} // exo's home: dir is EXO_HOME/tasks/ID
 	tm, err := sandbox.NewTaskManager(cfg, sandbox.Probe(), func(ti sandbox.TaskInfo) { done <- ti })
 	if err != nil {
 		return finishDetached(dir, t, -1, err.Error())

@@ -81,7 +81,8 @@ func (h *Harness) cloneWorkspace(src *Session, dst, jid string) (string, error) 
 	err := os.MkdirAll(filepath.Dir(dst), 0o700)
 	kind := ""
 	if err == nil {
-		kind, err = sandbox.CloneWorkspace(src.Workspace, dst)
+		kind, err = sandbox.CloneWorkspace(src.Workspace, dst, sandbox.CloneOptions{
+			Caps: h.Capabilities(), Helper: h.opts.SandboxHelper, Hide: []string{h.Home()}})
 	}
 	if err != nil {
 		h.rollbackClone(journalEntry{ID: jid, Op: opForkClone, Dir: dst, Source: src.Workspace})

@@ -181,7 +181,11 @@ func DefaultEnforcement(caps sandbox.Capabilities) sandbox.Enforcement {
 		return sandbox.Enforcement{Unenforced: []string{"could not probe: " + err.Error()}}
 	}
 	defer os.RemoveAll(dir)
-	sh, err := sandbox.NewShell(sandbox.Config{Workspace: dir, TmpDir: filepath.Join(dir, "tmp"), Fallback: sandbox.RunUnconfined, Helper: []string{"true"}}, caps)
+	cfg := sandbox.Config{Workspace: dir, TmpDir: filepath.Join(dir, "tmp"), Fallback: sandbox.RunUnconfined, Helper: []string{"true"}}
+	if home, err := HomeDir(); err == nil {
+		cfg.Hide = []string{home}
+	}
+	sh, err := sandbox.NewShell(cfg, caps)
 	if err != nil {
 		return sandbox.Enforcement{Unenforced: []string{err.Error()}}
 	}

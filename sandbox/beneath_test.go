@@ -100,8 +100,9 @@ func TestDirWriteReplacesHardLink(t *testing.T) {
 }
 
 // swapLoop exchanges ws/name (a real folder) with ws/name.alt (a link to outside) atomically
-// and as fast as it can until stop is closed, as an agent racing exo would.
-func swapLoop(t *testing.T, ws, name, outside string, stop <-chan struct{}, swaps *atomic.Int64) {
+// and as fast as it can until the test ends, as an agent racing exo would; it returns the
+// number of swaps so far.
+func swapLoop(t *testing.T, ws, name, outside string) *atomic.Int64 {
 	t.Helper()
 	a, b := filepath.Join(ws, name), filepath.Join(ws, name+".alt")
 	if err := os.MkdirAll(a, 0o755); err != nil {
@@ -110,7 +111,10 @@ func swapLoop(t *testing.T, ws, name, outside string, stop <-chan struct{}, swap
 	if err := os.Symlink(outside, b); err != nil {
 		t.Fatal(err)
 	}
+	stop, done := make(chan struct{}), make(chan struct{})
+	var swaps atomic.Int64
 	go func() {
+		defer close(done)
 		for {
 			select {
 			case <-stop:
@@ -122,6 +126,8 @@ func swapLoop(t *testing.T, ws, name, outside string, stop <-chan struct{}, swap
 			}
 		}
 	}()
+	t.Cleanup(func() { close(stop); <-done })
+	return &swaps
 }
 
 // TestDirRaceSwappedFolder swaps a folder for a link to outside in a loop while exo writes,
@@ -130,9 +136,7 @@ func TestDirRaceSwappedFolder(t *testing.T) {
 	resolveModes(t, func(t *testing.T) {
 		d, ws, outside := plantedWorkspace(t)
 		os.WriteFile(filepath.Join(outside, "f"), []byte("outside secret"), 0o600)
-		stop := make(chan struct{})
-		var swaps atomic.Int64
-		swapLoop(t, ws, "d", outside, stop, &swaps)
+		swaps := swapLoop(t, ws, "d", outside)
 		deadline := time.Now().Add(400 * time.Millisecond)
 		n := 0
 		for ; time.Now().Before(deadline) || n < 200; n++ {
@@ -140,11 +144,9 @@ func TestDirRaceSwappedFolder(t *testing.T) {
 			d.MkdirAll("d/newdir/x", 0o755)
 			d.RemoveAll("d/newdir")
 			if b, err := d.ReadFile("d/f"); err == nil && bytes.Contains(b, []byte("outside")) {
-				close(stop)
 				t.Fatalf("read the outside file through the swapped folder")
 			}
 		}
-		close(stop)
 		if got, _ := os.ReadFile(filepath.Join(outside, "f")); string(got) != "outside secret" {
 			t.Fatalf("after %d swaps and %d rounds the outside file is %q", swaps.Load(), n, got)
 		}

@@ -19,5 +19,9 @@ func Command(cfg Config, caps Capabilities, prog string, args ...string) (*exec.
 	if err != nil {
 		return nil, enf, fmt.Errorf("confine %s: %w", prog, err)
 	}
-	return helperCmd(cfg, enf, cfg.Workspace, prog, args...), enf, nil
+	cmd, err := helperCmd(cfg, enf, cfg.Workspace, prog, args...)
+	if err != nil {
+		return nil, enf, fmt.Errorf("confine %s: %w", prog, err)
+	}
+	return cmd, enf, nil
 }

@@ -105,9 +105,13 @@ type Config struct {
 	Rows, Cols uint16
 }
 
-// DefaultMaskPaths are the Unix sockets and runtime dirs hidden from commands:
-// container engines, the system bus and the user's runtime dir (ssh-agent, session bus).
+// DefaultMaskPaths are the Unix sockets and runtime dirs hidden from commands: all of /run
+// (container engines, the system bus, databases' sockets, the user's runtime dir with
+// ssh-agent and the session bus), the system log socket, and the usual engine sockets should
+// /var/run not be a link to /run. Sockets bound elsewhere, the user's runtime dir and exo's
+// own daemon dir are added at start (see socketMasks).
 var DefaultMaskPaths = []string{
+	"/run", "/var/run", "/dev/log",
 	"/run/docker.sock", "/var/run/docker.sock", "/run/containerd", "/run/podman",
 	"/run/dbus", "/var/run/dbus", "/run/user",
 }
@@ -136,6 +140,7 @@ func (c Config) normalized() (Config, error) {
 	}
 	c.Limits = c.Limits.withDefaults()
 	c.Hide = realPaths(c.Hide)
+	c.ExtraWritable = realPaths(c.ExtraWritable) // the helper opens them refusing links
 	if c.MaskPaths == nil {
 		c.MaskPaths = DefaultMaskPaths
 	}

@@ -22,6 +22,19 @@
 //   - CloneWorkspace gives a forked session its own files; Watch reports changes
 //     between snapshots.
 //
+// The workspace and the sandbox's tmp dir are the agent's, so exo treats them as hostile:
+//
+//   - exo's own file access to them (file tools, the shell's command file, restores, fork
+//     copies) goes through Dir, which never follows a link (openat2 RESOLVE_BENEATH |
+//     RESOLVE_NO_SYMLINKS, else an O_NOFOLLOW walk), even one swapped in mid-operation;
+//   - every git command is built by one hardened function (no system or global config, no
+//     hooks, fsmonitor, filters, pagers or other configured commands), and git's worktree add
+//     for a fork runs under the helper, able to write only where it must;
+//   - inside, exo's home (Config.Hide) is covered by an empty tmpfs, /run, the runtime dir,
+//     exo's daemon dir and every bound socket outside are hidden, abstract sockets and signals
+//     are scoped (Landlock ABI 6), a seccomp filter refuses set-id files, binds are nosuid, and
+//     a pids cgroup caps processes for root too. Enforcement says which of these hold.
+//
 // The model text (Result.Output, TaskInfo.Output, artifacts) has every escape sequence
 // removed; the live streams keep SGR colours only. Output is processed as it streams,
 // so memory stays bounded whatever its size.

@@ -38,6 +38,14 @@ var hardenedConfig = []string{
 // global config, no prompts, no pager, no replace objects), the hardened -c overrides plus
 // g.neutral, and the shadow repository's GIT_DIR, work tree and index when set.
 func (g gitRunner) gitCommand(args ...string) *exec.Cmd {
+	cmd := exec.Command("git", g.argv(args...)...)
+	cmd.Dir = g.workTree
+	cmd.Env = g.env()
+	return cmd
+}
+
+// argv is git's arguments: the hardened overrides, g.neutral, then args.
+func (g gitRunner) argv(args ...string) []string {
 	argv := make([]string, 0, 2*(len(hardenedConfig)+len(g.neutral))+len(args))
 	for _, kv := range hardenedConfig {
 		argv = append(argv, "-c", kv)
@@ -45,10 +53,7 @@ func (g gitRunner) gitCommand(args ...string) *exec.Cmd {
 	for _, kv := range g.neutral {
 		argv = append(argv, "-c", kv)
 	}
-	cmd := exec.Command("git", append(argv, args...)...)
-	cmd.Dir = g.workTree
-	cmd.Env = g.env()
-	return cmd
+	return append(argv, args...)
 }
 
 // env is the environment of every git command: nothing of exo's own environment but PATH

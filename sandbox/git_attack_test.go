@@ -158,7 +158,7 @@ func TestGitNeverRunsRepositoryCode(t *testing.T) {
 		t.Fatal(err)
 	}
 	dst := filepath.Join(t.TempDir(), "fork")
-	kind, err := CloneWorkspace(ws, dst)
+	kind, err := CloneWorkspace(ws, dst, CloneOptions{Caps: testCaps()})
 	if err != nil || kind != KindWorktree {
 		t.Fatalf("fork: %s %v", kind, err)
 	}

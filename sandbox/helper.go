@@ -20,11 +20,15 @@ type helperOpts struct {
 	privateTmp     bool
 	denyTCP        bool
 	newProc        bool
+	noSetid        bool
+	cgroup         string
+	scope          bool
 	limits         Limits
 	landlockABI    int
 	writable       multiFlag
 	mask           multiFlag
 	hide           multiFlag
+	expose         multiFlag
 	prog           string
 	args           []string
 }
@@ -63,6 +67,9 @@ func parseHelper(args []string) (helperOpts, error) {
 	f.BoolVar(&o.privateTmp, "private-tmp", false, "bind the tmp dir on /tmp")
 	f.BoolVar(&o.denyTCP, "deny-tcp", false, "deny TCP connect and bind with landlock")
 	f.BoolVar(&o.newProc, "proc", false, "mount a /proc for the new PID namespace")
+	f.BoolVar(&o.noSetid, "no-setid", false, "refuse set-id files with a seccomp filter")
+	f.StringVar(&o.cgroup, "cgroup", "", "pids cgroup to join first")
+	f.BoolVar(&o.scope, "scope", false, "scope abstract unix sockets and signals with landlock")
 	f.Uint64Var(&o.limits.AddressSpace, "as", Unlimited, "RLIMIT_AS")
 	f.Uint64Var(&o.limits.CPUSeconds, "cpu", Unlimited, "RLIMIT_CPU")
 	f.Uint64Var(&o.limits.Processes, "nproc", Unlimited, "RLIMIT_NPROC")
@@ -71,6 +78,7 @@ func parseHelper(args []string) (helperOpts, error) {
 	f.Var(&o.writable, "write", "extra writable dir")
 	f.Var(&o.mask, "mask", "path to hide (sockets, runtime dirs)")
 	f.Var(&o.hide, "hide", "path to hide (exo's home)")
+	f.Var(&o.expose, "expose", "system file to show again inside a hidden path")
 	if err := f.Parse(args); err != nil {
 		return o, fmt.Errorf("parse helper flags: %w", err)
 	}
@@ -88,6 +96,11 @@ func parseHelper(args []string) (helperOpts, error) {
 // confineAndExec applies every confinement step in order and execs the program.
 func confineAndExec(o helperOpts) error {
 	runtime.LockOSThread() // Landlock and no_new_privs bind this thread, which execs.
+	if o.cgroup != "" {    // first, while /sys is as exo sees it: every process after this counts.
+		if err := joinCgroup(o.cgroup); err != nil {
+			return err
+		}
+	}
 	cwd, err := os.Getwd()
 	if err != nil {
 		return fmt.Errorf("get working dir: %w", err)
@@ -106,8 +119,13 @@ func confineAndExec(o helperOpts) error {
 	if err := dropCapabilities(); err != nil {
 		return err
 	}
-	if o.fs == FSLandlock || o.denyTCP {
+	if o.fs == FSLandlock || o.denyTCP || o.scope {
 		if err := applyLandlock(o); err != nil {
+			return err
+		}
+	}
+	if o.noSetid {
+		if err := applySeccomp(); err != nil {
 			return err
 		}
 	}

@@ -9,6 +9,9 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/fsnotify/fsnotify"
+	"golang.org/x/sys/unix"
 )
 
 // TestShellControlFilesNotFollowed: from inside the sandbox, the agent replaces the shell's
@@ -87,10 +90,7 @@ func TestRestoreRaceSwappedFolder(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	stop := make(chan struct{})
-	var swaps atomic.Int64
-	swapLoop(t, ws, "d", outside, stop, &swaps)
-	defer close(stop)
+	swaps := swapLoop(t, ws, "d", outside)
 	deadline := time.Now().Add(2 * time.Second)
 	n := 0
 	for ; time.Now().Before(deadline) || n < 10; n++ {
@@ -121,15 +121,12 @@ func TestCloneRaceSwappedFolder(t *testing.T) {
 			outside := t.TempDir()
 			write(t, outside, "victim.txt", "must survive\n")
 			write(t, ws, "d/f.txt", "inside\n")
-			stop := make(chan struct{})
-			var swaps atomic.Int64
-			swapLoop(t, ws, "d", outside, stop, &swaps)
-			defer close(stop)
+			swaps := swapLoop(t, ws, "d", outside)
 			deadline := time.Now().Add(time.Second)
 			n := 0
 			for ; time.Now().Before(deadline) || n < 5; n++ {
 				dst := filepath.Join(t.TempDir(), "fork")
-				CloneWorkspace(ws, dst)
+				CloneWorkspace(ws, dst, CloneOptions{Caps: testCaps()})
 				filepath.WalkDir(dst, func(p string, e fs.DirEntry, err error) error {
 					if err == nil && e.Name() == "victim.txt" {
 						t.Fatalf("clone %d copied %s from outside the workspace", n, p)
@@ -142,4 +139,60 @@ func TestCloneRaceSwappedFolder(t *testing.T) {
 			t.Logf("%d clones against %d swaps held", n, swaps.Load())
 		})
 	}
+}
+
+// TestForkRaceWorktreesLink forks a repository while another process keeps swapping its
+// .git/worktrees folder for a link to a folder outside (planting the link again whenever exo
+// removes it): git's worktree add, confined, never creates anything outside, not even for a
+// moment (an inotify watch on the outside folder sees every creation).
+func TestForkRaceWorktreesLink(t *testing.T) {
+	ws := newRepo(t)
+	outside := t.TempDir()
+	write(t, outside, "victim.txt", "must survive\n")
+	fsw, err := fsnotify.NewWatcher()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fsw.Close()
+	if err := fsw.Add(outside); err != nil {
+		t.Fatal(err)
+	}
+	a, b := filepath.Join(ws, ".git", "worktrees"), filepath.Join(ws, ".git", "worktrees.alt")
+	os.MkdirAll(a, 0o755)
+	stop, done := make(chan struct{}), make(chan struct{})
+	var swaps atomic.Int64
+	go func() {
+		defer close(done)
+		for n := 0; ; n++ {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			if fi, err := os.Lstat(b); err == nil && fi.IsDir() {
+				os.Rename(b, filepath.Join(ws, ".git", fmt.Sprintf("old-%d", n)))
+			}
+			os.Symlink(outside, b)
+			if unix.Renameat2(unix.AT_FDCWD, a, unix.AT_FDCWD, b, unix.RENAME_EXCHANGE) == nil {
+				swaps.Add(1)
+			}
+		}
+	}()
+	deadline := time.Now().Add(3 * time.Second)
+	n, made := 0, 0
+	for ; time.Now().Before(deadline) || n < 5; n++ {
+		dst := filepath.Join(t.TempDir(), "fork")
+		if _, err := CloneWorkspace(ws, dst, CloneOptions{Caps: testCaps()}); err == nil {
+			made++
+		}
+	}
+	close(stop)
+	<-done
+	select {
+	case ev := <-fsw.Events:
+		t.Fatalf("after %d forks against %d swaps, git wrote outside: %v", n, swaps.Load(), ev)
+	case <-time.After(200 * time.Millisecond):
+	}
+	checkOutsideIntact(t, outside, "after the forks")
+	t.Logf("%d forks (%d made) against %d swaps held", n, made, swaps.Load())
 }

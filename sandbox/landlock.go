@@ -65,7 +65,7 @@ func applyLandlock(o helperOpts) error {
 		attr.handledNet = unix.LANDLOCK_ACCESS_NET_BIND_TCP | unix.LANDLOCK_ACCESS_NET_CONNECT_TCP
 		size = unsafe.Offsetof(attr.scoped)
 	}
-	if abi >= 6 && o.fs == FSLandlock {
+	if abi >= landlockScopeABI && (o.fs == FSLandlock || o.scope) {
 		attr.scoped = unix.LANDLOCK_SCOPE_ABSTRACT_UNIX_SOCKET | unix.LANDLOCK_SCOPE_SIGNAL
 		size = unsafe.Sizeof(attr)
 	}
@@ -85,8 +85,11 @@ func applyLandlock(o helperOpts) error {
 	return nil
 }
 
-// landlockNetABI is the first Landlock ABI that handles TCP.
-const landlockNetABI = 4
+// The first Landlock ABIs that handle TCP, and that scope abstract sockets and signals.
+const (
+	landlockNetABI   = 4
+	landlockScopeABI = 6
+)
 
 // addFSRules grants reads everywhere, everything in the writable dirs, and the devices.
 func addFSRules(fd, abi int, writable []string) error {

@@ -15,16 +15,25 @@ const capSysAdmin = 21
 
 // helperCmd builds the command that runs prog with args confined by the helper,
 // in the namespaces the enforcement calls for; confinement itself happens in the child.
-func helperCmd(cfg Config, e Enforcement, dir string, prog string, args ...string) *exec.Cmd {
+// With a pids cgroup it makes the sandbox's cgroup, which the helper joins first; call
+// removeCgroup(cmd) once the command has exited.
+func helperCmd(cfg Config, e Enforcement, dir string, prog string, args ...string) (*exec.Cmd, error) {
 	argv := append([]string{}, cfg.Helper[1:]...)
 	argv = append(argv, helperArgs(cfg, e)...)
+	if e.PidsCgroup != "" {
+		cg, err := newPidsCgroup(e.PidsCgroup, e.Limits.Processes)
+		if err != nil {
+			return nil, err
+		}
+		argv = append(argv, "--cgroup", cg)
+	}
 	argv = append(argv, "--", prog)
 	argv = append(argv, args...)
 	cmd := exec.Command(cfg.Helper[0], argv...)
 	cmd.Dir = dir
 	cmd.Env = cleanEnv(os.Environ(), cfg.TmpDir, cfg.Env)
 	cmd.SysProcAttr = nsAttr(e)
-	return cmd
+	return cmd, nil
 }
 
 // helperArgs encodes the enforcement as helper flags.
@@ -34,7 +43,7 @@ func helperArgs(cfg Config, e Enforcement) []string {
 		"--workspace", cfg.Workspace, "--tmp", cfg.TmpDir, "--fs", string(e.Filesystem),
 		"--as", u(e.Limits.AddressSpace), "--cpu", u(e.Limits.CPUSeconds),
 		"--nproc", u(e.Limits.Processes), "--fsize", u(e.Limits.FileSize),
-		"--landlock-abi", strconv.Itoa(max(e.LandlockABI, tcpABI(e))),
+		"--landlock-abi", strconv.Itoa(max(e.LandlockABI, tcpABI(e), scopeABI(e))),
 	}
 	if e.PrivateTmp {
 		a = append(a, "--private-tmp")
@@ -45,12 +54,24 @@ func helperArgs(cfg Config, e Enforcement) []string {
 	if e.PidNS {
 		a = append(a, "--proc")
 	}
+	if e.NoSetid {
+		a = append(a, "--no-setid")
+	}
+	if e.Scoped {
+		a = append(a, "--scope")
+	}
 	if e.PrivateTmp { // a mount namespace exists, so masking is possible.
 		for _, m := range cfg.MaskPaths {
 			a = append(a, "--mask", m)
 		}
+		for _, m := range socketMasks(append([]string{cfg.Workspace, cfg.TmpDir}, cfg.ExtraWritable...)) {
+			a = append(a, "--mask", m)
+		}
 		for _, h := range cfg.Hide {
 			a = append(a, "--hide", h)
+		}
+		for _, f := range exposedTargets(append(append([]string{}, cfg.MaskPaths...), cfg.Hide...)) {
+			a = append(a, "--expose", f)
 		}
 	}
 	for _, w := range cfg.ExtraWritable {
@@ -82,6 +103,14 @@ func nsAttr(e Enforcement) *syscall.SysProcAttr {
 	}
 	attr.Cloneflags = flags
 	return attr
+}
+
+// scopeABI is the Landlock ABI needed to scope abstract sockets and signals, or 0.
+func scopeABI(e Enforcement) int {
+	if e.Scoped {
+		return landlockScopeABI
+	}
+	return 0
 }
 
 // tcpABI is the Landlock ABI needed to block TCP, or 0 when TCP is not blocked that way.

@@ -12,6 +12,9 @@ func TestMain(m *testing.M) {
 	if len(os.Args) > 1 && os.Args[1] == HelperCommand {
 		os.Exit(HelperMain(os.Args[2:]))
 	}
+	if len(os.Args) > 1 && os.Args[1] == probeCommand {
+		os.Exit(probeMain(os.Args[2:]))
+	}
 	os.Exit(m.Run())
 }
 

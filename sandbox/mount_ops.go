@@ -16,9 +16,10 @@ type opKind int
 
 // Helper mount kinds, in the order they apply at equal depth.
 const (
-	opTmp   opKind = iota // opTmp binds the private tmp dir on /tmp.
-	opCover               // opCover hides a path under an empty tmpfs or /dev/null.
-	opBind                // opBind binds a writable dir back on its own path.
+	opTmp    opKind = iota // opTmp binds the private tmp dir on /tmp.
+	opCover                // opCover hides a path under an empty tmpfs or /dev/null.
+	opBind                 // opBind binds a writable dir back on its own path.
+	opExpose               // opExpose binds a system file back, read-only, inside a cover.
 )
 
 // mountOp is one mount the helper makes.
@@ -53,6 +54,13 @@ func mountPlan(o helperOpts) ([]mountOp, error) {
 		}
 		ops = append(ops, mountOp{kind: opBind, target: filepath.Clean(w), src: fd})
 	}
+	for _, f := range o.expose {
+		fd, err := unix.Open(f, unix.O_PATH|unix.O_CLOEXEC, 0)
+		if err != nil {
+			continue // gone meanwhile: nothing to show.
+		}
+		ops = append(ops, mountOp{kind: opExpose, target: filepath.Clean(f), src: fd})
+	}
 	slices.SortStableFunc(ops, func(a, b mountOp) int {
 		if d := depth(a.target) - depth(b.target); d != 0 {
 			return d
@@ -81,9 +89,33 @@ func (op mountOp) apply() (done bool, err error) {
 		return true, bindNoSuid(op.src, op.target)
 	case opCover:
 		return cover(op.target)
+	case opExpose:
+		return true, bindFileReadOnly(op.src, op.target)
 	default:
 		return true, bindNoSuid(op.src, op.target)
 	}
+}
+
+// bindFileReadOnly binds the file src on target, read-only; target's folders and an empty
+// file to mount on are created inside the cover that hides the original.
+func bindFileReadOnly(src int, target string) error {
+	dir, err := mkdirNoLinks(filepath.Dir(target))
+	if err != nil {
+		return fmt.Errorf("expose %s: %w", target, err)
+	}
+	defer unix.Close(dir)
+	fd, err := unix.Openat(dir, filepath.Base(target), unix.O_CREAT|unix.O_RDONLY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0o644)
+	if err != nil {
+		return fmt.Errorf("expose %s: %w", target, err)
+	}
+	defer unix.Close(fd)
+	if err := unix.Mount(fdPath(src), fdPath(fd), "", unix.MS_BIND, ""); err != nil {
+		return fmt.Errorf("expose %s: %w", target, err)
+	}
+	if err := unix.Mount("", target, "", unix.MS_REMOUNT|unix.MS_BIND|unix.MS_RDONLY|unix.MS_NOSUID|unix.MS_NODEV, ""); err != nil {
+		return fmt.Errorf("expose %s read-only: %w", target, err)
+	}
+	return nil
 }
 
 // cover hides target: an empty tmpfs over a folder (read-only once the binds below it are

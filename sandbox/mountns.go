@@ -58,7 +58,7 @@ func setupMounts(o helperOpts) error {
 // mountEntry is one line of /proc/self/mountinfo.
 type mountEntry struct {
 	point, fstype string
-	opts          []string
+	opts, super   []string
 }
 
 // remountReadOnly remounts every mount read-only except those under keep, /tmp, /dev and /proc,
@@ -70,7 +70,8 @@ func remountReadOnly(keep []string) error {
 	}
 	keep = append(keep, "/tmp", "/dev", "/proc", "/sys")
 	for _, m := range mounts {
-		if underAny(m.point, keep) || hasOpt(m.opts, "ro") {
+		cgroupfs := m.fstype == "cgroup" || m.fstype == "cgroup2" // the pids cap must not be undone
+		if (underAny(m.point, keep) && !cgroupfs) || hasOpt(m.opts, "ro") {
 			continue
 		}
 		flags := uintptr(unix.MS_REMOUNT | unix.MS_BIND | unix.MS_RDONLY)
@@ -97,7 +98,11 @@ func readMountInfo() ([]mountEntry, error) {
 		if len(fields) < 6 || sep < 0 || sep+1 >= len(fields) {
 			continue
 		}
-		out = append(out, mountEntry{point: unescapeMount(fields[4]), fstype: fields[sep+1], opts: strings.Split(fields[5], ",")})
+		e := mountEntry{point: unescapeMount(fields[4]), fstype: fields[sep+1], opts: strings.Split(fields[5], ",")}
+		if sep+3 < len(fields) {
+			e.super = strings.Split(fields[sep+3], ",")
+		}
+		out = append(out, e)
 	}
 	if err := sc.Err(); err != nil {
 		return nil, fmt.Errorf("read mountinfo: %w", err)

@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"fmt"
+	"os"
 	"strings"
 )
 
@@ -27,6 +28,17 @@ type Enforcement struct {
 	// HomeHidden is true when the Config.Hide folders (exo's home) are covered in the
 	// sandbox's mount namespace, so no path spelling reaches them.
 	HomeHidden bool
+	// SocketsHidden is true when unix socket files outside the writable dirs are hidden in the
+	// mount namespace (/run, the runtime dir, exo's daemon dir and every socket bound at start).
+	SocketsHidden bool
+	// Scoped is true when Landlock scopes abstract unix sockets and signals to the sandbox.
+	Scoped bool
+	// PidsCgroup is the cgroup folder under which each sandbox gets its own pids.max (its
+	// Limits.Processes), which binds root; "" when only RLIMIT_NPROC applies.
+	PidsCgroup string
+	// NoSetid is true when a seccomp filter refuses to create set-id files (and io_uring),
+	// on top of nosuid mounts and no_new_privs.
+	NoSetid bool
 	// Limits are the resource limits applied.
 	Limits Limits
 	// Unenforced lists, in words, what was wanted but is not enforced.
@@ -63,7 +75,20 @@ func (e Enforcement) String() string {
 	if e.HomeHidden {
 		parts = append(parts, "exo's home: hidden")
 	}
-	parts = append(parts, fmt.Sprintf("limits: as=%s cpu=%s nproc=%s fsize=%s",
+	switch {
+	case e.SocketsHidden && (e.Scoped || e.NetworkIsolated):
+		parts = append(parts, "unix sockets outside: hidden")
+	case e.SocketsHidden:
+		parts = append(parts, "unix sockets outside: files hidden, abstract ones reachable")
+	}
+	if e.NoSetid {
+		parts = append(parts, "set-id files: refused (seccomp)")
+	}
+	nproc := "nproc"
+	if e.PidsCgroup != "" {
+		nproc = "pids (cgroup)"
+	}
+	parts = append(parts, fmt.Sprintf("limits: as=%s cpu=%s "+nproc+"=%s fsize=%s",
 		fmtLimit(e.Limits.AddressSpace, true), fmtLimit(e.Limits.CPUSeconds, false),
 		fmtLimit(e.Limits.Processes, false), fmtLimit(e.Limits.FileSize, true)))
 	if len(e.Unenforced) > 0 {
@@ -104,6 +129,19 @@ func plan(cfg Config, caps Capabilities) (Enforcement, error) {
 		e.Unenforced = append(e.Unenforced, "hiding exo's home (no mount namespace: "+strings.Join(cfg.Hide, ", ")+" readable)")
 	}
 	e.PidNS = caps.PidNS
+	e.SocketsHidden = caps.MountNS
+	e.Scoped = caps.LandlockABI >= landlockScopeABI
+	if !caps.MountNS {
+		e.Unenforced = append(e.Unenforced, "unix sockets outside the workspace (no mount namespace to hide them)")
+	}
+	e.PidsCgroup = caps.PidsCgroup
+	if caps.PidsCgroup == "" && os.Geteuid() == 0 {
+		e.Unenforced = append(e.Unenforced, "process count for root (no writable pids cgroup; RLIMIT_NPROC does not bind root)")
+	}
+	e.NoSetid = caps.Seccomp
+	if !caps.Seccomp {
+		e.Unenforced = append(e.Unenforced, "set-id files (no seccomp filter: a program made in the workspace could be given the set-user-id bit)")
+	}
 	if !caps.PidNS {
 		e.Unenforced = append(e.Unenforced, "process isolation (no PID namespace: other processes, exo's included, are visible in /proc)")
 	}

@@ -19,6 +19,9 @@ type Capabilities struct {
 	MountNS     bool     // MountNS is true when a mount namespace can be created with a user namespace.
 	PidNS       bool     // PidNS is true when a PID namespace can be created with user and mount namespaces.
 	LandlockABI int      // LandlockABI is the Landlock ABI version, 0 when unavailable.
+	Seccomp     bool     // Seccomp is true when the filter refusing set-id files installs and works.
+	Openat2     bool     // Openat2 is true when exo's own file access resolves paths with openat2.
+	PidsCgroup  string   // PidsCgroup is the cgroup folder under which sandboxes get a pids.max (binding root), "" when none is writable.
 	Rlimits     bool     // Rlimits is true when resource limits can be read and set.
 	Git         string   // Git is the output of git --version, empty when git is missing.
 	Errors      []string // Errors explains each failed probe.
@@ -39,6 +42,14 @@ func Probe() Capabilities {
 	c.MountNS = c.UserNS && tryClone(syscall.CLONE_NEWUSER|syscall.CLONE_NEWNS, &c)
 	c.PidNS = c.MountNS && tryClone(syscall.CLONE_NEWUSER|syscall.CLONE_NEWNS|syscall.CLONE_NEWPID, &c)
 	c.LandlockABI = landlockABI()
+	var why string
+	if c.Seccomp, why = probeSeccomp(); why != "" {
+		c.Errors = append(c.Errors, why)
+	}
+	c.Openat2 = HasOpenat2()
+	if c.PidsCgroup, why = pidsCgroupBase(); why != "" {
+		c.Errors = append(c.Errors, why)
+	}
 	var rl unix.Rlimit
 	c.Rlimits = unix.Getrlimit(unix.RLIMIT_AS, &rl) == nil
 	if out, err := exec.Command("git", "--version").Output(); err == nil {
@@ -59,12 +70,16 @@ func (c Capabilities) String() string {
 	if c.LandlockABI > 0 {
 		ll = fmt.Sprintf("ABI %d", c.LandlockABI)
 	}
+	pids := "no (RLIMIT_NPROC only, which does not bind root)"
+	if c.PidsCgroup != "" {
+		pids = "pids.max under " + c.PidsCgroup
+	}
 	git := c.Git
 	if git == "" {
 		git = "missing"
 	}
-	return fmt.Sprintf("pty: %s\nuser namespaces: %s\nnetwork namespaces: %s\nmount namespaces: %s\npid namespaces: %s\nlandlock: %s\nrlimits: %s\ngit: %s\n",
-		yes(c.PTY), yes(c.UserNS), yes(c.NetNS), yes(c.MountNS), yes(c.PidNS), ll, yes(c.Rlimits), git)
+	return fmt.Sprintf("pty: %s\nuser namespaces: %s\nnetwork namespaces: %s\nmount namespaces: %s\npid namespaces: %s\nlandlock: %s\nrlimits: %s\nseccomp (no set-id files): %s\nopenat2 (exo's own file access): %s\nprocess cap binding root: %s\ngit: %s\n",
+		yes(c.PTY), yes(c.UserNS), yes(c.NetNS), yes(c.MountNS), yes(c.PidNS), ll, yes(c.Rlimits), yes(c.Seccomp), yes(c.Openat2), pids, git)
 }
 
 // tryClone starts /bin/true (or the test binary's shell) in new namespaces to see whether the kernel allows it.

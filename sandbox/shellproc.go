@@ -36,11 +36,15 @@ func startShell(cfg Config, enf Enforcement, prog string) (*shellProc, error) {
 	if err != nil {
 		return nil, err
 	}
-	cmd := helperCmd(cfg, enf, cfg.Workspace, prog, args...)
+	cmd, err := helperCmd(cfg, enf, cfg.Workspace, prog, args...)
+	if err != nil {
+		return nil, fmt.Errorf("start shell in %s: %w", cfg.Workspace, err)
+	}
 	if !p.bash {
 		cmd.Env = append(cmd.Env, "ENV="+p.initFile())
 	}
 	if err := p.spawn(cmd, cfg.Rows, cfg.Cols); err != nil {
+		removeCgroup(cmd)
 		return nil, fmt.Errorf("start shell in %s: %w", cfg.Workspace, err)
 	}
 	if err := p.waitReady(ready); err != nil {
@@ -239,6 +243,7 @@ func (p *shellProc) teardown() {
 		p.cmd.Process.Kill()
 		<-p.exited
 		killTree(pid)
+		removeCgroup(p.cmd)
 		p.ptm.Close()
 		<-p.readEnd
 	})

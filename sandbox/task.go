@@ -117,7 +117,10 @@ func (m *TaskManager) spawn(id, command string, opts TaskOptions) (*task, error)
 	if err != nil {
 		shell = "/bin/sh"
 	}
-	cmd := helperCmd(m.cfg, m.enf, dir, shell, "-c", command)
+	cmd, err := helperCmd(m.cfg, m.enf, dir, shell, "-c", command)
+	if err != nil {
+		return nil, err
+	}
 	cmd.SysProcAttr.Setsid = true
 	r, w, err := os.Pipe()
 	if err != nil {
@@ -132,6 +135,7 @@ func (m *TaskManager) spawn(id, command string, opts TaskOptions) (*task, error)
 		t.art, t.artErr = m.cfg.Artifacts.NewArtifact(name)
 	}
 	if err := cmd.Start(); err != nil {
+		removeCgroup(cmd)
 		r.Close()
 		w.Close()
 		if t.art != nil {

@@ -96,6 +96,7 @@ func (t *task) supervise(timeout time.Duration, onDone func(TaskInfo)) {
 	case <-time.After(drainWait):
 	}
 	killGroup(t.pid) // whatever the task left behind belongs to it.
+	removeCgroup(t.proc)
 	t.out.Close()
 	<-t.readEnd
 	t.finish()

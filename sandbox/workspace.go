@@ -26,7 +26,7 @@ const (
 // src is the agent's workspace, so it is treated as hostile: git runs hardened (no hook,
 // filter or other configured command of the repository runs), files are read beneath src
 // and written beneath dst without following any link, and a .git that is a link is not used.
-func CloneWorkspace(src, dst string) (string, error) {
+func CloneWorkspace(src, dst string, opts CloneOptions) (string, error) {
 	src, err := filepath.EvalSymlinks(src)
 	if err != nil {
 		return "", fmt.Errorf("clone workspace %s: %w", src, err)
@@ -35,7 +35,7 @@ func CloneWorkspace(src, dst string) (string, error) {
 		return "", fmt.Errorf("clone workspace to %s: already exists", dst)
 	}
 	if g, ok := repoTop(src); ok {
-		if err := cloneWorktree(g, src, dst); err != nil {
+		if err := cloneWorktree(g, src, dst, opts); err != nil {
 			return "", fmt.Errorf("clone workspace %s: %w", src, err)
 		}
 		return KindWorktree, nil
@@ -79,8 +79,8 @@ func repoTop(dir string) (gitRunner, bool) {
 }
 
 // cloneWorktree adds a detached worktree and replays uncommitted changes onto it.
-func cloneWorktree(g gitRunner, src, dst string) error {
-	if _, err := g.run(nil, "worktree", "add", "--quiet", "--detach", dst, "HEAD"); err != nil {
+func cloneWorktree(g gitRunner, src, dst string, opts CloneOptions) error {
+	if err := addWorktree(g, src, dst, opts); err != nil {
 		return err
 	}
 	failpoint.Hit("clone.after-worktree")

@@ -15,7 +15,7 @@ func TestCloneWorkspaceGitMatchesCurrentFiles(t *testing.T) {
 	write(t, src, "untracked/new.txt", "untracked\n")
 	before := userState(t, src)
 	dst := filepath.Join(t.TempDir(), "fork")
-	kind, err := CloneWorkspace(src, dst)
+	kind, err := CloneWorkspace(src, dst, CloneOptions{Caps: testCaps()})
 	if err != nil || kind != KindWorktree {
 		t.Fatalf("clone: %q %v", kind, err)
 	}
@@ -51,7 +51,7 @@ func TestCloneWorkspacePlainDirCopies(t *testing.T) {
 	os.Symlink("a.txt", filepath.Join(src, "link"))
 	os.Chmod(filepath.Join(src, "a.txt"), 0o755)
 	dst := filepath.Join(t.TempDir(), "fork")
-	kind, err := CloneWorkspace(src, dst)
+	kind, err := CloneWorkspace(src, dst, CloneOptions{Caps: testCaps()})
 	if err != nil || (kind != KindReflink && kind != KindCopy) {
 		t.Fatalf("clone: %q %v", kind, err)
 	}
