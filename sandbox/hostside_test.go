@@ -196,3 +196,36 @@ func TestForkRaceWorktreesLink(t *testing.T) {
 	checkOutsideIntact(t, outside, "after the forks")
 	t.Logf("%d forks (%d made) against %d swaps held", n, made, swaps.Load())
 }
+
+// TestSnapshotRaceSwappedFolder snapshots in a loop while another process keeps swapping a
+// folder of decoys for a link to a folder of secrets with the same names (exo's home, say):
+// no snapshot ever holds a secret, though git reads the workspace unconfined.
+func TestSnapshotRaceSwappedFolder(t *testing.T) {
+	ws := newRepo(t)
+	outside := t.TempDir()
+	const rounds = 40
+	for i := range rounds {
+		write(t, outside, fmt.Sprintf("k%02d", i), "OUTSIDE-SECRET\n")
+	}
+	snap, err := NewSnapshotter(ws, ShadowDir(t.TempDir(), ws), SnapshotOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { snap.Close() })
+	swaps := swapLoop(t, ws, "d", outside)
+	for i := range rounds {
+		for _, dir := range []string{"d", "d.alt"} { // the decoy goes in whichever is the folder now
+			if fi, err := os.Lstat(filepath.Join(ws, dir)); err == nil && fi.IsDir() {
+				os.WriteFile(filepath.Join(ws, dir, fmt.Sprintf("k%02d", i)), []byte("decoy\n"), 0o644)
+			}
+		}
+		s, err := snap.Snapshot()
+		if err != nil {
+			continue
+		}
+		if out, _ := snap.git.run(nil, "grep", "-l", "OUTSIDE-SECRET", s.Commit); len(out) > 0 {
+			t.Fatalf("round %d (%d swaps): a snapshot holds a file from outside: %s", i, swaps.Load(), out)
+		}
+	}
+	t.Logf("%d snapshots against %d swaps held", rounds, swaps.Load())
+}

@@ -2,8 +2,6 @@ package sandbox
 
 import (
 	"fmt"
-	"os"
-	"runtime"
 	"unsafe"
 
 	"golang.org/x/sys/unix"
@@ -148,38 +146,21 @@ func applySeccomp() error {
 	return nil
 }
 
-// probeSeccomp reports whether the set-id filter can be installed and refuses what it should:
-// it installs it on a locked thread that then ends (taking the filter with it) and checks that
-// giving a temporary file the set-user-id bit fails.
+// probeSeccomp reports whether the kernel can install the set-id filter: seccomp filters
+// with the errno action are available and the filter builds for this architecture. Nothing is
+// installed in exo's own process (a thread ended to drop a filter would take the children it
+// started with Pdeathsig along); the helper fails loudly if the install itself is refused.
 func probeSeccomp() (bool, string) {
 	if seccompAuditArch == 0 {
 		return false, "seccomp: no filter for this architecture"
 	}
-	f, err := os.CreateTemp("", "exo-seccomp-")
-	if err != nil {
-		return false, fmt.Sprintf("seccomp: %v", err)
+	if _, err := setidFilter(); err != nil {
+		return false, err.Error()
 	}
-	f.Close()
-	defer os.Remove(f.Name())
-	res := make(chan error, 1)
-	go func() {
-		runtime.LockOSThread() // never unlocked: the thread ends with the goroutine.
-		if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
-			res <- err
-			return
-		}
-		if err := applySeccomp(); err != nil {
-			res <- err
-			return
-		}
-		if err := unix.Fchmodat(unix.AT_FDCWD, f.Name(), 0o4755, 0); err != unix.EPERM {
-			res <- fmt.Errorf("the filter let chmod u+s through (%v)", err)
-			return
-		}
-		res <- nil
-	}()
-	if err := <-res; err != nil {
-		return false, fmt.Sprintf("seccomp: %v", err)
+	action := uint32(unix.SECCOMP_RET_ERRNO)
+	const getActionAvail = 2 // SECCOMP_GET_ACTION_AVAIL
+	if _, _, e := unix.Syscall(unix.SYS_SECCOMP, getActionAvail, 0, uintptr(unsafe.Pointer(&action))); e != 0 {
+		return false, fmt.Sprintf("seccomp: filters unavailable: %v", e)
 	}
 	return true, ""
 }

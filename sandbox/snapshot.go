@@ -153,7 +153,7 @@ func (s *Snapshotter) writeExcludes() error {
 	for _, d := range s.opts.SkipDirs {
 		fmt.Fprintf(&b, "%s/\n", d)
 	}
-	if own, err := os.ReadFile(filepath.Join(s.git.workTree, ".git", "info", "exclude")); err == nil {
+	if own, err := readWorkspaceExclude(s.git.workTree); err == nil {
 		b.Write(own)
 	}
 	info := filepath.Join(s.git.gitDir, "info")

@@ -157,3 +157,14 @@ func putEntry(d *Dir, e treeEntry, content io.Reader) error {
 		return d.ReplaceFile(e.path, content, fs.FileMode(0o644))
 	}
 }
+
+// readWorkspaceExclude reads the workspace repository's .git/info/exclude (bounded) without
+// following links: the agent could point it at exo's key.
+func readWorkspaceExclude(ws string) ([]byte, error) {
+	d, err := OpenDir(ws)
+	if err != nil {
+		return nil, err
+	}
+	defer d.Close()
+	return d.ReadFileLimit(".git/info/exclude", 1<<20)
+}

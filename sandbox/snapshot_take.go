@@ -101,6 +101,7 @@ func (s *Snapshotter) stage() (staged, error) {
 	}
 	st := staged{exact: true}
 	var paths bytes.Buffer
+	var stagedPaths []string
 	for _, e := range bytes.Split(out, []byte{0}) {
 		if len(e) < 4 {
 			continue
@@ -115,10 +116,14 @@ func (s *Snapshotter) stage() (staged, error) {
 		st.note(x, y, p)
 		paths.WriteString(p)
 		paths.WriteByte(0)
+		stagedPaths = append(stagedPaths, p)
 	}
 	st.settle()
 	if paths.Len() > 0 {
 		if _, err := s.git.run(&paths, "update-index", "--add", "--remove", "--replace", "-z", "--stdin"); err != nil {
+			return staged{}, err
+		}
+		if err := s.verifyStaged(stagedPaths); err != nil {
 			return staged{}, err
 		}
 	}
