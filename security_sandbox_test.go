@@ -23,12 +23,16 @@ func defaultHome(t *testing.T) (home, ws string) {
 	t.Cleanup(func() { os.RemoveAll(home) })
 	ws = filepath.Join(home, "project")
 	os.MkdirAll(ws, 0o755)
+	os.Mkdir(filepath.Join(home, "run"), 0o700) // XDG_RUNTIME_DIR: the daemon's socket, outside /tmp
 	return home, ws
 }
 
 // exoAt runs exo in dir with HOME=home and EXO_HOME unset, so exo's home is ~/.exo.
 func exoAt(t *testing.T, home, dir string, args ...string) (string, string, int) {
 	t.Helper()
+	if _, seen := daemonHomes.LoadOrStore(t.Name()+"\x00"+home, true); !seen {
+		t.Cleanup(func() { exoAt(t, home, dir, "daemon", "stop") })
+	}
 	cmd := exec.Command(exoBin, args...)
 	cmd.Dir = dir
 	for _, kv := range os.Environ() {
@@ -36,7 +40,7 @@ func exoAt(t *testing.T, home, dir string, args ...string) (string, string, int)
 			cmd.Env = append(cmd.Env, kv)
 		}
 	}
-	cmd.Env = append(cmd.Env, "HOME="+home, "TEST_KEY="+secretValue)
+	cmd.Env = append(cmd.Env, "HOME="+home, "TEST_KEY="+secretValue, "XDG_RUNTIME_DIR="+filepath.Join(home, "run"))
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	err := cmd.Run()
@@ -91,9 +95,14 @@ func TestExoHomeUnreachableE2E(t *testing.T) {
 			probe.WriteString("cat " + spelling + "/" + f + " >/dev/null 2>&1 && echo READ:" + spelling + "/" + f + " || echo held\n")
 		}
 	}
+	socks, _ := filepath.Glob(filepath.Join(home, "run", "exo", "*.sock"))
+	if len(socks) == 0 {
+		t.Fatal("no daemon socket in $XDG_RUNTIME_DIR/exo: the socket probe would prove nothing")
+	}
+	probe.WriteString("test -S " + socks[0] + " && echo DAEMON-SOCKET-VISIBLE; ls -A " + filepath.Join(home, "run") + "\n")
 	out, _, _ := exoAt(t, home, ws, "exec", id, "--", probe.String())
-	if strings.Contains(out, "READ:") || strings.Count(out, "held") != tried {
-		t.Fatalf("exo exec reached exo's home:\n%s", out)
+	if strings.Contains(out, "READ:") || strings.Count(out, "held") != tried || strings.Contains(out, "DAEMON-SOCKET") || strings.Contains(out, "exo\n") {
+		t.Fatalf("exo exec reached exo's home or its daemon's socket:\n%s", out)
 	}
 	t.Logf("exo's home at ~/.exo: %d spellings tried through exo exec, plus 5 through the agent", tried)
 }
