@@ -45,23 +45,26 @@ func TestInterruptKillsTheRunningTool(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	ch, stop := f.h.Subscribe(256)
 	defer stop()
+	cancelled := make(chan time.Time, 1)
 	go func() {
 		for n := range ch {
 			for _, e := range n.Events {
 				if e.Type == harness.TypeToolStarted {
 					time.Sleep(300 * time.Millisecond)
+					cancelled <- time.Now()
 					cancel()
 					return
 				}
 			}
 		}
 	}()
-	start := time.Now()
 	res, err := x.Prompt(ctx, f.s.ID, "sleep a while", "test")
 	if err != nil || !res.Cancelled {
 		t.Fatalf("interrupted turn: %v %+v", err, res)
 	}
-	if took := time.Since(start); took > 15*time.Second {
+	// Measured from the interrupt, not from the start: claude's own start-up under a loaded
+	// machine is not what this test is about.
+	if took := time.Since(<-cancelled); took > 10*time.Second {
 		t.Fatalf("the interrupt took %s", took)
 	}
 	evs := f.events(t, f.s.ID)
