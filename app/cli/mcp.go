@@ -17,7 +17,7 @@ func mcpCmd(e *env) *cobra.Command {
 		Use:   "mcp",
 		Short: "Manage MCP servers (.mcp.json in the project, mcp.json in the user's exo config folder)",
 	}
-	cmd.AddCommand(mcpAddCmd(e), mcpLsCmd(e), mcpRmCmd(e))
+	cmd.AddCommand(mcpAddCmd(e), mcpLsCmd(e), mcpRmCmd(e), mcpServeCmd(e))
 	return cmd
 }
 

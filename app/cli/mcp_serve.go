@@ -1,0 +1,47 @@
+package cli
+
+import (
+	"context"
+	"io"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/spf13/cobra"
+
+	"exo/harness/api"
+	"exo/harness/mcpserve"
+)
+
+// mcpServeCmd is `exo mcp serve`: exo's sessions as an MCP server on stdin/stdout.
+func mcpServeCmd(e *env) *cobra.Command {
+	return &cobra.Command{
+		Use:   "serve",
+		Short: "Serve exo's sessions to other agents over MCP (stdio): list, read, fork, rewind, run turns, exec, drift",
+		Long: "Speaks MCP on stdin and stdout; add it to an MCP client as a stdio server running 'exo mcp serve', e.g.\n" +
+			"  claude mcp add exo -- exo mcp serve\n" +
+			"It is a client of exo's daemon like every exo command: what the other agent does is recorded in the sessions'\n" +
+			"logs and shows in the exo app; approvals are answered in the app, never by the other agent.",
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			ctx, stop := signalContext()
+			defer stop()
+			c, err := e.connect(ctx)
+			if err != nil {
+				return err
+			}
+			defer c.Close()
+			return e.mcpServe(ctx, c)
+		},
+	}
+}
+
+// mcpServe runs the MCP server on the command's stdin and stdout until the client leaves.
+func (e *env) mcpServe(ctx context.Context, c api.Client) error {
+	t := &sdk.IOTransport{Reader: io.NopCloser(e.stdin), Writer: nopWriteCloser{e.stdout}}
+	return mcpserve.Serve(ctx, c, mcpserve.Options{Version: version(""), Workspace: cwd()}, t)
+}
+
+// nopWriteCloser is a writer whose Close does nothing (stdout stays the process's).
+type nopWriteCloser struct{ io.Writer }
+
+// Close does nothing.
+func (nopWriteCloser) Close() error { return nil }
