@@ -162,12 +162,12 @@ func TestLooseKeyFileIsRefused(t *testing.T) {
 
 func TestNamesAreValidated(t *testing.T) {
 	v, _ := newTestVault(t)
-	for _, bad := range []string{"", "a b", "../x", "é", "a/b", strings.Repeat("x", 129)} {
+	for _, bad := range []string{"", "a b", "../x", "é", "a/b", "x\n", "x\x00", strings.Repeat("x", 129)} {
 		if err := v.Set(bad, []byte("value-value")); !errors.Is(err, ErrBadName) {
 			t.Errorf("Set(%q) = %v", bad, err)
 		}
 	}
-	for _, good := range []string{"OPENAI_API_KEY", "gh.token-2", "x"} {
+	for _, good := range []string{"OPENAI_API_KEY", "gh.token-2", "x", strings.Repeat("x", 128)} {
 		if err := v.Set(good, []byte("value-value")); err != nil {
 			t.Errorf("Set(%q) = %v", good, err)
 		}
