@@ -53,6 +53,31 @@ func TestBashThroughExoAndEveryStepIsAnEvent(t *testing.T) {
 	if bytes.Contains(environ, []byte(sealedKey)) || bytes.Contains(environ, []byte("IS_SANDBOX")) {
 		t.Fatalf("codex's environment: %q", environ)
 	}
+	noKeyUnder(t, ss.Dirs.Root)
+}
+
+// noKeyUnder fails when any file under dir (Codex's HOME, CODEX_HOME with its config, SQLite
+// state, rollouts and logs, its temp folder) holds the sealed key's bytes.
+func noKeyUnder(t *testing.T, dir string) {
+	t.Helper()
+	n := 0
+	err := filepath.WalkDir(dir, func(path string, d os.DirEntry, err error) error {
+		if err != nil || !d.Type().IsRegular() {
+			return err
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		n++
+		if bytes.Contains(b, []byte(sealedKey)) {
+			t.Errorf("%s holds the sealed key", path)
+		}
+		return nil
+	})
+	if err != nil || n < 3 {
+		t.Fatalf("searched %d files under %s: %v", n, dir, err)
+	}
 }
 
 func TestForkGivesCodexTheHistoryUpToTheEvent(t *testing.T) {
@@ -140,6 +165,12 @@ func TestNativePatchSnapshottedAndUndoneByRewind(t *testing.T) {
 			at = e.Seq
 		}
 	}
+	for i, r := range f.srv.Calls() {
+		if bytes.Contains(r.Body, []byte(sealedKey)) {
+			t.Fatalf("call %d body holds the key", i)
+		}
+	}
+	noKeyUnder(t, x.Session(f.s.ID).Dirs.Root)
 	if _, err := f.h.Rewind(f.s.ID, at); err != nil {
 		t.Fatal(err)
 	}
