@@ -1,5 +1,5 @@
 // Package executors looks exo's executors up by name: exo's own ("default") and the external
-// agents exo can drive (claude-code). The CLI, the app and the daemon open one with Open and run
+// agents exo can drive (claude-code, codex, any ACP agent as acp:COMMAND [ARGS]). The CLI, the app and the daemon open one with Open and run
 // turns through the Runner it returns, whatever executor it is.
 package executors
 
@@ -7,9 +7,11 @@ import (
 	"context"
 	"fmt"
 	"sort"
+	"strings"
 
 	"exo/harness"
 	"exo/harness/executor"
+	"exo/harness/extexec/acp"
 	"exo/harness/extexec/claude"
 	"exo/harness/extexec/codex"
 )
@@ -33,8 +35,8 @@ type Options struct {
 // Default is the name of exo's own executor.
 const Default = harness.DefaultExecutorName
 
-// Names lists the executors exo knows, exo's own first.
-func Names() []string { return []string{Default, claude.Name, codex.Name} }
+// Names lists the executors exo knows, exo's own first (and any ACP agent as acp:COMMAND).
+func Names() []string { return []string{Default, claude.Name, codex.Name, acp.Prefix + "COMMAND"} }
 
 // Open returns the executor named name ("" is exo's own).
 func Open(h *harness.Harness, name string, o Options) (Runner, error) {
@@ -45,6 +47,13 @@ func Open(h *harness.Harness, name string, o Options) (Runner, error) {
 		return claude.New(h, claude.Options{Exec: o.Exec, NativeTools: o.NativeTools})
 	case codex.Name:
 		return codex.New(h, codex.Options{Exec: o.Exec, NativeTools: o.NativeTools})
+	}
+	if strings.HasPrefix(name, acp.Prefix) {
+		cmd, err := acp.Parse(name)
+		if err != nil {
+			return nil, err
+		}
+		return acp.New(h, acp.Options{Exec: o.Exec, Command: cmd})
 	}
 	return nil, fmt.Errorf("unknown executor %q (known: %v)", name, Names())
 }
@@ -79,12 +88,60 @@ type Info struct {
 	Problem string `json:"problem,omitempty"`
 }
 
-// Probe checks which executors can run on this machine (binary found, version).
+// Probe checks which executors can run on this machine (binary found, version); ACP agents are
+// listed as the known ones found (acp:claude-agent-acp…), or one acp:COMMAND line saying none
+// was found.
 func Probe() []Info {
 	out := []Info{{Name: Default, Usable: true, Version: "built in"}}
 	out = append(out, probe(claude.Name, claude.FindBinary, claude.Version), probe(codex.Name, codex.FindBinary, codex.Version))
+	found := acp.Probe()
+	for _, f := range found {
+		out = append(out, Info{Name: acp.Prefix + f.Command, Usable: true, Binary: f.Path, Version: firstNonEmpty(f.Version, "version unknown")})
+	}
+	if len(found) == 0 {
+		out = append(out, Info{Name: acp.Prefix + "COMMAND", Problem: fmt.Sprintf("none of the known ACP agents (%s) found on PATH or $EXO_ACP_PATH; any ACP agent runs as acp:COMMAND [ARGS]",
+			strings.Join(acp.KnownAgents, ", "))})
+	}
 	sort.SliceStable(out[1:], func(i, j int) bool { return out[1+i].Name < out[1+j].Name })
 	return out
+}
+
+// Check says whether the executor named name can run here (its binary found; its version for
+// claude-code and codex), or why not.
+func Check(name string) (Info, error) {
+	var in Info
+	switch {
+	case name == "" || name == Default:
+		return Info{Name: Default, Usable: true, Version: "built in"}, nil
+	case name == claude.Name || name == "claude":
+		in = probe(claude.Name, claude.FindBinary, claude.Version)
+	case name == codex.Name:
+		in = probe(codex.Name, codex.FindBinary, codex.Version)
+	case strings.HasPrefix(name, acp.Prefix):
+		cmd, err := acp.Parse(name)
+		if err != nil {
+			return Info{Name: name}, err
+		}
+		in = Info{Name: name}
+		if in.Binary, err = acp.FindCommand(cmd[0]); err != nil {
+			in.Problem = err.Error()
+		} else {
+			in.Usable, in.Version = true, acp.PackageVersion(in.Binary)
+		}
+	default:
+		return Info{Name: name}, fmt.Errorf("unknown executor %q (known: %v)", name, Names())
+	}
+	if !in.Usable {
+		return in, fmt.Errorf("executor %s is not usable here: %s", in.Name, in.Problem)
+	}
+	return in, nil
+}
+
+func firstNonEmpty(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
 }
 
 // probe finds one agent's binary and asks its version.

@@ -72,7 +72,26 @@ func TestProbeListsEveryExecutor(t *testing.T) {
 			t.Fatalf("%s unusable without a reason", in.Name)
 		}
 	}
-	if strings.Join(names, " ") != "default claude-code codex" {
+	got := strings.Join(names, " ")
+	if !strings.HasPrefix(got, "default acp:") || !strings.HasSuffix(got, "claude-code codex") {
 		t.Fatalf("probed %v", names)
+	}
+}
+
+func TestCheckSaysWhyAnExecutorCannotRun(t *testing.T) {
+	if in, err := Check("acp:/bin/sh -c true"); err != nil || !in.Usable || in.Binary != "/bin/sh" {
+		t.Fatalf("acp:/bin/sh: %+v %v", in, err)
+	}
+	if _, err := Check("acp:exo-no-such-agent-here"); err == nil || !strings.Contains(err.Error(), "not found") {
+		t.Fatalf("a missing ACP agent: %v", err)
+	}
+	if _, err := Check("acp:"); err == nil {
+		t.Fatal("acp: without a command was accepted")
+	}
+	if _, err := Check("cursor"); err == nil || !strings.Contains(err.Error(), "unknown executor") {
+		t.Fatalf("an unknown executor: %v", err)
+	}
+	if in, err := Check(""); err != nil || in.Name != Default {
+		t.Fatalf("default: %+v %v", in, err)
 	}
 }

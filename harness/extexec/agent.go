@@ -18,15 +18,13 @@ type Agent interface {
 	Binary() string
 	// NativeTools reports whether the agent uses its own tools (each use approved by exo).
 	NativeTools() bool
-	// Wire is the model wire format the agent speaks to its endpoint (provider.KindAnthropic for
-	// the Messages API, WireResponses for OpenAI Responses).
-	Wire() string
 	// Start launches the agent for a session whose conversation so far is history (exo's prompt
 	// view of the branch): the agent must know exactly that and nothing else.
 	Start(ss *Session, s *harness.Session, spec harness.ModelSpec, history []provider.Message) (Proc, error)
 }
 
-// WireResponses names the OpenAI Responses wire format.
+// WireResponses names the OpenAI Responses wire format (the endpoint serves it at /v1/responses
+// and the Anthropic Messages API at /v1/messages).
 const WireResponses = "responses"
 
 // Proc is an agent process serving one session.

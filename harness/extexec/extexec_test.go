@@ -82,7 +82,7 @@ func endpointFixture(t *testing.T, script string) (*harness.Harness, *harness.Se
 	if err != nil {
 		t.Fatal(err)
 	}
-	up, err := OpenUpstream(h, "", provider.KindAnthropic)
+	up, err := OpenUpstream(h, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -230,7 +230,7 @@ prompts:
 		t.Fatal(err)
 	}
 	s, _ := h.NewSession(harness.NewSessionOptions{Name: "s"})
-	up, err := OpenUpstream(h, "", WireResponses)
+	up, err := OpenUpstream(h, "")
 	if err != nil || !up.passes(WireResponses) {
 		t.Fatalf("upstream %+v %v", up, err)
 	}

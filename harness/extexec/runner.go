@@ -199,7 +199,7 @@ func (r *Runner) start(s *harness.Session, spec harness.ModelSpec, msgs []provid
 	if err != nil {
 		return nil, err
 	}
-	up, err := OpenUpstream(r.h, spec.Name, r.agent.Wire())
+	up, err := OpenUpstream(r.h, spec.Name)
 	if err != nil {
 		return nil, err
 	}

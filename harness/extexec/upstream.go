@@ -31,21 +31,21 @@ const (
 	defaultOpenAIBase    = "https://api.openai.com/v1"
 )
 
-// OpenUpstream resolves a registered model ("" = the default) for an agent that speaks wire
-// (provider.KindAnthropic or WireResponses): an Anthropic model is passed through for the
-// Messages API and an OpenAI model for the Responses API, with the sealed key; any other pairing
-// is served through exo's own provider and translated.
-func OpenUpstream(h *harness.Harness, model, wire string) (Upstream, error) {
+// OpenUpstream resolves a registered model ("" = the default): calls to an Anthropic model in the
+// Messages API and to an OpenAI model in the Responses API are passed through with the sealed
+// key; any other pairing is served through exo's own provider and translated, so an agent of
+// either wire format can use any registered model.
+func OpenUpstream(h *harness.Harness, model string) (Upstream, error) {
 	spec, err := h.Model(model)
 	if err != nil {
 		return Upstream{}, err
 	}
 	u := Upstream{Spec: spec}
 	switch {
-	case wire == provider.KindAnthropic && spec.Provider == provider.KindAnthropic:
-		u.Wire, u.BaseURL = wire, strings.TrimSuffix(firstNonEmpty(spec.BaseURL, defaultAnthropicBase), "/")
-	case wire == WireResponses && spec.Provider == provider.KindOpenAI:
-		u.Wire, u.BaseURL = wire, strings.TrimSuffix(firstNonEmpty(spec.BaseURL, defaultOpenAIBase), "/")
+	case spec.Provider == provider.KindAnthropic:
+		u.Wire, u.BaseURL = provider.KindAnthropic, strings.TrimSuffix(firstNonEmpty(spec.BaseURL, defaultAnthropicBase), "/")
+	case spec.Provider == provider.KindOpenAI:
+		u.Wire, u.BaseURL = WireResponses, strings.TrimSuffix(firstNonEmpty(spec.BaseURL, defaultOpenAIBase), "/")
 	}
 	if u.Wire != "" && spec.Secret != "" {
 		key, err := h.OpenSecret(spec.Secret)

@@ -13,7 +13,6 @@ import (
 	"exo/harness"
 	"exo/harness/executor"
 	"exo/harness/extexec"
-	"exo/harness/provider"
 )
 
 // Options configure the Claude Code executor.
@@ -84,9 +83,6 @@ func (a *agent) Binary() string { return a.bin }
 
 // NativeTools reports whether Claude keeps its own tools.
 func (a *agent) NativeTools() bool { return a.opts.NativeTools }
-
-// Wire is the Anthropic Messages API.
-func (a *agent) Wire() string { return provider.KindAnthropic }
 
 // Version is claude's version as it reports it.
 func (e *Executor) Version() string { return e.a.version }

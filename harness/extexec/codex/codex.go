@@ -71,8 +71,5 @@ func (a *agent) Binary() string { return a.bin }
 // NativeTools reports whether Codex runs its own commands and patches.
 func (a *agent) NativeTools() bool { return a.opts.NativeTools }
 
-// Wire is the OpenAI Responses API.
-func (a *agent) Wire() string { return extexec.WireResponses }
-
 // String describes the executor.
 func (e *Executor) String() string { return fmt.Sprintf("%s %s (%s)", Name, e.a.version, e.a.bin) }

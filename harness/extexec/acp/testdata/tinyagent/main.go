@@ -1,0 +1,128 @@
+// Command tinyagent is a minimal Agent Client Protocol agent for exo's tests of the client side:
+// on each prompt it writes a file through fs/write_text_file, reads it back with
+// fs/read_text_file, runs a command in a terminal, and answers with what it saw. It makes no
+// model calls.
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sync"
+)
+
+type msg struct {
+	JSONRPC string          `json:"jsonrpc"`
+	ID      json.RawMessage `json:"id,omitempty"`
+	Method  string          `json:"method,omitempty"`
+	Params  json.RawMessage `json:"params,omitempty"`
+	Result  json.RawMessage `json:"result,omitempty"`
+	Error   json.RawMessage `json:"error,omitempty"`
+}
+
+var (
+	out     = json.NewEncoder(os.Stdout)
+	outMu   sync.Mutex
+	pending = map[string]chan msg{}
+	pmu     sync.Mutex
+	next    int
+	cwd     string
+)
+
+func send(m any) {
+	outMu.Lock()
+	defer outMu.Unlock()
+	out.Encode(m)
+}
+
+// call sends a request to the client and waits for its answer.
+func call(method string, params any) msg {
+	pmu.Lock()
+	next++
+	id := fmt.Sprint(next)
+	ch := make(chan msg, 1)
+	pending[id] = ch
+	pmu.Unlock()
+	send(map[string]any{"jsonrpc": "2.0", "id": next, "method": method, "params": params})
+	return <-ch
+}
+
+func update(session string, u map[string]any) {
+	send(map[string]any{"jsonrpc": "2.0", "method": "session/update", "params": map[string]any{"sessionId": session, "update": u}})
+}
+
+func say(session, text string) {
+	update(session, map[string]any{"sessionUpdate": "agent_message_chunk", "content": map[string]any{"type": "text", "text": text}})
+}
+
+// prompt does the scripted work and answers the prompt request.
+func prompt(id json.RawMessage, session string) {
+	say(session, "Writing via the client. ")
+	path := filepath.Join(cwd, "acp.txt")
+	w := call("fs/write_text_file", map[string]any{"sessionId": session, "path": path, "content": "written by tinyagent\n"})
+	if len(w.Error) > 0 {
+		say(session, "write refused: "+string(w.Error)+" ")
+	}
+	r := call("fs/read_text_file", map[string]any{"sessionId": session, "path": path})
+	var content struct {
+		Content string `json:"content"`
+	}
+	json.Unmarshal(r.Result, &content)
+	say(session, "Read back: "+content.Content)
+	t := call("terminal/create", map[string]any{"sessionId": session, "command": "sh", "args": []string{"-c", "cat acp.txt; echo terminal-ok"}, "cwd": cwd})
+	var term struct {
+		TerminalID string `json:"terminalId"`
+	}
+	json.Unmarshal(t.Result, &term)
+	call("terminal/wait_for_exit", map[string]any{"sessionId": session, "terminalId": term.TerminalID})
+	o := call("terminal/output", map[string]any{"sessionId": session, "terminalId": term.TerminalID})
+	var output struct {
+		Output string `json:"output"`
+	}
+	json.Unmarshal(o.Result, &output)
+	call("terminal/release", map[string]any{"sessionId": session, "terminalId": term.TerminalID})
+	say(session, "Terminal said: "+output.Output)
+	send(map[string]any{"jsonrpc": "2.0", "id": id, "result": map[string]any{"stopReason": "end_turn"}})
+}
+
+func main() {
+	scn := bufio.NewScanner(os.Stdin)
+	scn.Buffer(nil, 16<<20)
+	for scn.Scan() {
+		var m msg
+		if json.Unmarshal(scn.Bytes(), &m) != nil {
+			continue
+		}
+		if m.Method == "" { // an answer to one of our requests
+			pmu.Lock()
+			ch := pending[string(m.ID)]
+			delete(pending, string(m.ID))
+			pmu.Unlock()
+			if ch != nil {
+				ch <- m
+			}
+			continue
+		}
+		switch m.Method {
+		case "initialize":
+			send(map[string]any{"jsonrpc": "2.0", "id": m.ID, "result": map[string]any{"protocolVersion": 1,
+				"agentCapabilities": map[string]any{"loadSession": false}, "agentInfo": map[string]any{"name": "tinyagent", "version": "1.0"}, "authMethods": []any{}}})
+		case "session/new":
+			var p struct {
+				Cwd string `json:"cwd"`
+			}
+			json.Unmarshal(m.Params, &p)
+			cwd = p.Cwd
+			send(map[string]any{"jsonrpc": "2.0", "id": m.ID, "result": map[string]any{"sessionId": "tiny-1"}})
+		case "session/prompt":
+			go prompt(m.ID, "tiny-1")
+		case "session/cancel":
+		default:
+			if len(m.ID) > 0 {
+				send(map[string]any{"jsonrpc": "2.0", "id": m.ID, "error": map[string]any{"code": -32601, "message": "no " + m.Method}})
+			}
+		}
+	}
+}

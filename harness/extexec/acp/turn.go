@@ -1,0 +1,114 @@
+package acp
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	sdk "github.com/coder/acp-go-sdk"
+
+	"exo/harness/extexec"
+)
+
+// interruptGrace is how long the agent gets to end a cancelled turn before it is killed.
+const interruptGrace = 15 * time.Second
+
+// promptDone is the end of a session/prompt call.
+type promptDone struct {
+	res sdk.PromptResponse
+	err error
+}
+
+// prompt sends session/prompt; its answer comes when the turn ends (after the SDK has delivered
+// every session update the agent sent before it).
+func (pr *proc) prompt(text string) <-chan promptDone {
+	ch := make(chan promptDone, 1)
+	go func() {
+		res, err := pr.conn.Prompt(context.Background(), sdk.PromptRequest{SessionId: pr.session, Prompt: []sdk.ContentBlock{sdk.TextBlock(text)}})
+		ch <- promptDone{res: res, err: err}
+	}()
+	return ch
+}
+
+// Turn sends the prompt and records the agent's session updates until its answer; Ctrl-C sends
+// session/cancel (and kills the agent if it does not stop).
+func (pr *proc) Turn(ctx context.Context, t *extexec.Turn, text string) error {
+	pr.mu.Lock()
+	pr.turn, pr.turnCtx = t, ctx
+	pr.mu.Unlock()
+	defer pr.endTurn()
+	text, pr.history = pr.history+text, ""
+	done := pr.prompt(text)
+	cancel := ctx.Done()
+	var deadline <-chan time.Time
+	for {
+		select {
+		case <-pr.conn.Done():
+			select { // the answer may have come just before the agent exited
+			case d := <-done:
+				if d.err == nil {
+					return pr.finish(t, d)
+				}
+			case <-time.After(100 * time.Millisecond):
+			}
+			return pr.died(t, errors.New("its connection closed"))
+		case d := <-done:
+			if d.err != nil {
+				select {
+				case <-pr.conn.Done():
+					return pr.died(t, d.err)
+				default:
+				}
+				pr.endTurn()
+				t.EndMessage()
+				return t.Finish(extexec.AgentResult{Subtype: "error", IsError: true, Text: "the agent failed the prompt: " + d.err.Error()})
+			}
+			if err := pr.finish(t, d); err != nil {
+				return err
+			}
+			msg, again, err := t.GoOn()
+			if err != nil || !again {
+				return err
+			}
+			pr.mu.Lock()
+			pr.turn = t
+			pr.mu.Unlock()
+			done = pr.prompt(msg)
+		case <-cancel:
+			cancel = nil
+			t.Interrupt()
+			deadline = time.After(interruptGrace)
+			_ = pr.conn.Cancel(context.Background(), sdk.CancelNotification{SessionId: pr.session})
+		case <-deadline:
+			pr.p.Kill()
+			deadline = nil
+		}
+	}
+}
+
+// endTurn stops recording session updates into the turn (late ones are dropped).
+func (pr *proc) endTurn() {
+	pr.mu.Lock()
+	pr.turn, pr.turnCtx = nil, nil
+	pr.mu.Unlock()
+}
+
+// finish records the prompt's answer.
+func (pr *proc) finish(t *extexec.Turn, d promptDone) error {
+	pr.endTurn()
+	t.EndMessage()
+	reason := string(d.res.StopReason)
+	return t.Finish(extexec.AgentResult{Subtype: reason, StopReason: reason, Text: pr.tools.lastText(),
+		Cancelled: d.res.StopReason == sdk.StopReasonCancelled, IsError: d.res.StopReason == sdk.StopReasonRefusal})
+}
+
+// died records that the agent exited during the turn.
+func (pr *proc) died(t *extexec.Turn, cause error) error {
+	pr.endTurn()
+	if !pr.p.Exited() {
+		pr.p.Kill()
+	}
+	<-pr.p.Done()
+	code, sig := pr.p.ExitStatus()
+	return t.Died(cause, code, sig, pr.p.StderrTail())
+}
