@@ -29,6 +29,9 @@ func (m *Model) attachCmd() tea.Cmd {
 	req := m.loadReq
 	return func() tea.Msg {
 		s, err := pickSession(c, opts)
+		if err == nil {
+			err = selectExecutor(c, opts, s)
+		}
 		if err != nil {
 			return sessionLoadedMsg{req: req, err: err}
 		}
@@ -57,6 +60,49 @@ func pickSession(c api.Client, o Options) (*harness.Session, error) {
 	}
 	return s, err
 }
+
+// selectExecutor selects the executor the app was opened with for a session, if any.
+func selectExecutor(c api.Client, o Options, s *harness.Session) error {
+	if o.Executor == "" {
+		return nil
+	}
+	_, err := c.SelectExecutor(bg, s.ID, o.Executor)
+	return err
+}
+
+// executorCmd selects the session's executor (/executor NAME), or says which one is in force.
+func (m *Model) executorCmd(name string) tea.Cmd {
+	id, c := m.current(), m.c
+	return func() tea.Msg {
+		if name == "" {
+			s, err := c.Session(bg, id)
+			if err != nil {
+				return infoMsg{text: err.Error(), err: true}
+			}
+			st, err := c.State(bg, s.Branch)
+			if err != nil {
+				return infoMsg{text: err.Error(), err: true}
+			}
+			cur := st.Executor
+			if cur == "" {
+				cur = "default"
+			}
+			return infoMsg{text: "executor: " + cur + " — /executor default|claude-code|codex|acp:COMMAND [ARGS] changes it for the next turn (exo doctor shows which are usable)"}
+		}
+		in, err := c.SelectExecutor(bg, id, name)
+		if err != nil {
+			return infoMsg{text: "/executor: " + err.Error(), err: true}
+		}
+		text := "executor: " + in.Name
+		if in.Version != "" {
+			text += " (" + in.Version + ")"
+		}
+		return executorSetMsg{text: text + "; the next turn runs with it"}
+	}
+}
+
+// executorSetMsg reports that the session's executor changed.
+type executorSetMsg struct{ text string }
 
 // loadCmd loads a session for display.
 func (m *Model) loadCmd(id string) tea.Cmd {
@@ -211,12 +257,15 @@ func (m *Model) eventCmd(branch string, seq uint64) tea.Cmd {
 
 // newSessionCmd starts a new session in the workspace.
 func (m *Model) newSessionCmd() tea.Cmd {
-	c, ws, override := m.c, m.opts.Workspace, m.opts.OverrideGovernance
+	c, ws, override, opts := m.c, m.opts.Workspace, m.opts.OverrideGovernance, m.opts
 	if m.session != nil && m.session.Workspace != "" {
 		ws = m.session.Workspace
 	}
 	return func() tea.Msg {
 		s, err := c.NewSession(bg, api.NewSessionRequest{Workspace: ws, OverrideGovernance: override})
+		if err == nil {
+			err = selectExecutor(c, opts, s)
+		}
 		return newSessionMsg{s: s, err: err}
 	}
 }

@@ -103,7 +103,7 @@ func siblingRows(all []api.SessionInfo, current string) []views.SiblingRow {
 		in := byID[s.ID]
 		r := views.SiblingRow{ID: s.ID, Name: s.Name, Status: siblingStatus(in.Status), Model: strings.TrimSuffix(in.Model, " (scripted)"),
 			Scripted: isScripted(in.Model), Steps: in.Steps, TokensIn: in.Usage.Input, TokensOut: in.Usage.Output, Cost: in.Cost,
-			Parent: s.Parent, Current: s.ID == current, Drift: in.Drift, Conflicts: in.Conflicts, Clients: in.Clients}
+			Parent: s.Parent, Current: s.ID == current, Drift: in.Drift, Conflicts: in.Conflicts, Clients: in.Clients, Executor: in.Executor}
 		if in.Running && r.Status != views.StatusApproval {
 			r.Status = views.StatusRunning
 		}

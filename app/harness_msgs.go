@@ -91,6 +91,8 @@ func (m *Model) onHarness(msg tea.Msg) (tea.Cmd, bool) {
 		return nil, true
 	case modelSetMsg:
 		return tea.Batch(m.say("model: "+msg.name, false), m.refreshCmd()), true
+	case executorSetMsg:
+		return tea.Batch(m.say(msg.text, false), m.refreshCmd()), true
 	case conflictDiffMsg:
 		return m.showConflictDiff(msg), true
 	case branchViewMsg:

@@ -37,6 +37,9 @@ type Options struct {
 	Workspace string
 	// OverrideGovernance starts even when the constitution changed since 'exo compile'.
 	OverrideGovernance bool
+	// Executor, when set, is selected for the session the app opens and the ones /new makes
+	// (default, claude-code, codex, acp:COMMAND [ARGS]).
+	Executor string
 }
 
 // Model is the root Bubble Tea model: layout, focus, routing and harness work in commands.

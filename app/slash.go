@@ -29,6 +29,8 @@ func (m *Model) slash(name, args string) tea.Cmd {
 			return m.say("/model NAME: one of the registered models (exo model ls)", true)
 		}
 		return m.setModelCmd(args)
+	case "executor":
+		return m.executorCmd(strings.TrimSpace(args))
 	case "help":
 		return m.showHelp()
 	case "quit", "exit":

@@ -246,9 +246,14 @@ func (s *Siblings) statusGlyph(st SessionStatus) string {
 	return sty.Idle.Render("○")
 }
 
-// modelLabel renders the model, with a badge when scripted.
+// modelLabel renders the model, with a badge when scripted, after the executor when it is not
+// exo's own (claude-code·sonnet).
 func (s *Siblings) modelLabel(r SiblingRow) string {
-	m := s.styles().Text.Muted.Render(truncate(plain(r.Model), 16))
+	label := truncate(plain(r.Model), 16)
+	if r.Executor != "" && r.Executor != "default" {
+		label = truncate(plain(r.Executor), 14) + "·" + label
+	}
+	m := s.styles().Text.Muted.Render(label)
 	if r.Scripted {
 		m += " " + s.styles().Scripted.Render("scripted")
 	}

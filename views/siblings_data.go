@@ -51,6 +51,7 @@ type SiblingRow struct {
 	Parent    string        // Parent is the id of the session this was forked from.
 	Current   bool          // Current marks the session shown in the conversation.
 	Clients   int           // Clients counts the apps and tails watching the session.
+	Executor  string        // Executor is the executor in force ("" or "default": exo's own).
 }
 
 // SwitchSession asks the app to show another session.

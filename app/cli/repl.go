@@ -14,8 +14,8 @@ import (
 
 // replFlags are the TUI's options.
 type replFlags struct {
-	session, model, theme string
-	override              bool
+	session, model, theme, executor string
+	override                        bool
 }
 
 func replCmd(e *env) *cobra.Command {
@@ -52,6 +52,7 @@ func addReplFlags(cmd *cobra.Command, f *replFlags) {
 	cmd.Flags().StringVar(&f.model, "model", "", "model for new sessions (registered name)")
 	cmd.Flags().StringVar(&f.theme, "theme", "auto", "auto, dark, light, high-contrast or no-color (NO_COLOR is respected)")
 	cmd.Flags().BoolVar(&f.override, "override-governance", false, "start even though the constitution changed since 'exo compile'")
+	cmd.Flags().StringVar(&f.executor, "executor", "", "executor of the session the app opens and of new ones: default, claude-code, codex or acp:COMMAND [ARGS] (/executor changes it)")
 }
 
 // repl opens the TUI when stdin and stdout are terminals.
@@ -68,6 +69,6 @@ func (e *env) repl(f replFlags) error {
 				return err
 			}
 		}
-		return app.Run(c, app.Options{Session: f.session, Model: f.model, Theme: f.theme, Workspace: cwd(), OverrideGovernance: f.override})
+		return app.Run(c, app.Options{Session: f.session, Model: f.model, Theme: f.theme, Workspace: cwd(), OverrideGovernance: f.override, Executor: f.executor})
 	})
 }

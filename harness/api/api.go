@@ -9,6 +9,7 @@ import (
 
 	"exo/harness"
 	"exo/harness/executor"
+	"exo/harness/executors"
 	"exo/harness/governance"
 	"exo/harness/mcp"
 	"exo/harness/secrets"
@@ -93,6 +94,10 @@ type Turns interface {
 	Approve(ctx context.Context, sessionID, callID, decision string) error
 	// Compact compacts a session's prompt view now.
 	Compact(ctx context.Context, sessionID string) (executor.CompactionReport, error)
+	// SelectExecutor makes name (default, claude-code, codex, acp:COMMAND [ARGS]) the executor
+	// of the session's next turns, recorded as executor.selected; an executor that cannot run
+	// here is refused (ErrInvalid) with the reason.
+	SelectExecutor(ctx context.Context, sessionID, name string) (executors.Info, error)
 }
 
 // Sandbox runs commands in sessions' sandboxes.

@@ -26,6 +26,8 @@ type SessionInfo struct {
 	// Drift and Conflicts are the governance summary (drift in [0,1]).
 	Drift     float64 `json:"drift"`
 	Conflicts int     `json:"conflicts"`
+	// Executor is the executor in force ("" or default: exo's own).
+	Executor string `json:"executor,omitempty"`
 }
 
 // NewSessionRequest creates a session.

@@ -18,6 +18,7 @@ import (
 	"exo/harness"
 	"exo/harness/api"
 	"exo/harness/executor"
+	"exo/harness/executors"
 	"exo/harness/governance"
 	"exo/harness/mcp"
 	"exo/harness/secrets"
@@ -244,6 +245,12 @@ func (c *Client) WaitTurn(ctx context.Context, sessionID, turnID string) (harnes
 // CancelTurn cancels the running turn.
 func (c *Client) CancelTurn(ctx context.Context, sessionID string) error {
 	return c.call(ctx, "POST", "/v1/sessions/"+esc(sessionID)+"/cancel", nil, nil)
+}
+
+// SelectExecutor makes an executor the session's.
+func (c *Client) SelectExecutor(ctx context.Context, sessionID, name string) (executors.Info, error) {
+	var out executors.Info
+	return out, c.call(ctx, "PUT", "/v1/sessions/"+esc(sessionID)+"/executor", map[string]string{"name": name}, &out)
 }
 
 // Approve answers an approval.

@@ -225,6 +225,15 @@ func (s *Server) turnRoutes(h func(string, func(http.ResponseWriter, *http.Reque
 	h("GET /v1/sessions/{id}/turns/wait", func(w http.ResponseWriter, r *http.Request) error {
 		return reply(w)(s.svc.WaitTurn(r.Context(), r.PathValue("id"), r.URL.Query().Get("turn")))
 	})
+	h("PUT /v1/sessions/{id}/executor", func(w http.ResponseWriter, r *http.Request) error {
+		var body struct {
+			Name string `json:"name"`
+		}
+		if err := readJSON(r, &body); err != nil {
+			return err
+		}
+		return reply(w)(s.svc.SelectExecutor(r.Context(), r.PathValue("id"), body.Name))
+	})
 	h("POST /v1/sessions/{id}/cancel", func(w http.ResponseWriter, r *http.Request) error {
 		return ok(w, s.svc.CancelTurn(r.Context(), r.PathValue("id")))
 	})

@@ -27,7 +27,7 @@ func (s *Service) ListSessions(ctx context.Context) ([]api.SessionInfo, error) {
 			return nil, fmt.Errorf("session %s: %w", se.Name, err)
 		}
 		info := api.SessionInfo{Session: se, Status: st.Status, Head: st.Head, Model: st.Model, Steps: st.Steps,
-			Usage: st.Usage, Cost: st.Cost, Clients: act.Clients[se.ID]}
+			Usage: st.Usage, Cost: st.Cost, Clients: act.Clients[se.ID], Executor: st.Executor}
 		_, info.Running = act.Running[se.ID]
 		if !info.Running && (info.Status == harness.StatusRunning || info.Status == harness.StatusWaiting) {
 			info.Status = harness.StatusIdle // no executor runs it: the harness says so, not the log's last word

@@ -225,6 +225,32 @@ func (s *Service) turnFunc(sessionID string, req api.TurnRequest, source string,
 	}, nil
 }
 
+// SelectExecutor records executor.selected for name when it can run here and is not the one in
+// force; the session's next turn runs with it.
+func (s *Service) SelectExecutor(ctx context.Context, sessionID, name string) (executors.Info, error) {
+	se, err := s.session(sessionID)
+	if err != nil {
+		return executors.Info{}, err
+	}
+	in, err := executors.Check(strings.TrimSpace(name))
+	if err != nil {
+		return in, invalid(err)
+	}
+	st, err := s.h.State(se.ID)
+	if err != nil {
+		return in, err
+	}
+	if st.Executor == in.Name || (st.Executor == "" && in.Name == executors.Default) {
+		return in, nil
+	}
+	if s.runningTurn(se.ID) != nil {
+		return in, fmt.Errorf("%w: a turn runs on the session; the executor changes between turns", api.ErrBusy)
+	}
+	_, err = s.h.Append(se.ID, harness.MustRecord(harness.TypeExecutorSelected, harness.ActorUser,
+		harness.ExecutorSelected{Name: in.Name, Version: in.Version, Binary: in.Binary}))
+	return in, err
+}
+
 // backToDefault records executor.selected when a session that ran another executor comes
 // back to exo's own.
 func (s *Service) backToDefault(sessionID string) error {
