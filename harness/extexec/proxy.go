@@ -127,7 +127,7 @@ func (e *Endpoint) relayStream(w http.ResponseWriter, r *http.Request, body io.R
 		if n > 0 {
 			sp.Write(buf[:n])
 			if _, werr := w.Write(buf[:n]); werr != nil {
-				e.log.abandoned(time.Since(start))
+				e.finish(r, tap, nil, start) // the agent went away: recorded only if the answer was whole
 				return
 			}
 			if fl != nil {
@@ -146,11 +146,15 @@ func (e *Endpoint) relayStream(w http.ResponseWriter, r *http.Request, body io.R
 	e.log.overhead(time.Since(ended))
 }
 
-// finish records the answer, a failure, or nothing when the agent went away (it interrupted).
+// finish records the answer, a failure, or nothing when the agent went away mid-answer (it
+// interrupted). An answer that arrived whole is recorded even if the agent hung up right after
+// reading its end (Codex closes the connection on response.completed, before the upstream's EOF).
 func (e *Endpoint) finish(r *http.Request, tap streamTap, readErr error, start time.Time) {
 	took := time.Since(start)
 	complete, kind, msg := tap.outcome()
 	switch {
+	case complete && msg == "":
+		e.log.completed(tap.answer(took))
 	case r.Context().Err() != nil:
 		e.log.abandoned(took)
 	case msg != "":
