@@ -15,7 +15,7 @@ var SlashCommands = []SlashCommand{
 	{Name: "fork", Args: "[seq]", Help: "fork a sibling session"},
 	{Name: "rewind", Args: "<seq>", Help: "rewind this session"},
 	{Name: "model", Args: "<name>", Help: "switch model"},
-	{Name: "executor", Args: "<name>", Help: "switch executor (claude-code, codex, acp:CMD)"},
+	{Name: "executor", Args: "<name>", Help: "switch executor"},
 	{Name: "compact", Help: "compact the context now"},
 	{Name: "scope", Args: "<globs>", Help: "set the session scope"},
 	{Name: "help", Help: "show every key"},

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"time"
 )
 
 // MCPPath is where an endpoint serves exo's tools over MCP's streamable HTTP transport.
@@ -14,6 +15,7 @@ const MCPPath = "/mcp"
 // JSON (a notification with 202); the endpoint's token guards it like the model routes.
 func (e *Endpoint) ServeMCP(s *MCPServer) {
 	e.mux.HandleFunc("POST "+MCPPath, func(w http.ResponseWriter, r *http.Request) {
+		defer func(start time.Time) { e.log.AddOverhead(time.Since(start)) }(time.Now()) // the agent waits on exo (the tool run included)
 		body, err := io.ReadAll(io.LimitReader(r.Body, maxRequestBytes))
 		if err != nil {
 			http.Error(w, "unreadable body", http.StatusBadRequest)

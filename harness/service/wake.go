@@ -6,6 +6,7 @@ import (
 
 	"exo/harness"
 	"exo/harness/executor"
+	"exo/harness/executors"
 )
 
 // wakePoll is how often pending wake-ups are checked while some wait (never when none does).
@@ -48,6 +49,12 @@ func (s *Service) wakeLoop() {
 func (s *Service) wakePending(pending map[string]bool) {
 	for id := range pending {
 		if s.runningTurn(id) != nil {
+			continue
+		}
+		if executors.ForSession(s.h, id, "") != executors.Default {
+			// Wake-ups run exo's own executor; a session handed to an external agent is not
+			// taken back behind the user's back (an ACP agent's terminals end as tasks too).
+			delete(pending, id)
 			continue
 		}
 		if !s.x.UnseenCompletion(id) {

@@ -33,7 +33,7 @@ const startTimeout = 2 * time.Minute
 // Start launches codex app-server for a session whose conversation so far is history: a new
 // thread is started and given that history (thread/inject_items), so Codex knows exactly it.
 func (a *agent) Start(ss *extexec.Session, s *harness.Session, spec harness.ModelSpec, history []provider.Message) (extexec.Proc, error) {
-	if err := os.WriteFile(filepath.Join(ss.Dirs.Config, "config.toml"), []byte(a.config(ss.Endpoint, spec)), 0o600); err != nil {
+	if err := os.WriteFile(filepath.Join(ss.Dirs.Config, "config.toml"), []byte(a.config(ss.Endpoint.URL()+"/v1", spec)), 0o600); err != nil {
 		return nil, fmt.Errorf("codex config: %w", err)
 	}
 	p, err := extexec.Start(extexec.Spec{Path: a.bin, Args: []string{"app-server"}, Dir: s.Workspace, StderrLog: ss.Dirs.Stderr,
@@ -130,7 +130,7 @@ const tokenEnv = "EXO_MODEL_TOKEN"
 
 // config is CODEX_HOME/config.toml: exo's endpoint as the only model provider, and everything
 // that would reach the network or update itself off.
-func (a *agent) config(ep *extexec.Endpoint, spec harness.ModelSpec) string {
+func (a *agent) config(baseURL string, spec harness.ModelSpec) string {
 	shell := "false"
 	if a.opts.NativeTools {
 		shell = "true"
@@ -168,7 +168,7 @@ daemon_auto_start = false
 shell_tool = %s
 unified_exec = %s
 goals = false
-`, spec.ModelID, ep.URL()+"/v1", tokenEnv, shell, shell)
+`, spec.ModelID, baseURL, tokenEnv, shell, shell)
 }
 
 // historyItems maps exo's prompt view onto Responses input items; a call without a result gets
