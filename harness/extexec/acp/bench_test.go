@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -50,7 +51,13 @@ func benchFixture(b *testing.B, noSync bool) *fixture {
 	}
 	srv := modeltest.NewAnthropic(sc)
 	b.Cleanup(srv.Close)
-	h, err := harness.Open(b.TempDir(), harness.Options{NoSync: noSync, SandboxHelper: []string{os.Args[0], sandbox.HelperCommand}})
+	// Not b.TempDir: the adapter's claude may still be writing its state as the benchmark ends.
+	home, err := os.MkdirTemp("", "exo-acp-bench-")
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { os.RemoveAll(home) })
+	h, err := harness.Open(home, harness.Options{NoSync: noSync, SandboxHelper: []string{os.Args[0], sandbox.HelperCommand}})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -195,6 +202,7 @@ func benchDirect(b *testing.B) []time.Duration {
 	}
 	b.Cleanup(func() { p.Stop(time.Second) })
 	conn := sdk.NewClientSideConnection(bareClient{}, lineWriter{p}, &lineReader{lines: p.Lines()})
+	conn.SetLogger(slog.New(slog.NewTextHandler(io.Discard, nil)))
 	ctx := context.Background()
 	if _, err := conn.Initialize(ctx, sdk.InitializeRequest{ProtocolVersion: sdk.ProtocolVersionNumber}); err != nil {
 		b.Fatal(err)
