@@ -10,7 +10,6 @@ import (
 	"os/signal"
 	"path/filepath"
 	"sort"
-	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -140,19 +139,12 @@ func (h *Harness) RecordDetached() {
 		p := TaskCompleted{TaskID: t.ID, Command: t.Command, ExitCode: t.ExitCode, Killed: t.KillReason,
 			DurationMs: t.Ended.Sub(t.Started).Milliseconds()}
 		if f, err := os.Open(taskOutput(d)); err == nil {
-			var tail []byte
-			if fi, _ := f.Stat(); fi != nil && fi.Size() > 4096 {
-				tail = make([]byte, 4096)
-				f.ReadAt(tail, fi.Size()-4096)
-			} else {
-				tail, _ = io.ReadAll(f)
-			}
+			p.Tail = h.redactedTail(f, 4096)
 			f.Seek(0, io.SeekStart)
 			if a, err := h.putRedacted("output of "+t.ID, f); err == nil {
 				p.Artifact = a
 			}
 			f.Close()
-			p.Tail = h.Redact(strings.ToValidUTF8(string(tail), "\uFFFD"))
 		}
 		if _, err := h.Append(t.Session, MustRecord(TypeTaskCompleted, ActorHarness, p)); err == nil {
 			t.Recorded = true

@@ -46,7 +46,11 @@ func (h *Harness) Exec(ctx context.Context, sessionID, command string, opts Exec
 	if r := h.redactor(); r != nil {
 		live.red = r.NewStream()
 	}
-	res, err := rt.Shell.Run(ctx, command, sandbox.RunOptions{Timeout: opts.Timeout, Stream: live, Name: "output of " + oneLine(command)})
+	ro := sandbox.RunOptions{Timeout: opts.Timeout, Stream: live, Name: "output of " + oneLine(command)}
+	if red := h.RedactStream(); red != nil {
+		ro.Filter = red // redacted before the head/tail cut, so no cut leaves part of a secret
+	}
+	res, err := rt.Shell.Run(ctx, command, ro)
 	live.flush()
 	if err != nil {
 		return ExecResult{}, fmt.Errorf("run in sandbox of %s: %w", sessionID, err)

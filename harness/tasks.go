@@ -13,7 +13,11 @@ func (h *Harness) StartTask(sessionID, branch, callID, command string) (sandbox.
 	if err != nil {
 		return sandbox.TaskInfo{}, err
 	}
-	ti, err := rt.Tasks.Start(command, sandbox.TaskOptions{Name: "task output of " + oneLine(command)})
+	to := sandbox.TaskOptions{Name: "task output of " + oneLine(command)}
+	if red := h.RedactStream(); red != nil {
+		to.Filter = red
+	}
+	ti, err := rt.Tasks.Start(command, to)
 	if err != nil {
 		return ti, err
 	}

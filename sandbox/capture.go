@@ -27,17 +27,23 @@ func newCapture(limit int, sink ArtifactSink, name string) *capture {
 
 // Write records sanitized model text; it never fails so output keeps flowing.
 func (c *capture) Write(p []byte) (int, error) {
+	written := len(p)
 	c.total += int64(len(p))
 	if !c.overflow && len(c.buf)+len(p) <= c.limit {
 		c.buf = append(c.buf, p...)
 		return len(p), nil
 	}
 	if !c.overflow {
+		// Fill the head from p first: a chunk larger than what is left can arrive before the
+		// head is full (a pipe read of 64 KiB after a few bytes).
+		if n := min(c.limit/2-len(c.buf), len(p)); n > 0 {
+			c.buf, p = append(c.buf, p[:n]...), p[n:]
+		}
 		c.spill()
 	}
 	c.toArtifact(p)
 	c.tail.write(p)
-	return len(p), nil
+	return written, nil
 }
 
 // spill switches to head+tail mode: the artifact gets what was kept so far.

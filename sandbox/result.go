@@ -14,6 +14,8 @@ type RunOptions struct {
 	Stream io.Writer
 	// Name labels the artifact created for large output.
 	Name string
+	// Filter, when set, rewrites the model text before it is kept (head and tail, artifact).
+	Filter OutputFilter
 }
 
 // DefaultTimeout bounds a command when RunOptions.Timeout is zero.

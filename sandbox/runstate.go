@@ -13,6 +13,7 @@ type runState struct {
 	model   *sanitizer
 	display *sanitizer
 	cap     *capture
+	keep    filtered // the model text's way into cap, through the command's filter
 	stream  io.Writer
 	done    chan int
 	ended   bool
@@ -23,6 +24,7 @@ func newRunState(cap *capture, stream io.Writer, nonces ...string) *runState {
 	st := &runState{accept: map[string]bool{}, cap: cap, stream: stream, done: make(chan int, 1)}
 	if cap != nil {
 		st.model = newSanitizer(false)
+		st.keep = filtered{w: cap}
 	}
 	if stream != nil {
 		st.display = newSanitizer(true)
@@ -53,7 +55,7 @@ func (st *runState) output(p []byte) {
 		return
 	}
 	if st.cap != nil {
-		st.cap.Write(st.model.feed(p))
+		st.keep.Write(st.model.feed(p))
 	}
 	if st.stream != nil {
 		if out := st.display.feed(p); len(out) > 0 {
@@ -79,6 +81,7 @@ func (st *runState) finish(r *Result) error {
 	if st.cap == nil {
 		return nil
 	}
+	st.keep.flush()
 	text, ref, err := st.cap.finish()
 	r.Output, r.ArtifactRef = text, ref
 	r.TotalBytes, r.Truncated = st.cap.total, st.cap.overflow

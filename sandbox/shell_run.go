@@ -39,6 +39,7 @@ func (s *Shell) Run(ctx context.Context, command string, opts RunOptions) (Resul
 		name = "shell-output"
 	}
 	st := newRunState(newCapture(s.cfg.InlineLimit, s.cfg.Artifacts, name), opts.Stream)
+	st.keep.f = opts.Filter
 	nonce := newNonce()
 	st.expect(nonce)
 	p.resetTTY()

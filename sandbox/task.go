@@ -35,6 +35,8 @@ type TaskOptions struct {
 	Name string
 	// Stream receives the output live, sanitized for display (see RunOptions.Stream).
 	Stream io.Writer
+	// Filter, when set, rewrites the model text before it is kept (see RunOptions.Filter).
+	Filter OutputFilter
 }
 
 // TaskInfo is a snapshot of a background task's state.
@@ -128,6 +130,7 @@ func (m *TaskManager) spawn(id, command string, opts TaskOptions) (*task, error)
 	}
 	cmd.Stdout, cmd.Stderr = w, w
 	t := newTask(id, command, dir, m.enf, m.cfg.InlineLimit, r)
+	t.filter = opts.Filter
 	if opts.Stream != nil {
 		t.stream, t.display = opts.Stream, newSanitizer(true)
 	}

@@ -23,6 +23,7 @@ type task struct {
 	display *sanitizer
 	stream  io.Writer
 	capture *capture
+	filter  OutputFilter
 	art     ArtifactWriter
 	artErr  error
 	state   TaskState
@@ -54,19 +55,27 @@ func (t *task) readLoop() {
 		if n > 0 {
 			t.mu.Lock()
 			text := t.model.feed(buf[:n])
-			t.capture.Write(text)
+			if t.filter != nil {
+				text = t.filter.Next(text)
+			}
+			t.keep(text)
 			if t.stream != nil {
 				t.stream.Write(t.display.feed(buf[:n]))
-			}
-			if t.art != nil && t.artErr == nil {
-				if _, werr := t.art.Write(text); werr != nil {
-					t.artErr = fmt.Errorf("write task artifact: %w", werr)
-				}
 			}
 			t.mu.Unlock()
 		}
 		if err != nil {
 			return
+		}
+	}
+}
+
+// keep stores model text in the capture and the artifact; the caller holds t.mu.
+func (t *task) keep(text []byte) {
+	t.capture.Write(text)
+	if t.art != nil && t.artErr == nil {
+		if _, werr := t.art.Write(text); werr != nil {
+			t.artErr = fmt.Errorf("write task artifact: %w", werr)
 		}
 	}
 }
@@ -122,6 +131,9 @@ func (t *task) kill(why string) {
 func (t *task) finish() {
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	if t.filter != nil {
+		t.keep(t.filter.Flush())
+	}
 	t.ended = time.Now()
 	t.state, t.code = TaskExited, exitStatus(t.proc.ProcessState)
 	if t.why != "" {

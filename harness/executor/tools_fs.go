@@ -158,7 +158,7 @@ func runWriteFile(_ context.Context, tc toolCtx, raw json.RawMessage) toolOutput
 	}
 	out := toolOutput{text: fmt.Sprintf("wrote %s (%d bytes)", rel, len(a.Content)), changed: true}
 	if !tooBig {
-		out.diff = unifiedDiff(rel, old, a.Content)
+		out.diff = unifiedDiff(tc, rel, old, a.Content)
 	}
 	return out
 }
@@ -200,7 +200,7 @@ func runEditFile(_ context.Context, tc toolCtx, raw json.RawMessage) toolOutput 
 	if err := d.WriteFile(rel, []byte(updated), 0o644); err != nil {
 		return fsError("edit", a.Path, err)
 	}
-	return toolOutput{text: "edited " + rel, changed: true, diff: unifiedDiff(rel, old, updated)}
+	return toolOutput{text: "edited " + rel, changed: true, diff: unifiedDiff(tc, rel, old, updated)}
 }
 
 // replaceIn performs edit_file's exact replacement, or says why it cannot.

@@ -122,7 +122,7 @@ func runGrep(ctx context.Context, tc toolCtx, raw json.RawMessage) toolOutput {
 				}
 			}
 		}
-		out = grepFile(d, p, re, out)
+		out = grepFile(d, p, re, out, tc.x.h.RedactCut)
 		if len(out) >= maxListed {
 			return fs.SkipAll
 		}
@@ -138,8 +138,9 @@ func runGrep(ctx context.Context, tc toolCtx, raw json.RawMessage) toolOutput {
 }
 
 // grepFile appends "path:line: text" for matching lines of a text file; a file that changed
-// into a link since it was listed is skipped.
-func grepFile(d *sandbox.Dir, rel string, re *regexp.Regexp, out []string) []string {
+// into a link since it was listed is skipped. A long line is cut by cut (which redacts before
+// cutting, so the cut cannot leave part of a secret).
+func grepFile(d *sandbox.Dir, rel string, re *regexp.Regexp, out []string, cut func(string, int) string) []string {
 	f, err := d.Open(rel)
 	if err != nil {
 		return out
@@ -153,10 +154,7 @@ func grepFile(d *sandbox.Dir, rel string, re *regexp.Regexp, out []string) []str
 			return out // binary
 		}
 		if re.Match(line) {
-			text := strings.ToValidUTF8(string(line), "\uFFFD")
-			if len(text) > 300 {
-				text = text[:300] + "…"
-			}
+			text := cut(strings.ToValidUTF8(string(line), "\uFFFD"), 300)
 			out = append(out, fmt.Sprintf("%s:%d: %s", rel, n, text))
 			if len(out) >= maxListed {
 				return out

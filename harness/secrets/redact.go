@@ -13,6 +13,11 @@ import (
 // they are not redacted: keep secrets at least this long.
 const MinRedactLen = 6
 
+// MinPartial is the shortest fragment of a secret (or of one of its encodings) redacted where a
+// text is cut: a text (or stream) that ends with the first MinPartial or more bytes of a value,
+// or a text that starts with its last MinPartial or more bytes, has the fragment redacted.
+const MinPartial = MinRedactLen
+
 // minEncodedLen is the shortest aligned base64 fragment looked for inside a
 // longer base64 text; shorter fragments would match by chance.
 const minEncodedLen = 8
@@ -27,6 +32,7 @@ type pattern struct {
 // It is immutable and safe for concurrent use; build a new one when the
 // secrets change.
 type Redactor struct {
+	all     []pattern       // every pattern, longest first
 	byFirst [256][]pattern  // candidates by first byte, longest first
 	pairs   [1 << 10]uint64 // bitset of the patterns' first two bytes, a fast filter
 	longest int
@@ -56,6 +62,7 @@ func NewRedactor(values map[string][]byte) *Redactor {
 	}
 	sort.Strings(r.names)
 	sort.SliceStable(all, func(i, j int) bool { return len(all[i].text) > len(all[j].text) })
+	r.all = all
 	for _, p := range all {
 		r.byFirst[p.text[0]] = append(r.byFirst[p.text[0]], p)
 		pair := uint16(p.text[0])<<8 | uint16(p.text[1])
@@ -114,75 +121,28 @@ func wrap(s string, width int) string {
 	return b.String()
 }
 
-// String returns s with every secret redacted.
+// String returns s with every secret redacted, including a fragment of one where the text was
+// cut (see MinPartial).
 func (r *Redactor) String(s string) string {
 	if r.longest == 0 {
 		return s
 	}
-	out, _ := r.scan(nil, s, true)
+	out, _ := r.scan(nil, s, true, true)
 	return string(out)
 }
 
 // Bytes returns b with every secret redacted, as a new slice.
 func (r *Redactor) Bytes(b []byte) []byte {
-	out, _ := r.scan(nil, string(b), true)
+	out, _ := r.scan(nil, string(b), true, true)
 	return out
 }
 
 // Contains reports whether s holds any secret or encoding of one.
 func (r *Redactor) Contains(s string) bool {
 	for i := 0; i < len(s); i++ {
-		if p, _ := r.matchAt(s[i:], true); p != nil {
+		if m, _ := r.matchAt(s[i:], true); m.n > 0 {
 			return true
 		}
 	}
 	return false
-}
-
-// scan appends the redacted form of s to out. Unless final, it stops at the
-// first position where a pattern could begin but s ends too soon to tell,
-// and returns that position; everything before it is settled.
-func (r *Redactor) scan(out []byte, s string, final bool) ([]byte, int) {
-	start := 0
-	for i := 0; i < len(s); {
-		p, wait := r.matchAt(s[i:], final)
-		if wait {
-			return append(out, s[start:i]...), i
-		}
-		if p == nil {
-			i++
-			continue
-		}
-		out = append(out, s[start:i]...)
-		out = append(out, p.label...)
-		i += len(p.text)
-		start = i
-	}
-	return append(out, s[start:]...), len(s)
-}
-
-// matchAt returns the longest pattern at the start of s. Unless final, it
-// reports wait when s is a proper prefix of some pattern, since more input
-// could complete it (or a longer one).
-func (r *Redactor) matchAt(s string, final bool) (*pattern, bool) {
-	if len(s) >= 2 {
-		pair := uint16(s[0])<<8 | uint16(s[1])
-		if r.pairs[pair>>6]&(1<<(pair&63)) == 0 {
-			return nil, false
-		}
-	}
-	cands := r.byFirst[s[0]]
-	for k := range cands {
-		p := &cands[k]
-		if len(s) >= len(p.text) {
-			if s[:len(p.text)] == p.text {
-				return p, false
-			}
-			continue
-		}
-		if !final && p.text[:len(s)] == s {
-			return nil, true
-		}
-	}
-	return nil, false
 }

@@ -8,7 +8,9 @@ import (
 // Stream redacts text that arrives in chunks (PTY output, model deltas). A
 // secret split across chunks is still caught: Next holds back a tail that
 // could be the start of a secret (at most Longest()-1 bytes) until the next
-// chunk or Flush decides it. Not safe for concurrent use.
+// chunk or Flush decides it; Flush redacts a held-back start of a secret of
+// MinPartial bytes or more (the stream was cut there). Not safe for
+// concurrent use.
 type Stream struct {
 	r       *Redactor
 	pending []byte
@@ -26,14 +28,14 @@ func (s *Stream) Next(chunk []byte) []byte {
 		return chunk
 	}
 	s.buf = append(append(s.buf[:0], s.pending...), chunk...)
-	out, done := s.r.scan(nil, string(s.buf), false)
+	out, done := s.r.scan(nil, string(s.buf), false, false)
 	s.pending = append(s.pending[:0], s.buf[done:]...)
 	return out
 }
 
 // Flush returns whatever is held back, redacted, and resets the stream.
 func (s *Stream) Flush() []byte {
-	out, _ := s.r.scan(nil, string(s.pending), true)
+	out, _ := s.r.scan(nil, string(s.pending), true, false)
 	s.pending = s.pending[:0]
 	return out
 }
