@@ -1,20 +1,30 @@
 package secrets
 
 import (
+	"bytes"
 	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
+	"net/url"
 	"strings"
 	"testing"
 )
 
-// forms returns the value in every form the redactor catches, by name.
+// forms returns the value in every form the redactor catches, by name (README lists them).
 func forms(v []byte) map[string]string {
 	j, _ := json.Marshal(string(v))
+	jj, _ := json.Marshal(string(j[1 : len(j)-1]))
+	var raw bytes.Buffer
+	enc := json.NewEncoder(&raw)
+	enc.SetEscapeHTML(false)
+	enc.Encode(string(v))
+	b64 := base64.StdEncoding.EncodeToString(v)
 	return map[string]string{
-		"raw": string(v), "json": string(j[1 : len(j)-1]), "hex": hex.EncodeToString(v),
-		"HEX": strings.ToUpper(hex.EncodeToString(v)), "base64": base64.StdEncoding.EncodeToString(v),
-		"base64url": base64.RawURLEncoding.EncodeToString(v),
+		"raw": string(v), "json": string(j[1 : len(j)-1]), "json-noescape": strings.TrimSpace(raw.String())[1 : len(strings.TrimSpace(raw.String()))-1],
+		"json-twice": string(jj[1 : len(jj)-1]), "url-query": url.QueryEscape(string(v)), "url-path": url.PathEscape(string(v)),
+		"hex": hex.EncodeToString(v), "HEX": strings.ToUpper(hex.EncodeToString(v)),
+		"base64": b64, "base64-raw": base64.RawStdEncoding.EncodeToString(v),
+		"base64url": base64.URLEncoding.EncodeToString(v), "base64url-raw": base64.RawURLEncoding.EncodeToString(v),
 	}
 }
 

@@ -1,11 +1,7 @@
 package secrets
 
 import (
-	"encoding/base64"
-	"encoding/hex"
-	"encoding/json"
 	"sort"
-	"strings"
 )
 
 // MinRedactLen is the shortest value the Redactor looks for. Shorter values
@@ -17,10 +13,6 @@ const MinRedactLen = 6
 // text is cut: a text (or stream) that ends with the first MinPartial or more bytes of a value,
 // or a text that starts with its last MinPartial or more bytes, has the fragment redacted.
 const MinPartial = MinRedactLen
-
-// minEncodedLen is the shortest aligned base64 fragment looked for inside a
-// longer base64 text; shorter fragments would match by chance.
-const minEncodedLen = 8
 
 // pattern is one byte string to replace and its label.
 type pattern struct {
@@ -78,48 +70,6 @@ func (r *Redactor) Names() []string { return append([]string(nil), r.names...) }
 // Longest returns the length of the longest pattern: a stream holds back at
 // most Longest()-1 bytes.
 func (r *Redactor) Longest() int { return r.longest }
-
-// variants lists the forms of a value to look for: itself, its JSON-escaped
-// form, lower and upper hex, and base64 in both alphabets, padded and not,
-// plus the whole 3-byte groups it yields at each of the three alignments
-// inside a longer base64 text (so "echo $SECRET | base64" is caught too),
-// and a long value's encoding wrapped at 64 or 76 columns as base64 tools
-// print it when it starts a line.
-func variants(v []byte) []string {
-	out := []string{string(v), strings.ToUpper(hex.EncodeToString(v)), hex.EncodeToString(v)}
-	if j, err := json.Marshal(string(v)); err == nil {
-		out = append(out, string(j[1:len(j)-1]))
-	}
-	for _, enc := range []*base64.Encoding{base64.StdEncoding, base64.URLEncoding} {
-		out = append(out, enc.EncodeToString(v), enc.WithPadding(base64.NoPadding).EncodeToString(v))
-		for shift := 0; shift < 3; shift++ {
-			rest := v[shift:]
-			rest = rest[:len(rest)/3*3]
-			if s := enc.EncodeToString(rest); len(s) >= minEncodedLen {
-				out = append(out, s)
-			}
-		}
-		whole := enc.EncodeToString(v[:len(v)/3*3])
-		for _, width := range []int{64, 76} { // openssl base64, coreutils base64
-			if len(whole) > width {
-				out = append(out, wrap(whole, width))
-			}
-		}
-	}
-	return out
-}
-
-// wrap breaks s into lines of width characters, as base64 tools print.
-func wrap(s string, width int) string {
-	var b strings.Builder
-	for len(s) > width {
-		b.WriteString(s[:width])
-		b.WriteByte('\n')
-		s = s[width:]
-	}
-	b.WriteString(s)
-	return b.String()
-}
 
 // String returns s with every secret redacted, including a fragment of one where the text was
 // cut (see MinPartial).
