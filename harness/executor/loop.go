@@ -271,14 +271,14 @@ func (t *turn) completed(resp provider.Response, took time.Duration) error {
 		t.res.TTFTMs = resp.TTFT.Milliseconds()
 	}
 	t.res.StopReason = string(resp.StopReason)
-	if resp.Text != "" {
-		t.res.Response = resp.Text
-	}
 	p := harness.ModelCompleted{Model: t.model.Label(), Reasoning: t.redactReasoning(resp.Reasoning), Text: t.x.h.Redact(resp.Text),
 		Usage: harness.UsageOf(resp.Usage), Cost: cost, Skipped: resp.Skipped,
 		TTFTMs: resp.TTFT.Milliseconds(), DurationMs: took.Milliseconds(), StopReason: string(resp.StopReason)}
 	if fromProvider {
 		p.CostFrom = "provider"
+	}
+	if p.Text != "" {
+		t.res.Response = p.Text
 	}
 	for _, c := range resp.ToolCalls {
 		p.ToolCalls = append(p.ToolCalls, harness.ToolCall{ID: c.ID, Name: c.Name, Arguments: c.Arguments})

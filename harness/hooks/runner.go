@@ -95,6 +95,7 @@ func (r *Runner) runAll(ctx context.Context, s *harness.Session, event, tool, ca
 		in := input()
 		in["session_id"], in["cwd"], in["hook_event_name"], in["transcript_path"], in["permission_mode"] = s.ID, s.Workspace, event, "", "default"
 		raw, _ := json.Marshal(in)
+		raw = []byte(r.h.Redact(string(raw))) // a hook is a program on the host: it gets no secret value
 		res := execHook(ctx, hk.Command, workDir(s.Workspace), []string{
 			"EXO_PROJECT_DIR=" + s.Workspace, "CLAUDE_PROJECT_DIR=" + s.Workspace, "EXO_SESSION_ID=" + s.ID, "EXO_HOOK_EVENT=" + event,
 		}, raw, hk.timeout())

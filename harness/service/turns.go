@@ -90,6 +90,7 @@ func (s *Service) begin(sessionID, source string, fn func(context.Context) (harn
 // run runs a turn to its end and records the outcome.
 func (s *Service) run(ctx context.Context, r *turnRun, fn func(context.Context) (harness.TurnResult, error)) {
 	res, err := fn(ctx)
+	res.Response, res.Failure = s.h.Redact(res.Response), s.h.Redact(res.Failure) // whatever the executor
 	r.cancel()
 	r.res, r.err = res, err
 	s.mu.Lock()
@@ -104,7 +105,7 @@ func (s *Service) run(ctx context.Context, r *turnRun, fn func(context.Context) 
 	close(r.done)
 	n := &harness.TurnNotice{ID: r.id, Source: r.source, Result: &res}
 	if err != nil {
-		n.Error, n.ErrorCode = err.Error(), api.ErrorCode(err)
+		n.Error, n.ErrorCode = s.h.Redact(err.Error()), api.ErrorCode(err)
 	}
 	s.h.Publish(harness.Notice{Session: r.session, Turn: n})
 }
