@@ -55,7 +55,8 @@ func Run(o RunOptions) (err error) {
 			notify("error: " + api.ErrorCode(err) + "\t" + strings.ReplaceAll(err.Error(), "\n", " "))
 		}
 	}()
-	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
+	logw := &redactingLog{w: os.Stderr}
+	log := slog.New(slog.NewTextHandler(logw, &slog.HandlerOptions{Level: slog.LevelInfo}))
 	dir, err := RuntimeDir()
 	if err != nil {
 		return err
@@ -69,6 +70,7 @@ func Run(o RunOptions) (err error) {
 		return err
 	}
 	defer h.Close()
+	logw.setRedact(h.Redact)
 	if err := clearStaleSocket(sock); err != nil {
 		return err
 	}
