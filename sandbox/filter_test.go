@@ -39,11 +39,14 @@ func TestFilterRunsBeforeTheCut(t *testing.T) {
 	arts := &memSink{}
 	cfg.Artifacts = arts
 	sh := newTestShell(t, cfg)
+	n := 0
+	defer func() { t.Logf("%d commands", n) }()
 	for off := -len(tok) - 1; off <= 1; off++ {
 		for _, cmd := range []string{
 			fmt.Sprintf("head -c %d /dev/zero | tr '\\0' a; printf %s; head -c 3000 /dev/zero | tr '\\0' b", 500+off, tok),
 			fmt.Sprintf("head -c 3000 /dev/zero | tr '\\0' a; printf %s; head -c %d /dev/zero | tr '\\0' b", tok, 500+off),
 		} {
+			n++
 			r := run(t, sh, cmd, RunOptions{Filter: &tokenFilter{tok: tok}})
 			if !r.Truncated || strings.Contains(r.Output, "TOKEN") || strings.Contains(r.Output, "0123456789abcdef") {
 				t.Fatalf("offset %d: inline output keeps part of the token: %q", off, r.Output)

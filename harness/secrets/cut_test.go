@@ -43,9 +43,12 @@ func leaks(text, form string, n int) bool {
 func TestRedactCutAtEveryOffset(t *testing.T) {
 	v := []byte(`sk-test-"7f3a9c2e<41d8>4b6fa0c5e9d2b7a14f68`)
 	r := NewRedactor(map[string][]byte{"KEY": v})
+	n := 0
+	defer func() { t.Logf("%d cuts of %d forms", n, len(forms(v))) }()
 	for name, f := range forms(v) {
 		text := "before: " + f + " :after"
 		for cut := 0; cut <= len(text); cut++ {
+			n++
 			head, tail := r.String(text[:cut]), r.String(text[cut:])
 			if leaks(head, f, MinPartial) || leaks(tail, f, MinPartial) {
 				t.Fatalf("%s cut at %d: %q | %q", name, cut, head, tail)
@@ -60,9 +63,12 @@ func TestRedactCutAtEveryOffset(t *testing.T) {
 func TestRedactStreamCutAtEveryOffset(t *testing.T) {
 	v := []byte("sk-test-7f3a9c2e41d84b6fa0c5e9d2b7a14f68")
 	r := NewRedactor(map[string][]byte{"KEY": v})
+	n := 0
+	defer func() { t.Logf("%d splits and as many early ends of %d forms", n, len(forms(v))) }()
 	for name, f := range forms(v) {
 		text := "out: " + f + " done"
 		for split := 0; split <= len(text); split++ {
+			n++
 			s := r.NewStream()
 			got := string(s.Next([]byte(text[:split]))) + string(s.Next([]byte(text[split:]))) + string(s.Flush())
 			if got != r.String(text) || leaks(got, f, MinPartial) {
@@ -83,10 +89,13 @@ func TestRedactStreamCutAtEveryOffset(t *testing.T) {
 func TestRedactFragmentsAtCutMarks(t *testing.T) {
 	v := []byte("sk-test-7f3a9c2e41d84b6fa0c5e9d2b7a14f68")
 	r := NewRedactor(map[string][]byte{"KEY": v})
+	n := 0
+	defer func() { t.Logf("%d head+mark+tail joins of %d forms", n, len(forms(v))) }()
 	for name, f := range forms(v) {
 		text := "before: " + f + " :after"
 		for a := 0; a <= len(text); a += 3 {
 			for _, join := range []string{"…", "\n[… 1234 bytes cut of 5678; full output in artifact ab12 …]\n"} {
+				n++
 				b := min(len(text), a+len(f)/2)
 				cut := text[:a] + join + text[b:]
 				got := r.String(cut)

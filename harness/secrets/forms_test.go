@@ -24,6 +24,7 @@ func TestRedactEveryForm(t *testing.T) {
 		all["base64-wrapped-crlf-"+strconv.Itoa(w)] = wrap(b64, w, "\r\n")
 	}
 	all["hex-wrapped"] = wrap(hex.EncodeToString(formsValue), hexWrap, "\n")
+	defer func() { t.Logf("%d forms, each split at every offset", len(all)) }()
 	for name, f := range all {
 		text := "before " + f + " after"
 		if got := r.String(text); got != "before ‹secret:KEY› after" && !strings.Contains(name, "wrapped") {
