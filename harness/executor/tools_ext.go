@@ -99,8 +99,10 @@ func (x *Executor) extSource(name string) ToolSource {
 	return nil
 }
 
-// runExt runs a source's tool and converts its result.
+// runExt runs a source's tool and converts its result. The arguments are redacted first: an
+// MCP server is a program outside the sandbox, and gets no secret value from the model.
 func runExt(ctx context.Context, src ToolSource, tc toolCtx, name string, args json.RawMessage) toolOutput {
+	args = json.RawMessage(tc.x.h.Redact(string(args)))
 	r := src.Call(ctx, ExtCall{Session: tc.session, Branch: tc.branch, CallID: tc.callID, Workspace: tc.ws, Name: name, Args: args})
 	return toolOutput{text: r.Text, isError: r.IsError, artifact: r.Artifact, trunc: r.Truncated, total: r.TotalBytes, changed: r.Changed}
 }
