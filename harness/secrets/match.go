@@ -10,6 +10,10 @@ var (
 	marksBeforeFragment = []string{"…]\n", "…"}
 )
 
+// longestMark is the length of the longest cut mark: only that close to the end of a chunk can
+// one be unfinished.
+const longestMark = len("\n[…")
+
 // match is a redaction found at the start of a text: n bytes that become label.
 type match struct {
 	n     int
@@ -41,7 +45,7 @@ func (r *Redactor) scan(out []byte, s string, final, atStart bool) ([]byte, int)
 			}
 			continue
 		}
-		if !final && partialMark(s[i:], marksBeforeFragment) {
+		if !final && len(s)-i < longestMark && partialMark(s[i:], marksBeforeFragment) {
 			return append(out, s[start:i]...), i
 		}
 		m, wait := r.matchAt(s[i:], final)
