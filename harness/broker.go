@@ -25,50 +25,63 @@ type Notice struct {
 	Clients map[string]int
 }
 
-// broker fans notices out to subscribers, each with its own buffered channel. A slow subscriber
-// never blocks publishers: it misses notices and is told so with Lagged.
+// maxQueuedBytes is how much streamed text, output and events a subscriber may fall behind
+// by before its stream and event notices are dropped (it is then told with Lagged and reads
+// the committed events from the log). Turn and Clients notices are never dropped.
+const maxQueuedBytes = 64 << 20
+
+// broker fans notices out to subscribers. A publisher never blocks: each subscriber has a
+// queue in which a consumer that falls behind finds consecutive streamed pieces (and
+// consecutive committed events) of a session merged, so a slow reader (a client on a loaded
+// machine, a terminal) loses no streamed text; only past maxQueuedBytes does it miss notices,
+// and then it is told so with Lagged.
 type broker struct {
 	mu   sync.Mutex
-	subs map[chan Notice]*subState
+	subs map[chan Notice]*subscriber
 }
 
-type subState struct{ lagged bool }
+// subscriber is one subscription: the queue publishers append to and the pump that moves it
+// into the channel the consumer reads.
+type subscriber struct {
+	ch   chan Notice
+	wake chan struct{} // a notice was queued (capacity 1)
+	done chan struct{} // closed by unsubscribe: the pump closes ch and stops
 
-// subscribe registers a subscriber with a buffer of n notices.
+	mu     sync.Mutex
+	queue  []Notice
+	bytes  int
+	lagged bool // notices were dropped since the last queued one
+}
+
+// subscribe registers a subscriber whose channel buffers n notices.
 func (b *broker) subscribe(n int) chan Notice {
+	s := &subscriber{ch: make(chan Notice, n), wake: make(chan struct{}, 1), done: make(chan struct{})}
 	b.mu.Lock()
-	defer b.mu.Unlock()
 	if b.subs == nil {
-		b.subs = map[chan Notice]*subState{}
+		b.subs = map[chan Notice]*subscriber{}
 	}
-	ch := make(chan Notice, n)
-	b.subs[ch] = &subState{}
-	return ch
+	b.subs[s.ch] = s
+	b.mu.Unlock()
+	go s.pump()
+	return s.ch
 }
 
-// unsubscribe removes and closes a subscriber's channel.
+// unsubscribe removes a subscriber; its channel is closed once the pump has stopped.
 func (b *broker) unsubscribe(ch chan Notice) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	if _, ok := b.subs[ch]; ok {
+	if s, ok := b.subs[ch]; ok {
 		delete(b.subs, ch)
-		close(ch)
+		close(s.done)
 	}
 }
 
-// publish delivers n to every subscriber that has room.
+// publish queues n for every subscriber.
 func (b *broker) publish(n Notice) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	for ch, st := range b.subs {
-		m := n
-		m.Lagged = st.lagged
-		select {
-		case ch <- m:
-			st.lagged = false
-		default:
-			st.lagged = true
-		}
+	for _, s := range b.subs {
+		s.push(n)
 	}
 }
 
@@ -76,8 +89,118 @@ func (b *broker) publish(n Notice) {
 func (b *broker) close() {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	for ch := range b.subs {
-		close(ch)
+	for ch, s := range b.subs {
+		delete(b.subs, ch)
+		close(s.done)
 	}
-	b.subs = nil
+}
+
+// noticeKind says how a queued notice may be merged with the next one.
+type noticeKind int
+
+const (
+	kindOther     noticeKind = iota // a turn, clients or mixed notice: delivered as it is
+	kindDelta                       // streamed answer text only
+	kindReasoning                   // streamed reasoning only
+	kindOutput                      // live sandbox output only
+	kindEvents                      // committed events only
+)
+
+// kindOf classifies n. Only notices of one kind merge, so answer text, reasoning, output and
+// events keep their order relative to each other.
+func kindOf(n *Notice) noticeKind {
+	if n.Turn != nil || n.Clients != nil || n.Lagged {
+		return kindOther
+	}
+	kind, parts := kindOther, 0
+	if n.Delta != "" {
+		kind, parts = kindDelta, parts+1
+	}
+	if n.Reasoning != "" {
+		kind, parts = kindReasoning, parts+1
+	}
+	if len(n.Output) > 0 {
+		kind, parts = kindOutput, parts+1
+	}
+	if len(n.Events) > 0 {
+		kind, parts = kindEvents, parts+1
+	}
+	if parts != 1 {
+		return kindOther
+	}
+	return kind
+}
+
+// size is roughly how many bytes n holds.
+func size(n *Notice) int {
+	sz := len(n.Delta) + len(n.Reasoning) + len(n.Output)
+	for _, e := range n.Events {
+		sz += len(e.Data) + 128
+	}
+	return sz
+}
+
+// push queues n, merging it into the last queued notice when both are of one kind (answer
+// text, reasoning, output or committed events) and of the same session.
+func (s *subscriber) push(n Notice) {
+	s.mu.Lock()
+	kind, sz := kindOf(&n), size(&n)
+	if kind != kindOther && s.bytes+sz > maxQueuedBytes {
+		s.lagged = true
+		s.mu.Unlock()
+		return
+	}
+	if s.lagged {
+		n.Lagged, s.lagged = true, false
+		kind = kindOther // the first notice after a gap stands alone, so its Lagged is seen
+	}
+	if last := len(s.queue) - 1; last >= 0 && kind != kindOther && kindOf(&s.queue[last]) == kind && s.queue[last].Session == n.Session {
+		q := &s.queue[last]
+		q.Delta += n.Delta
+		q.Reasoning += n.Reasoning
+		if len(n.Output) > 0 {
+			q.Output = append(q.Output, n.Output...)
+		}
+		if len(n.Events) > 0 {
+			q.Events = append(q.Events, n.Events...)
+		}
+	} else {
+		// Merging appends to these: never into the publisher's own slices.
+		if kind == kindEvents {
+			n.Events = append([]store.Event(nil), n.Events...)
+		}
+		if kind == kindOutput {
+			n.Output = append([]byte(nil), n.Output...)
+		}
+		s.queue = append(s.queue, n)
+	}
+	s.bytes += sz
+	s.mu.Unlock()
+	select {
+	case s.wake <- struct{}{}:
+	default:
+	}
+}
+
+// pump moves queued notices into the channel, in order, until unsubscribed.
+func (s *subscriber) pump() {
+	defer close(s.ch)
+	for {
+		select {
+		case <-s.wake:
+		case <-s.done:
+			return
+		}
+		s.mu.Lock()
+		batch := s.queue
+		s.queue, s.bytes = nil, 0
+		s.mu.Unlock()
+		for _, n := range batch {
+			select {
+			case s.ch <- n:
+			case <-s.done:
+				return
+			}
+		}
+	}
 }

@@ -173,8 +173,13 @@ func (e *env) cancelOnInterrupt(c api.Client, sessionID string) func() {
 func (e *env) follow(w *api.Watcher, started api.TurnStarted) (harness.TurnResult, error) {
 	out := newFlushWriter(e.stdout, 30*time.Millisecond)
 	defer out.Close()
-	midLine := false
+	midLine, warned := false, false
 	for n := range w.C {
+		if n.Lagged && !warned {
+			warned = true
+			out.Flush()
+			fmt.Fprintf(e.stderr, "\nexo: this terminal fell too far behind the stream and missed part of it; the whole answer is in the log: exo log %s\n", started.Session)
+		}
 		if n.Delta != "" {
 			io.WriteString(out, n.Delta)
 			midLine = !strings.HasSuffix(n.Delta, "\n")

@@ -6,6 +6,7 @@ import (
 	"bufio"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"sync/atomic"
@@ -34,6 +35,9 @@ func (s *ChatServer) BaseURL() string { return s.URL + "/v1" }
 // handle streams one answer.
 func (s *ChatServer) handle(w http.ResponseWriter, r *http.Request) {
 	s.Requests.Add(1)
+	// Read the whole request first, as real services do: Go's server resets a connection whose
+	// request body was left unread (a long session's history), cutting the answer's end.
+	_, _ = io.Copy(io.Discard, r.Body)
 	w.Header().Set("Content-Type", "text/event-stream")
 	bw := bufio.NewWriterSize(w, 64<<10)
 	piece, _ := json.Marshal(s.Piece)
