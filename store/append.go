@@ -9,12 +9,47 @@ import (
 )
 
 // Append adds records to the end of a branch in one transaction and returns the committed events.
+// On an engine that bounds a commit (etcd's request and transaction limits) a batch too large
+// for one is committed in several, in order, each a consistent prefix; on error the events
+// committed so far are returned with it.
 func (s *Store) Append(branch string, recs ...Record) (out []Event, err error) {
-	err = s.Update(func(tx *Tx) error {
-		out, err = tx.Append(branch, recs...)
-		return err
-	})
-	return out, err
+	for first := true; first || len(recs) > 0; first = false {
+		n := s.batchLen(recs)
+		var evs []Event
+		err = s.Update(func(tx *Tx) error {
+			evs, err = tx.Append(branch, recs[:n]...)
+			return err
+		})
+		if err != nil {
+			return out, err
+		}
+		out = append(out, evs...)
+		recs = recs[n:]
+	}
+	return out, nil
+}
+
+// batchLen returns how many of recs fit one commit of the store's engine.
+func (s *Store) batchLen(recs []Record) int {
+	l, ok := s.kv.(interface{ limits() (int, int) })
+	if !ok {
+		return len(recs)
+	}
+	maxOps, maxBytes := l.limits()
+	maxOps -= etcdMargin
+	budget := maxBytes / 2 // events are stored with their hash, type and actor: room to spare
+	n, size := 0, 0
+	if len(recs) == 0 {
+		return 0
+	}
+	for n < len(recs) && n < maxOps {
+		size += len(recs[n].Data) + len(recs[n].Type) + len(recs[n].Actor) + 128
+		if n > 0 && size > budget {
+			break
+		}
+		n++
+	}
+	return max(n, 1)
 }
 
 // Append adds records to the end of a branch, assigning seq, time and the chained hash.

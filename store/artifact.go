@@ -24,7 +24,12 @@ type Artifact struct {
 }
 
 // artifactDir is where blobs live, by the first two hex digits of their id.
-func (s *Store) artifactDir() string { return filepath.Join(s.home, "artifacts") }
+func (s *Store) artifactDir() string {
+	if s.blobDir != "" {
+		return s.blobDir
+	}
+	return filepath.Join(s.home, "artifacts")
+}
 
 // artifactTmpDir holds blobs being written.
 func (s *Store) artifactTmpDir() string { return filepath.Join(s.artifactDir(), "tmp") }

@@ -19,31 +19,43 @@ type backend struct {
 	reopen func(tb testing.TB, s *Store) *Store
 }
 
-// backends lists the engines the suite runs against; kv_etcd_test.go adds etcd.
-var backends = []backend{{
-	name: "bbolt",
-	open: func(tb testing.TB) *Store {
-		s, err := Open(tb.TempDir(), Options{NoSync: true})
-		if err != nil {
-			tb.Fatalf("open: %v", err)
-		}
-		tb.Cleanup(func() { s.Close() })
-		return s
-	},
-	reopen: func(tb testing.TB, s *Store) *Store {
-		tb.Helper()
-		home := s.Home()
-		if err := s.Close(); err != nil {
-			tb.Fatalf("close: %v", err)
-		}
-		s2, err := Open(home, Options{NoSync: true})
-		if err != nil {
-			tb.Fatalf("reopen: %v", err)
-		}
-		tb.Cleanup(func() { s2.Close() })
-		return s2
-	},
-}}
+// backends lists the engines the suite runs against, each started for the test given (which
+// outlives every store opened); kv_etcd_test.go adds etcd.
+var backends = []namedBackend{{"bbolt", boltBackend}}
+
+// namedBackend names an engine and starts it for a test.
+type namedBackend struct {
+	name  string
+	start func(t *testing.T) backend
+}
+
+// boltBackend opens stores on bbolt files.
+func boltBackend(*testing.T) backend {
+	return backend{
+		name: "bbolt",
+		open: func(tb testing.TB) *Store {
+			s, err := Open(tb.TempDir(), Options{NoSync: true})
+			if err != nil {
+				tb.Fatalf("open: %v", err)
+			}
+			tb.Cleanup(func() { s.Close() })
+			return s
+		},
+		reopen: func(tb testing.TB, s *Store) *Store {
+			tb.Helper()
+			home := s.Home()
+			if err := s.Close(); err != nil {
+				tb.Fatalf("close: %v", err)
+			}
+			s2, err := Open(home, Options{NoSync: true})
+			if err != nil {
+				tb.Fatalf("reopen: %v", err)
+			}
+			tb.Cleanup(func() { s2.Close() })
+			return s2
+		},
+	}
+}
 
 // TestConformance runs the same behaviour checks against every storage engine.
 func TestConformance(t *testing.T) {
@@ -60,8 +72,9 @@ func TestConformance(t *testing.T) {
 		{"TamperChanged", confTamperChanged},
 		{"TamperLost", confTamperLost},
 	}
-	for _, be := range backends {
-		t.Run(be.name, func(t *testing.T) {
+	for _, nb := range backends {
+		t.Run(nb.name, func(t *testing.T) {
+			be := nb.start(t)
 			for _, c := range cases {
 				t.Run(c.name, func(t *testing.T) {
 					t.Parallel()

@@ -21,6 +21,8 @@ type Store struct {
 	// db is the bbolt file (nil on another engine), for the checks only a local file has.
 	db   *bolt.DB
 	lock *homeLock
+	// blobDir is where artifacts are kept (empty: EXO_HOME/artifacts).
+	blobDir string
 	// branches caches immutable branch metadata by id.
 	branches sync.Map
 	// damage is why writes are refused (nil while the store is sound).

@@ -1,0 +1,134 @@
+// Package etcdtest starts embedded etcd clusters (go.etcd.io/etcd/server/v3/embed) for the
+// tests and benchmarks of exo's etcd store: real etcd servers on loopback ports.
+package etcdtest
+
+import (
+	"fmt"
+	"net"
+	"net/url"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"go.etcd.io/etcd/server/v3/embed"
+	"go.uber.org/zap"
+)
+
+// Options tunes a cluster.
+type Options struct {
+	// Fsync keeps etcd's fsyncs (off by default: tests need no durability across power cuts).
+	Fsync bool
+	// QuotaBytes is the backend quota (0: etcd's default).
+	QuotaBytes int64
+}
+
+// Cluster is a running embedded cluster.
+type Cluster struct {
+	tb      testing.TB
+	mu      sync.Mutex
+	cfgs    []*embed.Config
+	members []*embed.Etcd
+	// Endpoints are the members' client URLs.
+	Endpoints []string
+}
+
+// Start starts an n-member cluster and stops it when the test ends.
+func Start(tb testing.TB, n int, o Options) *Cluster {
+	tb.Helper()
+	c := &Cluster{tb: tb, members: make([]*embed.Etcd, n)}
+	var peers []string
+	token := fmt.Sprintf("exo-%d", time.Now().UnixNano())
+	for i := range n {
+		cfg := embed.NewConfig()
+		cfg.Name = fmt.Sprintf("m%d", i)
+		cfg.Dir = tb.TempDir()
+		cu, pu := freeURL(tb), freeURL(tb)
+		cfg.ListenClientUrls, cfg.AdvertiseClientUrls = []url.URL{cu}, []url.URL{cu}
+		cfg.ListenPeerUrls, cfg.AdvertisePeerUrls = []url.URL{pu}, []url.URL{pu}
+		cfg.InitialClusterToken = token
+		cfg.ZapLoggerBuilder = embed.NewZapLoggerBuilder(zap.NewNop())
+		cfg.UnsafeNoFsync = !o.Fsync
+		cfg.QuotaBackendBytes = o.QuotaBytes
+		peers = append(peers, cfg.Name+"="+pu.String())
+		c.cfgs = append(c.cfgs, cfg)
+		c.Endpoints = append(c.Endpoints, cu.Host)
+	}
+	for _, cfg := range c.cfgs {
+		cfg.InitialCluster = strings.Join(peers, ",")
+	}
+	var wg sync.WaitGroup
+	errs := make([]error, n)
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs[i] = c.startMember(i)
+		}()
+	}
+	wg.Wait()
+	tb.Cleanup(c.Stop)
+	for _, err := range errs {
+		if err != nil {
+			tb.Fatalf("start etcd: %v", err)
+		}
+	}
+	return c
+}
+
+// startMember starts member i and waits until it serves.
+func (c *Cluster) startMember(i int) error {
+	e, err := embed.StartEtcd(c.cfgs[i])
+	if err != nil {
+		return err
+	}
+	select {
+	case <-e.Server.ReadyNotify():
+	case <-time.After(30 * time.Second):
+		e.Close()
+		return fmt.Errorf("member %d not ready after 30s", i)
+	}
+	c.mu.Lock()
+	c.members[i] = e
+	c.mu.Unlock()
+	return nil
+}
+
+// Kill stops member i at once (its data stays, so Restart brings it back).
+func (c *Cluster) Kill(i int) {
+	c.mu.Lock()
+	e := c.members[i]
+	c.members[i] = nil
+	c.mu.Unlock()
+	if e != nil {
+		e.Server.HardStop()
+		e.Close()
+	}
+}
+
+// Restart starts a killed member again on its data.
+func (c *Cluster) Restart(i int) {
+	c.tb.Helper()
+	c.cfgs[i].ClusterState = embed.ClusterStateFlagExisting
+	if err := c.startMember(i); err != nil {
+		c.tb.Fatalf("restart member %d: %v", i, err)
+	}
+}
+
+// Stop stops every member.
+func (c *Cluster) Stop() {
+	for i := range c.members {
+		c.Kill(i)
+	}
+}
+
+// freeURL returns an http URL on a loopback port nobody listens on.
+func freeURL(tb testing.TB) url.URL {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		tb.Fatalf("find a free port: %v", err)
+	}
+	addr := l.Addr().String()
+	l.Close()
+	return url.URL{Scheme: "http", Host: addr}
+}

@@ -1,0 +1,206 @@
+package store
+
+import (
+	"context"
+	"crypto/sha256"
+	"crypto/tls"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	"time"
+
+	clientv3 "go.etcd.io/etcd/client/v3"
+	"go.uber.org/zap"
+)
+
+// EtcdConfig says how a store reaches an etcd cluster.
+type EtcdConfig struct {
+	// Endpoints are the cluster's client URLs (host:port or http(s)://host:port).
+	Endpoints []string
+	// Namespace separates independent teams on one cluster: keys live under exo/v1/<Namespace>/.
+	Namespace string
+	// Node names this daemon in the cluster (default: host name and a digest of EXO_HOME).
+	Node string
+	// TLS, when set, is used for every connection to the cluster.
+	TLS *tls.Config
+	// Username and Password authenticate to a cluster with auth enabled.
+	Username, Password string
+	// BlobDir is the shared folder artifacts are stored in, by content (default: EXO_HOME's
+	// artifacts folder, which other machines cannot read).
+	BlobDir string
+	// LeaseTTL is how long this daemon's ownerships outlive it (default 10s).
+	LeaseTTL time.Duration
+	// DialTimeout bounds connecting (default 5s); RequestTimeout each request (default 10s).
+	DialTimeout, RequestTimeout time.Duration
+	// MaxTxnOps and MaxRequestBytes are the cluster's --max-txn-ops and --max-request-bytes
+	// (defaults 128 and 1.5 MiB): appends are batched within them.
+	MaxTxnOps, MaxRequestBytes int
+}
+
+// withDefaults fills unset fields.
+func (c EtcdConfig) withDefaults(home string) EtcdConfig {
+	if c.Namespace == "" {
+		c.Namespace = "default"
+	}
+	if c.Node == "" {
+		host, _ := os.Hostname()
+		sum := sha256.Sum256([]byte(home))
+		c.Node = host + "-" + hex.EncodeToString(sum[:3])
+	}
+	if c.LeaseTTL <= 0 {
+		c.LeaseTTL = 10 * time.Second
+	}
+	if c.DialTimeout <= 0 {
+		c.DialTimeout = 5 * time.Second
+	}
+	if c.RequestTimeout <= 0 {
+		c.RequestTimeout = 10 * time.Second
+	}
+	if c.MaxTxnOps <= 0 {
+		c.MaxTxnOps = 128
+	}
+	if c.MaxRequestBytes <= 0 {
+		c.MaxRequestBytes = 3 << 19 // 1.5 MiB
+	}
+	return c
+}
+
+// etcdMargin is what a commit leaves free of the cluster's limits for its head, records and
+// compares.
+const etcdMargin = 16
+
+// OpenEtcd opens the store kept in an etcd cluster. home is still this daemon's EXO_HOME: it
+// is locked (one daemon per home), and keeps the damage verdict and, unless BlobDir says
+// otherwise, the artifacts. Sessions and other records are this node's; branches, events,
+// heads, checkpoints and artifact metadata are shared by every daemon on the cluster.
+func OpenEtcd(home string, cfg EtcdConfig, opts Options) (*Store, error) {
+	cfg = cfg.withDefaults(home)
+	if len(cfg.Endpoints) == 0 {
+		return nil, errors.New("open etcd store: no endpoints")
+	}
+	if err := os.MkdirAll(home, 0o700); err != nil {
+		return nil, fmt.Errorf("create exo home %s: %w", home, err)
+	}
+	lock, err := lockHome(home)
+	if err != nil {
+		return nil, err
+	}
+	s, err := openEtcdLocked(home, cfg)
+	if err != nil {
+		lock.release()
+		return nil, err
+	}
+	s.lock = lock
+	return s, nil
+}
+
+// openEtcdLocked connects, takes a lease, registers the node and checks the schema.
+func openEtcdLocked(home string, cfg EtcdConfig) (*Store, error) {
+	where := fmt.Sprintf("etcd cluster %v", cfg.Endpoints)
+	cli, err := clientv3.New(clientv3.Config{
+		Endpoints:   cfg.Endpoints,
+		DialTimeout: cfg.DialTimeout,
+		TLS:         cfg.TLS,
+		Username:    cfg.Username,
+		Password:    cfg.Password,
+		Logger:      zap.NewNop(),
+	})
+	if err != nil {
+		return nil, fmt.Errorf("connect to %s: %w", where, err)
+	}
+	eng := &etcdEngine{cli: cli, prefix: "exo/v1/" + url.PathEscape(cfg.Namespace) + "/", ns: cfg.Namespace, node: cfg.Node,
+		timeout: cfg.RequestTimeout, ttl: cfg.LeaseTTL, maxOps: cfg.MaxTxnOps, maxBytes: cfg.MaxRequestBytes}
+	if err := eng.start(cfg.LeaseTTL); err != nil {
+		cli.Close()
+		return nil, fmt.Errorf("open %s: %w", where, err)
+	}
+	s := &Store{home: home, kv: eng, blobDir: cfg.BlobDir}
+	s.loadDamage()
+	if err := s.initSchema(); err != nil {
+		eng.close()
+		return nil, fmt.Errorf("open %s: %w", where, err)
+	}
+	if err := os.MkdirAll(s.artifactTmpDir(), 0o700); err != nil {
+		eng.close()
+		return nil, fmt.Errorf("create artifact dir: %w", err)
+	}
+	if err := s.View(func(tx *Tx) error { return tx.checkHeads() }); err != nil {
+		s.markDamaged(err)
+	}
+	if _, err := s.reclaim(); err != nil {
+		eng.close()
+		return nil, fmt.Errorf("open %s: %w", where, err)
+	}
+	return s, nil
+}
+
+// nodeInfo is what a daemon publishes about itself under its lease.
+type nodeInfo struct {
+	Node    string    `json:"node"`
+	Host    string    `json:"host"`
+	PID     int       `json:"pid"`
+	Started time.Time `json:"started"`
+}
+
+// aliveKey is the key a node keeps under its lease while it runs.
+func (e *etcdEngine) aliveKey(node string) string {
+	return e.prefix + "nodes/" + url.PathEscape(node) + "/alive"
+}
+
+// start grants this daemon's lease, keeps it alive, and registers the node; it fails when a
+// live daemon already uses the node name.
+func (e *etcdEngine) start(ttl time.Duration) error {
+	ctx, cancel := e.ctx()
+	defer cancel()
+	g, err := e.cli.Grant(ctx, int64(max(ttl/time.Second, 2)))
+	if err != nil {
+		return fmt.Errorf("grant lease: %w", err)
+	}
+	host, _ := os.Hostname()
+	info, _ := json.Marshal(nodeInfo{Node: e.node, Host: host, PID: os.Getpid(), Started: now()})
+	key := e.aliveKey(e.node)
+	resp, err := e.cli.Txn(ctx).If(clientv3.Compare(clientv3.CreateRevision(key), "=", 0)).
+		Then(clientv3.OpPut(key, string(info), clientv3.WithLease(g.ID))).Commit()
+	if err != nil {
+		return fmt.Errorf("register node %s: %w", e.node, err)
+	}
+	if !resp.Succeeded {
+		_, _ = e.cli.Revoke(ctx, g.ID)
+		return fmt.Errorf("node name %q is in use by another live daemon on the cluster (set another node name): %w", e.node, ErrLocked)
+	}
+	ch, err := e.cli.KeepAlive(context.Background(), g.ID)
+	if err != nil {
+		return fmt.Errorf("keep lease alive: %w", err)
+	}
+	e.mu.Lock()
+	e.lease = g.ID
+	e.mu.Unlock()
+	go e.keepAlive(ch, g.ID)
+	return nil
+}
+
+// keepAlive drains the lease's keep-alive answers; when they stop (the lease expired during a
+// partition, or the client closed) the daemon's ownerships are gone, so appends are refused
+// with ErrNotOwner until a branch is claimed again.
+func (e *etcdEngine) keepAlive(ch <-chan *clientv3.LeaseKeepAliveResponse, id clientv3.LeaseID) {
+	for range ch {
+	}
+	e.mu.Lock()
+	if e.lease == id {
+		e.lease = 0
+	}
+	e.mu.Unlock()
+}
+
+// ensureLease makes sure the engine holds a live lease, granting a new one (and registering the
+// node again) after the old one was lost.
+func (e *etcdEngine) ensureLease() error {
+	if e.currentLease() != 0 {
+		return nil
+	}
+	return e.start(e.ttl)
+}
+
