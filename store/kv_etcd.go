@@ -511,4 +511,3 @@ func (b etcdBucket) del(key []byte) error {
 	b.t.writes[k] = etcdWrite{del: true}
 	return nil
 }
-

@@ -203,4 +203,3 @@ func (e *etcdEngine) ensureLease() error {
 	}
 	return e.start(e.ttl)
 }
-
