@@ -34,6 +34,9 @@ type Options struct {
 	NoSync bool
 	// DemoScript is the built-in scripted-model script used by a scripted model without a path.
 	DemoScript []byte
+	// Store names the store: "" (then EXO_STORE or EXO_HOME/store.url decide; default the
+	// local bbolt file) or etcd://host:2379,…/namespace?options (see store.ParseURL).
+	Store string
 	// SandboxHelper is the argv prefix that runs sandbox.HelperMain (default: this executable).
 	SandboxHelper []string
 }
@@ -62,7 +65,7 @@ func Open(home string, opts Options) (*Harness, error) {
 	if opts.CheckpointEvery == 0 {
 		opts.CheckpointEvery = DefaultCheckpointEvery
 	}
-	st, err := store.Open(home, store.Options{NoSync: opts.NoSync, Evidence: homeEvidence})
+	st, err := openStore(home, opts)
 	if err != nil {
 		return nil, err
 	}

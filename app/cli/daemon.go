@@ -18,6 +18,7 @@ import (
 
 func daemonCmd(e *env) *cobra.Command {
 	var idle time.Duration
+	var storeURL string
 	cmd := &cobra.Command{
 		Use:   "daemon",
 		Short: "Run the harness daemon in the foreground (exo starts it by itself when needed)",
@@ -30,10 +31,11 @@ func daemonCmd(e *env) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return daemon.Run(daemon.RunOptions{Home: home, IdleTimeout: idle, Harness: harness.Options{DemoScript: e.demo}})
+			return daemon.Run(daemon.RunOptions{Home: home, IdleTimeout: idle, Harness: harness.Options{DemoScript: e.demo, Store: storeURL}})
 		},
 	}
 	cmd.Flags().DurationVar(&idle, "idle", 0, "exit after this long with no clients and no work (negative: never)")
+	cmd.Flags().StringVar(&storeURL, "store", "", "store to open: bbolt (default) or etcd://host:2379,…/namespace?node=…&blobs=DIR&cacert=…&cert=…&key=…&user=…&password-file=… (else EXO_STORE, else EXO_HOME/store.url)")
 	cmd.AddCommand(daemonStatusCmd(e), daemonStopCmd(e), daemonLogsCmd(e))
 	return cmd
 }

@@ -1,0 +1,50 @@
+package harness
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"exo/store"
+)
+
+// StoreURLFile is the user configuration, in EXO_HOME, that names the store a daemon opens
+// when neither `exo daemon --store` nor EXO_STORE does (one line: bbolt, or etcd://host:2379,…).
+const StoreURLFile = "store.url"
+
+// StoreURL returns the store location for home: the option, else EXO_STORE, else the user
+// configuration file, else "" (the local bbolt file).
+func StoreURL(home, option string) (string, error) {
+	if option != "" {
+		return option, nil
+	}
+	if v := os.Getenv("EXO_STORE"); v != "" {
+		return v, nil
+	}
+	b, err := os.ReadFile(filepath.Join(home, StoreURLFile))
+	if errors.Is(err, os.ErrNotExist) {
+		return "", nil
+	}
+	if err != nil {
+		return "", fmt.Errorf("read store configuration: %w", err)
+	}
+	return strings.TrimSpace(string(b)), nil
+}
+
+// openStore opens the store the options and configuration name.
+func openStore(home string, opts Options) (*store.Store, error) {
+	where, err := StoreURL(home, opts.Store)
+	if err != nil {
+		return nil, err
+	}
+	cfg, err := store.ParseURL(where)
+	if err != nil {
+		return nil, err
+	}
+	if cfg == nil {
+		return store.Open(home, store.Options{NoSync: opts.NoSync, Evidence: homeEvidence})
+	}
+	return store.OpenEtcd(home, *cfg, store.Options{NoSync: opts.NoSync})
+}
