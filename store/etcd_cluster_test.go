@@ -1,0 +1,243 @@
+package store
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"exo/store/etcdtest"
+)
+
+// openNode opens a store as daemon node on the cluster at endpoints, in namespace ns.
+func openNode(tb testing.TB, endpoints []string, ns, node string, ttl time.Duration) *Store {
+	tb.Helper()
+	s, err := OpenEtcd(tb.TempDir(), EtcdConfig{Endpoints: endpoints, Namespace: ns, Node: node, LeaseTTL: ttl,
+		DialTimeout: 2 * time.Second, RequestTimeout: 3 * time.Second}, Options{})
+	if err != nil {
+		tb.Fatalf("open %s: %v", node, err)
+	}
+	tb.Cleanup(func() { s.Close() })
+	return s
+}
+
+// TestEtcdOwnershipFence: only the daemon that owns a branch appends to it; the others read
+// it, and may claim it once the owner is gone.
+func TestEtcdOwnershipFence(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts an etcd server")
+	}
+	t.Parallel()
+	c := etcdtest.Start(t, 1, etcdtest.Options{})
+	a := openNode(t, c.Endpoints, "fence", "a", 2*time.Second)
+	b := openNode(t, c.Endpoints, "fence", "b", 2*time.Second)
+	if _, err := openNodeErr(t.TempDir(), c.Endpoints, "fence", "a"); !errors.Is(err, ErrLocked) {
+		t.Fatalf("a second live daemon named a: %v", err)
+	}
+	a.NewBranch("s1")
+	mustAppend(t, a, "s1", 5, 5)
+	if _, err := b.Append("s1", rec(9)); !errors.Is(err, ErrNotOwner) {
+		t.Fatalf("b appended to a's branch: %v", err)
+	}
+	evs, err := b.ReadRange("s1", 0, 0)
+	if err != nil || len(evs) != 5 {
+		t.Fatalf("b reads a's branch: %d %v", len(evs), err)
+	}
+	if err := b.Claim("s1"); !errors.Is(err, ErrNotOwner) {
+		t.Fatalf("b claimed a live daemon's branch: %v", err)
+	}
+	if owner, _ := b.Owner("s1"); owner != "a" {
+		t.Fatalf("owner %q", owner)
+	}
+	// b forks a's branch: the fork is b's.
+	if _, err := b.Fork("s1-b", "s1", 3); err != nil {
+		t.Fatal(err)
+	}
+	mustAppend(t, b, "s1-b", 2, 2)
+	if _, err := a.Append("s1-b", rec(1)); !errors.Is(err, ErrNotOwner) {
+		t.Fatalf("a appended to b's fork: %v", err)
+	}
+	a.Close() // a stops: its lease is revoked
+	if err := b.Claim("s1"); err != nil {
+		t.Fatalf("take over after a stopped: %v", err)
+	}
+	mustAppend(t, b, "s1", 2, 2)
+	if rep, err := b.VerifyAll(); err != nil || !rep.OK() || rep.Events != 9 {
+		t.Fatalf("verify: %+v %v", rep, err)
+	}
+	nodes, _ := b.Nodes()
+	if fmt.Sprint(nodes) != "[b]" {
+		t.Fatalf("live nodes %v", nodes)
+	}
+}
+
+// openNodeErr opens a store and returns the error instead of failing.
+func openNodeErr(home string, endpoints []string, ns, node string) (*Store, error) {
+	return OpenEtcd(home, EtcdConfig{Endpoints: endpoints, Namespace: ns, Node: node,
+		DialTimeout: 2 * time.Second, RequestTimeout: 3 * time.Second}, Options{})
+}
+
+// TestEtcdBatchesWithinLimits appends a batch larger than one etcd transaction allows.
+func TestEtcdBatchesWithinLimits(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts an etcd server")
+	}
+	t.Parallel()
+	c := etcdtest.Start(t, 1, etcdtest.Options{})
+	s := openNode(t, c.Endpoints, "batch", "n", 0)
+	s.NewBranch("m")
+	recs := make([]Record, 1000)
+	for i := range recs {
+		recs[i] = rec(i)
+	}
+	recs[500].Data = []byte(fmt.Sprintf(`{"n":500,"big":%q}`, strings.Repeat("x", 700<<10)))
+	evs, err := s.Append("m", recs...)
+	if err != nil || len(evs) != 1000 || evs[999].Seq != 1000 {
+		t.Fatalf("append 1000: %d %v", len(evs), err)
+	}
+	if rep, err := s.VerifyAll(); err != nil || !rep.OK() || rep.Events != 1000 {
+		t.Fatalf("verify: %+v %v", rep, err)
+	}
+}
+
+// TestEtcdNoSpace fills a cluster with a small quota: the refused append says NOSPACE, and
+// every acknowledged event is still there and verifies.
+func TestEtcdNoSpace(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts an etcd server")
+	}
+	t.Parallel()
+	c := etcdtest.Start(t, 1, etcdtest.Options{QuotaBytes: 2 << 20})
+	s := openNode(t, c.Endpoints, "quota", "n", 0)
+	s.NewBranch("m")
+	big := Record{Type: "blob", Actor: "t", Data: []byte(fmt.Sprintf(`{"x":%q}`, strings.Repeat("y", 200<<10)))}
+	acked := uint64(0)
+	var err error
+	for range 100 {
+		var evs []Event
+		if evs, err = s.Append("m", big); err != nil {
+			break
+		}
+		acked = evs[0].Seq
+	}
+	if !errors.Is(err, ErrNoSpace) || !strings.Contains(err.Error(), "nothing of it was stored") {
+		t.Fatalf("append past the quota: %v (acked %d)", err, acked)
+	}
+	head, _, herr := s.Head("m")
+	if herr != nil || head != acked {
+		t.Fatalf("head %d after NOSPACE, acknowledged %d: %v", head, acked, herr)
+	}
+	if rep, err := s.VerifyBranch("m"); err != nil || !rep.OK() || rep.Events != int(acked) {
+		t.Fatalf("verify: %+v %v", rep, err)
+	}
+}
+
+// TestEtcdMemberKilledMidAppend kills a member of a three-member cluster while a daemon
+// appends: appends go on through the others and nothing acknowledged is lost.
+func TestEtcdMemberKilledMidAppend(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a three-member etcd cluster")
+	}
+	t.Parallel()
+	c := etcdtest.Start(t, 3, etcdtest.Options{})
+	s := openNode(t, c.Endpoints, "kill", "n", 0)
+	s.NewBranch("m")
+	var (
+		mu    sync.Mutex
+		acked uint64
+		fails int
+	)
+	stop := make(chan struct{})
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for i := 0; ; i++ {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			evs, err := s.Append("m", rec(i), rec(i))
+			mu.Lock()
+			if err == nil {
+				acked = evs[1].Seq
+			} else {
+				fails++
+			}
+			mu.Unlock()
+		}
+	}()
+	waitAcked := func(n uint64) {
+		t.Helper()
+		deadline := time.Now().Add(20 * time.Second)
+		for {
+			mu.Lock()
+			a := acked
+			mu.Unlock()
+			if a >= n {
+				return
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("appends stalled at %d (want %d)", a, n)
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+	}
+	waitAcked(20)
+	c.Kill(0)
+	mu.Lock()
+	after := acked
+	mu.Unlock()
+	waitAcked(after + 40)
+	close(stop)
+	<-done
+	head, _, err := s.Head("m")
+	if err != nil || head < acked {
+		t.Fatalf("head %d, acknowledged %d: %v", head, acked, err)
+	}
+	if rep, err := s.VerifyAll(); err != nil || !rep.OK() {
+		t.Fatalf("verify: %+v %v", rep, err)
+	}
+	t.Logf("acknowledged %d events, %d appends failed while the member went away", acked, fails)
+}
+
+// TestEtcdPartitionedDaemonLosesLease cuts a daemon off the cluster (the only member it
+// talks to dies): its lease expires, another daemon takes its session over, and the cut-off
+// daemon's appends are refused once it is back.
+func TestEtcdPartitionedDaemonLosesLease(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a three-member etcd cluster")
+	}
+	t.Parallel()
+	c := etcdtest.Start(t, 3, etcdtest.Options{})
+	a := openNode(t, c.Endpoints[:1], "part", "a", 2*time.Second)
+	b := openNode(t, c.Endpoints[1:], "part", "b", 2*time.Second)
+	a.NewBranch("s")
+	mustAppend(t, a, "s", 10, 5)
+	c.Kill(0) // a reaches no member now
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		err := b.Claim("s")
+		if err == nil {
+			break
+		}
+		if !errors.Is(err, ErrNotOwner) || time.Now().After(deadline) {
+			t.Fatalf("b takes over: %v", err)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	mustAppend(t, b, "s", 3, 3)
+	c.Restart(0)
+	if _, err := a.Append("s", rec(99)); !errors.Is(err, ErrNotOwner) {
+		t.Fatalf("the partitioned daemon appended after losing its lease: %v", err)
+	}
+	evs, err := a.ReadRange("s", 0, 0)
+	if err != nil || len(evs) != 13 {
+		t.Fatalf("a reads %d events: %v", len(evs), err)
+	}
+	if rep, err := b.VerifyAll(); err != nil || !rep.OK() || rep.Events != 13 {
+		t.Fatalf("verify: %+v %v", rep, err)
+	}
+}
