@@ -193,7 +193,7 @@ func (m *Model) onNotices(batch []harness.Notice) tea.Cmd {
 			splitStale = m.splitNotice(n) || splitStale
 		}
 		if n.Session != cur {
-			others = others || len(n.Events) > 0
+			others = others || len(n.Events) > 0 || n.Peer != "" // a peer: another daemon's session changed
 			continue
 		}
 		if n.Reasoning != "" {

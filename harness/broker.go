@@ -20,6 +20,9 @@ type Notice struct {
 	Lagged bool
 	// Turn tells that a turn started or ended on the session (published by whoever runs turns).
 	Turn *TurnNotice
+	// Peer, when set, names the daemon that runs the session elsewhere on a shared store: the
+	// notice reports what that daemon did (see WatchPeers); nothing here runs it.
+	Peer string
 	// Clients, when set, is how many clients watch each session (published by the daemon when
 	// it changes; Session is empty).
 	Clients map[string]int

@@ -28,6 +28,12 @@ type SessionInfo struct {
 	Conflicts int     `json:"conflicts"`
 	// Executor is the executor in force ("" or default: exo's own).
 	Executor string `json:"executor,omitempty"`
+	// Node, when set, is the daemon that runs the session on another machine sharing the store
+	// (etcd); Live says that daemon still holds it, Orphaned that it is gone and the session's
+	// workspace is not reachable here.
+	Node     string `json:"node,omitempty"`
+	Live     bool   `json:"live,omitempty"`
+	Orphaned bool   `json:"orphaned,omitempty"`
 }
 
 // NewSessionRequest creates a session.

@@ -32,6 +32,10 @@ func (t *Tracker) State(sessionID string) (*State, error) {
 	return t.load(s)
 }
 
+// StateOf returns the governance state of a session given by its record (one another daemon
+// runs on a shared store, which this harness cannot look up by id).
+func (t *Tracker) StateOf(s *harness.Session) (*State, error) { return t.load(s) }
+
 // load brings the State of s's current branch up to date and returns a copy.
 func (t *Tracker) load(s *harness.Session) (*State, error) {
 	t.mu.Lock()

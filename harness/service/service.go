@@ -69,8 +69,9 @@ func New(h *harness.Harness, opts Options) *Service {
 		runners: map[string]executors.Runner{},
 		turns:   map[string]*turnRun{}, running: map[string]*turnRun{}, last: map[string]*turnRun{},
 		watches: map[string]string{}, ctx: ctx, cancel: cancel}
-	s.wg.Add(1)
+	s.wg.Add(2)
 	go s.wakeLoop()
+	go s.peerLoop()
 	return s
 }
 

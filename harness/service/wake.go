@@ -33,7 +33,7 @@ func (s *Service) wakeLoop() {
 			if !ok {
 				return
 			}
-			if n.Session != "" && executor.HasCompletion(n.Events) {
+			if n.Session != "" && n.Peer == "" && executor.HasCompletion(n.Events) {
 				pending[n.Session] = true
 			}
 			if n.Turn == nil || n.Turn.Running {

@@ -145,6 +145,9 @@ func (t *tail) forward(n harness.Notice, send func(harness.Notice) bool) error {
 		if n.Clients != nil {
 			send(harness.Notice{Clients: n.Clients})
 		}
+		if n.Peer != "" { // another daemon's session changed: clients refresh their siblings
+			send(harness.Notice{Session: n.Session, Peer: n.Peer})
+		}
 		return nil
 	}
 	resync := n.Lagged

@@ -1,0 +1,183 @@
+package harness
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"sort"
+
+	"exo/store"
+)
+
+// PeerSession is a session another daemon runs on a shared (etcd) store: its events are in the
+// shared log, its record is that daemon's.
+type PeerSession struct {
+	// Node is the daemon that runs (or ran) it.
+	Node    string   `json:"node"`
+	Session *Session `json:"session"`
+	// Live is set while that daemon's lease holds the session's branch.
+	Live bool `json:"live"`
+	// Orphaned is set when no daemon holds it and its workspace is not reachable from this
+	// machine, so it cannot be taken over here.
+	Orphaned bool `json:"orphaned,omitempty"`
+}
+
+// ErrOrphaned means a session's daemon is gone and its workspace is not reachable here.
+var ErrOrphaned = errors.New("session is orphaned: its daemon is gone and its workspace is not reachable here")
+
+// PeerSessions lists the sessions other daemons run on a shared store, oldest first (none on
+// a local store).
+func (h *Harness) PeerSessions() ([]PeerSession, error) {
+	recs, err := h.st.PeerRecords(store.Sessions)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]PeerSession, 0, len(recs))
+	for _, r := range recs {
+		var s Session
+		if err := json.Unmarshal(r.Value, &s); err != nil {
+			return nil, fmt.Errorf("decode session %s of %s: %w", r.Key, r.Node, err)
+		}
+		owner, err := h.st.Owner(s.Branch)
+		if err != nil {
+			return nil, err
+		}
+		p := PeerSession{Node: r.Node, Session: &s, Live: owner != ""}
+		p.Orphaned = !p.Live && !reachable(s.Workspace)
+		out = append(out, p)
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Session.Created.Before(out[j].Session.Created) })
+	return out, nil
+}
+
+// reachable reports whether a workspace folder exists on this machine.
+func reachable(dir string) bool {
+	if dir == "" {
+		return false
+	}
+	fi, err := os.Stat(dir)
+	return err == nil && fi.IsDir()
+}
+
+// TakeOver makes a session whose daemon died this daemon's: it claims the session's branch
+// (refused while the other daemon's lease is alive), moves its record here, and closes a turn
+// the dead daemon left running (recorded as interrupted). A session whose workspace is not
+// reachable from this machine is refused as orphaned.
+func (h *Harness) TakeOver(id string) (*Session, error) {
+	peers, err := h.PeerSessions()
+	if err != nil {
+		return nil, err
+	}
+	for _, p := range peers {
+		if p.Session.ID != id {
+			continue
+		}
+		if p.Orphaned {
+			return nil, fmt.Errorf("take over %s (workspace %s): %w", p.Session.Name, p.Session.Workspace, ErrOrphaned)
+		}
+		if err := h.st.Claim(p.Session.Branch); err != nil {
+			return nil, fmt.Errorf("take over %s: %w", p.Session.Name, err)
+		}
+		if _, err := h.st.Adopt(store.Sessions, p.Node, id); err != nil {
+			h.st.Release(p.Session.Branch)
+			return nil, fmt.Errorf("take over %s: %w", p.Session.Name, err)
+		}
+		recs, err := h.interruptedRecords(p.Session.Branch)
+		if err == nil && len(recs) > 0 {
+			_, err = h.AppendOn(id, p.Session.Branch, recs...)
+		}
+		if err != nil {
+			return p.Session, fmt.Errorf("take over %s: close its interrupted turn: %w", p.Session.Name, err)
+		}
+		return p.Session, nil
+	}
+	return nil, fmt.Errorf("take over %s: %w", id, ErrNoSession)
+}
+
+// WatchPeers publishes what other daemons on a shared store do to their sessions, until ctx
+// ends: each batch of events appended to a peer session's branch arrives as a Notice with
+// Peer set (and a session record change or a daemon leaving as one without events), so
+// clients refresh their siblings. After a watch fell behind a compaction it reads every peer
+// branch from the last seq it published, so nothing is missed. It returns at once on a local
+// store.
+func (h *Harness) WatchPeers(ctx context.Context) error {
+	rev, err := h.st.Revision()
+	if err != nil || h.st.Node() == "" {
+		return err
+	}
+	peers, err := h.PeerSessions()
+	if err != nil {
+		return err
+	}
+	ch, err := h.st.Watch(ctx, rev)
+	if err != nil {
+		return err
+	}
+	w := peerWatch{h: h, byBranch: map[string]*PeerSession{}, seen: map[string]uint64{}}
+	for i := range peers {
+		w.track(&peers[i])
+	}
+	for c := range ch {
+		w.apply(c)
+	}
+	return ctx.Err()
+}
+
+// peerWatch follows the peer sessions' branches.
+type peerWatch struct {
+	h        *Harness
+	byBranch map[string]*PeerSession
+	seen     map[string]uint64 // branch → last seq published
+}
+
+// track starts following a peer session from its current head.
+func (w *peerWatch) track(p *PeerSession) {
+	w.byBranch[p.Session.Branch] = p
+	if _, ok := w.seen[p.Session.Branch]; !ok {
+		head, _, _ := w.h.st.Head(p.Session.Branch)
+		w.seen[p.Session.Branch] = head
+	}
+}
+
+// apply handles one change.
+func (w *peerWatch) apply(c store.Change) {
+	self := w.h.st.Node()
+	switch c.Kind {
+	case store.ChangeRecord:
+		if c.Bucket != store.Sessions || c.Node == self {
+			return
+		}
+		if c.Deleted {
+			w.h.Publish(Notice{Session: c.Key, Peer: c.Node})
+			return
+		}
+		var s Session
+		if json.Unmarshal(c.Value, &s) != nil {
+			return
+		}
+		w.track(&PeerSession{Node: c.Node, Session: &s, Live: true})
+		w.h.Publish(Notice{Session: s.ID, Peer: c.Node})
+	case store.ChangeHead:
+		p := w.byBranch[c.Branch]
+		if p == nil || c.Seq <= w.seen[c.Branch] {
+			return
+		}
+		evs, err := w.h.st.ReadRange(c.Branch, w.seen[c.Branch]+1, c.Seq)
+		if err != nil {
+			return
+		}
+		w.seen[c.Branch] = c.Seq
+		w.h.Publish(Notice{Session: p.Session.ID, Events: evs, Peer: p.Node})
+	case store.ChangeNode:
+		if !c.Deleted {
+			return
+		}
+		for _, p := range w.byBranch {
+			if p.Node == c.Node {
+				w.h.Publish(Notice{Session: p.Session.ID, Peer: p.Node})
+			}
+		}
+	}
+}

@@ -1,0 +1,133 @@
+package service
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"exo/harness"
+	"exo/harness/api"
+	"exo/store"
+	"exo/store/etcdtest"
+)
+
+// daemonOn opens a harness and its service as daemon node on the cluster, through the store
+// URL a user gives `exo daemon --store`.
+func daemonOn(t *testing.T, endpoints []string, node string) (*harness.Harness, *Service) {
+	t.Helper()
+	url := fmt.Sprintf("etcd://%s/team?node=%s&lease=2s", strings.Join(endpoints, ","), node)
+	h, err := harness.Open(t.TempDir(), harness.Options{NoSync: true, Store: url})
+	if err != nil {
+		t.Fatalf("open daemon %s: %v", node, err)
+	}
+	s := New(h, Options{})
+	t.Cleanup(func() { s.Close(); h.Close() })
+	return h, s
+}
+
+// peerInfo finds a session in a list.
+func peerInfo(all []api.SessionInfo, id string) (api.SessionInfo, bool) {
+	for _, in := range all {
+		if in.Session.ID == id {
+			return in, true
+		}
+	}
+	return api.SessionInfo{}, false
+}
+
+// waitPeer waits for a notice about another daemon's session and returns how long it took.
+func waitPeer(t *testing.T, w *api.Watcher, id string) time.Duration {
+	t.Helper()
+	start := time.Now()
+	deadline := time.After(10 * time.Second)
+	for {
+		select {
+		case n, ok := <-w.C:
+			if !ok {
+				t.Fatalf("watch ended: %v", w.Err())
+			}
+			if n.Session == id && n.Peer != "" {
+				return time.Since(start)
+			}
+		case <-deadline:
+			t.Fatalf("no notice about %s from the other daemon", id)
+		}
+	}
+}
+
+// TestTwoDaemonsSeeEachOther runs two daemons on a three-member cluster: each sees the other's
+// sessions live with their state, and one takes over a session of the other once it stopped
+// (a session whose workspace is gone is orphaned instead).
+func TestTwoDaemonsSeeEachOther(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a three-member etcd cluster")
+	}
+	t.Parallel()
+	ctx := context.Background()
+	c := etcdtest.Start(t, 3, etcdtest.Options{})
+	ha, sa := daemonOn(t, c.Endpoints[:1], "alpha")
+	hb, sb := daemonOn(t, c.Endpoints[1:], "beta")
+	w, err := sb.Watch(ctx, api.WatchRequest{Client: "test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	ws, gone := t.TempDir(), t.TempDir()
+	s1, err := sa.NewSession(ctx, api.NewSessionRequest{Name: "one", Workspace: ws})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("new session seen by the other daemon after %v", waitPeer(t, w, s1.ID))
+	rec := harness.MustRecord(harness.TypeInvocationReceived, harness.ActorUser, harness.InvocationReceived{Text: "hello from alpha"})
+	evs, err := ha.AppendOn(s1.ID, s1.Branch, rec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("append seen by the other daemon after %v", waitPeer(t, w, s1.ID))
+	all, err := sb.ListSessions(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	in, ok := peerInfo(all, s1.ID)
+	if !ok || in.Node != "alpha" || !in.Live || in.Head != evs[0].Seq {
+		t.Fatalf("beta's view of alpha's session: %+v (found %v)", in, ok)
+	}
+	if _, err := hb.AppendOn(s1.ID, s1.Branch, rec); err == nil {
+		t.Fatal("beta appended to alpha's session")
+	}
+	s2, err := sa.NewSession(ctx, api.NewSessionRequest{Name: "two", Workspace: gone})
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitPeer(t, w, s2.ID)
+	if _, err := hb.TakeOver(s1.ID); !errors.Is(err, store.ErrNotOwner) {
+		t.Fatalf("take over from a live daemon: %v", err)
+	}
+	sa.Close()
+	ha.Close() // alpha stops: its lease is revoked
+	os.RemoveAll(gone)
+	all, _ = sb.ListSessions(ctx)
+	if in, _ := peerInfo(all, s1.ID); in.Live || in.Orphaned {
+		t.Fatalf("alpha's session after alpha stopped: %+v", in)
+	}
+	if in, _ := peerInfo(all, s2.ID); !in.Orphaned {
+		t.Fatalf("a session whose workspace is gone is not orphaned: %+v", in)
+	}
+	if _, err := hb.TakeOver(s2.ID); !errors.Is(err, harness.ErrOrphaned) {
+		t.Fatalf("take over an orphan: %v", err)
+	}
+	if _, err := hb.TakeOver(s1.ID); err != nil {
+		t.Fatalf("take over: %v", err)
+	}
+	if _, err := hb.AppendOn(s1.ID, s1.Branch, rec); err != nil {
+		t.Fatalf("append after the take-over: %v", err)
+	}
+	all, _ = sb.ListSessions(ctx)
+	if in, ok := peerInfo(all, s1.ID); !ok || in.Node != "" || in.Head != evs[0].Seq+1 {
+		t.Fatalf("taken-over session: %+v", in)
+	}
+}
