@@ -145,6 +145,7 @@ type etcdTx struct {
 	rev    int64
 	cmps   []clientv3.Cmp
 	seen   map[string]bool
+	cache  map[string][]byte // values read (at rev), nil for absent
 	writes map[string]etcdWrite
 	order  []string
 	fenced map[string]bool
@@ -152,7 +153,7 @@ type etcdTx struct {
 }
 
 func newEtcdTx(e *etcdEngine, rw bool) *etcdTx {
-	return &etcdTx{e: e, rw: rw, seen: map[string]bool{}, writes: map[string]etcdWrite{}, fenced: map[string]bool{}}
+	return &etcdTx{e: e, rw: rw, seen: map[string]bool{}, cache: map[string][]byte{}, writes: map[string]etcdWrite{}, fenced: map[string]bool{}}
 }
 
 // get reads one key at the transaction's revision (its own writes first). In a read-write
@@ -164,6 +165,9 @@ func (t *etcdTx) get(key string) ([]byte, error) {
 		}
 		return w.val, nil
 	}
+	if v, ok := t.cache[key]; ok {
+		return v, nil
+	}
 	resp, err := t.rangeReq(key, "", 0, false)
 	if err != nil {
 		return nil, err
@@ -173,6 +177,7 @@ func (t *etcdTx) get(key string) ([]byte, error) {
 	if len(resp.Kvs) > 0 {
 		val, mod = resp.Kvs[0].Value, resp.Kvs[0].ModRevision
 	}
+	t.cache[key] = val
 	if t.rw && !t.seen[key] {
 		t.seen[key] = true
 		t.cmps = append(t.cmps, clientv3.Compare(clientv3.ModRevision(key), "=", mod))
@@ -224,7 +229,7 @@ func (t *etcdTx) mustCreate(key string) {
 // bucket returns the bucket at path; only meta's existence is checked (it marks an
 // initialised store), every other bucket exists through its keys.
 func (t *etcdTx) bucket(path ...string) (kvBucket, bool, error) {
-	b := etcdBucket{t: t, pfx: t.e.bucketPrefix(path), seq: seqBucket(path)}
+	b := t.e.newBucket(t, path)
 	if len(path) == 1 && path[0] == pathMeta {
 		v, err := t.get(b.pfx + string(metaMagicKey))
 		if err != nil || v == nil {
@@ -241,7 +246,16 @@ func seqBucket(path []string) bool {
 
 // createBucket returns the bucket at path: a prefix needs no creating.
 func (t *etcdTx) createBucket(path ...string) (kvBucket, error) {
-	return etcdBucket{t: t, pfx: t.e.bucketPrefix(path), seq: seqBucket(path)}, nil
+	return t.e.newBucket(t, path), nil
+}
+
+// newBucket is the bucket at path in transaction t.
+func (e *etcdEngine) newBucket(t *etcdTx, path []string) etcdBucket {
+	b := etcdBucket{t: t, pfx: e.bucketPrefix(path), seq: seqBucket(path)}
+	if len(path) == 2 && path[0] == pathEvents {
+		b.headKey = e.bucketPrefix([]string{pathHeads}) + path[1]
+	}
+	return b
 }
 
 // buckets answers that etcd keeps no list of buckets.
@@ -355,6 +369,8 @@ type etcdBucket struct {
 	t   *etcdTx
 	pfx string
 	seq bool
+	// headKey, for a branch's events, is its head record: where the last event should be.
+	headKey string
 }
 
 // etcdKey turns a store key into an etcd key.
@@ -381,7 +397,65 @@ func (b etcdBucket) end() string { return clientv3.GetPrefixRangeEnd(b.pfx) }
 
 func (b etcdBucket) get(key []byte) ([]byte, error) { return b.t.get(b.etcdKey(key)) }
 
-func (b etcdBucket) last() ([]byte, []byte, error) { return b.below(b.end()) }
+// last returns the greatest key. etcd cannot scan backwards (a sorted range reads every key
+// of the range), so a branch's events are found from its head record: the event it names is
+// there and none after it — two ascending reads, whatever the branch's length. Only when that
+// does not hold (damage) is the whole range read.
+func (b etcdBucket) last() ([]byte, []byte, error) {
+	if b.headKey != "" {
+		hv, err := b.t.get(b.headKey)
+		if err != nil {
+			return nil, nil, err
+		}
+		if len(hv) == headRecordLen && !b.deletes() {
+			k, v, ok, err := b.lastFrom(b.etcdKey(hv[:8]))
+			if err != nil {
+				return nil, nil, err
+			}
+			if ok {
+				if own := b.lastOwn(); own > k {
+					k, v = own, b.t.writes[own].val
+				}
+				return b.storeKey(k), v, nil
+			}
+		}
+	}
+	return b.below(b.end())
+}
+
+// deletes reports whether the transaction deletes keys of this bucket.
+func (b etcdBucket) deletes() bool {
+	for k, w := range b.t.writes {
+		if w.del && strings.HasPrefix(k, b.pfx) {
+			return true
+		}
+	}
+	return false
+}
+
+// lastOwn returns the greatest key the transaction itself writes in the bucket ("" if none).
+func (b etcdBucket) lastOwn() string {
+	best := ""
+	for k, w := range b.t.writes {
+		if !w.del && strings.HasPrefix(k, b.pfx) && k > best {
+			best = k
+		}
+	}
+	return best
+}
+
+// lastFrom reports the last stored key when it is from (present, nothing stored after it);
+// ok is false otherwise.
+func (b etcdBucket) lastFrom(from string) (string, []byte, bool, error) {
+	resp, err := b.t.rangeReq(from, b.end(), 2, false)
+	if err != nil {
+		return "", nil, false, err
+	}
+	if len(resp.Kvs) != 1 || string(resp.Kvs[0].Key) != from {
+		return "", nil, false, nil
+	}
+	return from, resp.Kvs[0].Value, true, nil
+}
 
 func (b etcdBucket) atOrBefore(key []byte) ([]byte, []byte, error) {
 	return b.below(b.etcdKey(key) + "\x00")

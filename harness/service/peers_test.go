@@ -131,3 +131,56 @@ func TestTwoDaemonsSeeEachOther(t *testing.T) {
 		t.Fatalf("taken-over session: %+v", in)
 	}
 }
+
+// BenchmarkPeerNotice measures how long an event one daemon appends takes to reach another
+// daemon's watchers (what refreshes its siblings pane), on a three-member loopback cluster.
+func BenchmarkPeerNotice(b *testing.B) {
+	c := etcdtest.Start(b, 3, etcdtest.Options{Fsync: true})
+	ha, sa := benchDaemon(b, c.Endpoints[:1], "alpha")
+	_, sb := benchDaemon(b, c.Endpoints[1:], "beta")
+	ctx := context.Background()
+	w, err := sb.Watch(ctx, api.WatchRequest{Client: "bench"})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer w.Close()
+	s1, err := sa.NewSession(ctx, api.NewSessionRequest{Name: "one", Workspace: b.TempDir()})
+	if err != nil {
+		b.Fatal(err)
+	}
+	time.Sleep(200 * time.Millisecond)
+	for len(w.C) > 0 {
+		<-w.C
+	}
+	rec := harness.MustRecord(harness.TypeInvocationReceived, harness.ActorUser, harness.InvocationReceived{Text: "hello"})
+	var worst, after time.Duration
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		start := time.Now()
+		if _, err := ha.AppendOn(s1.ID, s1.Branch, rec); err != nil {
+			b.Fatal(err)
+		}
+		committed := time.Now()
+		for n := range w.C {
+			if n.Session == s1.ID && n.Peer != "" {
+				break
+			}
+		}
+		worst = max(worst, time.Since(start))
+		after += time.Since(committed)
+	}
+	b.ReportMetric(float64(worst.Microseconds())/1000, "worst-ms")
+	b.ReportMetric(float64(after.Microseconds())/1000/float64(b.N), "ms-after-commit")
+}
+
+// benchDaemon is daemonOn for benchmarks.
+func benchDaemon(b *testing.B, endpoints []string, node string) (*harness.Harness, *Service) {
+	url := fmt.Sprintf("etcd://%s/bench?node=%s", strings.Join(endpoints, ","), node)
+	h, err := harness.Open(b.TempDir(), harness.Options{Store: url})
+	if err != nil {
+		b.Fatalf("open daemon %s: %v", node, err)
+	}
+	s := New(h, Options{})
+	b.Cleanup(func() { s.Close(); h.Close() })
+	return h, s
+}

@@ -33,9 +33,23 @@ type Cluster struct {
 	Endpoints []string
 }
 
-// Start starts an n-member cluster and stops it when the test ends.
+// Start starts an n-member cluster and stops it when the test ends. Ports are picked free;
+// when another test takes one meanwhile, it starts again on new ones.
 func Start(tb testing.TB, n int, o Options) *Cluster {
 	tb.Helper()
+	for attempt := 1; ; attempt++ {
+		c, err := start(tb, n, o)
+		if err == nil {
+			return c
+		}
+		if attempt == 4 || !strings.Contains(err.Error(), "address already in use") {
+			tb.Fatalf("start etcd: %v", err)
+		}
+	}
+}
+
+// start makes one attempt at starting a cluster.
+func start(tb testing.TB, n int, o Options) (*Cluster, error) {
 	c := &Cluster{tb: tb, members: make([]*embed.Etcd, n)}
 	var peers []string
 	token := fmt.Sprintf("exo-%d", time.Now().UnixNano())
@@ -67,13 +81,14 @@ func Start(tb testing.TB, n int, o Options) *Cluster {
 		}()
 	}
 	wg.Wait()
-	tb.Cleanup(c.Stop)
 	for _, err := range errs {
 		if err != nil {
-			tb.Fatalf("start etcd: %v", err)
+			c.Stop()
+			return nil, err
 		}
 	}
-	return c
+	tb.Cleanup(c.Stop)
+	return c, nil
 }
 
 // startMember starts member i and waits until it serves.
