@@ -31,8 +31,8 @@ func TestEtcdOwnershipFence(t *testing.T) {
 	}
 	t.Parallel()
 	c := etcdtest.Start(t, 1, etcdtest.Options{})
-	a := openNode(t, c.Endpoints, "fence", "a", 2*time.Second)
-	b := openNode(t, c.Endpoints, "fence", "b", 2*time.Second)
+	a := openNode(t, c.Endpoints, "fence", "a", 0)
+	b := openNode(t, c.Endpoints, "fence", "b", 0)
 	if _, err := openNodeErr(t.TempDir(), c.Endpoints, "fence", "a"); !errors.Is(err, ErrLocked) {
 		t.Fatalf("a second live daemon named a: %v", err)
 	}
@@ -213,11 +213,11 @@ func TestEtcdPartitionedDaemonLosesLease(t *testing.T) {
 	t.Parallel()
 	c := etcdtest.Start(t, 3, etcdtest.Options{})
 	a := openNode(t, c.Endpoints[:1], "part", "a", 2*time.Second)
-	b := openNode(t, c.Endpoints[1:], "part", "b", 2*time.Second)
+	b := openNode(t, c.Endpoints[1:], "part", "b", 0) // the default 10s: b must keep its lease under load
 	a.NewBranch("s")
 	mustAppend(t, a, "s", 10, 5)
 	c.Kill(0) // a reaches no member now
-	deadline := time.Now().Add(20 * time.Second)
+	deadline := time.Now().Add(30 * time.Second)
 	for {
 		err := b.Claim("s")
 		if err == nil {

@@ -19,7 +19,7 @@ import (
 // URL a user gives `exo daemon --store`.
 func daemonOn(t *testing.T, endpoints []string, node string) (*harness.Harness, *Service) {
 	t.Helper()
-	url := fmt.Sprintf("etcd://%s/team?node=%s&lease=2s", strings.Join(endpoints, ","), node)
+	url := fmt.Sprintf("etcd://%s/team?node=%s&lease=10s", strings.Join(endpoints, ","), node)
 	h, err := harness.Open(t.TempDir(), harness.Options{NoSync: true, Store: url})
 	if err != nil {
 		t.Fatalf("open daemon %s: %v", node, err)
