@@ -15,7 +15,7 @@ import (
 func openNode(tb testing.TB, endpoints []string, ns, node string, ttl time.Duration) *Store {
 	tb.Helper()
 	s, err := OpenEtcd(tb.TempDir(), EtcdConfig{Endpoints: endpoints, Namespace: ns, Node: node, LeaseTTL: ttl,
-		DialTimeout: 2 * time.Second, RequestTimeout: 3 * time.Second}, Options{})
+		DialTimeout: 5 * time.Second, RequestTimeout: 15 * time.Second}, Options{})
 	if err != nil {
 		tb.Fatalf("open %s: %v", node, err)
 	}
@@ -76,7 +76,7 @@ func TestEtcdOwnershipFence(t *testing.T) {
 // openNodeErr opens a store and returns the error instead of failing.
 func openNodeErr(home string, endpoints []string, ns, node string) (*Store, error) {
 	return OpenEtcd(home, EtcdConfig{Endpoints: endpoints, Namespace: ns, Node: node,
-		DialTimeout: 2 * time.Second, RequestTimeout: 3 * time.Second}, Options{})
+		DialTimeout: 5 * time.Second, RequestTimeout: 15 * time.Second}, Options{})
 }
 
 // TestEtcdBatchesWithinLimits appends a batch larger than one etcd transaction allows.
