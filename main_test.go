@@ -74,14 +74,37 @@ func mustRun(t *testing.T, home string, args ...string) string {
 	return out
 }
 
+// gitRepo makes a git repository with one commit in a temporary directory.
+func gitRepo(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "README.md"), []byte("a repo\n"), 0o644)
+	for _, args := range [][]string{{"init", "-q"}, {"add", "-A"}, {"-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-qm", "init"}} {
+		if out, err := exec.Command("git", append([]string{"-C", dir}, args...)...).CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v %s", args, err, out)
+		}
+	}
+	return dir
+}
+
+// TestCLISessionsForkRewindLog works in a repository of its own, never the one the tests run
+// from (its forks' worktrees would be registered there).
 func TestCLISessionsForkRewindLog(t *testing.T) {
-	home := t.TempDir()
-	id := strings.TrimSpace(mustRun(t, home, "new", "--name", "demo"))
-	mustRun(t, home, "say", "demo", "first prompt")
-	mustRun(t, home, "say", id[:8], "second prompt")
-	fork := strings.TrimSpace(mustRun(t, home, "fork", "demo@2", "--name", "side"))
-	mustRun(t, home, "say", "side", "only in the fork")
-	mustRun(t, home, "rewind", "demo@2")
+	home, repo := t.TempDir(), gitRepo(t)
+	in := func(args ...string) string {
+		t.Helper()
+		out, errs, code := exoEnv(t, home, repo, nil, args...)
+		if code != 0 {
+			t.Fatalf("exo %v: exit %d: %s", args, code, errs)
+		}
+		return out
+	}
+	id := strings.TrimSpace(in("new", "--name", "demo"))
+	in("say", "demo", "first prompt")
+	in("say", id[:8], "second prompt")
+	fork := strings.TrimSpace(in("fork", "demo@2", "--name", "side"))
+	in("say", "side", "only in the fork")
+	in("rewind", "demo@2")
 
 	var rows []struct {
 		Name     string
@@ -114,11 +137,22 @@ func TestCLIUsageErrorsExit2(t *testing.T) {
 	for _, args := range [][]string{
 		{"log", "nobody"}, {"rewind", "demo@0"}, {"rewind", "demo@99"}, {"rewind", "demo"},
 		{"fork", "demo@x"}, {"log", "demo", "--from", "9"}, {"say", "demo"}, {"sessions", "--bogus"},
-		{"artifact", "get", "abcdef12"},
+		{"artifact", "get", "abcdef12"}, {"bogus"}, {"fork", "demo@999"},
 	} {
 		_, errs, code := run(t, home, args...)
 		if code != 2 || strings.Count(strings.TrimSpace(errs), "\n") != 0 || !strings.HasPrefix(errs, "exo: ") {
 			t.Errorf("exo %v: exit %d, stderr %q; want exit 2 and one line", args, code, errs)
+		}
+	}
+}
+
+// TestCLIEmptyJSONListsAreArrays: a --json list with nothing in it prints [] (never null).
+func TestCLIEmptyJSONListsAreArrays(t *testing.T) {
+	home, dir := t.TempDir(), t.TempDir()
+	for _, args := range [][]string{{"sessions", "--json"}, {"task", "ls", "--json"}, {"mcp", "ls", "--json"}, {"secret", "ls", "--json"}} {
+		out, errs, code := exoEnv(t, home, dir, nil, args...)
+		if code != 0 || strings.TrimSpace(out) != "[]" {
+			t.Errorf("exo %v: exit %d, printed %q (%s), want []", args, code, out, errs)
 		}
 	}
 }

@@ -2,6 +2,7 @@ package harness
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -160,5 +161,23 @@ func TestExternalEditsAreRecorded(t *testing.T) {
 			t.Fatalf("no external snapshot; last event %s: %s", last.Type, last.Data)
 		}
 		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// TestForkPastHeadIsRefused forks a session with files at an event it does not have: the fork
+// is refused (like rewind), not silently taken at the head, and no working copy is left.
+func TestForkPastHeadIsRefused(t *testing.T) {
+	ws := t.TempDir()
+	h := openTest(t, Options{SandboxHelper: testHelper()})
+	s, _ := h.NewSession(NewSessionOptions{Name: "src", Workspace: ws})
+	h.UserExec(context.Background(), s.ID, "echo one > f.txt", ExecOptions{})
+	if _, err := h.Fork(s.ID, 999, ForkOptions{Name: "late"}); !errors.Is(err, ErrBadSeq) {
+		t.Fatalf("fork at 999: %v, want ErrBadSeq", err)
+	}
+	if all, _ := h.Sessions(); len(all) != 1 {
+		t.Fatalf("%d sessions after a refused fork", len(all))
+	}
+	if left, _ := os.ReadDir(filepath.Join(h.Home(), "workspaces")); len(left) != 0 {
+		t.Fatalf("working copies left: %v", left)
 	}
 }

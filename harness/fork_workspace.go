@@ -24,17 +24,20 @@ func (h *Harness) forkWithWorkspace(src *Session, seq uint64, o ForkOptions) (*S
 	if err != nil {
 		return nil, err
 	}
+	head, _, err := h.st.Head(from)
+	if err != nil {
+		return nil, err
+	}
+	if seq > head {
+		return nil, fmt.Errorf("fork %s: seq %d is past the head (%d): %w", src.Name, seq, head, ErrBadSeq)
+	}
+	if seq == 0 {
+		seq = head
+	}
 	commit := ""
 	if tracked, err := h.tracksFiles(src.ID); err != nil {
 		return nil, err
 	} else if tracked {
-		head, _, err := h.st.Head(from)
-		if err != nil {
-			return nil, err
-		}
-		if seq == 0 || seq > head {
-			seq = head
-		}
 		if commit, err = h.snapshotAt(from, seq); err != nil {
 			return nil, err
 		}

@@ -2,7 +2,9 @@ package harness
 
 import (
 	"encoding/json"
+	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"exo/harness/provider"
@@ -277,16 +279,35 @@ func (s *SessionState) addItem(it Item) {
 	}
 }
 
-// capText keeps at most itemTextCap bytes of text, cut on a rune boundary.
+// capText keeps about itemTextCap bytes of text: its head and its tail (a long output's end is
+// what matters most: the exit message, the last error), cut on line or rune boundaries, with a
+// line in between saying how much is left out (the event in the log holds all of it).
 func capText(t string) string {
 	if len(t) <= itemTextCap {
 		return t
 	}
-	cut := itemTextCap
-	for cut > 0 && t[cut]&0xC0 == 0x80 {
-		cut--
+	half := itemTextCap / 2
+	head := t[:runeStart(t, half)]
+	if i := strings.LastIndexByte(head, '\n'); i >= half/2 {
+		head = head[:i+1]
 	}
-	return t[:cut] + "…"
+	from := runeStart(t, len(t)-half)
+	if j := strings.IndexByte(t[from:], '\n'); j >= 0 && j < half/2 {
+		from += j + 1
+	}
+	sep := "\n"
+	if strings.HasSuffix(head, "\n") {
+		sep = ""
+	}
+	return head + sep + fmt.Sprintf("… %d bytes left out here (the log holds all of it) …\n", from-len(head)) + t[from:]
+}
+
+// runeStart moves i back to the start of the UTF-8 sequence it falls in.
+func runeStart(t string, i int) int {
+	for i > 0 && i < len(t) && t[i]&0xC0 == 0x80 {
+		i--
+	}
+	return i
 }
 
 // compactJSON renders raw JSON arguments on one line.

@@ -4,12 +4,16 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"reflect"
 	"text/tabwriter"
 	"time"
 )
 
-// writeJSON prints v as indented JSON.
+// writeJSON prints v as indented JSON; an empty list prints as [] (never null).
 func writeJSON(w io.Writer, v any) error {
+	if rv := reflect.ValueOf(v); rv.Kind() == reflect.Slice && rv.IsNil() {
+		v = []struct{}{}
+	}
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	return enc.Encode(v)

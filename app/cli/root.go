@@ -107,9 +107,7 @@ func newRoot(e *env) *cobra.Command {
 	root.AddCommand(governanceCmds(e)...)
 	root.AddCommand(mcpCmd(e))
 	root.AddCommand(e.hidden...)
-	for _, c := range root.Commands() {
-		wrapArgs(c)
-	}
+	wrapArgs(root) // an unknown command or a stray argument is a usage error (exit 2)
 	return root
 }
 

@@ -76,7 +76,7 @@ func (t *turn) runToolResult(ctx context.Context, c provider.ToolCall) (harness.
 	t.postToolHook(ctx, c, &out)
 	done := harness.ToolCompleted{CallID: c.ID, Tool: c.Name, Output: t.x.h.Redact(out.text), IsError: out.isError,
 		ExitCode: out.exit, Killed: out.killed, Truncated: out.trunc, TotalBytes: out.total, Artifact: out.artifact,
-		DurationMs: time.Since(start).Milliseconds(), Diff: t.x.h.Redact(out.diff)}
+		DurationMs: (time.Since(start) - out.waited).Milliseconds(), Diff: t.x.h.Redact(out.diff)}
 	endToolSpan(span, done)
 	if err := t.append(harness.TypeToolCompleted, done); err != nil {
 		return done, err
@@ -102,18 +102,26 @@ func (t *turn) execute(ctx context.Context, c provider.ToolCall, summary string,
 	if verdict.Decision == "deny" {
 		return failed("blocked by a PreToolUse hook: " + verdict.Reason), nil
 	}
+	asked := time.Now()
 	approved, why, err := t.approve(ctx, c, summary, verdict.Decision)
 	if err != nil {
 		return toolOutput{}, err
 	}
+	waited := time.Since(asked)
 	if !approved {
-		return failed(why), nil
+		out := failed(why)
+		out.waited = waited
+		return out, nil
 	}
 	tc := toolCtx{x: t.x, session: t.s.ID, branch: t.s.Branch, callID: c.ID, ws: t.s.Workspace, turn: t.to}
+	var out toolOutput
 	if src != nil {
-		return runExt(ctx, src, tc, c.Name, c.Arguments), nil
+		out = runExt(ctx, src, tc, c.Name, c.Arguments)
+	} else {
+		out = tl.run(ctx, tc, c.Arguments)
 	}
-	return tl.run(ctx, tc, c.Arguments), nil
+	out.waited = waited
+	return out, nil
 }
 
 // toolNames lists the tool names.

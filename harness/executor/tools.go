@@ -3,6 +3,7 @@ package executor
 import (
 	"context"
 	"encoding/json"
+	"time"
 
 	"exo/harness/provider"
 )
@@ -30,6 +31,8 @@ type toolOutput struct {
 	diff     string
 	// changed is true when the tool wrote files (the harness snapshots afterwards).
 	changed bool
+	// waited is how long the call waited for the user's approval (not part of its duration).
+	waited time.Duration
 }
 
 // tool is one built-in tool: its schema for the model and its implementation.
