@@ -149,13 +149,13 @@ func (m *Model) refreshCmd() tea.Cmd {
 
 // siblingsCmd reloads the siblings pane rows.
 func (m *Model) siblingsCmd() tea.Cmd {
-	c, cur := m.c, m.current()
+	c := m.c
 	return func() tea.Msg {
 		all, err := c.ListSessions(bg)
 		if err != nil {
 			return infoMsg{text: err.Error(), err: true}
 		}
-		return siblingsMsg{rows: siblingRows(all, cur)}
+		return siblingsMsg{rows: siblingRows(all)}
 	}
 }
 
@@ -185,7 +185,7 @@ func (m *Model) execCmd(command string) tea.Cmd {
 	id, c := m.current(), m.c
 	ctx, cancel := context.WithCancel(bg)
 	m.execCancel = cancel
-	m.sandbox.SetStatus(views.SandboxStatus{Command: command, Running: true})
+	m.sandboxOf(id).SetStatus(views.SandboxStatus{Command: command, Running: true})
 	return func() tea.Msg {
 		defer cancel()
 		res, err := c.Exec(ctx, api.ExecRequest{Session: id, Command: command}, nil)

@@ -91,7 +91,7 @@ func isScripted(label string) bool {
 }
 
 // siblingRows lists every session for the siblings pane, children after their parents.
-func siblingRows(all []api.SessionInfo, current string) []views.SiblingRow {
+func siblingRows(all []api.SessionInfo) []views.SiblingRow {
 	byID := make(map[string]api.SessionInfo, len(all))
 	sessions := make([]*harness.Session, 0, len(all))
 	for _, in := range all {
@@ -103,7 +103,7 @@ func siblingRows(all []api.SessionInfo, current string) []views.SiblingRow {
 		in := byID[s.ID]
 		r := views.SiblingRow{ID: s.ID, Name: s.Name, Status: siblingStatus(in.Status), Model: strings.TrimSuffix(in.Model, " (scripted)"),
 			Scripted: isScripted(in.Model), Steps: in.Steps, TokensIn: in.Usage.Input, TokensOut: in.Usage.Output, Cost: in.Cost,
-			Parent: s.Parent, Current: s.ID == current, Drift: in.Drift, Conflicts: in.Conflicts, Clients: in.Clients, Executor: in.Executor}
+			Parent: s.Parent, Drift: in.Drift, Conflicts: in.Conflicts, Clients: in.Clients, Executor: in.Executor}
 		if in.Running && r.Status != views.StatusApproval {
 			r.Status = views.StatusRunning
 		}

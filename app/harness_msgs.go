@@ -42,6 +42,7 @@ func (m *Model) onHarness(msg tea.Msg) (tea.Cmd, bool) {
 		return m.onLoaded(msg), true
 	case siblingsMsg:
 		m.siblings.SetRows(msg.rows)
+		m.siblings.SetCurrent(m.current())
 		return nil, true
 	case previewMsg:
 		if msg.req == m.prevReq && msg.err == nil {
@@ -51,7 +52,7 @@ func (m *Model) onHarness(msg tea.Msg) (tea.Cmd, bool) {
 		return nil, true
 	case execDoneMsg:
 		m.execCancel = nil
-		m.sandbox.SetStatus(views.SandboxStatus{Command: msg.command, ExitCode: msg.exit})
+		m.sandboxOf(msg.session).SetStatus(views.SandboxStatus{Command: msg.command, ExitCode: msg.exit})
 		if msg.err != nil {
 			return m.say(msg.err.Error(), true), true
 		}
@@ -126,6 +127,8 @@ func (m *Model) onLoaded(msg sessionLoadedMsg) tea.Cmd {
 		m.viewBranch = "" // another session, or a rewind: back to the live branch
 		m.input.SetHistory(promptHistory(msg.state))
 	}
+	m.showSandbox(msg.session.ID)
+	m.siblings.SetCurrent(msg.session.ID)
 	sameBranch := m.session != nil && m.session.Branch == msg.session.Branch && m.source != nil
 	m.session, m.state, m.model = msg.session, msg.state, msg.model
 	m.noModel = msg.modelErr != nil
@@ -192,6 +195,9 @@ func (m *Model) onNotices(batch []harness.Notice) tea.Cmd {
 		if m.splitOn {
 			splitStale = m.splitNotice(n) || splitStale
 		}
+		if sb, ok := m.sandboxes[n.Session]; ok && len(n.Output) > 0 {
+			sb.Update(views.SandboxOutputMsg{Text: string(n.Output)}) // every shown session keeps its own output
+		}
 		if n.Session != cur {
 			others = others || len(n.Events) > 0 || n.Peer != "" // a peer: another daemon's session changed
 			continue
@@ -207,9 +213,6 @@ func (m *Model) onNotices(batch []harness.Notice) tea.Cmd {
 				m.conv.AppendDelta(n.Delta)
 				m.streaming = true
 			}
-		}
-		if len(n.Output) > 0 {
-			m.sandbox.Update(views.SandboxOutputMsg{Text: string(n.Output)})
 		}
 		for _, e := range n.Events {
 			refresh = true
@@ -266,12 +269,11 @@ func (m *Model) onEvent(e harness.Event) tea.Cmd {
 		}
 	case *harness.ToolStarted:
 		if p.Tool == "bash" {
-			m.lastCommand = p.Summary
 			m.sandbox.SetStatus(views.SandboxStatus{Command: p.Summary, Running: true})
 		}
 	case *harness.ToolCompleted:
 		if p.Tool == "bash" && p.ExitCode != nil {
-			m.sandbox.SetStatus(views.SandboxStatus{Command: m.sandboxCommand(), ExitCode: *p.ExitCode, Duration: time.Duration(p.DurationMs) * time.Millisecond})
+			m.sandbox.SetStatus(views.SandboxStatus{Command: m.sandbox.Status().Command, ExitCode: *p.ExitCode, Duration: time.Duration(p.DurationMs) * time.Millisecond})
 		}
 	case *harness.SecretDenied:
 		return m.say("denied: "+p.Reason, true)
@@ -344,9 +346,6 @@ func (m *Model) onSplitLoaded(msg splitLoadedMsg) {
 	m.split.SetPanes(panes...)
 	m.resize()
 }
-
-// sandboxCommand returns the command shown in the sandbox pane header.
-func (m *Model) sandboxCommand() string { return m.lastCommand }
 
 func itoa(n uint64) string { return strconv.FormatUint(n, 10) }
 

@@ -53,6 +53,9 @@ type Model struct {
 	timeline *views.Timeline
 	siblings *views.Siblings
 	sandbox  *views.Sandbox
+	// sandboxes holds each shown session's sandbox pane (its own output and command); sandbox is
+	// the current session's.
+	sandboxes map[string]*views.Sandbox
 	status   *views.StatusBar
 	split    *views.Split
 	overlay  views.Pane
@@ -87,7 +90,6 @@ type Model struct {
 	msgID       int
 	themeSet    bool
 	streaming   bool
-	lastCommand string
 	// viewBranch is the branch the timeline shows when it is not the session's current one
 	// (an abandoned branch, reachable with b).
 	viewBranch string
@@ -106,7 +108,7 @@ func New(hc api.Client, opts Options) *Model {
 		st = themes.Dark()
 	}
 	c := views.NewCommon(st)
-	m := &Model{c: hc, opts: opts, common: c, running: map[string]string{}, mine: map[string]bool{}, clients: map[string]int{},
+	m := &Model{c: hc, opts: opts, common: c, running: map[string]string{}, mine: map[string]bool{}, clients: map[string]int{}, sandboxes: map[string]*views.Sandbox{},
 		conv: views.NewConversation(c), input: views.NewInput(c), timeline: views.NewTimeline(c),
 		siblings: views.NewSiblings(c), sandbox: views.NewSandbox(c, 5000), status: views.NewStatusBar(c), split: views.NewSplit(c)}
 	m.themeSet = opts.Theme != "" && opts.Theme != themes.NameAuto
@@ -146,6 +148,30 @@ func (m *Model) setFocus(f focusID) {
 	m.pane(m.focus).Blur()
 	m.focus = (f + focusCount) % focusCount
 	m.pane(m.focus).Focus()
+	m.resize()
+}
+
+// sandboxOf returns a session's sandbox pane, made on first use.
+func (m *Model) sandboxOf(id string) *views.Sandbox {
+	sb, ok := m.sandboxes[id]
+	if !ok {
+		sb = views.NewSandbox(m.common, views.DefaultScrollback)
+		m.sandboxes[id] = sb
+	}
+	return sb
+}
+
+// showSandbox makes the sandbox pane show session id's output, keeping focus where it was.
+func (m *Model) showSandbox(id string) {
+	sb := m.sandboxOf(id)
+	if sb == m.sandbox {
+		return
+	}
+	if m.focus == focusSandbox {
+		m.sandbox.Blur()
+		sb.Focus()
+	}
+	m.sandbox = sb
 	m.resize()
 }
 

@@ -340,7 +340,6 @@ func (m *Model) submit(text string) tea.Cmd {
 func (m *Model) switchTo(id string) tea.Cmd {
 	m.conv.ClearPreview()
 	m.streaming = false
-	m.sandbox.SetStatus(views.SandboxStatus{})
 	return tea.Batch(m.loadCmd(id), m.siblingsCmd())
 }
 

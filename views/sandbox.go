@@ -53,6 +53,9 @@ func NewSandbox(c *Common, scrollback int) *Sandbox {
 // SetStatus sets the header: command, running state, exit code, duration.
 func (s *Sandbox) SetStatus(st SandboxStatus) { s.status = st }
 
+// Status returns the header's command and state.
+func (s *Sandbox) Status() SandboxStatus { return s.status }
+
 // Clear drops all output (a new command starts).
 func (s *Sandbox) Clear() {
 	s.lines.Reset()

@@ -38,6 +38,8 @@ type Siblings struct {
 	cursor int
 	top    int
 	frame  int
+	// current is the session the app shows (marked ▸), set by SetCurrent.
+	current string
 }
 
 // NewSiblings returns an empty siblings pane.
@@ -97,6 +99,9 @@ func treeOrder(rows []SiblingRow) ([]SiblingRow, []int) {
 	}
 	return out, depth
 }
+
+// SetCurrent marks the session the app shows (▸), whatever the rows' own Current says.
+func (s *Siblings) SetCurrent(id string) { s.current = id }
 
 // Selected returns the selected session and whether there is one.
 func (s *Siblings) Selected() (SiblingRow, bool) {
@@ -187,7 +192,7 @@ func (s *Siblings) renderRow(i, w int) string {
 		indent = indent[:len(indent)-2] + "└ "
 	}
 	cur := " "
-	if r.Current {
+	if r.ID == s.current || s.current == "" && r.Current {
 		cur = st.Pane.TitleFocused.Render("▸")
 	}
 	left := cur + indent + s.statusGlyph(r.Status) + " " + st.Text.Strong.Render(plain(r.Name))
