@@ -56,9 +56,9 @@ type Model struct {
 	// sandboxes holds each shown session's sandbox pane (its own output and command); sandbox is
 	// the current session's.
 	sandboxes map[string]*views.Sandbox
-	status   *views.StatusBar
-	split    *views.Split
-	overlay  views.Pane
+	status    *views.StatusBar
+	split     *views.Split
+	overlay   views.Pane
 
 	// watch streams every session's notices from the harness; nil until it is open (and while
 	// the app reconnects to a restarted daemon).
@@ -82,14 +82,14 @@ type Model struct {
 	prevReq uint64
 	// running maps sessions with a turn running in the harness to the turn's id (from turn
 	// notices and the session list, whoever started it); mine holds the turns this app started.
-	running     map[string]string
-	mine        map[string]bool
-	clients     map[string]int
-	execCancel  context.CancelFunc
-	ctrlCAt     time.Time
-	msgID       int
-	themeSet    bool
-	streaming   bool
+	running    map[string]string
+	mine       map[string]bool
+	clients    map[string]int
+	execCancel context.CancelFunc
+	ctrlCAt    time.Time
+	msgID      int
+	themeSet   bool
+	streaming  bool
 	// viewBranch is the branch the timeline shows when it is not the session's current one
 	// (an abandoned branch, reachable with b).
 	viewBranch string
