@@ -255,11 +255,15 @@ func (m *Model) eventCmd(branch string, seq uint64) tea.Cmd {
 	}
 }
 
-// newSessionCmd starts a new session in the workspace.
+// newSessionCmd starts a new session in the project of the session shown: its own directory,
+// never a fork's private working copy.
 func (m *Model) newSessionCmd() tea.Cmd {
 	c, ws, override, opts := m.c, m.opts.Workspace, m.opts.OverrideGovernance, m.opts
 	if m.session != nil && m.session.Workspace != "" {
 		ws = m.session.Workspace
+		if p := m.session.Settings["project"]; p != "" {
+			ws = p // set on forks: the directory the first session of the tree works in
+		}
 	}
 	return func() tea.Msg {
 		s, err := c.NewSession(bg, api.NewSessionRequest{Workspace: ws, OverrideGovernance: override})

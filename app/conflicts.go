@@ -15,14 +15,13 @@ type conflictDiffMsg struct {
 
 // conflictDiffCmd diffs every path the current session and the selected sibling both changed:
 // the two working copies, or the two sessions' snapshots when they share a workspace.
-func (m *Model) conflictDiffCmd() tea.Cmd {
-	row, ok := m.siblings.Selected()
-	if !ok || m.session == nil {
+func (m *Model) conflictDiffCmd(id, name string) tea.Cmd {
+	if m.session == nil {
 		return nil
 	}
 	c, cur := m.c, m.session.ID
 	return func() tea.Msg {
-		with := row.ID
+		with := id
 		if with == cur {
 			with = ""
 		}
@@ -30,7 +29,7 @@ func (m *Model) conflictDiffCmd() tea.Cmd {
 		if err != nil {
 			return conflictDiffMsg{err: err}
 		}
-		return conflictDiffMsg{title: "conflicts with " + row.Name, text: d}
+		return conflictDiffMsg{title: "conflicts with " + name, text: d}
 	}
 }
 

@@ -24,6 +24,24 @@ func TestMain(m *testing.M) {
 // TestConflictDiff makes two siblings change the same file in their own copies and opens the
 // diff of the two versions from the siblings pane with d.
 func TestConflictDiff(t *testing.T) {
+	screen := conflictScreen(t, "echo from-alpha > shared.txt", "echo from-beta > shared.txt")
+	if !strings.Contains(screen, "-from-alpha") || !strings.Contains(screen, "+from-beta") {
+		t.Fatalf("no diff of the two versions:\n%s", screen)
+	}
+}
+
+// TestConflictDiffSameChange: when both siblings made the same change, d says so instead of
+// opening an empty diff.
+func TestConflictDiffSameChange(t *testing.T) {
+	screen := conflictScreen(t, "echo same > shared.txt", "echo same > shared.txt")
+	if !strings.Contains(screen, "shared.txt: both sessions changed it, and left it the same") {
+		t.Fatalf("identical changes show no explanation:\n%s", screen)
+	}
+}
+
+// conflictScreen makes alpha and its fork beta run one command each, opens the conflict diff
+// from the siblings pane with d, and returns the screen.
+func conflictScreen(t *testing.T, inAlpha, inBeta string) string {
 	h, err := harness.Open(t.TempDir(), harness.Options{SandboxHelper: []string{os.Args[0], sandbox.HelperCommand}})
 	if err != nil {
 		t.Fatal(err)
@@ -38,8 +56,8 @@ func TestConflictDiff(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	h.UserExec(ctx, a.ID, "echo from-alpha > shared.txt", harness.ExecOptions{})
-	h.UserExec(ctx, b.ID, "echo from-beta > shared.txt", harness.ExecOptions{})
+	h.UserExec(ctx, a.ID, inAlpha, harness.ExecOptions{})
+	h.UserExec(ctx, b.ID, inBeta, harness.ExecOptions{})
 
 	m := New(svc, Options{Session: a.ID, Theme: "dark"})
 	m.Update(tea.WindowSizeMsg{Width: 140, Height: 44})
@@ -55,10 +73,11 @@ func TestConflictDiff(t *testing.T) {
 	if r, _ := m.siblings.Selected(); r.ID != b.ID || r.Conflicts == 0 {
 		t.Fatalf("sibling row %+v: want beta with a conflict", r)
 	}
-	cmd := m.conflictDiffCmd()
+	_, cmd := m.Update(tea.KeyPressMsg{Code: 'd', Text: "d"}) // the pane asks for the diff
+	_, cmd = m.Update(cmd())
 	m.Update(cmd())
-	screen := ansi.Strip(m.render())
-	if m.overlay == nil || !strings.Contains(screen, "-from-alpha") || !strings.Contains(screen, "+from-beta") {
-		t.Fatalf("no diff of the two versions:\n%s", screen)
+	if m.overlay == nil {
+		t.Fatal("d opened nothing")
 	}
+	return ansi.Strip(m.render())
 }

@@ -2,6 +2,7 @@ package app
 
 import (
 	"fmt"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -103,13 +104,26 @@ func siblingRows(all []api.SessionInfo) []views.SiblingRow {
 		in := byID[s.ID]
 		r := views.SiblingRow{ID: s.ID, Name: s.Name, Status: siblingStatus(in.Status), Model: strings.TrimSuffix(in.Model, " (scripted)"),
 			Scripted: isScripted(in.Model), Steps: in.Steps, TokensIn: in.Usage.Input, TokensOut: in.Usage.Output, Cost: in.Cost,
-			Parent: s.Parent, Drift: in.Drift, Conflicts: in.Conflicts, Clients: in.Clients, Executor: in.Executor}
+			Parent: s.Parent, Dir: projectLabel(s), Drift: in.Drift, Conflicts: in.Conflicts, Clients: in.Clients, Executor: in.Executor}
 		if in.Running && r.Status != views.StatusApproval {
 			r.Status = views.StatusRunning
 		}
 		rows = append(rows, r)
 	}
 	return rows
+}
+
+// projectLabel names the directory a session works for: its project's (forks work in private
+// copies of it), shortened to the last element.
+func projectLabel(s *harness.Session) string {
+	p := s.Settings["project"]
+	if p == "" {
+		p = s.Workspace
+	}
+	if p == "" {
+		return "-"
+	}
+	return filepath.Base(p)
 }
 
 // ordered puts every session after its parent (depth first), oldest first among siblings.

@@ -64,3 +64,63 @@ func TestSwitchKeepsSandboxAndMarkerPerSession(t *testing.T) {
 		t.Fatalf("back on the first session its output is gone:\n%s", screen)
 	}
 }
+
+// TestNewSessionFromAForkUsesTheProject: /new (or n) while a fork is shown starts the session in
+// the project's directory, not in the fork's private working copy.
+func TestNewSessionFromAForkUsesTheProject(t *testing.T) {
+	m := newTestModel(t)
+	project := t.TempDir()
+	src, err := m.c.NewSession(bg, api.NewSessionRequest{Name: "src", Workspace: project})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fork, err := m.c.Fork(bg, api.ForkRequest{Session: src.ID, Name: "side"})
+	if err != nil || fork.Workspace == project {
+		t.Fatalf("fork: %v, workspace %q", err, fork.Workspace)
+	}
+	switchSession(m, fork.ID)
+	msg := m.newSessionCmd()().(newSessionMsg)
+	if msg.err != nil || msg.s.Workspace != project {
+		t.Fatalf("new session from the fork works in %q (%v), want %q", msg.s.Workspace, msg.err, project)
+	}
+}
+
+// TestHelpListsEveryPaneAndFitsSmallTerminals: ? shows the focused pane's keys and the global
+// ones (quit included) even at 60×20, and scrolling reaches every other pane's keys, those the
+// app routes itself (b, d, [ and ]) included.
+func TestHelpListsEveryPaneAndFitsSmallTerminals(t *testing.T) {
+	m := newTestModel(t)
+	m.Update(tea.WindowSizeMsg{Width: 60, Height: 20})
+	m.setFocus(focusConv)
+	m.Update(tea.KeyPressMsg{Code: '?', Text: "?"})
+	screen := ansi.Strip(m.render())
+	if m.overlay == nil || !strings.Contains(screen, "ctrl+q") || !strings.Contains(screen, "next tool") {
+		t.Fatalf("help at 60×20 lacks quit or the focused pane's keys:\n%s", screen)
+	}
+	seen := screen
+	for i := 0; i < 12; i++ {
+		m.Update(tea.KeyPressMsg{Code: tea.KeyPgDown})
+		seen += ansi.Strip(m.render())
+	}
+	for _, want := range []string{"next branch", "diff conflicts", "prev tool", "split view", "fork here", "alt+enter"} {
+		if !strings.Contains(seen, want) {
+			t.Errorf("help never shows %q", want)
+		}
+	}
+}
+
+// TestSplitViewSaysWhereThePromptGoes: with two sessions side by side, the prompt's title names
+// the session that gets it.
+func TestSplitViewSaysWhereThePromptGoes(t *testing.T) {
+	m := newTestModel(t)
+	m.Update(tea.WindowSizeMsg{Width: 160, Height: 48})
+	other, _ := m.c.NewSession(bg, api.NewSessionRequest{Name: "other"})
+	m.Update(m.siblingsCmd()())
+	if strings.Contains(ansi.Strip(m.render()), "Prompt → ") {
+		t.Fatal("one session shown, yet the prompt names a target")
+	}
+	m.Update(m.toggleSplit(other.ID)())
+	if screen := ansi.Strip(m.render()); !m.splitOn || !strings.Contains(screen, "Prompt → layout") {
+		t.Fatalf("split view does not say where the prompt goes:\n%s", screen)
+	}
+}

@@ -85,12 +85,6 @@ func (m *Model) onKey(msg tea.KeyPressMsg) tea.Cmd {
 		_, cmd := m.timeline.Update(msg) // typing a filter: every key is text
 		return cmd
 	}
-	if m.focus == focusSiblings && msg.String() == "d" {
-		return m.conflictDiffCmd()
-	}
-	if m.focus == focusTimeline && msg.String() == "b" {
-		return m.cycleBranch()
-	}
 	completing := m.focus == focusInput && len(m.input.Completions()) > 0
 	switch {
 	case key.Matches(msg, g.NextPane) && !completing:
@@ -221,10 +215,17 @@ func (m *Model) say(text string, isErr bool) tea.Cmd {
 	return fadeCmd(m.msgID)
 }
 
-// showHelp opens the key help for the focused pane and the global keys.
+// showHelp opens the key help: the focused pane's keys, the global keys, then every other
+// pane's (keys that work only in a pane, such as b in the timeline, are listed under it).
 func (m *Model) showHelp() tea.Cmd {
 	h := views.NewHelp(m.common)
-	h.SetKeyMap(paneTitle(m.focus), m.pane(m.focus))
+	sections := []views.HelpSection{{Title: paneTitle(m.focus) + " (focused)", Keys: m.pane(m.focus)}}
+	for f := focusInput; f < focusCount; f++ {
+		if f != m.focus {
+			sections = append(sections, views.HelpSection{Title: paneTitle(f), Keys: m.pane(f)})
+		}
+	}
+	h.SetSections(sections...)
 	m.overlay = h
 	m.resize()
 	return nil
@@ -277,6 +278,10 @@ func (m *Model) onPaneMsg(msg tea.Msg) tea.Cmd {
 		return m.newSessionCmd()
 	case views.ToggleSplit:
 		return m.toggleSplit(msg.ID)
+	case views.NextBranch:
+		return m.cycleBranch()
+	case views.ConflictDiff:
+		return m.conflictDiffCmd(msg.ID, msg.Name)
 	case views.ApprovalDecision:
 		m.overlay, m.approvalID = nil, ""
 		return m.resolveApprovalCmd(msg.ID, decisionName(msg.Decision))

@@ -58,6 +58,10 @@ func (m *Model) render() string {
 	if m.width == 0 || m.height == 0 {
 		return ""
 	}
+	m.input.SetTarget("")
+	if m.splitOn && m.session != nil {
+		m.input.SetTarget(m.session.Name) // several sessions on screen: say which one gets the prompt
+	}
 	var body string
 	switch {
 	case m.zoom:

@@ -106,7 +106,7 @@ func (h *Harness) forkEvents(sourceID string, seq uint64, o ForkOptions, setting
 		}
 		n.Created = b.Created
 		evs, err = tx.Append(n.Branch, MustRecord(TypeSessionForked, ActorHarness, SessionForked{
-			FromSession: src.ID, FromBranch: from, AtSeq: seq, Name: n.Name, Workspace: n.Workspace}))
+			FromSession: src.ID, FromName: src.Name, FromBranch: from, AtSeq: seq, Name: n.Name, Workspace: n.Workspace}))
 		if err != nil {
 			return err
 		}

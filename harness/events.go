@@ -260,10 +260,12 @@ type TurnCancelled struct {
 // SessionForked is the first own event of a session forked from another.
 type SessionForked struct {
 	FromSession string `json:"from_session"`
-	FromBranch  string `json:"from_branch"`
-	AtSeq       uint64 `json:"at_seq"`
-	Name        string `json:"name"`
-	Workspace   string `json:"workspace,omitempty"`
+	// FromName is the source session's name when forked (shown instead of ids).
+	FromName   string `json:"from_name,omitempty"`
+	FromBranch string `json:"from_branch"`
+	AtSeq      uint64 `json:"at_seq"`
+	Name       string `json:"name"`
+	Workspace  string `json:"workspace,omitempty"`
 }
 
 // SessionRewound is the first event of the new branch a rewind starts.

@@ -72,7 +72,11 @@ var eventTypes = map[string]TypeInfo{
 	}),
 	TypeTurnCancelled: typed(FamilyError, func(p *TurnCancelled) string { return "cancelled: " + p.Reason }),
 	TypeSessionForked: typed(FamilySession, func(p *SessionForked) string {
-		return fmt.Sprintf("forked from %s@%d as %s", p.FromBranch, p.AtSeq, p.Name)
+		from := p.FromName
+		if from == "" {
+			from = p.FromBranch // forks recorded before names were
+		}
+		return fmt.Sprintf("forked from %s@%d as %s", from, p.AtSeq, p.Name)
 	}),
 	TypeSessionRewound: typed(FamilySession, func(p *SessionRewound) string {
 		return fmt.Sprintf("rewound to @%d (abandoned %s..%d)", p.ToSeq, p.FromBranch, p.AbandonedAt)

@@ -190,14 +190,26 @@ var stateAppliers = map[string]func(*SessionState, store.Event, any){
 		s.LastSnapshot = p.(*WorkspaceRestored).Commit
 		s.addItem(Item{Seq: e.Seq, Kind: ItemNotice, Text: Summary(e)})
 	},
-	TypeSessionForked:     noticeApplier(""),
-	TypeSessionRewound:    noticeApplier(StatusIdle),
+	TypeSessionForked:     settledNotice,
+	TypeSessionRewound:    settledNotice,
 	TypeCompactionApplied: noticeApplier(""),
 	TypeSessionSuspended:  noticeApplier(StatusSuspended),
 	TypeSessionResumed:    noticeApplier(StatusIdle),
 	TypeSessionFinished:   noticeApplier(StatusFinished),
 	TypeHandoffRecorded:   noticeApplier(""),
 	TypeTaskCompleted:     noticeApplier(""),
+}
+
+// settledNotice starts a new branch (a fork or a rewind) taken perhaps in the middle of a turn:
+// no turn runs on it, so nothing is in flight, no approval waits and no tool is still running.
+func settledNotice(s *SessionState, e store.Event, _ any) {
+	s.Status, s.ModelInFlight, s.Approvals = StatusIdle, 0, nil
+	for i := range s.Items {
+		if s.Items[i].Kind == ItemTool && s.Items[i].Status == "running" {
+			s.Items[i].Status = "interrupted"
+		}
+	}
+	s.addItem(Item{Seq: e.Seq, Kind: ItemNotice, Text: Summary(e)})
 }
 
 // noticeApplier adds the event's summary as a notice and optionally sets a status.

@@ -13,7 +13,7 @@ import (
 )
 
 // terminals are the terminal sizes goldens are taken at.
-var terminals = [][2]int{{80, 24}, {120, 40}, {200, 60}}
+var terminals = [][2]int{{60, 20}, {80, 24}, {120, 40}, {200, 60}}
 
 // layout gives each pane the size it gets in a W×H terminal: a status line
 // and a 5-line input at the bottom, the conversation on the left (62%), and
@@ -128,8 +128,8 @@ var goldenPanes = map[string]func(c *Common, W int) interface{ View() string }{
 	},
 	"help": func(c *Common, _ int) interface{ View() string } {
 		h := NewHelp(c)
-		tl := NewTimeline(c)
-		h.SetKeyMap("Timeline", tl)
+		h.SetSections(HelpSection{Title: "timeline (focused)", Keys: NewTimeline(c)}, HelpSection{Title: "sessions", Keys: NewSiblings(c)},
+			HelpSection{Title: "conversation", Keys: NewConversation(c)})
 		return sizer{h}
 	},
 	"split": func(c *Common, W int) interface{ View() string } {
@@ -161,12 +161,15 @@ type sizer struct{ Pane }
 
 func sampleSiblings() []SiblingRow {
 	return []SiblingRow{
-		{ID: "s1", Name: "health-check", Status: StatusRunning, Model: "gpt-5", Steps: 12, TokensIn: 48200, TokensOut: 3100, Cost: 0.42, Drift: 0.12, Current: true},
-		{ID: "s2", Name: "try-middleware", Status: StatusApproval, Model: "claude-sonnet", Steps: 5, TokensIn: 9100, TokensOut: 800, Cost: 0.07, Drift: 0.45, Parent: "s1", Conflicts: 2},
-		{ID: "s3", Name: "demo", Status: StatusFinished, Model: "scripted", Scripted: true, Steps: 3, Drift: 0.0},
-		{ID: "s4", Name: "refactor-all", Status: StatusFailed, Model: "qwen3:8b", Steps: 40, TokensIn: 1200000, TokensOut: 90000, Cost: 0, Drift: 0.81, Parent: "s2"},
-		{ID: "s5", Name: "idle one", Status: StatusIdle, Model: "gpt-5-mini", Drift: 0.3},
-		{ID: "s6", Name: "parked", Status: StatusSuspended, Model: "gpt-5-mini", Drift: 0.05, Parent: "s5"},
+		{ID: "s1", Dir: "exo", Name: "health-check", Status: StatusRunning, Model: "gpt-5", Steps: 12, TokensIn: 48200, TokensOut: 3100, Cost: 0.42, Drift: 0.12, Current: true},
+		{ID: "s2", Dir: "exo", Name: "try-middleware", Status: StatusApproval, Model: "claude-sonnet", Steps: 5, TokensIn: 9100, TokensOut: 800, Cost: 0.07, Drift: 0.45, Parent: "s1", Conflicts: 2},
+		{ID: "s3", Dir: "exo", Name: "demo", Status: StatusFinished, Model: "scripted", Scripted: true, Steps: 3, Drift: 0.0},
+		{ID: "s4", Dir: "exo", Name: "refactor-all", Status: StatusFailed, Model: "qwen3:8b", Steps: 40, TokensIn: 1200000, TokensOut: 90000, Cost: 0, Drift: 0.81, Parent: "s2"},
+		{ID: "s5", Dir: "exo", Name: "idle one", Status: StatusIdle, Model: "gpt-5-mini", Drift: 0.3},
+		{ID: "s6", Name: "parked", Status: StatusSuspended, Model: "gpt-5-mini", Drift: 0.05, Parent: "s5", Dir: "website"},
+		{ID: "s7", Name: "docs-pass", Status: StatusIdle, Model: "gpt-5-mini", Steps: 140, TokensIn: 2_400_000, Cost: 12.5, Dir: "website", Clients: 2},
+		{ID: "s8", Name: "bench", Status: StatusFinished, Model: "gpt-5", Dir: "exo"},
+		{ID: "s9", Name: "flaky-test", Status: StatusIdle, Model: "gpt-5", Dir: "exo", Parent: "s8"},
 	}
 }
 

@@ -52,7 +52,12 @@ type Input struct {
 	// histPastes keeps the pasted texts of history entries with chips.
 	histPastes  map[int][]string
 	draftPastes []string
+	// target names the session a prompt goes to, shown in the title while several are on screen.
+	target string
 }
+
+// SetTarget names the session the prompt goes to ("" hides it: only one session is shown).
+func (in *Input) SetTarget(name string) { in.target = name }
 
 // NewInput returns an empty, focused-ready input pane.
 func NewInput(c *Common) *Input {

@@ -16,7 +16,11 @@ func (in *Input) View() string {
 		}
 		body = append(body, in.hint(iw))
 	}
-	return frame(in.styles(), in.focused, "Prompt", in.mode(), body, in.width, in.height)
+	title := "Prompt"
+	if in.target != "" {
+		title = "Prompt → " + plain(in.target)
+	}
+	return frame(in.styles(), in.focused, title, in.mode(), body, in.width, in.height)
 }
 
 // mode names what enter will do with the current text.

@@ -19,7 +19,7 @@ func DefaultGlobalKeyMap() GlobalKeyMap {
 		PrevPane: key.NewBinding(key.WithKeys("shift+tab"), key.WithHelp("shift+tab", "prev pane")),
 		Zoom:     key.NewBinding(key.WithKeys("z"), key.WithHelp("z", "zoom pane")),
 		Help:     key.NewBinding(key.WithKeys("?"), key.WithHelp("?", "help")),
-		Cancel:   key.NewBinding(key.WithKeys("ctrl+c"), key.WithHelp("ctrl+c", "cancel turn (twice: quit)")),
+		Cancel:   key.NewBinding(key.WithKeys("ctrl+c"), key.WithHelp("ctrl+c", "cancel (twice: quit)")),
 		Quit:     key.NewBinding(key.WithKeys("ctrl+q"), key.WithHelp("ctrl+q", "quit")),
 	}
 }
@@ -29,9 +29,9 @@ func (k GlobalKeyMap) ShortHelp() []key.Binding {
 	return []key.Binding{k.NextPane, k.Zoom, k.Help, k.Cancel}
 }
 
-// FullHelp lists all global bindings in one column.
+// FullHelp lists all global bindings in two short columns (they fit small terminals).
 func (k GlobalKeyMap) FullHelp() [][]key.Binding {
-	return [][]key.Binding{{k.NextPane, k.PrevPane, k.Zoom, k.Help, k.Cancel, k.Quit}}
+	return [][]key.Binding{{k.NextPane, k.PrevPane, k.Zoom}, {k.Help, k.Quit, k.Cancel}}
 }
 
 // ScrollKeyMap holds the scrolling bindings shared by list-like panes.

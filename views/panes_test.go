@@ -20,7 +20,7 @@ func TestSiblingsTreeAndKeys(t *testing.T) {
 	for _, r := range s.rows {
 		order = append(order, r.ID)
 	}
-	if got := strings.Join(order, ","); got != "s1,s2,s4,s3,s5,s6" {
+	if got := strings.Join(order, ","); got != "s1,s2,s4,s3,s5,s6,s7,s8,s9" {
 		t.Fatalf("tree order %s", got)
 	}
 	s.Update(press("j"))
@@ -33,6 +33,9 @@ func TestSiblingsTreeAndKeys(t *testing.T) {
 	}
 	if _, cmd = s.Update(press("s")); run(cmd) != (ToggleSplit{ID: "s2"}) {
 		t.Error("s did not toggle the split")
+	}
+	if _, cmd = s.Update(press("d")); run(cmd) != (ConflictDiff{ID: "s2", Name: "try-middleware"}) {
+		t.Error("d did not ask for the conflict diff")
 	}
 	s.SetRows(sampleSiblings()[1:])
 	if r, _ := s.Selected(); r.ID != "s2" {
@@ -291,5 +294,37 @@ func TestSandboxProgressRedraw(t *testing.T) {
 	s.Write("\rdownloading 100%\r\ndone\r\n")
 	if s.Lines() != 2 || s.lines.At(0) != "downloading 100%" || s.lines.At(1) != "done" {
 		t.Errorf("lines = %d %q %q", s.Lines(), s.lines.At(0), s.lines.At(1))
+	}
+}
+
+// TestSiblingsColumnsAlignAndMoreMarker: at every width the columns of all rows start at the
+// same cell, and when the sessions do not fit, the pane says how many more there are.
+func TestSiblingsColumnsAlignAndMoreMarker(t *testing.T) {
+	for _, w := range []int{44, 60, 84, 120} {
+		s := NewSiblings(NewCommon(themes.Dark()))
+		s.SetSize(w, 14)
+		s.SetRows(sampleSiblings())
+		lines := strings.Split(ansi.Strip(s.View()), "\n")
+		col := -1
+		for _, l := range lines[1 : len(lines)-1] {
+			i := strings.IndexAny(l, "█░")
+			if i < 0 {
+				continue
+			}
+			if c := ansi.StringWidth(l[:i]); col >= 0 && c != col {
+				t.Fatalf("width %d: the drift column starts at %d and at %d:\n%s", w, col, c, strings.Join(lines, "\n"))
+			} else {
+				col = c
+			}
+		}
+		if col < 0 && w >= 60 {
+			t.Fatalf("width %d: no drift column:\n%s", w, strings.Join(lines, "\n"))
+		}
+	}
+	s := NewSiblings(NewCommon(themes.Dark()))
+	s.SetSize(60, 6)
+	s.SetRows(sampleSiblings())
+	if v := ansi.Strip(s.View()); !strings.Contains(v, "↓ 6 more") || !strings.Contains(v, "1-3/9") {
+		t.Fatalf("no marker for the sessions below:\n%s", v)
 	}
 }

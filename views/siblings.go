@@ -16,6 +16,7 @@ type SiblingsKeyMap struct {
 	Switch key.Binding // Switch shows the selected session.
 	New    key.Binding // New starts a session.
 	Split  key.Binding // Split toggles the split view.
+	Diff   key.Binding // Diff shows the changes the selected session and the shown one both made.
 }
 
 // DefaultSiblingsKeyMap returns the siblings pane's default bindings.
@@ -26,6 +27,7 @@ func DefaultSiblingsKeyMap() SiblingsKeyMap {
 		Switch: key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "switch")),
 		New:    key.NewBinding(key.WithKeys("n"), key.WithHelp("n", "new session")),
 		Split:  key.NewBinding(key.WithKeys("s"), key.WithHelp("s", "split view")),
+		Diff:   key.NewBinding(key.WithKeys("d"), key.WithHelp("d", "diff conflicts")),
 	}
 }
 
@@ -142,6 +144,8 @@ func (s *Siblings) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 		return emit(SwitchSession{ID: r.ID})
 	case key.Matches(msg, s.Keys.Split):
 		return emit(ToggleSplit{ID: r.ID})
+	case key.Matches(msg, s.Keys.Diff) && ok:
+		return emit(ConflictDiff{ID: r.ID, Name: r.Name})
 	}
 	return nil
 }
@@ -158,10 +162,11 @@ func (s *Siblings) ShortHelp() []key.Binding {
 
 // FullHelp lists all siblings bindings.
 func (s *Siblings) FullHelp() [][]key.Binding {
-	return [][]key.Binding{{s.Keys.Up, s.Keys.Down}, {s.Keys.Switch, s.Keys.New, s.Keys.Split}}
+	return [][]key.Binding{{s.Keys.Up, s.Keys.Down}, {s.Keys.Switch, s.Keys.New, s.Keys.Split, s.Keys.Diff}}
 }
 
-// View renders the visible sessions.
+// View renders the visible sessions as a table whose columns line up; when some do not fit, the
+// frame shows which ones are visible and the last line says how many more there are.
 func (s *Siblings) View() string {
 	w, h := s.inner()
 	if s.width < 4 || s.height < 3 {
@@ -170,21 +175,103 @@ func (s *Siblings) View() string {
 	if s.cursor < s.top {
 		s.top = s.cursor
 	}
-	if h > 0 && s.cursor >= s.top+h {
-		s.top = s.cursor - h + 1
+	more := len(s.rows) > h && h >= 2
+	rows := h
+	if more {
+		rows = h - 1 // the last line counts the sessions below
 	}
+	if rows > 0 && s.cursor >= s.top+rows {
+		s.top = s.cursor - rows + 1
+	}
+	s.top = max(min(s.top, len(s.rows)-rows), 0)
+	widths := s.columnWidths(w)
 	lines := make([]string, 0, h)
-	for i := s.top; i < len(s.rows) && len(lines) < h; i++ {
-		lines = append(lines, s.renderRow(i, w))
+	for i := s.top; i < len(s.rows) && len(lines) < rows; i++ {
+		lines = append(lines, s.renderRow(i, w, widths))
+	}
+	info := fmt.Sprintf("%d", len(s.rows))
+	if shown := len(lines); shown < len(s.rows) && shown > 0 {
+		info = fmt.Sprintf("%d-%d/%d", s.top+1, s.top+shown, len(s.rows))
+	}
+	if more {
+		below := len(s.rows) - s.top - len(lines)
+		lines = append(lines, s.styles().Text.Muted.Render(truncate(fmt.Sprintf("↓ %d more · %d above · j/k", below, s.top), w)))
 	}
 	if len(s.rows) == 0 {
 		lines = append(lines, s.styles().Text.Muted.Render(truncate("no sessions · n starts one", w)))
 	}
-	return frame(s.styles(), s.focused, "Sessions", fmt.Sprintf("%d", len(s.rows)), lines, s.width, s.height)
+	return frame(s.styles(), s.focused, "Sessions", info, lines, s.width, s.height)
 }
 
-// renderRow renders session i in w cells, dropping columns as w shrinks.
-func (s *Siblings) renderRow(i, w int) string {
+// sibColumn is one right-hand column of the sessions table.
+type sibColumn struct {
+	prio  int  // prio orders the columns kept when room is short (1 is kept first).
+	right bool // right aligns numbers.
+	cell  func(s *Siblings, r SiblingRow) string
+}
+
+// sibColumns are the table's columns in display order.
+var sibColumns = []sibColumn{
+	{prio: 9, cell: func(s *Siblings, r SiblingRow) string { return s.styles().Text.Muted.Render(statusWord(r.Status)) }},
+	{prio: 6, cell: func(s *Siblings, r SiblingRow) string { return s.styles().Text.Muted.Render(truncate(plain(r.Dir), 16)) }},
+	{prio: 4, cell: func(s *Siblings, r SiblingRow) string { return s.modelLabel(r) }},
+	{prio: 7, right: true, cell: func(s *Siblings, r SiblingRow) string {
+		return s.styles().Text.Muted.Render(fmt.Sprintf("%d st", r.Steps))
+	}},
+	{prio: 8, right: true, cell: func(s *Siblings, r SiblingRow) string {
+		return s.styles().Text.Muted.Render(fmt.Sprintf("%s↑ %s↓", compact(r.TokensIn), compact(r.TokensOut)))
+	}},
+	{prio: 5, right: true, cell: func(s *Siblings, r SiblingRow) string {
+		return s.styles().Text.Muted.Render(fmt.Sprintf("$%.2f", r.Cost))
+	}},
+	{prio: 3, cell: func(s *Siblings, r SiblingRow) string {
+		if r.Clients == 0 {
+			return ""
+		}
+		return s.styles().Text.Muted.Render(fmt.Sprintf("◉%d", r.Clients))
+	}},
+	{prio: 1, cell: func(s *Siblings, r SiblingRow) string { return s.driftBar(r.Drift, 8) }},
+	{prio: 2, cell: func(s *Siblings, r SiblingRow) string {
+		if r.Conflicts == 0 {
+			return ""
+		}
+		return s.styles().Status.Err.Render(fmt.Sprintf("!%d", r.Conflicts))
+	}},
+}
+
+// maxNameRoom is the most the tree and name column takes before columns are dropped for it.
+const maxNameRoom = 26
+
+// columnWidths measures every column over all rows (so columns line up) and keeps, by priority,
+// those that fit beside the names in w cells; a dropped column has width 0.
+func (s *Siblings) columnWidths(w int) []int {
+	widths := make([]int, len(sibColumns))
+	nameW := 8
+	for i, r := range s.rows {
+		nameW = max(nameW, widthOf(s.left(i)))
+		for j, c := range sibColumns {
+			widths[j] = max(widths[j], widthOf(c.cell(s, r)))
+		}
+	}
+	budget := w - min(nameW, maxNameRoom) - 1
+	keep := make([]bool, len(sibColumns))
+	for prio := 1; prio <= len(sibColumns); prio++ {
+		for j, c := range sibColumns {
+			if c.prio == prio && widths[j] > 0 && widths[j]+1 <= budget {
+				keep[j], budget = true, budget-widths[j]-1
+			}
+		}
+	}
+	for j := range widths {
+		if !keep[j] {
+			widths[j] = 0
+		}
+	}
+	return widths
+}
+
+// left renders the marker, tree, status and name of row i.
+func (s *Siblings) left(i int) string {
 	st := s.styles()
 	r := s.rows[i]
 	indent := strings.Repeat("  ", min(s.depth[i], 4))
@@ -195,34 +282,29 @@ func (s *Siblings) renderRow(i, w int) string {
 	if r.ID == s.current || s.current == "" && r.Current {
 		cur = st.Pane.TitleFocused.Render("▸")
 	}
-	left := cur + indent + s.statusGlyph(r.Status) + " " + st.Text.Strong.Render(plain(r.Name))
+	return cur + indent + s.statusGlyph(r.Status) + " " + st.Text.Strong.Render(plain(r.Name))
+}
 
+// renderRow renders session i in w cells: the tree and name on the left, the kept columns
+// padded to their widths on the right.
+func (s *Siblings) renderRow(i, w int, widths []int) string {
+	st := s.styles()
 	var right []string
-	if w >= 90 {
-		right = append(right, st.Text.Muted.Render(fit(statusWord(r.Status), 14)))
-	}
-	if w >= 44 {
-		right = append(right, s.modelLabel(r))
-	}
-	if w >= 70 {
-		right = append(right, st.Text.Muted.Render(fmt.Sprintf("%3d st", r.Steps)),
-			st.Text.Muted.Render(fmt.Sprintf("%s↑ %s↓", compact(r.TokensIn), compact(r.TokensOut))),
-			st.Text.Muted.Render(fmt.Sprintf("$%.2f", r.Cost)))
-	}
-	if r.Clients > 0 && w >= 36 {
-		right = append(right, st.Text.Muted.Render(fmt.Sprintf("◉%d", r.Clients)))
-	}
-	if w >= 28 {
-		right = append(right, s.driftBar(r.Drift, 8))
-	}
-	if r.Conflicts > 0 {
-		right = append(right, st.Status.Err.Render(fmt.Sprintf("!%d", r.Conflicts)))
+	for j, c := range sibColumns {
+		if widths[j] == 0 {
+			continue
+		}
+		cell := c.cell(s, s.rows[i])
+		if pad := widths[j] - widthOf(cell); c.right && pad > 0 {
+			cell = strings.Repeat(" ", pad) + cell
+		}
+		right = append(right, fit(cell, widths[j]))
 	}
 	tail := strings.Join(right, " ")
 	room := w - widthOf(tail) - 1
-	line := fit(left, max(room, 0)) + " " + tail
-	if room < 8 {
-		line = left
+	line := fit(s.left(i), max(room, 0)) + " " + tail
+	if tail == "" {
+		line = s.left(i)
 	}
 	line = truncate(line, w)
 	if i == s.cursor && s.focused {

@@ -52,11 +52,19 @@ type SiblingRow struct {
 	Current   bool          // Current marks the session shown in the conversation.
 	Clients   int           // Clients counts the apps and tails watching the session.
 	Executor  string        // Executor is the executor in force ("" or "default": exo's own).
+	Dir       string        // Dir names the project directory the session works for (short).
 }
 
 // SwitchSession asks the app to show another session.
 type SwitchSession struct {
 	ID string // ID is the session to switch to.
+}
+
+// ConflictDiff asks the app to show the diffs of the paths the selected session and the shown
+// one both changed.
+type ConflictDiff struct {
+	ID   string // ID is the selected session.
+	Name string // Name is its name.
 }
 
 // NewSession asks the app to start a new session.

@@ -16,6 +16,7 @@ type TimelineKeyMap struct {
 	Show   key.Binding // Show opens the selected event in full.
 	Filter key.Binding // Filter starts typing a filter.
 	Clear  key.Binding // Clear drops the filter.
+	Branch key.Binding // Branch shows the session's next branch (the abandoned ones too).
 }
 
 // DefaultTimelineKeyMap returns the timeline's default bindings.
@@ -27,6 +28,7 @@ func DefaultTimelineKeyMap() TimelineKeyMap {
 		Show:         key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "show event")),
 		Filter:       key.NewBinding(key.WithKeys("/"), key.WithHelp("/", "filter")),
 		Clear:        key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "clear filter")),
+		Branch:       key.NewBinding(key.WithKeys("b"), key.WithHelp("b", "next branch")),
 	}
 }
 
@@ -198,6 +200,8 @@ func (t *Timeline) action(msg tea.KeyPressMsg) tea.Cmd {
 	switch {
 	case key.Matches(msg, t.Keys.Fork):
 		return emit(ForkRequest{Seq: r.Seq, Branch: r.Branch})
+	case key.Matches(msg, t.Keys.Branch):
+		return emit(NextBranch{})
 	case key.Matches(msg, t.Keys.Rewind):
 		if r.Abandoned {
 			return nil
@@ -292,7 +296,7 @@ func (t *Timeline) ShortHelp() []key.Binding {
 
 // FullHelp lists all timeline bindings.
 func (t *Timeline) FullHelp() [][]key.Binding {
-	return [][]key.Binding{t.Keys.bindings(), {t.Keys.Fork, t.Keys.Rewind, t.Keys.Show, t.Keys.Filter, t.Keys.Clear}}
+	return [][]key.Binding{t.Keys.bindings(), {t.Keys.Fork, t.Keys.Rewind, t.Keys.Show, t.Keys.Filter, t.Keys.Clear, t.Keys.Branch}}
 }
 
 // info is the frame's right-hand text: the position in the list.

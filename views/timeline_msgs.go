@@ -22,6 +22,9 @@ type RewindRequest struct {
 	Branch string // Branch is the branch the event belongs to.
 }
 
+// NextBranch asks the app to show the session's next branch in the timeline.
+type NextBranch struct{}
+
 // ShowEvent asks the app to show event Seq in full.
 type ShowEvent struct {
 	Seq    uint64 // Seq is the event to show.

@@ -84,8 +84,19 @@ func (s *Service) ConflictDiff(ctx context.Context, sessionID, with string) (str
 	return b.String(), nil
 }
 
-// conflictDiff renders one conflicting path.
+// conflictDiff renders one conflicting path; when both sessions made the same change it says so
+// (never an empty diff).
 func (s *Service) conflictDiff(se *harness.Session, c governance.ConflictDetected) (string, error) {
+	d, err := s.conflictText(se, c)
+	if err == nil && d == "" {
+		d = c.Path + ": both sessions changed it, and left it the same (nothing to reconcile)"
+	}
+	return d, err
+}
+
+// conflictText diffs one path: the two working copies, or the two sessions' snapshots when they
+// share a workspace.
+func (s *Service) conflictText(se *harness.Session, c governance.ConflictDetected) (string, error) {
 	if !c.Shared && c.Workspace != "" && c.Workspace != se.Workspace {
 		return governance.DiffWorkspaces(c.Path, se.Name, se.Workspace, c.WithName, c.Workspace)
 	}
@@ -97,11 +108,7 @@ func (s *Service) conflictDiff(se *harness.Session, c governance.ConflictDetecte
 	if err != nil {
 		return "", err
 	}
-	d := governance.UnifiedDiff(c.Path, se.Name, a, c.WithName, b)
-	if d == "" {
-		d = c.Path + ": both sessions left it the same"
-	}
-	return d, nil
+	return governance.UnifiedDiff(c.Path, se.Name, a, c.WithName, b), nil
 }
 
 // finishOptions builds the governance options of a finish: the checks of the session's sealed
