@@ -213,7 +213,9 @@ type sibColumn struct {
 // sibColumns are the table's columns in display order.
 var sibColumns = []sibColumn{
 	{prio: 9, cell: func(s *Siblings, r SiblingRow) string { return s.styles().Text.Muted.Render(statusWord(r.Status)) }},
-	{prio: 6, cell: func(s *Siblings, r SiblingRow) string { return s.styles().Text.Muted.Render(truncate(plain(r.Dir), 16)) }},
+	{prio: 6, cell: func(s *Siblings, r SiblingRow) string {
+		return s.styles().Text.Muted.Render(truncate(plain(r.Dir), 16))
+	}},
 	{prio: 4, cell: func(s *Siblings, r SiblingRow) string { return s.modelLabel(r) }},
 	{prio: 7, right: true, cell: func(s *Siblings, r SiblingRow) string {
 		return s.styles().Text.Muted.Render(fmt.Sprintf("%d st", r.Steps))
