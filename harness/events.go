@@ -205,6 +205,9 @@ type WorkspaceSnapshot struct {
 	// (an editor, another process or a sibling sharing the workspace): they are recorded so
 	// rewinds and forks restore them, but they do not count as the session's own changes.
 	External bool `json:"external,omitempty"`
+	// Baseline marks a session's first snapshot: the files as they were before it changed
+	// anything (every file is "added" against nothing; none is the session's change).
+	Baseline bool `json:"baseline,omitempty"`
 }
 
 // WorkspaceRestored records that the workspace files were put back to a snapshot.

@@ -56,7 +56,9 @@ func (h *Harness) ensureBaseline(sessionID, branch string, rt *Runtime) error {
 		return fmt.Errorf("baseline snapshot of %s: %w", rt.Workspace, err)
 	}
 	failpoint.Hit("baseline.after-snapshot")
-	_, err = h.AppendOn(sessionID, branch, MustRecord(TypeWorkspaceSnapshot, ActorHarness, snapshotPayload(snap, "")))
+	p := snapshotPayload(snap, "")
+	p.Baseline = true
+	_, err = h.AppendOn(sessionID, branch, MustRecord(TypeWorkspaceSnapshot, ActorHarness, p))
 	return err
 }
 

@@ -116,6 +116,9 @@ func handoffTarget(h *harness.Harness, from *harness.Session, o HandoffOptions) 
 	if err != nil {
 		return nil, false, err
 	}
+	if scope, err = withConstitution(from.Workspace, scope); err != nil {
+		return nil, false, err
+	}
 	var settings map[string]string
 	if p := from.Settings["project"]; p != "" {
 		settings = map[string]string{"project": p}
@@ -129,6 +132,30 @@ func handoffTarget(h *harness.Harness, from *harness.Session, o HandoffOptions) 
 		return nil, false, err
 	}
 	return to, true, nil
+}
+
+// withConstitution applies the workspace's sealed constitution to the scope a new receiver
+// inherits, as 'exo new' would: its deny list and boundary are added, and its budget and policy
+// fill in what the sender's scope leaves unset (a sender older than the constitution has none).
+func withConstitution(ws string, sender Scope) (Scope, error) {
+	if ws == "" {
+		return sender, nil
+	}
+	c, err := VerifyLock(ws)
+	if err != nil {
+		if _, sealed, lerr := ReadLock(ws); lerr == nil {
+			c = sealed // a stale lock: its rules still hold
+		}
+	}
+	if c == nil {
+		return sender, nil
+	}
+	s, err := NewScope(c, ScopeRequest{Allow: sender.Allow, Deny: sender.Deny, Budget: sender.Budget, Policy: sender.Policy})
+	if err != nil {
+		return Scope{}, fmt.Errorf("the receiver's scope: %w", err)
+	}
+	s.Boundary = union(s.Boundary, sender.Boundary)
+	return s, nil
 }
 
 // recordHandoff appends handoff.recorded to the sender, then to the receiver.

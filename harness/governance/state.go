@@ -84,8 +84,8 @@ var appliers = map[string]func(*State, store.Event, any){
 	harness.TypeToolStarted:        (*State).applyToolStart,
 	harness.TypeToolCompleted:      (*State).applyToolResult,
 	harness.TypeWorkspaceSnapshot: func(s *State, e store.Event, p any) {
-		if p.(*harness.WorkspaceSnapshot).External {
-			return // seen while the session was not working: not its changes
+		if snap := p.(*harness.WorkspaceSnapshot); snap.External || snap.Baseline {
+			return // seen while the session was not working, or there before it began: not its changes
 		}
 		for _, c := range p.(*harness.WorkspaceSnapshot).Changed {
 			s.touch(c.Path, c.Kind, e)
