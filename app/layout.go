@@ -11,21 +11,26 @@ type layout struct {
 	status rect
 }
 
-// inputHeight is the input pane's height, frame included.
+// inputHeight is the input pane's usual height, frame included; it grows with a long prompt.
 const inputHeight = 5
 
 // computeLayout splits a terminal of w×h cells: conversation and input on the left, timeline,
 // siblings and sandbox stacked on the right; on small terminals the side column collapses.
-func computeLayout(w, h int) layout {
+// inputH gives the height the input wants at a width (nil: the usual height).
+func computeLayout(w, h int, inputH func(w int) int) layout {
 	var l layout
 	body := max(h-1, 0)
 	l.status = rect{0, body, w, 1}
+	if inputH == nil {
+		inputH = func(int) int { return inputHeight }
+	}
 	if w < 100 || body < 18 {
-		return narrowLayout(w, body)
+		return narrowLayout(w, body, min(inputH(w), max(body/3, inputHeight)))
 	}
 	left := w * 58 / 100
 	right := w - left
-	l.conv = rect{0, 0, left, max(body-inputHeight, 0)}
+	inH := min(inputH(left), max(body/3, inputHeight))
+	l.conv = rect{0, 0, left, max(body-inH, 0)}
 	l.input = rect{0, l.conv.h, left, body - l.conv.h}
 	tl := body * 45 / 100
 	sib := body * 25 / 100
@@ -36,9 +41,9 @@ func computeLayout(w, h int) layout {
 }
 
 // narrowLayout stacks the conversation over a side pane and the input.
-func narrowLayout(w, body int) layout {
+func narrowLayout(w, body, inputH int) layout {
 	l := layout{narrow: true, status: rect{0, body, w, 1}}
-	in := min(inputHeight, max(body/3, 3))
+	in := min(inputH, max(body/3, 3))
 	side := 0
 	if body-in >= 14 {
 		side = (body - in) * 40 / 100

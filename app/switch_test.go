@@ -9,6 +9,7 @@ import (
 
 	"exo/harness"
 	"exo/harness/api"
+	"exo/views"
 )
 
 // switchSession does what enter on a siblings row does, applying the two replies in the order
@@ -122,5 +123,34 @@ func TestSplitViewSaysWhereThePromptGoes(t *testing.T) {
 	m.Update(m.toggleSplit(other.ID)())
 	if screen := ansi.Strip(m.render()); !m.splitOn || !strings.Contains(screen, "Prompt → layout") {
 		t.Fatalf("split view does not say where the prompt goes:\n%s", screen)
+	}
+}
+
+// TestInputGrowsWithThePrompt: the input pane grows a line per line of prompt (up to its
+// maximum) and shrinks back once the prompt is sent; the screen keeps its size.
+func TestInputGrowsWithThePrompt(t *testing.T) {
+	m := newTestModel(t)
+	m.Update(tea.WindowSizeMsg{Width: 160, Height: 48})
+	base := m.lay.input.h
+	for i := 0; i < 5; i++ {
+		m.Update(tea.KeyPressMsg{Code: 'x', Text: "x"})
+		m.Update(tea.KeyPressMsg{Code: 'j', Mod: tea.ModCtrl})
+	}
+	if m.lay.input.h != base+4 {
+		t.Fatalf("input %d rows tall with 6 lines of prompt, want %d", m.lay.input.h, base+4)
+	}
+	if lines := strings.Split(m.render(), "\n"); len(lines) != 48 {
+		t.Fatalf("screen %d lines", len(lines))
+	}
+	for i := 0; i < 20; i++ {
+		m.Update(tea.KeyPressMsg{Code: 'j', Mod: tea.ModCtrl})
+	}
+	if m.lay.input.h != 3+views.MaxInputLines {
+		t.Fatalf("input %d rows tall with 26 lines, want the maximum %d", m.lay.input.h, 3+views.MaxInputLines)
+	}
+	m.input.SetValue("")
+	m.Update(tea.KeyPressMsg{Code: tea.KeyEnd})
+	if m.lay.input.h != base {
+		t.Fatalf("input %d rows tall once empty, want %d", m.lay.input.h, base)
 	}
 }

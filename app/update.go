@@ -15,6 +15,9 @@ import (
 // starts to move: an idle app schedules nothing and costs no CPU between events.
 func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	_, cmd := m.update(msg)
+	if m.width > 0 && !m.zoom && computeLayout(m.width, m.height, m.input.Height).input.h != m.lay.input.h {
+		m.resize() // the prompt grew or shrank a line
+	}
 	if !m.ticking && m.animating() {
 		m.ticking = true
 		cmd = tea.Batch(cmd, views.SpinnerTick())

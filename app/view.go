@@ -12,7 +12,7 @@ import (
 
 // resize recomputes the layout and gives every pane its size.
 func (m *Model) resize() {
-	m.lay = computeLayout(m.width, m.height)
+	m.lay = computeLayout(m.width, m.height, m.input.Height)
 	l := m.lay
 	if m.overlay != nil {
 		m.overlay.SetSize(min(m.width, max(m.width*3/4, 60)), min(m.height, max(m.height*3/4, 16)))

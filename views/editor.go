@@ -201,6 +201,16 @@ func (e *editor) view(w, h int, prompt, cont string, cursor func(string) string)
 	return vis[e.top:min(len(vis), e.top+h)]
 }
 
+// visualLines counts the lines the text takes wrapped at tw cells.
+func (e *editor) visualLines(tw int) int {
+	n := 0
+	for r, l := range e.lines {
+		chunks, _ := wrapRunes(l, max(tw, 1), r == e.row, e.col)
+		n += len(chunks)
+	}
+	return n
+}
+
 // cursorCell is the cursor's column within its visual line.
 func (e *editor) cursorCell(tw int) int {
 	w := ansi.StringWidth(string(e.lines[e.row][:e.col]))

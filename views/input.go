@@ -65,6 +65,16 @@ func NewInput(c *Common) *Input {
 }
 
 // hintLines is 1 when the pane is tall enough for the completion line.
+// MaxInputLines is the most text lines the input grows to before it scrolls.
+const MaxInputLines = 8
+
+// Height returns the pane height the input wants at w cells wide: its frame, the hint line and
+// the text's lines (two at least, MaxInputLines at most), so it grows as a prompt gets longer.
+func (in *Input) Height(w int) int {
+	lines := in.ta.visualLines(w - 2 - 2) // the frame's sides and the "› " prompt
+	return min(max(lines, 2), MaxInputLines) + 3
+}
+
 func (in *Input) hintLines() int {
 	if in.height >= 4 {
 		return 1
