@@ -32,6 +32,8 @@ type CompactionReport struct {
 	Summarized   bool `json:"summarized"`
 	TokensBefore int  `json:"tokens_before"`
 	TokensAfter  int  `json:"tokens_after"`
+	// NoGain says why a summary was made but not used (it would not have made the prompt smaller).
+	NoGain string `json:"no_gain,omitempty"`
 }
 
 // compactor runs compaction for one session with its model.
@@ -179,9 +181,16 @@ func (c *compactor) summarize(ctx context.Context, v *View, rep *CompactionRepor
 	if err != nil {
 		return fmt.Errorf("summarise the history of %s: %w", c.s.Name, err)
 	}
-	rep.Summarized = true
 	cost := harness.CompactionCost{Model: c.model.Label(), Cost: c.model.Cost(usage),
 		Usage: harness.UsageOf(usage)}
+	if n, old := v.count(summaryText(from, to, summary)), v.replacedTokens(k); n >= old {
+		// A summary no smaller than what it replaces would make the prompt bigger: keep the
+		// history (the call's cost is still recorded).
+		rep.NoGain = fmt.Sprintf("the summary (%d tokens) is not smaller than the %d tokens of history it would replace", n, old)
+		_, err = c.x.h.AppendOn(c.s.ID, c.s.Branch, harness.MustRecord(harness.TypeCompactionCost, c.x.actor(), cost))
+		return err
+	}
+	rep.Summarized = true
 	_, err = c.x.h.AppendOn(c.s.ID, c.s.Branch,
 		harness.MustRecord(harness.TypeCompactionApplied, c.x.actor(), harness.CompactionApplied{Kind: CompactSummarize, FromSeq: from, ToSeq: to, Summary: summary, Tokens: before}),
 		harness.MustRecord(harness.TypeCompactionCost, c.x.actor(), cost))
@@ -233,6 +242,9 @@ func (x *Executor) Compact(ctx context.Context, sessionID string) (CompactionRep
 	rep, err := x.newCompactor(t.s, t.prov, t.model, t.system).run(ctx, true)
 	if err == nil && !rep.Pruned && !rep.Summarized {
 		err = ErrNothingToCompact
+		if rep.NoGain != "" {
+			err = fmt.Errorf("%s; the prompt is left as it was (%w)", rep.NoGain, ErrNothingToCompact)
+		}
 	}
 	return rep, err
 }

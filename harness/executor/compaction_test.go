@@ -2,6 +2,7 @@ package executor
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -209,5 +210,43 @@ func TestALongTurnIsPrunedInsideTheTurn(t *testing.T) {
 	}
 	if maxPrompt > 7000 || len(compactions(t, h, s.ID)) == 0 {
 		t.Fatalf("largest prompt %d tokens, %d compactions", maxPrompt, len(compactions(t, h, s.ID)))
+	}
+}
+
+// TestCompactNeverGrowsThePrompt: when the model's summary is no smaller than the history it
+// would replace (short prompts, a long answer), a compaction by hand keeps the history, says
+// why, and still records the summary call's cost.
+func TestCompactNeverGrowsThePrompt(t *testing.T) {
+	h, s, _ := setup(t, "demo.yaml")
+	script := filepath.Join(t.TempDir(), "wordy.yaml")
+	answer := strings.Repeat("Everything went as planned and nothing else needs doing. ", 40)
+	os.WriteFile(script, []byte("name: wordy\nturns:\n  - text: \""+answer+"\"\n"), 0o644)
+	if _, err := h.RegisterModel(harness.ModelSpec{Name: "wordy", Provider: "scripted", BaseURL: script}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := h.UpdateSession(s.ID, func(s *harness.Session) error {
+		s.Settings = map[string]string{"model": "wordy"}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	x := New(h, Options{Headless: true, NoCompaction: true})
+	for i := 0; i < 3; i++ {
+		if _, err := x.Prompt(context.Background(), s.ID, fmt.Sprintf("p%d", i), "test"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	rep, err := x.Compact(context.Background(), s.ID)
+	if !errors.Is(err, ErrNothingToCompact) || !strings.Contains(err.Error(), "not smaller") || rep.Summarized {
+		t.Fatalf("compact: %+v %v", rep, err)
+	}
+	if cs := compactions(t, h, s.ID); len(cs) != 0 {
+		t.Fatalf("a summary bigger than the history was applied: %+v", cs)
+	}
+	evs, _ := h.Events(s.ID, 0, 0)
+	if last, _ := harness.Decode(evs[len(evs)-1]); last == nil {
+		t.Fatal("no last event")
+	} else if _, ok := last.(*harness.CompactionCost); !ok {
+		t.Fatalf("the summary call's cost is not recorded: %T", last)
 	}
 }

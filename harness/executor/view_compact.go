@@ -157,6 +157,20 @@ func (v *View) prefixLen(to uint64) int {
 	return k
 }
 
+// summaryText is the message a summary of events from..to stands in the prompt as.
+func summaryText(from, to uint64, summary string) string {
+	return fmt.Sprintf("[summary of the conversation so far (events @%d..@%d, compacted; the full history stays in exo's log)]\n%s", from, to, summary)
+}
+
+// replacedTokens counts the tokens of the first k messages (those a summary would replace).
+func (v *View) replacedTokens(k int) int {
+	n := 0
+	for i := 0; i < k; i++ {
+		n += v.meta[i].tokens
+	}
+	return n
+}
+
 // applySummary replaces the messages of events up to p.ToSeq by the summary, marked as a cache
 // breakpoint (the stable start of the prompt until the next summary).
 func (v *View) applySummary(p *harness.CompactionApplied) {
@@ -168,7 +182,7 @@ func (v *View) applySummary(p *harness.CompactionApplied) {
 			removedTool += v.meta[i].tokens
 		}
 	}
-	text := fmt.Sprintf("[summary of the conversation so far (events @%d..@%d, compacted; the full history stays in exo's log)]\n%s", p.FromSeq, p.ToSeq, p.Summary)
+	text := summaryText(p.FromSeq, p.ToSeq, p.Summary)
 	n := v.count(text)
 	msgs := make([]provider.Message, 0, len(v.Messages)-k+1)
 	msgs = append(msgs, provider.Message{Role: provider.RoleUser, Text: text, CacheBreakpoint: true})
