@@ -261,6 +261,7 @@ func (m *Model) onEvent(e harness.Event) tea.Cmd {
 		m.overlay = views.NewApproval(m.common, views.ApprovalRequest{ID: p.CallID, Tool: p.Tool, Args: string(p.Args), Reason: "this tool's policy is ask"})
 		m.approvalID = p.CallID
 		m.resize()
+		return m.notify(fmt.Sprintf("%s waits for your approval: %s %s", m.sessionName(m.current()), p.Tool, p.Summary))
 	case *harness.ApprovalResolved:
 		if m.approvalID == p.CallID && m.overlay != nil {
 			m.overlay, m.approvalID = nil, ""
@@ -309,15 +310,19 @@ func (m *Model) onTurnNotice(session string, t *harness.TurnNotice) tea.Cmd {
 	mine := m.mine[t.ID]
 	delete(m.mine, t.ID)
 	m.info.Busy = m.busy()
+	var note tea.Cmd
+	if mine || session == m.current() {
+		note = m.notify(turnEndText(m.sessionName(session), t))
+	}
 	if session != m.current() {
-		return nil
+		return note
 	}
 	m.conv.FinishStream()
 	if m.approvalID != "" {
 		m.overlay, m.approvalID = nil, ""
 		m.resize()
 	}
-	cmds := []tea.Cmd{m.refreshCmd()}
+	cmds := []tea.Cmd{m.refreshCmd(), note}
 	res := t.Result
 	switch {
 	case t.Error != "":
@@ -332,6 +337,22 @@ func (m *Model) onTurnNotice(session string, t *harness.TurnNotice) tea.Cmd {
 		cmds = append(cmds, m.say("the turn was cancelled elsewhere", false))
 	}
 	return tea.Batch(cmds...)
+}
+
+// turnEndText says how a turn ended, for a notification.
+func turnEndText(session string, t *harness.TurnNotice) string {
+	res := t.Result
+	switch {
+	case t.Error != "":
+		return session + ": the turn failed: " + t.Error
+	case res != nil && res.Failure != "":
+		return session + ": the model failed: " + res.Failure
+	case res != nil && res.Cancelled:
+		return session + ": the turn was cancelled"
+	case res != nil && res.StepLimit:
+		return session + ": the turn stopped at its step limit"
+	}
+	return session + ": the turn finished"
 }
 
 // onSplitLoaded fills the split view with the loaded conversations.

@@ -97,6 +97,13 @@ type Model struct {
 	approvalID string
 	// ticking is set while the spinner clock runs (only while something animates).
 	ticking bool
+	// blurred is set while the terminal reports it does not have focus (notifications go out
+	// then); notifyWith are the notification styles (EXO_NOTIFY).
+	blurred    bool
+	notifyWith map[string]bool
+	// mouse is set while the app captures the mouse (the wheel scrolls panes); off by default,
+	// so the terminal's own text selection works.
+	mouse bool
 	// quitting is set while the quit question (keep turns running or stop them) is shown.
 	quitting bool
 }
@@ -111,6 +118,7 @@ func New(hc api.Client, opts Options) *Model {
 	m := &Model{c: hc, opts: opts, common: c, running: map[string]string{}, mine: map[string]bool{}, clients: map[string]int{}, sandboxes: map[string]*views.Sandbox{},
 		conv: views.NewConversation(c), input: views.NewInput(c), timeline: views.NewTimeline(c),
 		siblings: views.NewSiblings(c), sandbox: views.NewSandbox(c, 5000), status: views.NewStatusBar(c), split: views.NewSplit(c)}
+	m.notifyWith = notifyStyles()
 	m.themeSet = opts.Theme != "" && opts.Theme != themes.NameAuto
 	m.input.Focus()
 	return m

@@ -46,6 +46,12 @@ func (m *Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, nil
 	case views.SpinnerTickMsg:
 		return m, m.tick(msg)
+	case tea.FocusMsg:
+		m.blurred = false
+		return m, nil
+	case tea.BlurMsg:
+		m.blurred = true
+		return m, nil
 	case tea.KeyPressMsg:
 		return m, m.onKey(msg)
 	case tea.MouseWheelMsg:
@@ -78,6 +84,13 @@ func (m *Model) onKey(msg tea.KeyPressMsg) tea.Cmd {
 	}
 	if key.Matches(msg, g.Quit) {
 		return m.quit()
+	}
+	if key.Matches(msg, g.Mouse) {
+		m.mouse = !m.mouse
+		if m.mouse {
+			return m.say("mouse captured: the wheel scrolls the pane under it (alt+m releases it for text selection)", false)
+		}
+		return m.say("mouse released: select text with the terminal (alt+m: the wheel scrolls panes)", false)
 	}
 	if m.overlay != nil {
 		var cmd tea.Cmd

@@ -45,7 +45,10 @@ func (m *Model) sidePane() views.Pane {
 func (m *Model) View() tea.View {
 	v := tea.NewView(m.render())
 	v.AltScreen = true
-	v.MouseMode = tea.MouseModeCellMotion
+	if m.mouse {
+		v.MouseMode = tea.MouseModeCellMotion // off by default: the terminal keeps its text selection
+	}
+	v.ReportFocus = true // notifications go out only while the terminal is not focused
 	v.WindowTitle = "exo"
 	if m.session != nil {
 		v.WindowTitle = "exo · " + m.session.Name

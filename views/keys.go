@@ -10,6 +10,7 @@ type GlobalKeyMap struct {
 	Help     key.Binding // Help toggles the key help.
 	Cancel   key.Binding // Cancel stops the running turn; twice leaves.
 	Quit     key.Binding // Quit leaves exo.
+	Mouse    key.Binding // Mouse captures the mouse (wheel scrolls panes) or releases it (the terminal selects text).
 }
 
 // DefaultGlobalKeyMap returns the default app-wide bindings.
@@ -21,6 +22,7 @@ func DefaultGlobalKeyMap() GlobalKeyMap {
 		Help:     key.NewBinding(key.WithKeys("?"), key.WithHelp("?", "help")),
 		Cancel:   key.NewBinding(key.WithKeys("ctrl+c"), key.WithHelp("ctrl+c", "cancel (twice: quit)")),
 		Quit:     key.NewBinding(key.WithKeys("ctrl+q"), key.WithHelp("ctrl+q", "quit")),
+		Mouse:    key.NewBinding(key.WithKeys("alt+m", "f2"), key.WithHelp("alt+m", "mouse scroll on/off")),
 	}
 }
 
@@ -31,7 +33,7 @@ func (k GlobalKeyMap) ShortHelp() []key.Binding {
 
 // FullHelp lists all global bindings in two short columns (they fit small terminals).
 func (k GlobalKeyMap) FullHelp() [][]key.Binding {
-	return [][]key.Binding{{k.NextPane, k.PrevPane, k.Zoom}, {k.Help, k.Quit, k.Cancel}}
+	return [][]key.Binding{{k.NextPane, k.PrevPane, k.Zoom, k.Mouse}, {k.Help, k.Quit, k.Cancel}}
 }
 
 // ScrollKeyMap holds the scrolling bindings shared by list-like panes.

@@ -1,0 +1,91 @@
+package app
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+
+	"exo/harness"
+)
+
+// TestMouseIsNotCapturedByDefault: the app leaves the mouse to the terminal (text selection
+// works) until alt+m captures it for wheel scrolling; alt+m again releases it.
+func TestMouseIsNotCapturedByDefault(t *testing.T) {
+	m := newTestModel(t)
+	m.Update(tea.WindowSizeMsg{Width: 120, Height: 40})
+	if mode := m.View().MouseMode; mode != tea.MouseModeNone {
+		t.Fatalf("mouse mode %v by default, want none", mode)
+	}
+	m.Update(tea.KeyPressMsg{Code: 'm', Mod: tea.ModAlt})
+	if mode := m.View().MouseMode; mode != tea.MouseModeCellMotion {
+		t.Fatalf("alt+m: mouse mode %v, want cell motion", mode)
+	}
+	m.Update(tea.KeyPressMsg{Code: 'm', Mod: tea.ModAlt})
+	if mode := m.View().MouseMode; mode != tea.MouseModeNone {
+		t.Fatalf("alt+m twice: mouse mode %v, want none", mode)
+	}
+}
+
+// raws runs cmd and the commands it batches (each given a moment: timers are skipped) and
+// returns what tea.Raw commands among them would write to the terminal.
+func raws(cmd tea.Cmd) string {
+	if cmd == nil {
+		return ""
+	}
+	done := make(chan tea.Msg, 1)
+	go func() { done <- cmd() }()
+	var msg tea.Msg
+	select {
+	case msg = <-done:
+	case <-time.After(300 * time.Millisecond):
+		return ""
+	}
+	switch msg := msg.(type) {
+	case tea.BatchMsg:
+		out := ""
+		for _, c := range msg {
+			out += raws(c)
+		}
+		return out
+	case tea.RawMsg:
+		return fmt.Sprint(msg.Msg)
+	}
+	return ""
+}
+
+// TestNotifiesOnlyWhenUnfocused: a turn that ends while the terminal is not focused rings the
+// bell and sends an OSC 9 notification naming the session; with focus, nothing is sent; an
+// approval that waits notifies too.
+func TestNotifiesOnlyWhenUnfocused(t *testing.T) {
+	m := newTestModel(t)
+	m.Update(tea.WindowSizeMsg{Width: 120, Height: 40})
+	if !m.View().ReportFocus {
+		t.Fatal("the app does not ask the terminal for focus reports")
+	}
+	id := m.current()
+	end := func(turn string) string {
+		m.Update(noticesMsg{[]harness.Notice{{Session: id, Turn: &harness.TurnNotice{ID: turn, Running: true}}}})
+		_, cmd := m.Update(noticesMsg{[]harness.Notice{{Session: id, Turn: &harness.TurnNotice{ID: turn, Result: &harness.TurnResult{}}}}})
+		return raws(cmd)
+	}
+	if got := end("t1"); got != "" {
+		t.Fatalf("focused terminal got %q", got)
+	}
+	m.Update(tea.BlurMsg{})
+	got := end("t2")
+	if !strings.Contains(got, "\x1b]9;exo: layout: the turn finished\x07") || !strings.Contains(got, "\a") {
+		t.Fatalf("unfocused terminal got %q", got)
+	}
+	rec := harness.MustRecord(harness.TypeApprovalRequested, harness.ActorHarness, harness.ApprovalRequested{CallID: "c9", Tool: "bash", Summary: "rm -rf build; \x1b]0;x\x07"})
+	_, cmd := m.Update(noticesMsg{[]harness.Notice{{Session: id, Events: []harness.Event{{Branch: id, Seq: 99, Type: rec.Type, Actor: rec.Actor, Data: rec.Data}}}}})
+	if got := raws(cmd); !strings.Contains(got, "\x1b]9;exo: layout waits for your approval: bash rm -rf build") || strings.Count(got, "\x1b") != 1 {
+		t.Fatalf("approval notification %q", got)
+	}
+	m.Update(tea.FocusMsg{})
+	if got := end("t3"); got != "" {
+		t.Fatalf("refocused terminal got %q", got)
+	}
+}
