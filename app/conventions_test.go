@@ -89,3 +89,33 @@ func TestNotifiesOnlyWhenUnfocused(t *testing.T) {
 		t.Fatalf("refocused terminal got %q", got)
 	}
 }
+
+// TestCopyGoesToTheClipboard: y in the conversation sends the newest answer with OSC 52.
+func TestCopyGoesToTheClipboard(t *testing.T) {
+	m := newTestModel(t)
+	m.Update(tea.WindowSizeMsg{Width: 120, Height: 40})
+	m.setFocus(focusConv)
+	_, cmd := m.Update(tea.KeyPressMsg{Code: 'y', Text: "y"})
+	_, cmd = m.Update(cmd())
+	var clip string
+	for _, c := range cmd().(tea.BatchMsg) {
+		if c == nil {
+			continue
+		}
+		done := make(chan tea.Msg, 1)
+		go func() { done <- c() }()
+		select {
+		case msg := <-done:
+			if strings.Contains(fmt.Sprintf("%T", msg), "setClipboard") {
+				clip = fmt.Sprint(msg)
+			}
+		case <-time.After(300 * time.Millisecond):
+		}
+	}
+	if clip != "# Done\n\nThe **slow path** is fixed." {
+		t.Fatalf("clipboard got %q", clip)
+	}
+	if !strings.Contains(m.info.Message, "copied the answer (3 lines)") {
+		t.Fatalf("status %q", m.info.Message)
+	}
+}

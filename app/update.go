@@ -1,6 +1,7 @@
 package app
 
 import (
+	"fmt"
 	"strings"
 	"time"
 
@@ -294,6 +295,9 @@ func (m *Model) onPaneMsg(msg tea.Msg) tea.Cmd {
 		return m.newSessionCmd()
 	case views.ToggleSplit:
 		return m.toggleSplit(msg.ID)
+	case views.CopyRequest:
+		lines := strings.Count(msg.Text, "\n") + 1
+		return tea.Batch(tea.SetClipboard(msg.Text), m.say(fmt.Sprintf("copied %s (%d lines) to the clipboard (OSC 52)", msg.What, lines), false))
 	case views.NextBranch:
 		return m.cycleBranch()
 	case views.ConflictDiff:

@@ -15,6 +15,8 @@ type ConversationKeyMap struct {
 	NextTool key.Binding // NextTool selects the next tool or thinking block.
 	PrevTool key.Binding // PrevTool selects the previous tool or thinking block.
 	Live     key.Binding // Live leaves the time-travel preview.
+	Copy     key.Binding // Copy puts the selected block, or the newest answer, on the clipboard.
+	CopyCode key.Binding // CopyCode puts the newest answer's last code block on the clipboard.
 }
 
 // DefaultConversationKeyMap returns the conversation's default bindings.
@@ -25,6 +27,8 @@ func DefaultConversationKeyMap() ConversationKeyMap {
 		NextTool:     key.NewBinding(key.WithKeys("]"), key.WithHelp("]", "next tool")),
 		PrevTool:     key.NewBinding(key.WithKeys("["), key.WithHelp("[", "prev tool")),
 		Live:         key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "leave preview")),
+		Copy:         key.NewBinding(key.WithKeys("y"), key.WithHelp("y", "copy block/answer")),
+		CopyCode:     key.NewBinding(key.WithKeys("c"), key.WithHelp("c", "copy code block")),
 	}
 }
 
@@ -183,6 +187,18 @@ func (c *Conversation) Update(msg tea.Msg) (Pane, tea.Cmd) {
 		if c.preview > 0 && key.Matches(msg, c.Keys.Live) {
 			return c, emit(ExitPreviewMsg{})
 		}
+		if key.Matches(msg, c.Keys.Copy) {
+			if r, ok := c.copyBlock(); ok {
+				return c, emit(r)
+			}
+			return c, nil
+		}
+		if key.Matches(msg, c.Keys.CopyCode) {
+			if r, ok := c.copyCode(); ok {
+				return c, emit(r)
+			}
+			return c, nil
+		}
 		c.handleKey(msg)
 	case tea.MouseWheelMsg:
 		switch msg.Button {
@@ -237,7 +253,7 @@ func (c *Conversation) ShortHelp() []key.Binding {
 
 // FullHelp lists all conversation bindings.
 func (c *Conversation) FullHelp() [][]key.Binding {
-	return [][]key.Binding{c.Keys.bindings(), {c.Keys.PrevTool, c.Keys.NextTool, c.Keys.Toggle, c.Keys.Live}}
+	return [][]key.Binding{c.Keys.bindings(), {c.Keys.PrevTool, c.Keys.NextTool, c.Keys.Toggle, c.Keys.Live, c.Keys.Copy, c.Keys.CopyCode}}
 }
 
 // info is the frame's right-hand text.

@@ -307,3 +307,33 @@ func TestTightListStreamsPerItem(t *testing.T) {
 		t.Errorf("list rendered in %d blocks, want one per item", md.blocks)
 	}
 }
+
+// TestCopyBlockAnswerAndCode: y copies the selected tool block (command and output) or, with
+// nothing selected, the newest answer; c copies the last code block of the newest answer.
+func TestCopyBlockAnswerAndCode(t *testing.T) {
+	c := NewConversation(NewCommon(themes.Dark()))
+	c.SetSize(60, 20)
+	c.SetItems([]ConvItem{
+		{Kind: KindUser, Text: "fix it"},
+		{Kind: KindTool, Tool: "bash", ArgsSummary: "go test ./...", Output: "ok  exo\n", Status: ToolOK},
+		{Kind: KindAssistant, Text: "Run this:\n\n```sh\ngo vet ./...\ngo test -race ./...\n```\n\nand then:\n\n~~~\nmake\n~~~\n"},
+	})
+	copied := func(k string) CopyRequest {
+		_, cmd := c.Update(press(k))
+		r, _ := run(cmd).(CopyRequest)
+		return r
+	}
+	if r := copied("y"); !strings.HasPrefix(r.Text, "Run this:") || r.What != "the answer" {
+		t.Fatalf("y with nothing selected: %+v", r)
+	}
+	if r := copied("c"); r.Text != "make" {
+		t.Fatalf("c: %+v", r)
+	}
+	c.Update(press("["))
+	if r := copied("y"); r.Text != "$ go test ./...\nok  exo" || r.What != "the bash block" {
+		t.Fatalf("y on the tool block: %+v", r)
+	}
+	if code, ok := lastCodeBlock("```go\nfunc main() {}\n```\ntext\n```\nstill streaming"); !ok || code != "still streaming" {
+		t.Fatalf("unclosed fence: %q %v", code, ok)
+	}
+}

@@ -22,7 +22,7 @@ func DefaultGlobalKeyMap() GlobalKeyMap {
 		Help:     key.NewBinding(key.WithKeys("?"), key.WithHelp("?", "help")),
 		Cancel:   key.NewBinding(key.WithKeys("ctrl+c"), key.WithHelp("ctrl+c", "cancel (twice: quit)")),
 		Quit:     key.NewBinding(key.WithKeys("ctrl+q"), key.WithHelp("ctrl+q", "quit")),
-		Mouse:    key.NewBinding(key.WithKeys("alt+m", "f2"), key.WithHelp("alt+m", "mouse scroll on/off")),
+		Mouse:    key.NewBinding(key.WithKeys("alt+m", "f2"), key.WithHelp("alt+m", "mouse on/off")),
 	}
 }
 
@@ -33,7 +33,7 @@ func (k GlobalKeyMap) ShortHelp() []key.Binding {
 
 // FullHelp lists all global bindings in two short columns (they fit small terminals).
 func (k GlobalKeyMap) FullHelp() [][]key.Binding {
-	return [][]key.Binding{{k.NextPane, k.PrevPane, k.Zoom, k.Mouse}, {k.Help, k.Quit, k.Cancel}}
+	return [][]key.Binding{{k.NextPane, k.PrevPane, k.Zoom}, {k.Help, k.Quit, k.Cancel, k.Mouse}}
 }
 
 // ScrollKeyMap holds the scrolling bindings shared by list-like panes.
