@@ -2,6 +2,8 @@ package app
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -9,6 +11,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"exo/harness"
+	"exo/views"
 )
 
 // TestMouseIsNotCapturedByDefault: the app leaves the mouse to the terminal (text selection
@@ -117,5 +120,40 @@ func TestCopyGoesToTheClipboard(t *testing.T) {
 	}
 	if !strings.Contains(m.info.Message, "copied the answer (3 lines)") {
 		t.Fatalf("status %q", m.info.Message)
+	}
+}
+
+// TestEditPromptInEditor: ctrl+g hands the prompt (pasted chips expanded) to $EDITOR in a
+// temporary file and puts what the editor saved back in the input; the file is removed.
+func TestEditPromptInEditor(t *testing.T) {
+	script := filepath.Join(t.TempDir(), "ed.sh")
+	os.WriteFile(script, []byte("#!/bin/sh\nfor f; do :; done\nprintf ' and more\\nsecond line\\n' >> \"$f\"\n"), 0o755)
+	t.Setenv("VISUAL", "")
+	t.Setenv("EDITOR", script+" --wait")
+	m := newTestModel(t)
+	m.Update(tea.WindowSizeMsg{Width: 120, Height: 40})
+	m.input.SetValue("first")
+	_, cmd := m.Update(tea.KeyPressMsg{Code: 'g', Mod: tea.ModCtrl})
+	edit, ok := cmd().(views.EditPromptMsg)
+	if !ok || edit.Text != "first" {
+		t.Fatalf("ctrl+g sent %#v", edit)
+	}
+	ready := writeDraftCmd(edit.Text)().(editorReadyMsg)
+	if ready.err != nil {
+		t.Fatal(ready.err)
+	}
+	if m.onEditor(ready) == nil {
+		t.Fatal("no editor run")
+	}
+	run := editorCommand(ready.path) // what tea.ExecProcess runs, with the terminal handed over
+	if out, err := run.CombinedOutput(); err != nil {
+		t.Fatalf("editor: %v %s", err, out)
+	}
+	m.Update(readDraft(ready.path, nil))
+	if got := m.input.Value(); got != "first and more\nsecond line" {
+		t.Fatalf("input after editing: %q", got)
+	}
+	if _, err := os.Stat(ready.path); err == nil {
+		t.Fatal("the draft file is left behind")
 	}
 }

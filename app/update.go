@@ -295,6 +295,10 @@ func (m *Model) onPaneMsg(msg tea.Msg) tea.Cmd {
 		return m.newSessionCmd()
 	case views.ToggleSplit:
 		return m.toggleSplit(msg.ID)
+	case views.EditPromptMsg:
+		return writeDraftCmd(msg.Text)
+	case editorReadyMsg, editorDoneMsg:
+		return m.onEditor(msg)
 	case views.CopyRequest:
 		lines := strings.Count(msg.Text, "\n") + 1
 		return tea.Batch(tea.SetClipboard(msg.Text), m.say(fmt.Sprintf("copied %s (%d lines) to the clipboard (OSC 52)", msg.What, lines), false))

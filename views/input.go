@@ -23,6 +23,7 @@ type InputKeyMap struct {
 	HistPrev key.Binding // HistPrev recalls the previous prompt.
 	HistNext key.Binding // HistNext recalls the next prompt.
 	Complete key.Binding // Complete completes a slash command.
+	Editor   key.Binding // Editor opens the prompt in $VISUAL or $EDITOR.
 }
 
 // DefaultInputKeyMap returns the input's default bindings.
@@ -33,6 +34,7 @@ func DefaultInputKeyMap() InputKeyMap {
 		HistPrev: key.NewBinding(key.WithKeys("up"), key.WithHelp("↑", "previous prompt")),
 		HistNext: key.NewBinding(key.WithKeys("down"), key.WithHelp("↓", "next prompt")),
 		Complete: key.NewBinding(key.WithKeys("tab", "right"), key.WithHelp("tab", "complete /command")),
+		Editor:   key.NewBinding(key.WithKeys("ctrl+g", "ctrl+o"), key.WithHelp("ctrl+g", "edit in $EDITOR")),
 	}
 }
 
@@ -88,6 +90,13 @@ func (in *Input) Value() string { return in.ta.Value() }
 // SetValue replaces the editor text.
 func (in *Input) SetValue(s string) { in.ta.SetValue(s) }
 
+// SetEdited replaces the text with what came back from the external editor (paste chips were
+// expanded when it left, so they are dropped).
+func (in *Input) SetEdited(s string) {
+	in.ta.SetValue(strings.TrimRight(s, "\n"))
+	in.pastes = nil
+}
+
 // DesiredHeight is the pane height that shows the whole text at width w,
 // between min and max (the app grows the input as the prompt grows).
 func (in *Input) DesiredHeight(w, minH, maxH int) int {
@@ -130,6 +139,8 @@ func (in *Input) Update(msg tea.Msg) (Pane, tea.Cmd) {
 func (in *Input) handleKey(msg tea.KeyPressMsg) (tea.Cmd, bool) {
 	comps := completions(in.ta.Value(), in.custom)
 	switch {
+	case key.Matches(msg, in.Keys.Editor):
+		return emit(EditPromptMsg{Text: in.expandChips(in.ta.Value())}), true
 	case key.Matches(msg, in.Keys.Newline):
 		in.ta.newline()
 		return nil, true
@@ -273,5 +284,5 @@ func (in *Input) ShortHelp() []key.Binding {
 
 // FullHelp lists all input bindings.
 func (in *Input) FullHelp() [][]key.Binding {
-	return [][]key.Binding{{in.Keys.Send, in.Keys.Newline, in.Keys.HistPrev, in.Keys.HistNext, in.Keys.Complete}}
+	return [][]key.Binding{{in.Keys.Send, in.Keys.Newline, in.Keys.HistPrev, in.Keys.HistNext, in.Keys.Complete, in.Keys.Editor}}
 }

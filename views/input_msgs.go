@@ -11,6 +11,11 @@ type SlashCommandMsg struct {
 	Args string // Args is the rest of the line, trimmed.
 }
 
+// EditPromptMsg asks the app to open the prompt in the user's editor ($VISUAL or $EDITOR).
+type EditPromptMsg struct {
+	Text string // Text is the prompt with pasted chips expanded.
+}
+
 // ShellCommandMsg carries a line that started with "!": a shell command to
 // run in the session's sandbox.
 type ShellCommandMsg struct {
