@@ -9,6 +9,7 @@ import (
 	"time"
 
 	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
 
 	"exo/harness"
 	"exo/views"
@@ -155,5 +156,27 @@ func TestEditPromptInEditor(t *testing.T) {
 	}
 	if _, err := os.Stat(ready.path); err == nil {
 		t.Fatal("the draft file is left behind")
+	}
+}
+
+// TestPasteReachesThePrompt: a paste goes to the prompt whatever pane has focus, and a large
+// one is collapsed to a chip that expands when the prompt is sent.
+func TestPasteReachesThePrompt(t *testing.T) {
+	m := newTestModel(t)
+	m.Update(tea.WindowSizeMsg{Width: 120, Height: 40})
+	m.setFocus(focusTimeline)
+	m.Update(tea.PasteMsg{Content: "short paste"})
+	if m.focus != focusInput || m.input.Value() != "short paste" {
+		t.Fatalf("focus %d, input %q", m.focus, m.input.Value())
+	}
+	m.input.SetValue("")
+	big := strings.Repeat("line\n", 300)
+	m.Update(tea.PasteMsg{Content: big})
+	if v := m.input.Value(); !strings.Contains(v, "[pasted 300 lines #1]") || strings.Contains(ansi.Strip(m.render()), "line\nline") {
+		t.Fatalf("large paste not a chip: %q", v)
+	}
+	_, cmd := m.Update(tea.KeyPressMsg{Code: tea.KeyEnter})
+	if sub, ok := cmd().(views.SubmitMsg); !ok || sub.Text != big {
+		t.Fatalf("sent %#v", sub)
 	}
 }

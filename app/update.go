@@ -57,6 +57,8 @@ func (m *Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, m.onKey(msg)
 	case tea.MouseWheelMsg:
 		return m, m.onWheel(msg)
+	case tea.PasteMsg:
+		return m, m.onPaste(msg)
 	}
 	if cmd, ok := m.onHarness(msg); ok {
 		return m, cmd
@@ -128,6 +130,19 @@ func (m *Model) onKey(msg tea.KeyPressMsg) tea.Cmd {
 		}
 	}
 	_, cmd := m.pane(m.focus).Update(msg) // panes are pointers and return themselves
+	return cmd
+}
+
+// onPaste puts pasted text in the prompt (a large paste becomes a chip there), whichever pane
+// has focus; a paste while a dialog is open is dropped.
+func (m *Model) onPaste(msg tea.PasteMsg) tea.Cmd {
+	if m.overlay != nil || (m.focus == focusTimeline && m.timeline.Editing()) {
+		return nil
+	}
+	if m.focus != focusInput {
+		m.setFocus(focusInput)
+	}
+	_, cmd := m.input.Update(msg)
 	return cmd
 }
 

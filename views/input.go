@@ -241,7 +241,7 @@ func (in *Input) recall(dir int) {
 // paste inserts a paste, collapsing a large one into a chip.
 func (in *Input) paste(content string) tea.Cmd {
 	content = strings.ReplaceAll(content, "\r\n", "\n")
-	lines := strings.Count(content, "\n") + 1
+	lines := strings.Count(strings.TrimSuffix(content, "\n"), "\n") + 1 // a final newline ends the last line
 	if lines < pasteChipLines && len(content) < pasteChipBytes {
 		in.ta.Insert(content)
 		return nil
