@@ -156,6 +156,9 @@ func (e *etcdEngine) start(ttl time.Duration) error {
 	ctx, cancel := e.ctx()
 	defer cancel()
 	g, err := e.cli.Grant(ctx, int64(max(ttl/time.Second, 2)))
+	if errors.Is(err, context.DeadlineExceeded) {
+		return fmt.Errorf("no member of the cluster answered within %v (is etcd running there, and reachable?): %w", e.timeout, err)
+	}
 	if err != nil {
 		return fmt.Errorf("grant lease: %w", err)
 	}
