@@ -69,6 +69,7 @@ func (e *env) repl(f replFlags) error {
 				return err
 			}
 		}
+		e.trustPrompt(ctx, c, cwd())
 		return app.Run(c, app.Options{Session: f.session, Model: f.model, Theme: f.theme, Workspace: cwd(), OverrideGovernance: f.override, Executor: f.executor})
 	})
 }

@@ -105,7 +105,7 @@ func newRoot(e *env) *cobra.Command {
 		daemonCmd(e), attachCmd(e), tailCmd(e),
 	)
 	root.AddCommand(governanceCmds(e)...)
-	root.AddCommand(mcpCmd(e))
+	root.AddCommand(mcpCmd(e), trustCmd(e))
 	root.AddCommand(e.hidden...)
 	wrapArgs(root) // an unknown command or a stray argument is a usage error (exit 2)
 	return root

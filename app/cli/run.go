@@ -98,6 +98,7 @@ func (e *env) run(ctx context.Context, c api.Client, f runFlags, prompt string) 
 	if err != nil {
 		return err
 	}
+	e.trustNotice(ctx, c, projectDir(s))
 	var w *api.Watcher
 	if !f.asJSON && !f.detach {
 		st, err := c.State(ctx, s.Branch)

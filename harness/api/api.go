@@ -36,6 +36,11 @@ type Client interface {
 	// MCPStatus lists the MCP servers configured for workspace; check starts each and counts
 	// its tools.
 	MCPStatus(ctx context.Context, workspace string, check bool) ([]mcp.Status, error)
+	// ProjectTrust reports the code workspace's project would run on the host (.mcp.json
+	// servers, .exo/settings*.json hooks) and whether the user trusts it.
+	ProjectTrust(ctx context.Context, workspace string) (ProjectTrust, error)
+	// Trust records the user's trust in a project's files as reviewed, or revokes it.
+	Trust(ctx context.Context, req TrustRequest) (ProjectTrust, error)
 	// Redact returns text with every sealed secret's value (and its encodings) replaced by
 	// ‹secret:NAME›.
 	Redact(ctx context.Context, text string) (string, error)

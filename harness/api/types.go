@@ -262,3 +262,34 @@ func (w *Watcher) Close() {
 		w.close()
 	}
 }
+
+// ProjectTrust is the code a project provides that would run on the host as the user (its
+// .mcp.json servers and .exo/settings*.json hooks) and whether the user trusts it.
+type ProjectTrust struct {
+	Workspace string `json:"workspace"`
+	// Project is the folder whose trust applies (its real path).
+	Project string      `json:"project"`
+	Files   []TrustFile `json:"files"`
+	// Trusted is true when every file that would run something is trusted.
+	Trusted bool `json:"trusted"`
+}
+
+// TrustFile is one project file that can run code.
+type TrustFile struct {
+	Path string `json:"path"` // relative to the project
+	Hash string `json:"hash"` // SHA-256 of the contents shown
+	// State is trusted, untrusted, changed (trusted once, different now) or inert (runs nothing).
+	State string `json:"state"`
+	// Runs lists what the file would start: MCP servers' commands or URLs, hook commands.
+	Runs  []string `json:"runs,omitempty"`
+	Error string   `json:"error,omitempty"`
+}
+
+// TrustRequest trusts a project's files as the user reviewed them (or revokes its trust).
+type TrustRequest struct {
+	Workspace string `json:"workspace"`
+	// Files maps each file's relative path to the hash the user was shown (ProjectTrust); a file
+	// whose contents changed since is refused.
+	Files  map[string]string `json:"files,omitempty"`
+	Revoke bool              `json:"revoke,omitempty"`
+}

@@ -400,6 +400,18 @@ func (c *Client) MCPStatus(ctx context.Context, workspace string, check bool) ([
 	return out, c.call(ctx, "GET", q, nil, &out)
 }
 
+// ProjectTrust reports a project's code and whether the user trusts it.
+func (c *Client) ProjectTrust(ctx context.Context, workspace string) (api.ProjectTrust, error) {
+	var out api.ProjectTrust
+	return out, c.call(ctx, "GET", "/v1/trust?workspace="+url.QueryEscape(workspace), nil, &out)
+}
+
+// Trust records the user's trust in a project's files as reviewed, or revokes it.
+func (c *Client) Trust(ctx context.Context, req api.TrustRequest) (api.ProjectTrust, error) {
+	var out api.ProjectTrust
+	return out, c.call(ctx, "POST", "/v1/trust", req, &out)
+}
+
 // Redact replaces sealed secrets' values in text.
 func (c *Client) Redact(ctx context.Context, text string) (string, error) {
 	var out struct{ Text string }

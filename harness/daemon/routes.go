@@ -36,6 +36,16 @@ func (s *Server) routes() http.Handler {
 		q := r.URL.Query()
 		return reply(w)(s.svc.MCPStatus(r.Context(), q.Get("workspace"), q.Get("check") == "1"))
 	})
+	h("GET /v1/trust", func(w http.ResponseWriter, r *http.Request) error {
+		return reply(w)(s.svc.ProjectTrust(r.Context(), r.URL.Query().Get("workspace")))
+	})
+	h("POST /v1/trust", func(w http.ResponseWriter, r *http.Request) error {
+		var req api.TrustRequest
+		if err := readJSON(r, &req); err != nil {
+			return err
+		}
+		return reply(w)(s.svc.Trust(r.Context(), req))
+	})
 	h("POST /v1/redact", func(w http.ResponseWriter, r *http.Request) error {
 		var body struct {
 			Text string `json:"text"`

@@ -73,26 +73,46 @@ func Files(workspace string) []string {
 // Load reads the hooks of the files (missing files are skipped; a malformed one is an error
 // naming it).
 func Load(files []string) ([]Configured, error) {
+	hs, _, err := LoadChecked(files, nil)
+	return hs, err
+}
+
+// LoadChecked is Load with a check of each file's contents (nil checks nothing): the hooks of a
+// file it refuses are left out, and its reasons are returned.
+func LoadChecked(files []string, check func(path string, data []byte) error) ([]Configured, []string, error) {
 	var out []Configured
+	var refused []string
 	for _, f := range files {
 		b, err := os.ReadFile(f)
 		if errors.Is(err, os.ErrNotExist) {
 			continue
 		}
 		if err != nil {
-			return nil, fmt.Errorf("read hooks: %w", err)
+			return nil, nil, fmt.Errorf("read hooks: %w", err)
 		}
-		var s Settings
-		if err := json.Unmarshal(b, &s); err != nil {
-			return nil, fmt.Errorf("hooks in %s: %w", f, err)
-		}
-		hs, err := flatten(s, f)
+		hs, err := Parse(f, b)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
+		}
+		if len(hs) > 0 && check != nil {
+			if err := check(f, b); err != nil {
+				refused = append(refused, fmt.Sprintf("%d hook(s) in %s not run: %v", len(hs), f, err))
+				continue
+			}
 		}
 		out = append(out, hs...)
 	}
-	return out, nil
+	return out, refused, nil
+}
+
+// Parse reads the hooks of a settings file's contents (path names it in errors and as their
+// source).
+func Parse(path string, data []byte) ([]Configured, error) {
+	var s Settings
+	if err := json.Unmarshal(data, &s); err != nil {
+		return nil, fmt.Errorf("hooks in %s: %w", path, err)
+	}
+	return flatten(s, path)
 }
 
 // flatten lists a file's hooks, checking events, types and matchers.

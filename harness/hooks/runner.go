@@ -19,6 +19,9 @@ type Runner struct {
 	h *harness.Harness
 	// files lists the settings files of a workspace; default Files.
 	files func(workspace string) []string
+	// Trust, when set (before first use), decides whether a project's settings files may run
+	// their hooks (the user's own settings always may); nil trusts every file.
+	Trust Trust
 
 	mu    sync.Mutex
 	cache map[string]loaded // by workspace
@@ -33,6 +36,14 @@ type loaded struct {
 
 var _ executor.Hooks = (*Runner)(nil)
 
+// Trust is the user's record of trusted project files (harness/trust's Store).
+type Trust interface {
+	// Check returns nil when data, the contents of file rel of the project at dir, is trusted.
+	Check(dir, rel string, data []byte) error
+	// Stamp changes whenever the record changes.
+	Stamp() string
+}
+
 // NewRunner returns a runner over a harness (where hook runs are recorded).
 func NewRunner(h *harness.Harness) *Runner {
 	return &Runner{h: h, files: Files, cache: map[string]loaded{}}
@@ -41,18 +52,25 @@ func NewRunner(h *harness.Harness) *Runner {
 // hooksFor returns the hooks of an event in a workspace, reloading changed settings.
 func (r *Runner) hooksFor(s *harness.Session, event string) []Configured {
 	files := r.files(s.Workspace)
+	project := projectOf(s)
 	key := filesKey(files)
+	if r.Trust != nil {
+		key += r.Trust.Stamp() + ";" + project
+	}
 	r.mu.Lock()
 	l, ok := r.cache[s.Workspace]
 	r.mu.Unlock()
 	if !ok || l.key != key {
-		hs, err := Load(files)
+		hs, refused, err := LoadChecked(files, r.check(s.Workspace, project))
 		l = loaded{key: key, hooks: hs, err: err}
 		r.mu.Lock()
 		r.cache[s.Workspace] = l
 		r.mu.Unlock()
 		if err != nil {
 			r.record(s, harness.HookRun{Event: event, Command: "(settings)", Error: err.Error(), ExitCode: -1})
+		}
+		for _, why := range refused {
+			r.record(s, harness.HookRun{Event: event, Command: "(untrusted settings)", Error: why, ExitCode: -1})
 		}
 	}
 	var out []Configured
@@ -62,6 +80,30 @@ func (r *Runner) hooksFor(s *harness.Session, event string) []Configured {
 		}
 	}
 	return out
+}
+
+// projectOf is the folder whose trust a session's workspace follows: the project a fork was
+// made from, else the workspace.
+func projectOf(s *harness.Session) string {
+	if p := s.Settings["project"]; p != "" {
+		return p
+	}
+	return s.Workspace
+}
+
+// check returns the trust check for a workspace's settings files: those inside the workspace
+// are the project's and must be trusted; the others are the user's.
+func (r *Runner) check(workspace, project string) func(string, []byte) error {
+	if r.Trust == nil || workspace == "" {
+		return nil
+	}
+	return func(path string, data []byte) error {
+		rel, err := filepath.Rel(workspace, path)
+		if err != nil || strings.HasPrefix(rel, "..") {
+			return nil
+		}
+		return r.Trust.Check(project, rel, data)
+	}
 }
 
 // filesKey identifies the settings files' contents by size and time.

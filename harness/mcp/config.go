@@ -64,6 +64,8 @@ type Server struct {
 	Name   string
 	Scope  string
 	Source string // the file it came from
+	// Untrusted says why a project server may not start (its .mcp.json is not trusted).
+	Untrusted string
 	ServerConfig
 }
 
@@ -142,14 +144,19 @@ func UserFile() string {
 
 // ReadFile reads a configuration file; a missing file is an empty one.
 func ReadFile(path string) (*File, error) {
-	f := &File{MCPServers: map[string]ServerConfig{}}
 	b, err := os.ReadFile(path)
 	if errors.Is(err, os.ErrNotExist) {
-		return f, nil
+		return &File{MCPServers: map[string]ServerConfig{}}, nil
 	}
 	if err != nil {
 		return nil, fmt.Errorf("read MCP config: %w", err)
 	}
+	return ParseFile(path, b)
+}
+
+// ParseFile parses the contents of a configuration file (path names it in errors).
+func ParseFile(path string, b []byte) (*File, error) {
+	f := &File{MCPServers: map[string]ServerConfig{}}
 	if err := json.Unmarshal(b, &f.rest); err != nil {
 		return nil, fmt.Errorf("MCP config %s: %w", path, err)
 	}
@@ -191,17 +198,39 @@ func (f *File) Write(path string) error {
 // Load returns the servers configured for a workspace: the user's, then the project's
 // .mcp.json, a project entry replacing a user entry of the same name. Sorted by name.
 func Load(workspace, userFile string) ([]Server, error) {
+	return LoadChecked(workspace, userFile, nil)
+}
+
+// Check says whether the contents of a project's configuration file may run; nil trusts all.
+type Check func(rel string, data []byte) error
+
+// LoadChecked is Load with the project's .mcp.json checked against the user's trust: when
+// check refuses it, its servers are returned with Untrusted set (and are never started).
+func LoadChecked(workspace, userFile string, check Check) ([]Server, error) {
 	byName := map[string]Server{}
 	for _, src := range []struct{ scope, path string }{{ScopeUser, userFile}, {ScopeProject, projectPath(workspace)}} {
 		if src.path == "" {
 			continue
 		}
-		f, err := ReadFile(src.path)
+		b, err := os.ReadFile(src.path)
+		if errors.Is(err, os.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return nil, fmt.Errorf("read MCP config: %w", err)
+		}
+		f, err := ParseFile(src.path, b)
 		if err != nil {
 			return nil, err
 		}
+		untrusted := ""
+		if src.scope == ScopeProject && check != nil {
+			if err := check(ProjectFile, b); err != nil {
+				untrusted = err.Error()
+			}
+		}
 		for name, c := range f.MCPServers {
-			byName[name] = Server{Name: name, Scope: src.scope, Source: src.path, ServerConfig: c}
+			byName[name] = Server{Name: name, Scope: src.scope, Source: src.path, Untrusted: untrusted, ServerConfig: c}
 		}
 	}
 	out := make([]Server, 0, len(byName))

@@ -42,7 +42,21 @@ type Options struct {
 	CallTimeout time.Duration
 	// LookupEnv reads variables for ${VAR}; default os.LookupEnv.
 	LookupEnv func(string) (string, bool)
+	// Trust, when set, decides whether a project's .mcp.json may start its servers (the user's
+	// own configuration always may); nil trusts every file (tests of this package).
+	Trust Trust
 }
+
+// Trust is the user's record of trusted project files (harness/trust's Store).
+type Trust interface {
+	// Check returns nil when data, the contents of file rel of the project at dir, is trusted.
+	Check(dir, rel string, data []byte) error
+	// Stamp changes whenever the record changes.
+	Stamp() string
+}
+
+// StateUntrusted is the state of a project server whose .mcp.json the user has not trusted.
+const StateUntrusted = "untrusted"
 
 // Status is one server's state, for exo doctor, exo mcp ls and the app.
 type Status struct {
@@ -67,7 +81,9 @@ type Manager struct {
 	mu     sync.Mutex
 	pools  map[string]*pool // by workspace
 	policy map[string]string
-	closed bool
+	// projects maps a fork's workspace to its project's folder (whose trust it follows).
+	projects map[string]string
+	closed   bool
 	// reported remembers configuration errors already recorded, by session and error.
 	reported map[string]bool
 }
@@ -84,7 +100,7 @@ func NewManager(h *harness.Harness, opts Options) *Manager {
 	}
 	opts.StartTimeout = durationOr(opts.StartTimeout, envMillis("MCP_TIMEOUT", DefaultStartTimeout))
 	opts.CallTimeout = durationOr(opts.CallTimeout, envMillis("MCP_TOOL_TIMEOUT", DefaultCallTimeout))
-	m := &Manager{h: h, opts: opts, pools: map[string]*pool{}, policy: map[string]string{}}
+	m := &Manager{h: h, opts: opts, pools: map[string]*pool{}, policy: map[string]string{}, projects: map[string]string{}}
 	m.register()
 	return m
 }
@@ -131,6 +147,7 @@ func (m *Manager) Tools(ctx context.Context, sessionID string) []provider.Tool {
 	if err != nil {
 		return nil
 	}
+	m.learnProject(s)
 	p, err := m.pool(s.Workspace)
 	if err != nil {
 		m.configError(s, err)
@@ -138,6 +155,9 @@ func (m *Manager) Tools(ctx context.Context, sessionID string) []provider.Tool {
 	}
 	if p == nil {
 		return nil
+	}
+	for _, b := range p.blocked {
+		m.configError(s, fmt.Errorf("MCP server %s (%s) not started: %s", b.Name, b.Target(), b.Untrusted))
 	}
 	m.startIdle(ctx, p, s.ID, s.Branch)
 	var out []provider.Tool
@@ -228,6 +248,9 @@ func (m *Manager) setPolicy(name string, c ServerConfig, tool string) {
 // is restarted), bounds the call by the server's timeout and turns the result into text, big
 // results into an artifact.
 func (m *Manager) Call(ctx context.Context, call executor.ExtCall) executor.ExtResult {
+	if s, err := m.h.Session(call.Session); err == nil {
+		m.learnProject(s)
+	}
 	p, err := m.pool(call.Workspace)
 	if err != nil {
 		return errResult(err.Error())
@@ -338,6 +361,10 @@ func (m *Manager) Status(workspace string) ([]Status, error) {
 		st.Disabled = c.srv.Disabled
 		out = append(out, st)
 	}
+	for _, b := range p.blocked {
+		out = append(out, Status{Name: b.Name, Scope: b.Scope, Transport: b.Transport(), Target: b.Target(), State: StateUntrusted, Error: b.Untrusted})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
 	return out, nil
 }
 

@@ -9,6 +9,8 @@ import (
 	"sort"
 	"strings"
 	"sync"
+
+	"exo/harness"
 )
 
 // pool is the servers configured for one workspace.
@@ -16,6 +18,8 @@ type pool struct {
 	ws    string
 	key   string // the config files' identity when loaded; a change reloads
 	conns map[string]*conn
+	// blocked are the project's servers not started because their file is not trusted.
+	blocked []Server
 
 	mu    sync.Mutex
 	names map[string][2]string // offered tool name → server, tool
@@ -24,9 +28,9 @@ type pool struct {
 // pool returns the workspace's pool, loading (or reloading, when a config file changed) its
 // configuration; nil when no server is configured.
 func (m *Manager) pool(workspace string) (*pool, error) {
-	key := m.configKey(workspace)
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	key := m.configKey(workspace)
 	if m.closed {
 		return nil, fmt.Errorf("MCP servers: exo is shutting down")
 	}
@@ -34,12 +38,16 @@ func (m *Manager) pool(workspace string) (*pool, error) {
 	if old != nil && old.key == key {
 		return old, nil
 	}
-	servers, err := Load(workspace, m.opts.UserFile)
+	servers, err := LoadChecked(workspace, m.opts.UserFile, m.checkFor(workspace))
 	if err != nil {
 		return nil, err
 	}
 	p := &pool{ws: workspace, key: key, conns: map[string]*conn{}, names: map[string][2]string{}}
 	for _, s := range servers {
+		if s.Untrusted != "" && !s.Disabled {
+			p.blocked = append(p.blocked, s)
+			continue
+		}
 		if s.Disabled || s.Check() != nil {
 			continue
 		}
@@ -73,9 +81,13 @@ func sameConfig(a, b Server) bool {
 	return fmt.Sprintf("%+v", a.ServerConfig) == fmt.Sprintf("%+v", b.ServerConfig)
 }
 
-// configKey identifies the current contents of the config files by size and time.
+// configKey identifies the current contents of the config files by size and time, and the
+// trust they were checked under. Caller holds m.mu.
 func (m *Manager) configKey(workspace string) string {
 	var b strings.Builder
+	if m.opts.Trust != nil {
+		b.WriteString(m.opts.Trust.Stamp() + ";" + m.projects[workspace] + ";")
+	}
 	for _, p := range []string{m.opts.UserFile, projectPath(workspace)} {
 		if fi, err := os.Stat(p); err == nil {
 			fmt.Fprintf(&b, "%s:%d:%d;", p, fi.Size(), fi.ModTime().UnixNano())
@@ -142,4 +154,29 @@ func toolName(server, tool string) string {
 	}
 	sum := sha256.Sum256([]byte(server + "\x00" + tool))
 	return n[:55] + "_" + hex.EncodeToString(sum[:4])
+}
+
+// checkFor returns the trust check of a workspace's project file (nil without a trust store).
+// Caller holds m.mu.
+func (m *Manager) checkFor(workspace string) Check {
+	if m.opts.Trust == nil {
+		return nil
+	}
+	dir := workspace
+	if p := m.projects[workspace]; p != "" {
+		dir = p
+	}
+	return func(rel string, data []byte) error { return m.opts.Trust.Check(dir, rel, data) }
+}
+
+// learnProject remembers the project a session's workspace belongs to (a fork's copy follows
+// the trust of the folder it was forked from).
+func (m *Manager) learnProject(s *harness.Session) {
+	p := s.Settings["project"]
+	if p == "" || p == s.Workspace {
+		return
+	}
+	m.mu.Lock()
+	m.projects[s.Workspace] = p
+	m.mu.Unlock()
 }

@@ -29,7 +29,7 @@ func Summary(h *harness.Harness, workspace string) (text string, failing bool) {
 }
 
 // SummaryOf renders server statuses for the status bar ("mcp 2/3 (name crashed)"), "" when none
-// is enabled; failing is set when one failed, crashed or hung.
+// is enabled; failing is set when one failed, crashed, hung or is not trusted.
 func SummaryOf(st []Status, err error) (text string, failing bool) {
 	if err != nil {
 		return "mcp: " + err.Error(), true
@@ -46,6 +46,8 @@ func SummaryOf(st []Status, err error) (text string, failing bool) {
 			up++
 		case harness.MCPFailed, harness.MCPCrashed, harness.MCPHung:
 			bad = append(bad, s.Name+" "+s.State)
+		case StateUntrusted:
+			bad = append(bad, s.Name+" untrusted: exo trust")
 		}
 	}
 	if enabled == 0 {

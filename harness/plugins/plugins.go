@@ -13,6 +13,7 @@ import (
 	"exo/harness/mcp"
 	"exo/harness/skills"
 	"exo/harness/telemetry"
+	"exo/harness/trust"
 )
 
 // Plugins is what Install wired; Close stops what it started (MCP servers).
@@ -23,13 +24,18 @@ type Plugins struct {
 	Hooks *hooks.Runner
 	// Telemetry exports traces and metrics when OTEL_* variables configure it; nil otherwise.
 	Telemetry *telemetry.Telemetry
+	// Trust is the user's record of trusted project files: a project's .mcp.json servers and
+	// .exo/settings*.json hooks run only when it trusts them.
+	Trust *trust.Store
 	// Warnings are problems that disabled a plugin without stopping exo (a bad OTEL_* value).
 	Warnings []string
 }
 
 // Install adds the plugins to an executor's options.
 func Install(h *harness.Harness, o *executor.Options) *Plugins {
-	p := &Plugins{MCP: mcp.NewManager(h, mcp.Options{}), Hooks: hooks.NewRunner(h)}
+	tr := trust.Open(h.Home())
+	p := &Plugins{MCP: mcp.NewManager(h, mcp.Options{Trust: tr}), Hooks: hooks.NewRunner(h), Trust: tr}
+	p.Hooks.Trust = tr
 	o.ToolSources = append(o.ToolSources, p.MCP, skills.NewSource(h))
 	if o.Expand == nil {
 		o.Expand = commands.Expander
