@@ -73,7 +73,9 @@ func (t *tools) exec(ctx context.Context, in execIn) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := execOut{ExitCode: res.ExitCode, DurationMs: res.DurationMs, Output: out.String(), Artifact: res.Artifact}
+	// The sandbox's shell is a terminal: its line ends are \r\n.
+	text := strings.ReplaceAll(out.String(), "\r\n", "\n")
+	r := execOut{ExitCode: res.ExitCode, DurationMs: res.DurationMs, Output: text, Artifact: res.Artifact}
 	if res.Killed {
 		r.Killed = res.KillReason
 	}

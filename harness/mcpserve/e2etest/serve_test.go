@@ -1,4 +1,4 @@
-package main
+package e2etest
 
 import (
 	"context"
@@ -120,6 +120,7 @@ func setupMCPWorld(t *testing.T, replies ...providertest.ChatReply) (home, ws st
 // (refused, never auto-allowed), a turn cut at its step limit, exec in the sandbox, the log,
 // fork, rewind, say and drift — and the sealed secret's value never in anything received.
 func TestMCPServeDrivenBySDKClient(t *testing.T) {
+	t.Parallel()
 	home, ws, srv := setupMCPWorld(t,
 		providertest.ChatReply{Text: "Reading it.", ToolCalls: []providertest.ChatToolCall{{ID: "c1", Name: "bash", Args: `{"command":"cat leak.txt > copied.txt"}`}}},
 		providertest.ChatReply{Text: "I was not allowed to run bash. I remember the key is " + secretValue + " though."},
@@ -259,13 +260,14 @@ func TestMCPServeDrivenBySDKClient(t *testing.T) {
 // shows the session: the bash call's approval appears in the app, the turn waits, and the
 // user's answer there lets it run.
 func TestMCPServeApprovalAnsweredInTheApp(t *testing.T) {
+	t.Parallel()
 	home, ws, _ := setupMCPWorld(t,
 		providertest.ChatReply{Text: "Writing.", ToolCalls: []providertest.ChatToolCall{{ID: "c1", Name: "bash", Args: `{"command":"echo approved > out.txt"}`}}},
 		providertest.ChatReply{Text: "Wrote out.txt."},
 	)
 	mustRunIn(t, home, ws, "new", "--name", "watched")
 	scr := startTmux(t, 140, 40, "cd "+ws+" && EXO_HOME="+home+" "+exoBin+" attach watched --theme dark")
-	scr.waitFor("the app watching", contains("◉1"))
+	scr.waitFor("the app watching", "◉1")
 	c := serveMCP(t, home, ws)
 	done := make(chan turnResult, 1)
 	go func() {
@@ -274,7 +276,7 @@ func TestMCPServeApprovalAnsweredInTheApp(t *testing.T) {
 		json.Unmarshal([]byte(out), &tr)
 		done <- tr
 	}()
-	scr.waitFor("the approval in the app", contains("Approve tool call?"))
+	scr.waitFor("the approval in the app", "Approve tool call?")
 	select {
 	case tr := <-done:
 		t.Fatalf("run_turn returned before the user answered: %+v", tr)
@@ -289,4 +291,61 @@ func TestMCPServeApprovalAnsweredInTheApp(t *testing.T) {
 		t.Fatal("the approved command did not run")
 	}
 	scr.keys("C-q")
+}
+
+// TestMCPServeWithTypeScriptSDKClient drives `exo mcp serve` with a client no one here wrote:
+// the official TypeScript SDK's (installed by .ci/run, pinned), from testdata/ts_client.cjs.
+func TestMCPServeWithTypeScriptSDKClient(t *testing.T) {
+	t.Parallel()
+	dir := os.Getenv("EXO_TEST_NPM")
+	if dir == "" {
+		h, _ := os.UserHomeDir()
+		dir = filepath.Join(h, ".cache", "exo-ci", "npm")
+	}
+	_, errSDK := os.Stat(filepath.Join(dir, "node_modules", "@modelcontextprotocol", "sdk", "package.json"))
+	_, errNode := exec.LookPath("node")
+	if errSDK != nil || errNode != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatalf("node or the MCP TypeScript SDK under %s is missing (.ci/run installs them): %v %v", dir, errSDK, errNode)
+		}
+		t.Skipf("node or the MCP TypeScript SDK under %s is missing: run .ci/run once", dir)
+	}
+	home, ws := t.TempDir(), t.TempDir()
+	stopDaemonAtEnd(t, home)
+	script, _ := filepath.Abs("testdata/ts_client.cjs")
+	cmd := exec.Command("node", script, dir, exoBin)
+	cmd.Dir = ws
+	cmd.Env = append(os.Environ(), "EXO_HOME="+home)
+	cmd.Stderr = os.Stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("the TypeScript client failed: %v\n%s", err, out)
+	}
+	var got struct {
+		Server struct{ Name string }
+		Tools  []struct {
+			Name     string
+			Required []string
+		}
+		Created struct{ Name, Workspace string }
+		Exec    struct {
+			ExitCode int `json:"exit_code"`
+			Output   string
+		}
+		Log        string
+		BadIsError bool
+		BadText    string
+	}
+	if err := json.Unmarshal(out, &got); err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	if got.Server.Name != "exo" || len(got.Tools) != 11 || got.Created.Name != "ts" || got.Created.Workspace != ws {
+		t.Fatalf("%s", out)
+	}
+	if got.Exec.ExitCode != 0 || got.Exec.Output != "from-typescript\n" || !strings.Contains(got.Log, "bash echo from-typescript") {
+		t.Fatalf("exec or log: %s", out)
+	}
+	if !got.BadIsError || !strings.Contains(got.BadText, "no such session") {
+		t.Fatalf("an unknown session is not a tool error: %s", out)
+	}
 }

@@ -1,4 +1,4 @@
-package main
+package e2etest
 
 import (
 	"encoding/base64"
@@ -38,6 +38,7 @@ func waitFile(path string, d time.Duration) bool {
 // exo trust --show lists what would run; after exo trust both run; when the agent then changes
 // the settings, the changed hook does not run and shows as changed.
 func TestAgentCannotPlantHostCode(t *testing.T) {
+	t.Parallel()
 	outside := t.TempDir()
 	hookMark, serverMark, hook2Mark := filepath.Join(outside, "hook-ran"), filepath.Join(outside, "server-ran"), filepath.Join(outside, "hook2-ran")
 	settings := func(mark string) string {

@@ -1,0 +1,131 @@
+// Package e2etest runs `exo mcp serve` and project trust end to end against the built exo
+// binary, in a package of its own so that its time does not count against the top-level
+// package's test timeout.
+package e2etest
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// exoBin is the exo binary built once for these tests.
+var exoBin string
+
+// secretValue is the sealed secret the tests search for in everything received.
+const secretValue = "sk-test-5b1e8d2c9a7f4e3b8c6d0a1f2e3d4c5b"
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "exo-mcpserve-bin-")
+	if err != nil {
+		panic(err)
+	}
+	exoBin = filepath.Join(dir, "exo")
+	if out, err := exec.Command("go", "build", "-o", exoBin, "exo").CombinedOutput(); err != nil {
+		panic("build exo: " + err.Error() + "\n" + string(out))
+	}
+	os.Setenv("EXO_DAEMON_IDLE", "20s") // a daemon a test leaves behind goes away soon by itself
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// daemonHomes remembers, per test, the homes whose daemon the test's end stops.
+var daemonHomes sync.Map
+
+// stopDaemonAtEnd stops home's daemon when t ends (before t.TempDir removes home).
+func stopDaemonAtEnd(t testing.TB, home string) {
+	if _, seen := daemonHomes.LoadOrStore(t.Name()+"\x00"+home, true); seen {
+		return
+	}
+	t.Cleanup(func() {
+		cmd := exec.Command(exoBin, "--home", home, "daemon", "stop")
+		cmd.Env = append(os.Environ(), "EXO_HOME="+home)
+		_ = cmd.Run()
+	})
+}
+
+// exoEnv runs exo with EXO_HOME=home in dir, with extra environment, and returns stdout,
+// stderr and the exit code.
+func exoEnv(t *testing.T, home, dir string, env []string, args ...string) (string, string, int) {
+	t.Helper()
+	stopDaemonAtEnd(t, home)
+	cmd := exec.Command(exoBin, args...)
+	cmd.Dir = dir
+	cmd.Env = append(append(os.Environ(), "EXO_HOME="+home), env...)
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err := cmd.Run()
+	code := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	return out.String(), errb.String(), code
+}
+
+// mustRunIn runs exo in dir and fails the test on a non-zero exit.
+func mustRunIn(t *testing.T, home, dir string, args ...string) string {
+	t.Helper()
+	out, errs, code := exoEnv(t, home, dir, nil, args...)
+	if code != 0 {
+		t.Fatalf("exo %v: exit %d: %s", args, code, errs)
+	}
+	return out
+}
+
+// tmuxScreen is exo's app running in a private tmux server.
+type tmuxScreen struct {
+	t      *testing.T
+	socket string
+}
+
+// startTmux runs command in a w×h tmux session on a private socket.
+func startTmux(t *testing.T, w, h int, command string) *tmuxScreen {
+	t.Helper()
+	if _, err := exec.LookPath("tmux"); err != nil {
+		t.Skip("tmux is not installed (.ci/run installs it)")
+	}
+	s := &tmuxScreen{t: t, socket: fmt.Sprintf("exo-mcps-%d-%d", os.Getpid(), time.Now().UnixNano())}
+	s.tmux("new-session", "-d", "-s", "e2e", "-x", strconv.Itoa(w), "-y", strconv.Itoa(h), command)
+	t.Cleanup(func() { exec.Command("tmux", "-L", s.socket, "kill-server").Run() })
+	return s
+}
+
+// tmux runs a tmux command on the private socket.
+func (s *tmuxScreen) tmux(args ...string) string {
+	out, err := exec.Command("tmux", append([]string{"-L", s.socket}, args...)...).CombinedOutput()
+	if err != nil {
+		s.t.Fatalf("tmux %v: %v %s", args, err, out)
+	}
+	return string(out)
+}
+
+// keys sends keys as tmux send-keys does.
+func (s *tmuxScreen) keys(keys ...string) {
+	s.tmux(append([]string{"send-keys", "-t", "e2e"}, keys...)...)
+}
+
+// waitFor waits until the screen shows text (never a fixed sleep), failing after 30 s.
+func (s *tmuxScreen) waitFor(what, text string) {
+	s.t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		scr := s.tmux("capture-pane", "-p", "-t", "e2e")
+		if strings.Contains(scr, text) {
+			return
+		}
+		if time.Now().After(deadline) {
+			s.t.Fatalf("timed out waiting for %s; screen:\n%s", what, scr)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
