@@ -11,6 +11,7 @@ import (
 	"exo/harness"
 	"exo/harness/executor"
 	"exo/harness/plugins"
+	"exo/harness/trust"
 )
 
 func TestHooksAndCommandsApplyToClaudeTurns(t *testing.T) {
@@ -18,10 +19,15 @@ func TestHooksAndCommandsApplyToClaudeTurns(t *testing.T) {
 	dir := filepath.Join(f.ws, ".exo")
 	os.MkdirAll(filepath.Join(dir, "commands"), 0o755)
 	os.WriteFile(filepath.Join(dir, "commands", "greet.md"), []byte("say hello to $ARGUMENTS\n"), 0o644)
-	os.WriteFile(filepath.Join(dir, "settings.json"), []byte(`{"hooks": {
+	settings := []byte(`{"hooks": {
 		"UserPromptSubmit": [{"hooks": [{"type": "command", "command": "echo EXTRA-CONTEXT-42"}]}],
 		"Stop": [{"hooks": [{"type": "command", "command": "grep -q '\"stop_hook_active\":true' || { echo 'now say hello again' >&2; exit 2; }"}]}]
-	}}`), 0o644)
+	}}`)
+	os.WriteFile(filepath.Join(dir, "settings.json"), settings, 0o644)
+	// The project's hooks run only once the user trusts them (exo trust).
+	if err := trust.Open(f.h.Home()).Trust(f.ws, map[string]string{".exo/settings.json": trust.Hash(settings)}); err != nil {
+		t.Fatal(err)
+	}
 	var o executor.Options
 	pl := plugins.Install(f.h, &o)
 	t.Cleanup(pl.Close)
