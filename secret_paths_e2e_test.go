@@ -257,6 +257,10 @@ func TestSecretEveryPath(t *testing.T) {
 			t.Fatalf("exo %v: %s", args, errs)
 		}
 	}
+	// The project's hooks run only once the user trusts them.
+	if _, errs, code := exoEnv(t, home, ws, env, "trust", "--yes"); code != 0 {
+		t.Fatalf("exo trust: %s", errs)
+	}
 	id := strings.TrimSpace(mustRunIn(t, home, ws, "new", "--name", "leaky", "--workspace", ws))
 
 	var screens bytes.Buffer
