@@ -17,7 +17,9 @@ func TestExoCompactAndExoLogShowTheHistory(t *testing.T) {
 	srv := providertest.NewScriptedChat(reply, providertest.ChatReply{Text: "done"})
 	defer srv.Close()
 	home, ws := t.TempDir(), t.TempDir()
-	os.WriteFile(filepath.Join(ws, "README.md"), []byte("# sample\n"), 0o644)
+	// A readme long enough that a summary of the turns that read it is smaller than they are (a
+	// summary no smaller than what it replaces is not applied).
+	os.WriteFile(filepath.Join(ws, "README.md"), []byte("# sample\n"+strings.Repeat("A line of the sample project's readme.\n", 60)), 0o644)
 	mustRunIn(t, home, ws, "model", "register", "chat", "--provider", "openai-compatible", "--model-id", "local",
 		"--base-url", srv.BaseURL(), "--context-window", "32000")
 	mustRunIn(t, home, ws, "new", "--name", "lead")
