@@ -215,7 +215,9 @@ func TestEtcdPartitionedDaemonLosesLease(t *testing.T) {
 	a := openNode(t, c.Endpoints[:1], "part", "a", 2*time.Second)
 	b := openNode(t, c.Endpoints[1:], "part", "b", 0) // the default 10s: b must keep its lease under load
 	a.NewBranch("s")
+	a.NewBranch("s2")
 	mustAppend(t, a, "s", 10, 5)
+	mustAppend(t, a, "s2", 2, 2)
 	c.Kill(0) // a reaches no member now
 	deadline := time.Now().Add(30 * time.Second)
 	for {
@@ -237,7 +239,28 @@ func TestEtcdPartitionedDaemonLosesLease(t *testing.T) {
 	if err != nil || len(evs) != 13 {
 		t.Fatalf("a reads %d events: %v", len(evs), err)
 	}
-	if rep, err := b.VerifyAll(); err != nil || !rep.OK() || rep.Events != 13 {
+	// a got a new lease once back and reclaimed what nobody took: s2 is still a's.
+	deadline = time.Now().Add(30 * time.Second)
+	for {
+		_, err := a.Append("s2", rec(3))
+		if err == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("a appends to its own s2 after the partition: %v", err)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	if _, err := a.NewBranch("s3"); err != nil {
+		t.Fatal(err)
+	}
+	mustAppend(t, a, "s3", 2, 2)
+	for _, br := range []string{"s2", "s3"} {
+		if err := b.Claim(br); !errors.Is(err, ErrNotOwner) {
+			t.Fatalf("b claimed %s, which a owns again: %v", br, err)
+		}
+	}
+	if rep, err := b.VerifyAll(); err != nil || !rep.OK() || rep.Events != 18 {
 		t.Fatalf("verify: %+v %v", rep, err)
 	}
 }

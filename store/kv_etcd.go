@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"go.etcd.io/etcd/api/v3/v3rpc/rpctypes"
@@ -30,8 +31,15 @@ type etcdEngine struct {
 	// maxOps and maxBytes bound one Txn: etcd refuses more (--max-txn-ops, --max-request-bytes).
 	maxOps, maxBytes int
 
-	mu    sync.Mutex
-	lease clientv3.LeaseID
+	// mu guards lease (the live lease, 0 while there is none) and held (the last lease granted,
+	// which may outlive its loss on the cluster's side).
+	mu          sync.Mutex
+	lease, held clientv3.LeaseID
+	// leaseMu serialises getting a new lease (see ensureLease).
+	leaseMu sync.Mutex
+	// closed is set, and done closed, when the engine closes: no lease is sought after.
+	closed atomic.Bool
+	done   chan struct{}
 }
 
 // etcdPage is how many keys one range request returns while scanning.
@@ -85,10 +93,18 @@ func (e *etcdEngine) view(fn func(kvTx) error) error {
 
 // close revokes the lease (giving up this daemon's ownerships at once) and closes the client.
 func (e *etcdEngine) close() error {
-	ctx, cancel := e.ctx()
-	defer cancel()
-	if l := e.currentLease(); l != 0 {
-		_, _ = e.cli.Revoke(ctx, l)
+	if e.closed.Swap(true) {
+		return nil
+	}
+	close(e.done)
+	e.leaseMu.Lock() // wait for a grant under way
+	defer e.leaseMu.Unlock()
+	e.mu.Lock()
+	held := e.held
+	e.lease = 0
+	e.mu.Unlock()
+	if held != 0 {
+		e.revoke(held)
 	}
 	return e.cli.Close()
 }
@@ -149,7 +165,9 @@ type etcdTx struct {
 	writes map[string]etcdWrite
 	order  []string
 	fenced map[string]bool
-	size   int
+	// fenceLease is the lease the fences compare with.
+	fenceLease clientv3.LeaseID
+	size       int
 }
 
 func newEtcdTx(e *etcdEngine, rw bool) *etcdTx {
@@ -274,10 +292,11 @@ func (t *etcdTx) fence(branch string) error {
 	if _, claimed := t.writes[key]; claimed {
 		return nil // created in this transaction, under the lease
 	}
-	lease := t.e.currentLease()
-	if lease == 0 {
-		return fmt.Errorf("branch %s: this daemon holds no lease: %w", branch, ErrNotOwner)
+	lease, err := t.e.liveLease()
+	if err != nil {
+		return fmt.Errorf("branch %s: this daemon lost its lease and has no new one: %w", branch, err)
 	}
+	t.fenceLease = lease
 	t.cmps = append(t.cmps, clientv3.Compare(clientv3.LeaseValue(key), "=", lease))
 	return nil
 }
@@ -311,7 +330,13 @@ func (t *etcdTx) commit() error {
 		return fmt.Errorf("etcd transaction of %d writes, %d compares and %d bytes exceeds the cluster's limits (%d operations, %d bytes)",
 			len(t.order), len(t.cmps), t.size, t.e.maxOps, t.e.maxBytes)
 	}
-	lease := t.e.currentLease()
+	var lease clientv3.LeaseID
+	if t.leased() {
+		var err error
+		if lease, err = t.e.liveLease(); err != nil {
+			return fmt.Errorf("etcd write: this daemon lost its lease and has no new one: %w", err)
+		}
+	}
 	ops := make([]clientv3.Op, 0, len(t.order))
 	for _, k := range t.order {
 		w := t.writes[k]
@@ -331,16 +356,33 @@ func (t *etcdTx) commit() error {
 		if errors.Is(err, rpctypes.ErrNoSpace) || strings.Contains(err.Error(), "database space exceeded") {
 			return fmt.Errorf("etcd write of %d keys refused: %w: nothing of it was stored; compact and defragment the cluster or raise its --quota-backend-bytes (%v)", len(ops), ErrNoSpace, err)
 		}
+		if errors.Is(err, rpctypes.ErrLeaseNotFound) {
+			t.e.dropLease(lease) // it ended before its loss was noticed: run again under a new one
+			return errConflict
+		}
 		return fmt.Errorf("etcd write of %d keys: %w", len(ops), err)
 	}
 	if resp.Succeeded {
 		return nil
 	}
-	return t.whyFailed(lease)
+	return t.whyFailed()
 }
 
-// whyFailed tells a lost ownership (ErrNotOwner) from a conflicting writer (errConflict).
-func (t *etcdTx) whyFailed(lease clientv3.LeaseID) error {
+// leased reports whether the transaction writes a key under the daemon's lease.
+func (t *etcdTx) leased() bool {
+	for _, w := range t.writes {
+		if w.lease {
+			return true
+		}
+	}
+	return false
+}
+
+// whyFailed tells a lost ownership (ErrNotOwner) from a conflicting writer (errConflict). An
+// owner key gone because the lease the fence compared with ended is not a lost ownership: the
+// transaction runs again under a new lease (whose grant reclaims the key).
+func (t *etcdTx) whyFailed() error {
+	lease := t.e.currentLease()
 	for key := range t.fenced {
 		if _, claimed := t.writes[key]; claimed {
 			continue
@@ -350,6 +392,10 @@ func (t *etcdTx) whyFailed(lease clientv3.LeaseID) error {
 		cancel()
 		if err != nil {
 			return fmt.Errorf("etcd read %s: %w", key, err)
+		}
+		if len(resp.Kvs) == 0 && t.fenceLease != 0 && (lease != t.fenceLease || t.e.leaseExpired(lease)) {
+			t.e.dropLease(t.fenceLease) // lost: run again under a new lease, which reclaims the key
+			return errConflict
 		}
 		if len(resp.Kvs) == 0 || clientv3.LeaseID(resp.Kvs[0].Lease) != lease {
 			owner := "nobody (its owner's lease expired)"

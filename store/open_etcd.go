@@ -1,11 +1,9 @@
 package store
 
 import (
-	"context"
 	"crypto/sha256"
 	"crypto/tls"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"net/url"
@@ -112,9 +110,9 @@ func openEtcdLocked(home string, cfg EtcdConfig) (*Store, error) {
 		return nil, fmt.Errorf("connect to %s: %w", where, err)
 	}
 	eng := &etcdEngine{cli: cli, prefix: "exo/v1/" + url.PathEscape(cfg.Namespace) + "/", ns: cfg.Namespace, node: cfg.Node,
-		timeout: cfg.RequestTimeout, ttl: cfg.LeaseTTL, maxOps: cfg.MaxTxnOps, maxBytes: cfg.MaxRequestBytes}
-	if err := eng.start(cfg.LeaseTTL); err != nil {
-		cli.Close()
+		timeout: cfg.RequestTimeout, ttl: cfg.LeaseTTL, maxOps: cfg.MaxTxnOps, maxBytes: cfg.MaxRequestBytes, done: make(chan struct{})}
+	if _, err := eng.ensureLease(); err != nil {
+		eng.close()
 		return nil, fmt.Errorf("open %s: %w", where, err)
 	}
 	s := &Store{home: home, kv: eng, blobDir: cfg.BlobDir}
@@ -130,79 +128,6 @@ func openEtcdLocked(home string, cfg EtcdConfig) (*Store, error) {
 	if err := s.View(func(tx *Tx) error { return tx.checkHeads() }); err != nil {
 		s.markDamaged(err)
 	}
-	if _, err := s.reclaim(); err != nil {
-		eng.close()
-		return nil, fmt.Errorf("open %s: %w", where, err)
-	}
 	return s, nil
 }
 
-// nodeInfo is what a daemon publishes about itself under its lease.
-type nodeInfo struct {
-	Node    string    `json:"node"`
-	Host    string    `json:"host"`
-	PID     int       `json:"pid"`
-	Started time.Time `json:"started"`
-}
-
-// aliveKey is the key a node keeps under its lease while it runs.
-func (e *etcdEngine) aliveKey(node string) string {
-	return e.prefix + "nodes/" + url.PathEscape(node) + "/alive"
-}
-
-// start grants this daemon's lease, keeps it alive, and registers the node; it fails when a
-// live daemon already uses the node name.
-func (e *etcdEngine) start(ttl time.Duration) error {
-	ctx, cancel := e.ctx()
-	defer cancel()
-	g, err := e.cli.Grant(ctx, int64(max(ttl/time.Second, 2)))
-	if errors.Is(err, context.DeadlineExceeded) {
-		return fmt.Errorf("no member of the cluster answered within %v (is etcd running there, and reachable?): %w", e.timeout, err)
-	}
-	if err != nil {
-		return fmt.Errorf("grant lease: %w", err)
-	}
-	host, _ := os.Hostname()
-	info, _ := json.Marshal(nodeInfo{Node: e.node, Host: host, PID: os.Getpid(), Started: now()})
-	key := e.aliveKey(e.node)
-	resp, err := e.cli.Txn(ctx).If(clientv3.Compare(clientv3.CreateRevision(key), "=", 0)).
-		Then(clientv3.OpPut(key, string(info), clientv3.WithLease(g.ID))).Commit()
-	if err != nil {
-		return fmt.Errorf("register node %s: %w", e.node, err)
-	}
-	if !resp.Succeeded {
-		_, _ = e.cli.Revoke(ctx, g.ID)
-		return fmt.Errorf("node name %q is in use by another live daemon on the cluster (set another node name): %w", e.node, ErrLocked)
-	}
-	ch, err := e.cli.KeepAlive(context.Background(), g.ID)
-	if err != nil {
-		return fmt.Errorf("keep lease alive: %w", err)
-	}
-	e.mu.Lock()
-	e.lease = g.ID
-	e.mu.Unlock()
-	go e.keepAlive(ch, g.ID)
-	return nil
-}
-
-// keepAlive drains the lease's keep-alive answers; when they stop (the lease expired during a
-// partition, or the client closed) the daemon's ownerships are gone, so appends are refused
-// with ErrNotOwner until a branch is claimed again.
-func (e *etcdEngine) keepAlive(ch <-chan *clientv3.LeaseKeepAliveResponse, id clientv3.LeaseID) {
-	for range ch {
-	}
-	e.mu.Lock()
-	if e.lease == id {
-		e.lease = 0
-	}
-	e.mu.Unlock()
-}
-
-// ensureLease makes sure the engine holds a live lease, granting a new one (and registering the
-// node again) after the old one was lost.
-func (e *etcdEngine) ensureLease() error {
-	if e.currentLease() != 0 {
-		return nil
-	}
-	return e.start(e.ttl)
-}

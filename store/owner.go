@@ -1,8 +1,7 @@
 package store
 
 import (
-	"errors"
-	"fmt"
+		"fmt"
 	"net/url"
 	"strings"
 
@@ -50,31 +49,18 @@ func (s *Store) Claim(branch string) error {
 	if err := s.View(func(tx *Tx) error { _, err := tx.Branch(branch); return err }); err != nil {
 		return fmt.Errorf("claim %s: %w", branch, err)
 	}
-	if err := e.ensureLease(); err != nil {
-		return fmt.Errorf("claim %s: %w", branch, err)
-	}
-	lease := e.currentLease()
-	key := e.ownerKey(branch)
-	ctx, cancel := e.ctx()
-	defer cancel()
-	resp, err := e.cli.Txn(ctx).If(clientv3.Compare(clientv3.CreateRevision(key), "=", 0)).
-		Then(clientv3.OpPut(key, e.node, clientv3.WithLease(lease))).
-		Else(clientv3.OpGet(key)).Commit()
+	lease, err := e.liveLease()
 	if err != nil {
 		return fmt.Errorf("claim %s: %w", branch, err)
 	}
-	kvs := resp.Responses[0].GetResponseRange().GetKvs()
-	if resp.Succeeded || len(kvs) > 0 && clientv3.LeaseID(kvs[0].Lease) == lease {
-		if _, err := e.cli.Put(ctx, e.ownedKey(branch), ""); err != nil {
-			return fmt.Errorf("claim %s: %w", branch, err)
-		}
-		return nil
+	holder, err := e.claimOwner(branch, lease)
+	if err != nil {
+		return err
 	}
-	owner := "another daemon"
-	if len(kvs) > 0 {
-		owner = "daemon " + string(kvs[0].Value)
+	if holder != "" {
+		return fmt.Errorf("claim %s: it is owned by daemon %s, whose lease is alive: %w", branch, holder, ErrNotOwner)
 	}
-	return fmt.Errorf("claim %s: it is owned by %s, whose lease is alive: %w", branch, owner, ErrNotOwner)
+	return nil
 }
 
 // Release gives up this daemon's ownership of branch (a local store has nothing to give up).
@@ -86,8 +72,9 @@ func (s *Store) Release(branch string) error {
 	key := e.ownerKey(branch)
 	ctx, cancel := e.ctx()
 	defer cancel()
-	_, err := e.cli.Txn(ctx).If(clientv3.Compare(clientv3.LeaseValue(key), "=", e.currentLease())).
-		Then(clientv3.OpDelete(key), clientv3.OpDelete(e.ownedKey(branch))).Commit()
+	owned := clientv3.OpDelete(e.ownedKey(branch))
+	_, err := e.cli.Txn(ctx).If(clientv3.Compare(clientv3.Value(key), "=", e.node)).
+		Then(clientv3.OpDelete(key), owned).Else(owned).Commit()
 	if err != nil {
 		return fmt.Errorf("release %s: %w", branch, err)
 	}
@@ -116,31 +103,4 @@ func (s *Store) Nodes() ([]string, error) {
 		}
 	}
 	return out, nil
-}
-
-// reclaim takes back, when a daemon starts, the branches its node owned before: those whose
-// owner's lease expired (or was revoked by a clean stop) are claimed again; those another
-// daemon took over meanwhile are forgotten. It returns the branches taken over by others.
-func (s *Store) reclaim() (lost []string, err error) {
-	e := s.kv.(*etcdEngine)
-	ctx, cancel := e.ctx()
-	resp, err := e.cli.Get(ctx, e.ownedPrefix(), clientv3.WithPrefix(), clientv3.WithKeysOnly())
-	cancel()
-	if err != nil {
-		return nil, fmt.Errorf("list owned branches: %w", err)
-	}
-	for _, kv := range resp.Kvs {
-		branch, _ := url.PathUnescape(strings.TrimPrefix(string(kv.Key), e.ownedPrefix()))
-		switch err := s.Claim(branch); {
-		case errors.Is(err, ErrNotOwner):
-			lost = append(lost, branch)
-			ctx, cancel := e.ctx()
-			_, _ = e.cli.Delete(ctx, string(kv.Key))
-			cancel()
-		case errors.Is(err, ErrNoBranch):
-		case err != nil:
-			return lost, err
-		}
-	}
-	return lost, nil
 }
