@@ -130,4 +130,3 @@ func openEtcdLocked(home string, cfg EtcdConfig) (*Store, error) {
 	}
 	return s, nil
 }
-

@@ -1,7 +1,7 @@
 package store
 
 import (
-		"fmt"
+	"fmt"
 	"net/url"
 	"strings"
 
