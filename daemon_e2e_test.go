@@ -79,6 +79,9 @@ func TestDaemonLifecycle(t *testing.T) {
 	if _, _, code := run(t, home, "daemon", "status"); code != 1 {
 		t.Fatalf("status with no daemon: exit %d", code)
 	}
+	if out, _, code := run(t, home, "daemon", "status", "--json"); code != 1 || !strings.Contains(out, `"running": false`) {
+		t.Fatalf("status --json with no daemon: exit %d, %q (want exit 1 and running false)", code, out)
+	}
 	mustRun(t, home, "new", "--name", "life")
 	var st struct {
 		Running bool

@@ -58,10 +58,14 @@ func daemonStatusCmd(e *env) *cobra.Command {
 			ctx := context.Background()
 			c, home, err := e.running(ctx)
 			if errors.Is(err, api.ErrUnavailable) {
+				// Exit 1 in both forms: scripts test the status, people read the text.
 				if asJSON {
-					return writeJSON(e.stdout, map[string]any{"running": false, "home": home})
+					if err := writeJSON(e.stdout, map[string]any{"running": false, "home": home}); err != nil {
+						return err
+					}
+				} else {
+					fmt.Fprintf(e.stdout, "no exo daemon runs for %s (the next exo command starts one)\n", home)
 				}
-				fmt.Fprintf(e.stdout, "no exo daemon runs for %s (the next exo command starts one)\n", home)
 				return &exitError{code: ExitFailure, err: errSilent}
 			}
 			if err != nil {

@@ -105,13 +105,15 @@ func (s *Server) idleFor() time.Duration {
 }
 
 // idleLoop stops the server after IdleTimeout with no clients and no work. It wakes only
-// when the deadline could have passed, so an idle daemon costs no CPU between checks.
+// when the deadline could have passed, so an idle daemon costs no CPU between checks. Work seen
+// busy at one check may have ended just after it: the idle time then counts from the next
+// check, so the daemon stays between one and two IdleTimeouts after its last work.
 func (s *Server) idleLoop() {
 	limit := s.info.IdleTimeout
 	if limit <= 0 {
 		return
 	}
-	wait := limit
+	wait, wasBusy := limit, false
 	for {
 		t := time.NewTimer(wait)
 		select {
@@ -121,14 +123,14 @@ func (s *Server) idleLoop() {
 		case <-t.C:
 		}
 		idle := s.idleFor()
-		if idle >= limit {
+		switch {
+		case idle == 0 || wasBusy:
+			s.touch() // busy now, or till lately: count the idle time from now
+			wait, wasBusy = limit, idle == 0
+		case idle >= limit:
 			s.Stop("idle for " + limit.String())
 			return
-		}
-		if idle == 0 {
-			s.touch() // busy now: count the idle time from when the work ends
-			wait = limit
-		} else {
+		default:
 			wait = limit - idle
 		}
 	}

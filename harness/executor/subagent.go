@@ -154,6 +154,14 @@ func (x *Executor) StopAgents() {
 	x.sub.wg.Wait()
 }
 
+// RunningAgents counts the subagents this executor runs now (started, not yet reported): work
+// the daemon must not cut by an idle exit or a drain.
+func (x *Executor) RunningAgents() int {
+	x.sub.mu.Lock()
+	defer x.sub.mu.Unlock()
+	return x.sub.running
+}
+
 // WaitAgents blocks until every subagent started by this executor has ended (for shutdown and
 // tests).
 func (x *Executor) WaitAgents() { x.sub.wg.Wait() }

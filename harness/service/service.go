@@ -86,7 +86,9 @@ func (s *Service) Close() error {
 		r.cancel()
 	}
 	s.mu.Unlock()
-	s.x.StopAgents()
+	for _, x := range s.executors() {
+		x.StopAgents()
+	}
 	s.waitTurns()
 	s.cancel()
 	s.wg.Wait()
@@ -115,13 +117,15 @@ func (s *Service) waitTurns() {
 	}
 }
 
-// Busy reports whether the service has work that must not be cut by an idle exit: a running
-// turn or subagent, or a running background task.
+// Busy reports whether the service has work that must not be cut by an idle exit or a drain:
+// a running turn (exo's executor or an external one), a subagent running in the background
+// (spawned by exo's executor or by an external agent through exo's tools), or a running
+// background task (in a sandbox or detached).
 func (s *Service) Busy() bool {
 	s.mu.Lock()
 	n := len(s.running)
 	s.mu.Unlock()
-	if n > 0 {
+	if n > 0 || s.agents() > 0 {
 		return true
 	}
 	ts, _ := s.h.DetachedTasks()
@@ -131,6 +135,29 @@ func (s *Service) Busy() bool {
 		}
 	}
 	return s.h.RunningTasks() > 0
+}
+
+// agents counts the subagents running under every executor of the service.
+func (s *Service) agents() int {
+	n := 0
+	for _, x := range s.executors() {
+		n += x.RunningAgents()
+	}
+	return n
+}
+
+// executors returns exo's executor and those of the external runners opened so far (their
+// agents call exo's tools, spawn_agent included, through them).
+func (s *Service) executors() []*executor.Executor {
+	out := []*executor.Executor{s.x}
+	s.runMu.Lock()
+	defer s.runMu.Unlock()
+	for _, r := range s.runners {
+		if x, ok := r.(interface{ Executor() *executor.Executor }); ok {
+			out = append(out, x.Executor())
+		}
+	}
+	return out
 }
 
 // session resolves a reference.
