@@ -28,28 +28,34 @@ type PeerSession struct {
 var ErrOrphaned = errors.New("session is orphaned: its daemon is gone and its workspace is not reachable here")
 
 // PeerSessions lists the sessions other daemons run on a shared store, oldest first (none on
-// a local store).
-func (h *Harness) PeerSessions() ([]PeerSession, error) {
+// a local store), with who owns them read in one request. A record that cannot be read is
+// skipped and named in skipped, so one bad record hides only itself.
+func (h *Harness) PeerSessions() (out []PeerSession, skipped []error, err error) {
 	recs, err := h.st.PeerRecords(store.Sessions)
-	if err != nil {
-		return nil, err
+	if err != nil || len(recs) == 0 {
+		return nil, nil, err
 	}
-	out := make([]PeerSession, 0, len(recs))
+	owners, err := h.st.Owners()
+	if err != nil {
+		return nil, nil, err
+	}
+	out = make([]PeerSession, 0, len(recs))
 	for _, r := range recs {
 		var s Session
 		if err := json.Unmarshal(r.Value, &s); err != nil {
-			return nil, fmt.Errorf("decode session %s of %s: %w", r.Key, r.Node, err)
+			skipped = append(skipped, fmt.Errorf("session record %s of daemon %s: %w", r.Key, r.Node, err))
+			continue
 		}
-		owner, err := h.st.Owner(s.Branch)
-		if err != nil {
-			return nil, err
+		if s.ID == "" || s.Branch == "" {
+			skipped = append(skipped, fmt.Errorf("session record %s of daemon %s: no id or branch", r.Key, r.Node))
+			continue
 		}
-		p := PeerSession{Node: r.Node, Session: &s, Live: owner != ""}
+		p := PeerSession{Node: r.Node, Session: &s, Live: owners[s.Branch] != ""}
 		p.Orphaned = !p.Live && !reachable(s.Workspace)
 		out = append(out, p)
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].Session.Created.Before(out[j].Session.Created) })
-	return out, nil
+	return out, skipped, nil
 }
 
 // reachable reports whether a workspace folder exists on this machine.
@@ -66,7 +72,7 @@ func reachable(dir string) bool {
 // the dead daemon left running (recorded as interrupted). A session whose workspace is not
 // reachable from this machine is refused as orphaned.
 func (h *Harness) TakeOver(id string) (*Session, error) {
-	peers, err := h.PeerSessions()
+	peers, _, err := h.PeerSessions()
 	if err != nil {
 		return nil, err
 	}
@@ -100,22 +106,29 @@ func (h *Harness) TakeOver(id string) (*Session, error) {
 // ends: each batch of events appended to a peer session's branch arrives as a Notice with
 // Peer set (and a session record change or a daemon leaving as one without events), so
 // clients refresh their siblings. After a watch fell behind a compaction it reads every peer
-// branch from the last seq it published, so nothing is missed. It returns at once on a local
-// store.
-func (h *Harness) WatchPeers(ctx context.Context) error {
-	rev, err := h.st.Revision()
-	if err != nil || h.st.Node() == "" {
-		return err
+// branch from the last seq it published, so nothing is missed. A peer record or branch that
+// cannot be read is skipped and passed to warn. It returns at once on a local store, and with
+// an error when it cannot start (the caller tries again).
+func (h *Harness) WatchPeers(ctx context.Context, warn func(error)) error {
+	if h.st.Node() == "" {
+		return nil
 	}
-	peers, err := h.PeerSessions()
+	rev, err := h.st.Revision()
 	if err != nil {
 		return err
+	}
+	peers, skipped, err := h.PeerSessions()
+	if err != nil {
+		return err
+	}
+	for _, err := range skipped {
+		warn(err)
 	}
 	ch, err := h.st.Watch(ctx, rev)
 	if err != nil {
 		return err
 	}
-	w := peerWatch{h: h, byBranch: map[string]*PeerSession{}, seen: map[string]uint64{}}
+	w := peerWatch{h: h, warn: warn, byBranch: map[string]*PeerSession{}, seen: map[string]uint64{}}
 	for i := range peers {
 		w.track(&peers[i])
 	}
@@ -128,6 +141,7 @@ func (h *Harness) WatchPeers(ctx context.Context) error {
 // peerWatch follows the peer sessions' branches.
 type peerWatch struct {
 	h        *Harness
+	warn     func(error)
 	byBranch map[string]*PeerSession
 	seen     map[string]uint64 // branch → last seq published
 }
@@ -154,7 +168,8 @@ func (w *peerWatch) apply(c store.Change) {
 			return
 		}
 		var s Session
-		if json.Unmarshal(c.Value, &s) != nil {
+		if err := json.Unmarshal(c.Value, &s); err != nil || s.Branch == "" {
+			w.warn(fmt.Errorf("session record %s of daemon %s: unreadable: %v", c.Key, c.Node, err))
 			return
 		}
 		w.track(&PeerSession{Node: c.Node, Session: &s, Live: true})
@@ -165,7 +180,8 @@ func (w *peerWatch) apply(c store.Change) {
 			return
 		}
 		evs, err := w.h.st.ReadRange(c.Branch, w.seen[c.Branch]+1, c.Seq)
-		if err != nil {
+		if err != nil { // read again from the same seq at its next move
+			w.warn(fmt.Errorf("events of %s (daemon %s): %w", p.Session.Name, p.Node, err))
 			return
 		}
 		w.seen[c.Branch] = c.Seq

@@ -104,3 +104,28 @@ func (s *Store) Nodes() ([]string, error) {
 	}
 	return out, nil
 }
+
+// Owners returns, in one read, the node owning each branch a live daemon holds on a shared
+// store (branch → node); a branch missing from it is owned by nobody. A local store answers
+// with nil: this process owns every branch.
+func (s *Store) Owners() (map[string]string, error) {
+	e, ok := s.kv.(*etcdEngine)
+	if !ok {
+		return nil, nil
+	}
+	ctx, cancel := e.ctx()
+	defer cancel()
+	pfx := e.prefix + "owners/"
+	resp, err := e.cli.Get(ctx, pfx, clientv3.WithPrefix())
+	if err != nil {
+		return nil, fmt.Errorf("list branch owners: %w", err)
+	}
+	out := make(map[string]string, len(resp.Kvs))
+	for _, kv := range resp.Kvs {
+		branch, err := url.PathUnescape(strings.TrimPrefix(string(kv.Key), pfx))
+		if err == nil {
+			out[branch] = string(kv.Value)
+		}
+	}
+	return out, nil
+}

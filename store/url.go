@@ -12,7 +12,8 @@ import (
 
 // ParseURL reads a store location: "" or "bbolt" is the local file in EXO_HOME (nil config);
 // etcd://host:2379,host2:2379/namespace?option=… names an etcd cluster. Options: node (this
-// daemon's name), blobs (the shared artifact folder), lease (e.g. 10s), user and password-file
+// daemon's name), blobs (the shared artifact folder), lease (e.g. 10s), timeout (of each
+// request, default 10s), user and password-file
 // (auth), cacert, cert and key (TLS; files), tls=1 (TLS with the system's roots),
 // max-txn-ops and max-request-bytes (the cluster's limits, when not etcd's defaults).
 func ParseURL(raw string) (*EtcdConfig, error) {
@@ -48,9 +49,11 @@ func ParseURL(raw string) (*EtcdConfig, error) {
 		}
 		cfg.Password = strings.TrimSpace(string(b))
 	}
-	if l := q.Get("lease"); l != "" {
-		if cfg.LeaseTTL, err = time.ParseDuration(l); err != nil {
-			return nil, fmt.Errorf("store lease %q: %w", l, err)
+	for name, dst := range map[string]*time.Duration{"lease": &cfg.LeaseTTL, "timeout": &cfg.RequestTimeout} {
+		if v := q.Get(name); v != "" {
+			if *dst, err = time.ParseDuration(v); err != nil || *dst <= 0 {
+				return nil, fmt.Errorf("store %s %q: want a duration such as 10s", name, v)
+			}
 		}
 	}
 	for name, dst := range map[string]*int{"max-txn-ops": &cfg.MaxTxnOps, "max-request-bytes": &cfg.MaxRequestBytes} {

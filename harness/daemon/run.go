@@ -84,7 +84,7 @@ func Run(o RunOptions) (err error) {
 	if exe == "" {
 		exe, _ = os.Executable()
 	}
-	svc := service.New(h, service.Options{Executable: exe, Daemon: &info})
+	svc := service.New(h, service.Options{Executable: exe, Daemon: &info, Log: log})
 	for _, w := range svc.Warnings() {
 		log.Warn(w)
 	}

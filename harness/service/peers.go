@@ -1,30 +1,65 @@
 package service
 
 import (
-	"fmt"
+	"time"
 
 	"exo/harness"
 	"exo/harness/api"
 )
 
+// Backoff of the peer watch after it failed to start.
+const (
+	peerRetryMin = 100 * time.Millisecond
+	peerRetryMax = 30 * time.Second
+)
+
 // peerLoop publishes, while the service runs, what other daemons sharing the store do (see
-// harness.WatchPeers); on a local store it ends at once.
+// harness.WatchPeers). When the watch cannot start (the cluster did not answer) it tries
+// again with backoff, so live updates resume after a hiccup; on a local store it ends at once.
 func (s *Service) peerLoop() {
 	defer s.wg.Done()
-	_ = s.h.WatchPeers(s.ctx)
+	if s.h.Store().Node() == "" {
+		return
+	}
+	warn := func(err error) { s.log.Warn("other daemons' sessions: skipped", "problem", err) }
+	wait := peerRetryMin
+	for {
+		start := time.Now()
+		err := s.h.WatchPeers(s.ctx, warn)
+		if s.ctx.Err() != nil {
+			return
+		}
+		if time.Since(start) > peerRetryMax {
+			wait = peerRetryMin
+		}
+		s.log.Warn("watching other daemons' sessions failed; trying again", "in", wait, "error", err)
+		select {
+		case <-s.ctx.Done():
+			return
+		case <-time.After(wait):
+		}
+		wait = min(2*wait, peerRetryMax)
+	}
 }
 
 // withPeers appends the sessions other daemons run on a shared store to a session list, with
-// their state projected from the shared log (status, head, usage, drift and conflicts).
-func (s *Service) withPeers(out []api.SessionInfo) ([]api.SessionInfo, error) {
-	peers, err := s.h.PeerSessions()
+// their state projected from the shared log (status, head, usage, drift and conflicts). A peer
+// session that cannot be read is left out with a log line, and when the other daemons'
+// sessions cannot be listed at all the local ones are still returned.
+func (s *Service) withPeers(out []api.SessionInfo) []api.SessionInfo {
+	peers, skipped, err := s.h.PeerSessions()
 	if err != nil {
-		return out, fmt.Errorf("sessions of other daemons: %w", err)
+		s.log.Warn("sessions of other daemons: not listed", "error", err)
+		return out
+	}
+	for _, err := range skipped {
+		s.log.Warn("sessions of other daemons: skipped", "problem", err)
 	}
 	for _, p := range peers {
 		st, err := s.h.BranchState(p.Session.Branch)
 		if err != nil {
-			return out, fmt.Errorf("session %s of %s: %w", p.Session.Name, p.Node, err)
+			s.log.Warn("sessions of other daemons: skipped", "session", p.Session.ID, "node", p.Node, "error", err)
+			continue
 		}
 		info := api.SessionInfo{Session: p.Session, Status: st.Status, Head: st.Head, Model: st.Model, Steps: st.Steps,
 			Usage: st.Usage, Cost: st.Cost, Node: p.Node, Live: p.Live, Orphaned: p.Orphaned}
@@ -37,5 +72,5 @@ func (s *Service) withPeers(out []api.SessionInfo) ([]api.SessionInfo, error) {
 		}
 		out = append(out, info)
 	}
-	return out, nil
+	return out
 }

@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"sync"
 	"time"
 
@@ -28,6 +29,8 @@ type Options struct {
 	Executor executor.Options
 	// Daemon describes the daemon serving this service (nil in-process).
 	Daemon *api.DaemonInfo
+	// Log receives the service's warnings (default: discarded).
+	Log *slog.Logger
 }
 
 // Service implements api.Client over a Harness.
@@ -37,6 +40,7 @@ type Service struct {
 	tracker *governance.Tracker
 	plugins *plugins.Plugins
 	opts    Options
+	log     *slog.Logger
 	// xo are the executor options every executor gets (governance, plugins); runners holds the
 	// external executors opened so far, by name and tool mode.
 	xo      executor.Options
@@ -68,7 +72,10 @@ func New(h *harness.Harness, opts Options) *Service {
 	s := &Service{h: h, x: executor.New(h, xo), tracker: governance.NewTracker(h), plugins: pl, opts: opts, xo: xo,
 		runners: map[string]executors.Runner{},
 		turns:   map[string]*turnRun{}, running: map[string]*turnRun{}, last: map[string]*turnRun{},
-		watches: map[string]string{}, ctx: ctx, cancel: cancel}
+		watches: map[string]string{}, ctx: ctx, cancel: cancel, log: opts.Log}
+	if s.log == nil {
+		s.log = slog.New(slog.DiscardHandler)
+	}
 	s.wg.Add(2)
 	go s.wakeLoop()
 	go s.peerLoop()

@@ -37,7 +37,7 @@ func (s *Service) ListSessions(ctx context.Context) ([]api.SessionInfo, error) {
 		}
 		out = append(out, info)
 	}
-	return s.withPeers(out)
+	return s.withPeers(out), nil
 }
 
 // Session resolves an id, a unique id prefix or a name.
