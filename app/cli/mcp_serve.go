@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"io"
+	"path/filepath"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/spf13/cobra"
@@ -13,13 +14,16 @@ import (
 
 // mcpServeCmd is `exo mcp serve`: exo's sessions as an MCP server on stdin/stdout.
 func mcpServeCmd(e *env) *cobra.Command {
-	return &cobra.Command{
+	var allow []string
+	cmd := &cobra.Command{
 		Use:   "serve",
 		Short: "Serve exo's sessions to other agents over MCP (stdio): list, read, fork, rewind, run turns, exec, drift",
 		Long: "Speaks MCP on stdin and stdout; add it to an MCP client as a stdio server running 'exo mcp serve', e.g.\n" +
 			"  claude mcp add exo -- exo mcp serve\n" +
 			"It is a client of exo's daemon like every exo command: what the other agent does is recorded in the sessions'\n" +
-			"logs and shows in the exo app; approvals are answered in the app, never by the other agent.",
+			"logs and shows in the exo app; approvals are answered in the app, never by the other agent.\n" +
+			"New sessions may work in this directory and beneath it (not when it is / or your home folder), beneath each\n" +
+			"--allow folder, and in existing sessions' workspaces.",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx, stop := signalContext()
@@ -29,15 +33,24 @@ func mcpServeCmd(e *env) *cobra.Command {
 				return err
 			}
 			defer c.Close()
-			return e.mcpServe(ctx, c)
+			return e.mcpServe(ctx, c, allow)
 		},
 	}
+	cmd.Flags().StringArrayVar(&allow, "allow", nil, "a folder (absolute) in and beneath which the other agent may create sessions (repeatable)")
+	return cmd
 }
 
 // mcpServe runs the MCP server on the command's stdin and stdout until the client leaves.
-func (e *env) mcpServe(ctx context.Context, c api.Client) error {
+func (e *env) mcpServe(ctx context.Context, c api.Client, allow []string) error {
+	for i, a := range allow {
+		abs, err := filepath.Abs(a)
+		if err != nil {
+			return usagef("--allow %s: %v", a, err)
+		}
+		allow[i] = abs
+	}
 	t := &sdk.IOTransport{Reader: io.NopCloser(e.stdin), Writer: nopWriteCloser{e.stdout}}
-	return mcpserve.Serve(ctx, c, mcpserve.Options{Version: version(""), Workspace: cwd()}, t)
+	return mcpserve.Serve(ctx, c, mcpserve.Options{Version: version(""), Workspace: cwd(), Allow: allow}, t)
 }
 
 // nopWriteCloser is a writer whose Close does nothing (stdout stays the process's).

@@ -97,6 +97,10 @@ type Turns interface {
 	// Approve answers an approval request; the first answer wins and later ones get
 	// ErrResolved.
 	Approve(ctx context.Context, sessionID, callID, decision string) error
+	// Gate decides whether an action another agent asks for (exo mcp serve's exec, rewind) may
+	// run in a session under its hooks and approval policy, asking the user when the policy
+	// says ask; it returns when decided (a refusal is a result, not an error).
+	Gate(ctx context.Context, req GateRequest) (GateResult, error)
 	// Compact compacts a session's prompt view now.
 	Compact(ctx context.Context, sessionID string) (executor.CompactionReport, error)
 	// SelectExecutor makes name (default, claude-code, codex, acp:COMMAND [ARGS]) the executor

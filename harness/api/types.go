@@ -95,6 +95,32 @@ type TurnStarted struct {
 	Seq uint64 `json:"seq"`
 }
 
+// GateRequest asks whether an action another agent wants in a session (exo mcp serve's exec
+// and rewind_session) may run: the session's PreToolUse hooks and approval policy for Tool
+// decide, and a policy that asks waits for the user's answer in the app.
+type GateRequest struct {
+	Session string `json:"session"`
+	// Tool is the tool whose hooks and policy apply: bash for a command, or the action's name.
+	Tool string `json:"tool"`
+	// Args are the tool's arguments as a model would give them ({"command": …} for bash).
+	Args json.RawMessage `json:"args,omitempty"`
+	// Summary is the one line the approval shows.
+	Summary string `json:"summary,omitempty"`
+	// Default is the policy when the session's rules do not name Tool ("": the tool's own).
+	Default string `json:"default,omitempty"`
+	// Headless refuses at once what would need the user's answer (no app shows the session).
+	Headless bool `json:"headless,omitempty"`
+}
+
+// GateResult is the decision: Allowed, else Reason. Args are the arguments to run with (a
+// hook may have rewritten them); CallID names the approval events when one was asked.
+type GateResult struct {
+	Allowed bool            `json:"allowed"`
+	Reason  string          `json:"reason,omitempty"`
+	Args    json.RawMessage `json:"args,omitempty"`
+	CallID  string          `json:"call_id"`
+}
+
 // ExecRequest runs a command in a session's sandbox.
 type ExecRequest struct {
 	Session string        `json:"session"`

@@ -258,6 +258,12 @@ func (c *Client) Approve(ctx context.Context, sessionID, callID, decision string
 	return c.call(ctx, "POST", "/v1/sessions/"+esc(sessionID)+"/approvals", map[string]string{"call_id": callID, "decision": decision}, nil)
 }
 
+// Gate decides whether an action another agent asks for may run in a session.
+func (c *Client) Gate(ctx context.Context, req api.GateRequest) (api.GateResult, error) {
+	var out api.GateResult
+	return out, c.call(ctx, "POST", "/v1/sessions/"+esc(req.Session)+"/gate", req, &out)
+}
+
 // Compact compacts a session's prompt view.
 func (c *Client) Compact(ctx context.Context, sessionID string) (executor.CompactionReport, error) {
 	var out executor.CompactionReport

@@ -257,6 +257,14 @@ func (s *Server) turnRoutes(h func(string, func(http.ResponseWriter, *http.Reque
 		}
 		return ok(w, s.svc.Approve(r.Context(), r.PathValue("id"), body.CallID, body.Decision))
 	})
+	h("POST /v1/sessions/{id}/gate", func(w http.ResponseWriter, r *http.Request) error {
+		var req api.GateRequest
+		if err := readJSON(r, &req); err != nil {
+			return err
+		}
+		req.Session = r.PathValue("id")
+		return reply(w)(s.svc.Gate(r.Context(), req))
+	})
 	h("POST /v1/sessions/{id}/compact", func(w http.ResponseWriter, r *http.Request) error {
 		return reply(w)(s.svc.Compact(r.Context(), r.PathValue("id")))
 	})

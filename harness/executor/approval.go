@@ -26,14 +26,9 @@ func (t *turn) approve(ctx context.Context, c provider.ToolCall, summary, hook s
 // approveAs is approve with the policy of tool policy (an agent's own tool answers to the policy
 // of exo's tool that does the same, e.g. Claude's Write to write_file).
 func (t *turn) approveAs(ctx context.Context, c provider.ToolCall, summary, hook, policy string) (bool, string, error) {
-	switch p := t.x.policy(t.s.ID, policy); {
-	case p == "deny":
-		return false, "the tool " + c.Name + " is denied by this session's policy", nil
-	case hook == "allow":
-		return true, "", nil
-	case p == "ask" || hook == "ask":
-	default:
-		return true, "", nil
+	ok, why, needAsk := t.x.policyVerdict(t.s.ID, c.Name, policy, hook)
+	if !needAsk {
+		return ok, why, nil
 	}
 	view, err := t.x.ViewOf(t.s.Branch, t.model.ModelID)
 	if err != nil {
@@ -42,55 +37,100 @@ func (t *turn) approveAs(ctx context.Context, c provider.ToolCall, summary, hook
 	if view.Always[c.Name] {
 		return true, "", nil
 	}
-	ch, stop := t.x.h.Subscribe(64)
+	return t.x.ask(ctx, asking{s: t.s, callID: c.ID, tool: c.Name, args: validJSON(c.Arguments), summary: summary,
+		actor: t.x.actor(), headless: t.to.Headless, auto: t.to.AutoApprove})
+}
+
+// policyVerdict decides what the policy of tool policy (and a PreToolUse hook's decision) make
+// of a call of name: refused with a reason, allowed, or needAsk when the user must be asked.
+func (x *Executor) policyVerdict(sessionID, name, policy, hook string) (ok bool, why string, needAsk bool) {
+	return verdictOf(x.policy(sessionID, policy), name, hook)
+}
+
+// verdictOf is policyVerdict for a known policy p.
+func verdictOf(p, name, hook string) (ok bool, why string, needAsk bool) {
+	switch {
+	case p == "deny":
+		return false, "the tool " + name + " is denied by this session's policy", false
+	case hook == "allow":
+		return true, "", false
+	case p == "ask" || hook == "ask":
+		return false, "", true
+	default:
+		return true, "", false
+	}
+}
+
+// asking is one approval to ask the user for.
+type asking struct {
+	s                     *harness.Session
+	callID, tool, summary string
+	args                  []byte
+	actor                 string
+	headless, auto        bool
+}
+
+// ask appends approval.requested and waits for the user's approval.resolved; headless, it is
+// refused at once (recorded as the harness's deny), and with auto it is approved at once.
+func (x *Executor) ask(ctx context.Context, a asking) (bool, string, error) {
+	ch, stop := x.h.Subscribe(64)
 	defer stop()
-	if err := t.append(harness.TypeApprovalRequested, harness.ApprovalRequested{CallID: c.ID, Tool: c.Name, Args: validJSON(c.Arguments), Summary: summary}); err != nil {
+	if _, err := x.h.AppendOn(a.s.ID, a.s.Branch, harness.MustRecord(harness.TypeApprovalRequested, a.actor,
+		harness.ApprovalRequested{CallID: a.callID, Tool: a.tool, Args: a.args, Summary: a.summary})); err != nil {
 		return false, "", err
 	}
-	if t.to.AutoApprove {
-		return true, "", t.resolve(c.ID, DecisionOnce, harness.ActorUser)
+	if a.auto {
+		return true, "", x.resolve(a.s, a.callID, DecisionOnce, harness.ActorUser)
 	}
-	if t.to.Headless {
-		return false, "approval needed for " + c.Name + " but nobody can answer (run with --yes to approve)", t.resolve(c.ID, DecisionDeny, harness.ActorHarness)
+	if a.headless {
+		return false, "approval needed for " + a.tool + " but nobody can answer (run with --yes to approve)", x.resolve(a.s, a.callID, DecisionDeny, harness.ActorHarness)
 	}
-	return t.waitApproval(ctx, ch, c)
+	return x.waitApproval(ctx, ch, a.s, a.callID)
 }
 
 // resolve records an approval decision.
-func (t *turn) resolve(callID, decision, actor string) error {
-	_, err := t.x.h.AppendOn(t.s.ID, t.s.Branch, harness.MustRecord(harness.TypeApprovalResolved, actor,
+func (x *Executor) resolve(s *harness.Session, callID, decision, actor string) error {
+	_, err := x.h.AppendOn(s.ID, s.Branch, harness.MustRecord(harness.TypeApprovalResolved, actor,
 		harness.ApprovalResolved{CallID: callID, Decision: decision}))
 	return err
 }
 
 // waitApproval waits for the user's approval.resolved for a call.
-func (t *turn) waitApproval(ctx context.Context, ch <-chan harness.Notice, c provider.ToolCall) (bool, string, error) {
+func (x *Executor) waitApproval(ctx context.Context, ch <-chan harness.Notice, s *harness.Session, callID string) (bool, string, error) {
 	var timeout <-chan time.Time
-	if t.x.opts.ApprovalTimeout > 0 {
-		timeout = time.After(t.x.opts.ApprovalTimeout)
+	if x.opts.ApprovalTimeout > 0 {
+		timeout = time.After(x.opts.ApprovalTimeout)
 	}
 	for {
 		select {
 		case <-ctx.Done():
 			return false, "not approved: the turn was cancelled", nil
 		case <-timeout:
-			return false, "not approved in time", t.resolve(c.ID, DecisionDeny, harness.ActorHarness)
+			return false, "not approved in time", x.resolve(s, callID, DecisionDeny, harness.ActorHarness)
 		case n, ok := <-ch:
 			if !ok {
 				return false, "not approved: exo is shutting down", nil
 			}
-			for _, e := range n.Events {
-				if e.Type != harness.TypeApprovalResolved {
-					continue
+			if d, found := resolvedIn(n, callID); found {
+				if d == DecisionDeny {
+					return false, "the user denied this call", nil
 				}
-				p, err := harness.Decode(e)
-				if r, _ := p.(*harness.ApprovalResolved); err == nil && r.CallID == c.ID {
-					if r.Decision == DecisionDeny {
-						return false, "the user denied this call", nil
-					}
-					return true, "", nil
-				}
+				return true, "", nil
 			}
 		}
 	}
+}
+
+// resolvedIn finds the answer to callID among a notice's events.
+func resolvedIn(n harness.Notice, callID string) (decision string, found bool) {
+	for _, e := range n.Events {
+		if e.Type != harness.TypeApprovalResolved {
+			continue
+		}
+		p, err := harness.Decode(e)
+		if r, _ := p.(*harness.ApprovalResolved); err == nil && r.CallID == callID {
+			return r.Decision, true
+		}
+	}
+	return "", false
 }

@@ -69,11 +69,7 @@ func (x *Executor) sessionTools(ctx context.Context, sessionID string) []provide
 // policy is a tool's approval policy: the session's own (Options.Approvals), else the default
 // of the source offering it, else auto.
 func (x *Executor) policy(sessionID, name string) string {
-	approvals := x.opts.Approvals
-	if x.opts.ApprovalsFor != nil {
-		approvals = x.opts.ApprovalsFor(sessionID) // a daemon's sessions follow their own project's rules
-	}
-	if p, ok := approvals[name]; ok {
+	if p, ok := x.sessionPolicy(sessionID, name); ok {
 		return p
 	}
 	if _, builtin := x.tools[name]; !builtin {
@@ -84,6 +80,17 @@ func (x *Executor) policy(sessionID, name string) string {
 		}
 	}
 	return "auto"
+}
+
+// sessionPolicy is the session's own approval policy for a tool (Options.Approvals, or its
+// project's rules in a daemon), if it names one.
+func (x *Executor) sessionPolicy(sessionID, name string) (string, bool) {
+	approvals := x.opts.Approvals
+	if x.opts.ApprovalsFor != nil {
+		approvals = x.opts.ApprovalsFor(sessionID) // a daemon's sessions follow their own project's rules
+	}
+	p, ok := approvals[name]
+	return p, ok
 }
 
 // extSource returns the source offering a tool that is not built in.

@@ -3,6 +3,7 @@ package mcpserve
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -26,6 +27,8 @@ type execIn struct {
 	Session        string `json:"session" jsonschema:"session whose sandbox runs the command: name, id or unique id prefix"`
 	Command        string `json:"command" jsonschema:"a shell command line, run in the session's persistent shell in its workspace (state such as cd and exported variables persists between calls)"`
 	TimeoutSeconds int    `json:"timeout_seconds,omitempty" jsonschema:"kill the command after this many seconds, 1-3600 (default 120)"`
+	// WaitForApproval waits for the user's answer when no app shows the session.
+	WaitForApproval bool `json:"wait_for_approval,omitempty" jsonschema:"when the session's rules ask before bash and no exo app shows the session, wait for the user to open it and answer instead of being refused"`
 }
 
 type driftIn struct {
@@ -48,7 +51,9 @@ func (t *tools) addSandbox(srv *sdk.Server) {
 	add(t, srv, &sdk.Tool{Name: "exec", Title: "Run a command in a session's sandbox",
 		Description: "Run a shell command in a session's sandbox: its workspace, its persistent shell, its policy (writes confined to the " +
 			"workspace, network as the session allows). Recorded in the session's log so its agent sees it; the workspace is snapshotted " +
-			"afterwards so rewind can undo it. Returns exit code and output (long output is cut to its head and tail, the whole kept as an artifact).",
+			"afterwards so rewind can undo it. It answers to the session's rules for bash like the agent's own commands (PreToolUse hooks; an " +
+			"approval policy of ask waits for the user in the exo app, and is refused when no app shows the session unless wait_for_approval). " +
+			"Returns exit code and output (long output is cut to its head and tail, the whole kept as an artifact).",
 		Annotations: &sdk.ToolAnnotations{DestructiveHint: ptr(true), OpenWorldHint: ptr(true)}}, t.exec)
 	add(t, srv, &sdk.Tool{Name: "drift", Title: "Drift and conflicts of a session",
 		Description: "Report how far a session strayed from its scope (drift 0-1 from files changed outside the scope, past the file budget, " +
@@ -64,12 +69,21 @@ func (t *tools) exec(ctx context.Context, in execIn) (any, error) {
 	if strings.TrimSpace(in.Command) == "" {
 		return nil, errors.New("the command is empty")
 	}
+	args, err := t.gate(ctx, s, "bash", "", in.Command, map[string]string{"command": in.Command}, in.WaitForApproval)
+	if err != nil {
+		return nil, err
+	}
+	command := in.Command
+	var rewritten struct{ Command string }
+	if json.Unmarshal(args, &rewritten) == nil && strings.TrimSpace(rewritten.Command) != "" {
+		command = rewritten.Command // a PreToolUse hook rewrote it
+	}
 	secs := in.TimeoutSeconds
 	if secs <= 0 {
 		secs = defaultExecTimeout
 	}
 	out := &headTail{max: keepOutput}
-	res, err := t.c.Exec(ctx, api.ExecRequest{Session: s.ID, Command: in.Command, Timeout: time.Duration(min(secs, maxExecTimeout)) * time.Second}, out)
+	res, err := t.c.Exec(ctx, api.ExecRequest{Session: s.ID, Command: command, Timeout: time.Duration(min(secs, maxExecTimeout)) * time.Second}, out)
 	if err != nil {
 		return nil, err
 	}

@@ -58,8 +58,9 @@ type forkIn struct {
 }
 
 type rewindIn struct {
-	Session string `json:"session" jsonschema:"session to rewind: name, id or unique id prefix"`
-	Seq     uint64 `json:"seq" jsonschema:"keep events 1..seq and continue from there; workspace files go back to their state at seq"`
+	Session         string `json:"session" jsonschema:"session to rewind: name, id or unique id prefix"`
+	Seq             uint64 `json:"seq" jsonschema:"keep events 1..seq and continue from there; workspace files go back to their state at seq"`
+	WaitForApproval bool   `json:"wait_for_approval,omitempty" jsonschema:"when no exo app shows the session, wait for the user to open it and answer the approval instead of being refused"`
 }
 
 type sayIn struct {
@@ -74,7 +75,8 @@ func (t *tools) addSessions(srv *sdk.Server) {
 			"head seq, model, workspace, parent for forks, cost, drift and conflicts. Start here to find a session for the other tools.",
 		Annotations: &sdk.ToolAnnotations{ReadOnlyHint: true}}, t.list)
 	add(t, srv, &sdk.Tool{Name: "new_session", Title: "Create an exo session",
-		Description: "Create an empty exo session working in a project directory. Give it work with run_turn.",
+		Description: "Create an empty exo session working in a project directory. Give it work with run_turn. The directory must be one the " +
+			"user opened to other agents: exo mcp serve's directory or beneath it, a folder given with --allow, or the workspace of an existing session.",
 		Annotations: &sdk.ToolAnnotations{DestructiveHint: ptr(false)}}, t.newSession)
 	add(t, srv, &sdk.Tool{Name: "read_log", Title: "Read a session's event log",
 		Description: "Read a session's event log (its current branch, forks include their parent's history up to the fork): one line per event " +
@@ -88,7 +90,8 @@ func (t *tools) addSessions(srv *sdk.Server) {
 	add(t, srv, &sdk.Tool{Name: "rewind_session", Title: "Rewind a session",
 		Description: "Rewind a session to seq: it continues from there on a new branch and its workspace files are restored to their state " +
 			"at seq. Nothing is deleted (the abandoned events stay in exo's timeline), but uncommitted file changes made after seq are undone " +
-			"in the workspace. Refused while a turn runs on the session.",
+			"in the workspace. It needs the user's approval (answered in the exo app; refused when no app shows the session, unless " +
+			"wait_for_approval) unless the session's rules set rewind_session to auto. Refused while a turn runs on the session.",
 		Annotations: &sdk.ToolAnnotations{DestructiveHint: ptr(true)}}, t.rewind)
 	add(t, srv, &sdk.Tool{Name: "say", Title: "Add a message to a session",
 		Description: "Append a user message to a session without running its agent (a note it reads on its next turn). To get an answer use run_turn.",
@@ -130,8 +133,8 @@ func (t *tools) newSession(ctx context.Context, in newIn) (any, error) {
 	if ws == "" {
 		ws = t.o.Workspace
 	}
-	if !filepath.IsAbs(ws) {
-		return nil, fmt.Errorf("workspace %q: give an absolute path", ws)
+	if err := t.allowedWorkspace(ctx, ws); err != nil {
+		return nil, err
 	}
 	s, err := t.c.NewSession(ctx, api.NewSessionRequest{Name: in.Name, Workspace: ws, Model: in.Model})
 	if err != nil {
@@ -253,6 +256,10 @@ func (t *tools) rewind(ctx context.Context, in rewindIn) (any, error) {
 	}
 	plan, err := t.c.RewindPreview(ctx, s.ID, in.Seq)
 	if err != nil {
+		return nil, err
+	}
+	summary := fmt.Sprintf("rewind %s to seq %d: %d events left behind, %d files restored", s.Name, in.Seq, plan.Events, len(plan.Files))
+	if _, err := t.gate(ctx, s, "rewind_session", "ask", summary, map[string]any{"seq": in.Seq, "files": plan.Files}, in.WaitForApproval); err != nil {
 		return nil, err
 	}
 	r, err := t.c.Rewind(ctx, s.ID, in.Seq)

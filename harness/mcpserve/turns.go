@@ -97,12 +97,11 @@ func (t *tools) runTurn(ctx context.Context, in runIn) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	act, err := t.c.Activity(ctx)
+	// An approval waits only when someone can answer it in exo's app; the caller never answers.
+	headless, err := t.headless(ctx, s.ID, in.WaitForApproval)
 	if err != nil {
 		return nil, err
 	}
-	// An approval waits only when someone can answer it in exo's app; the caller never answers.
-	headless := act.Clients[s.ID] == 0 && !in.WaitForApproval
 	started, err := t.c.StartTurn(ctx, api.TurnRequest{Session: s.ID, Text: in.Prompt, Source: "mcp", MaxSteps: steps, Headless: headless})
 	if err != nil {
 		return nil, err

@@ -23,13 +23,20 @@ type mcpClient struct {
 	received strings.Builder
 }
 
-// serveMCP starts `exo mcp serve` in dir with EXO_HOME=home and connects the SDK's client.
-func serveMCP(t *testing.T, home, dir string) *mcpClient {
+// serveMCP starts `exo mcp serve [args]` in dir with EXO_HOME=home and connects the SDK's
+// client.
+func serveMCP(t *testing.T, home, dir string, args ...string) *mcpClient {
+	t.Helper()
+	return serveMCPEnv(t, home, dir, nil, args...)
+}
+
+// serveMCPEnv is serveMCP with further environment variables.
+func serveMCPEnv(t *testing.T, home, dir string, env []string, args ...string) *mcpClient {
 	t.Helper()
 	stopDaemonAtEnd(t, home)
-	cmd := exec.Command(exoBin, "mcp", "serve")
+	cmd := exec.Command(exoBin, append([]string{"mcp", "serve"}, args...)...)
 	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "EXO_HOME="+home)
+	cmd.Env = append(append(os.Environ(), "EXO_HOME="+home), env...)
 	cmd.Stderr = os.Stderr
 	client := sdk.NewClient(&sdk.Implementation{Name: "exo-e2e", Version: "1"}, nil)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
@@ -179,13 +186,24 @@ func TestMCPServeDrivenBySDKClient(t *testing.T) {
 		t.Fatalf("%d model requests, want 3", n)
 	}
 
+	// exec answers to the session's rules for bash like the agent's own commands: nobody can
+	// answer, so it is refused; waiting for the user, it runs once the user approves.
+	cmd := "cat leak.txt; echo made > made.txt; exit 3"
+	if out, isErr := c.call("exec", map[string]any{"session": "lent", "command": cmd}); !isErr ||
+		!strings.Contains(out, "nobody can answer") || !strings.Contains(out, "exo attach lent") || !strings.Contains(out, "wait_for_approval") {
+		t.Fatalf("exec without an approval: %v %s", isErr, out)
+	}
+	if _, err := os.Stat(filepath.Join(ws, "made.txt")); err == nil {
+		t.Fatal("exec ran although the session's policy asks before bash and nobody answered")
+	}
 	var ex struct {
 		ExitCode int    `json:"exit_code"`
 		Output   string `json:"output"`
 	}
-	c.mustJSON("exec", map[string]any{"session": "lent", "command": "cat leak.txt; echo made > made.txt; exit 3"}, &ex)
-	if ex.ExitCode != 3 || !strings.Contains(ex.Output, "key=‹secret:openai›") {
-		t.Fatalf("exec: %+v", ex)
+	approved := approveSoon(t, home, "lent", "once")
+	c.mustJSON("exec", map[string]any{"session": "lent", "command": cmd, "wait_for_approval": true}, &ex)
+	if tool := <-approved; tool != "bash" || ex.ExitCode != 3 || !strings.Contains(ex.Output, "key=‹secret:openai›") {
+		t.Fatalf("exec: %+v (approval of %q)", ex, tool)
 	}
 	if b, _ := os.ReadFile(filepath.Join(ws, "made.txt")); string(b) != "made\n" {
 		t.Fatal("exec did not run in the session's workspace")
@@ -219,7 +237,11 @@ func TestMCPServeDrivenBySDKClient(t *testing.T) {
 	if len(rows) != 2 || rows[1].Name != "alt" || rows[1].Parent != "lent" || rows[1].ParentSeq != 3 {
 		t.Fatalf("list_sessions: %+v", rows)
 	}
-	c.must("exec", map[string]any{"session": "alt", "command": "echo other > made.txt"})
+	altApproved := approveSoon(t, home, "alt", "once")
+	c.must("exec", map[string]any{"session": "alt", "command": "echo other > made.txt", "wait_for_approval": true})
+	if tool := <-altApproved; tool != "bash" {
+		t.Fatalf("the fork's exec was approved as %q", tool)
+	}
 	var drift struct {
 		Conflicts []struct{ Path string } `json:"conflicts"`
 		Diff      string                  `json:"diff"`
@@ -233,9 +255,17 @@ func TestMCPServeDrivenBySDKClient(t *testing.T) {
 		EventsLeft    int      `json:"events_left_behind"`
 		FilesRestored []string `json:"files_restored"`
 	}
-	c.mustJSON("rewind_session", map[string]any{"session": "lent", "seq": 3}, &rw)
-	if rw.EventsLeft == 0 {
-		t.Fatalf("rewind: %+v", rw)
+	// Rewinding undoes the user's files: it asks, refused when nobody can answer.
+	if out, isErr := c.call("rewind_session", map[string]any{"session": "lent", "seq": 3}); !isErr || !strings.Contains(out, "nobody can answer") {
+		t.Fatalf("rewind without an approval: %v %s", isErr, out)
+	}
+	if _, err := os.Stat(filepath.Join(ws, "made.txt")); err != nil {
+		t.Fatal("a refused rewind restored the workspace")
+	}
+	approved = approveSoon(t, home, "lent", "once")
+	c.mustJSON("rewind_session", map[string]any{"session": "lent", "seq": 3, "wait_for_approval": true}, &rw)
+	if tool := <-approved; rw.EventsLeft == 0 || tool != "rewind_session" {
+		t.Fatalf("rewind: %+v (approval of %q)", rw, tool)
 	}
 	if _, err := os.Stat(filepath.Join(ws, "made.txt")); err == nil {
 		t.Fatal("rewind did not restore the workspace")
@@ -310,10 +340,14 @@ func TestMCPServeWithTypeScriptSDKClient(t *testing.T) {
 		}
 		t.Skipf("node or the MCP TypeScript SDK under %s is missing: run .ci/run once", dir)
 	}
-	home, ws := t.TempDir(), t.TempDir()
+	home, ws, outside := t.TempDir(), t.TempDir(), t.TempDir()
 	stopDaemonAtEnd(t, home)
+	guarded := filepath.Join(ws, "guarded")
+	os.MkdirAll(guarded, 0o755)
+	mustRunIn(t, home, guarded, "init") // its constitution asks before bash
+	mustRunIn(t, home, guarded, "compile")
 	script, _ := filepath.Abs("testdata/ts_client.cjs")
-	cmd := exec.Command("node", script, dir, exoBin)
+	cmd := exec.Command("node", script, dir, exoBin, guarded, outside)
 	cmd.Dir = ws
 	cmd.Env = append(os.Environ(), "EXO_HOME="+home)
 	cmd.Stderr = os.Stderr
@@ -332,9 +366,11 @@ func TestMCPServeWithTypeScriptSDKClient(t *testing.T) {
 			ExitCode int `json:"exit_code"`
 			Output   string
 		}
-		Log        string
-		BadIsError bool
-		BadText    string
+		Log                            string
+		BadIsError                     bool
+		BadText                        string
+		GuardedIsError, OutsideIsError bool
+		GuardedText, OutsideText       string
 	}
 	if err := json.Unmarshal(out, &got); err != nil {
 		t.Fatalf("%v: %s", err, out)
@@ -347,5 +383,14 @@ func TestMCPServeWithTypeScriptSDKClient(t *testing.T) {
 	}
 	if !got.BadIsError || !strings.Contains(got.BadText, "no such session") {
 		t.Fatalf("an unknown session is not a tool error: %s", out)
+	}
+	if !got.GuardedIsError || !strings.Contains(got.GuardedText, "nobody can answer") {
+		t.Fatalf("exec ran although the session's rules ask before bash: %s", out)
+	}
+	if _, err := os.Stat(filepath.Join(guarded, "ran.txt")); err == nil {
+		t.Fatal("the refused command ran")
+	}
+	if !got.OutsideIsError || !strings.Contains(got.OutsideText, "not one the user opened") {
+		t.Fatalf("a session was created outside the folders opened to the client: %s", out)
 	}
 }
