@@ -144,6 +144,27 @@ func TestForkRewindRunNoRepositoryCodeE2E(t *testing.T) {
 	git("config", "filter.x.smudge", filepath.Join(ws, ".evil/smudge"))
 	git("config", "filter.x.clean", filepath.Join(ws, ".evil/smudge"))
 	os.WriteFile(filepath.Join(ws, ".gitattributes"), []byte("* filter=x\n"), 0o644)
+	// A submodule (committed as a gitlink) with a filter in its own config, which nothing read
+	// from the outer repository's config disarms, and an edit that makes git hash it.
+	sub := filepath.Join(ws, "sub")
+	os.MkdirAll(sub, 0o755)
+	subGit := func(args ...string) {
+		cmd := exec.Command("git", append([]string{"-c", "user.name=t", "-c", "user.email=t@t"}, args...)...)
+		cmd.Dir = sub
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v %s", args, err, out)
+		}
+	}
+	os.WriteFile(filepath.Join(sub, "s.txt"), []byte("s\n"), 0o644)
+	os.WriteFile(filepath.Join(sub, ".gitattributes"), []byte("* filter=y\n"), 0o644)
+	subGit("init", "-q")
+	subGit("add", "-A")
+	subGit("commit", "-qm", "s")
+	subGit("config", "filter.y.process", filepath.Join(ws, ".evil/smudge"))
+	subGit("config", "filter.y.clean", filepath.Join(ws, ".evil/smudge"))
+	git("add", "sub")
+	git("commit", "-qm", "submodule")
+	os.WriteFile(filepath.Join(sub, "s.txt"), []byte("edited in the submodule\n"), 0o644)
 	os.Remove(marker)
 	id := strings.TrimSpace(mustAt(t, home, ws, "new", "--name", "hooked"))
 	mustAt(t, home, ws, "exec", id, "--", "echo change > b.txt")

@@ -13,6 +13,10 @@ import (
 // user's repository; every command is built by gitCommand.
 type gitRunner struct {
 	gitDir, workTree, index string
+	// objects, when set, is the object folder (GIT_OBJECT_DIRECTORY) of a pinned git dir.
+	objects string
+	// readOnly keeps git from refreshing the index it reads (GIT_OPTIONAL_LOCKS=0).
+	readOnly bool
 	// neutral are extra -c overrides that disarm the commands a user repository configures.
 	neutral []string
 }
@@ -32,6 +36,12 @@ var hardenedConfig = []string{
 	"credential.helper=",
 	"protocol.allow=never",
 	"gpg.program=false",
+	// Submodules and nested repositories have config of their own that no override above
+	// reaches: git never enters them.
+	"submodule.recurse=false",
+	"diff.ignoreSubmodules=all",
+	"status.submoduleSummary=false",
+	"fetch.recurseSubmodules=false",
 }
 
 // gitCommand builds the one hardened way exo runs git: a minimal environment (no system or
@@ -63,9 +73,13 @@ func (g gitRunner) env() []string {
 	if g.gitDir != "" {
 		env = append(env, "GIT_DIR="+g.gitDir, "GIT_WORK_TREE="+g.workTree)
 	}
+	if g.objects != "" {
+		env = append(env, "GIT_OBJECT_DIRECTORY="+g.objects)
+	}
 	if g.index != "" {
 		env = append(env, "GIT_INDEX_FILE="+g.index)
-	} else {
+	}
+	if g.index == "" || g.readOnly {
 		// The user's repository: a status killed with exo must not leave its index locked.
 		env = append(env, "GIT_OPTIONAL_LOCKS=0")
 	}

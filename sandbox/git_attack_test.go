@@ -82,11 +82,61 @@ func plantGitVectors(t *testing.T, ws, markers string) int {
 	userGit(t, ws, "-c", "core.hooksPath=/dev/null", "-c", "core.fsmonitor=false", "add", "-A")
 	userGit(t, ws, "-c", "core.hooksPath=/dev/null", "-c", "core.fsmonitor=false", "commit", "-qm", "planted")
 	userGit(t, ws, "config", "core.hooksPath", hooksPath)
+	nested := plantNestedRepoVectors(t, ws, markers)
 	write(t, ws, "edit.txt", "uncommitted edit after the plant\n")
 	write(t, ws, "untracked.txt", "untracked\n")
 	clearMarkers(t, markers)
-	enablers := 4                                    // filter.evil.required, gc.auto, gc.autoDetach and include.path run nothing themselves.
-	return 2*len(gitHooks) + len(cfg) - enablers + 3 // + the included file's three drivers.
+	enablers := 4 // filter.evil.required, gc.auto, gc.autoDetach and include.path run nothing themselves.
+	// + the included file's three drivers and the nested repositories' vectors.
+	return 2*len(gitHooks) + len(cfg) - enablers + 3 + nested
+}
+
+// plantNestedRepoVectors plants repositories inside the workspace with config of their own,
+// which no override read from the outer repository's config reaches: sub/, committed in the
+// outer repository as a submodule (a gitlink, with an update command in the outer config),
+// and nested/, an untracked repository. Each has clean, smudge and process filters, a textconv
+// driver and an fsmonitor named by its own config and .gitattributes, and hooks; each has an
+// uncommitted edit, so a git that enters it hashes the file through the filter. It returns the
+// number of vectors.
+func plantNestedRepoVectors(t *testing.T, ws, markers string) int {
+	t.Helper()
+	n := 0
+	plant := func(dir string) {
+		repo := filepath.Join(ws, dir)
+		write(t, repo, "s.txt", "committed\n")
+		write(t, repo, ".gitattributes", "* filter=nf diff=nd\n")
+		userGit(t, repo, "init", "-q", "-b", "main")
+		userGit(t, repo, "add", "-A")
+		userGit(t, repo, "commit", "-qm", "nested")
+		bin := filepath.Join(ws, ".evil-"+dir)
+		os.MkdirAll(bin, 0o755)
+		for _, kv := range [][2]string{
+			{"filter.nf.clean", "filter-clean"}, {"filter.nf.smudge", "filter-smudge"}, {"filter.nf.process", "filter-process"},
+			{"diff.nd.textconv", "textconv"}, {"core.fsmonitor", "fsmonitor"},
+		} {
+			userGit(t, repo, "config", kv[0], markerScript(t, bin, markers, dir+"-"+kv[1]))
+			n++
+		}
+		hooks := filepath.Join(repo, ".git", "hooks")
+		for _, h := range []string{"post-checkout", "post-index-change", "reference-transaction"} {
+			body := fmt.Sprintf("#!/bin/sh\ntouch %s\n", quote(filepath.Join(markers, dir+"-hook-"+h)))
+			if err := os.WriteFile(filepath.Join(hooks, h), []byte(body), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			n++
+		}
+	}
+	plant("sub")
+	update := markerScript(t, filepath.Join(ws, ".evil"), markers, "submodule-update")
+	write(t, ws, ".gitmodules", "[submodule \"sub\"]\n\tpath = sub\n\turl = ./sub\n")
+	userGit(t, ws, "config", "submodule.sub.update", "!"+update) // git refuses a command in .gitmodules itself.
+	n++
+	userGit(t, ws, "-c", "core.hooksPath=/dev/null", "-c", "core.fsmonitor=false", "add", "-A")
+	userGit(t, ws, "-c", "core.hooksPath=/dev/null", "-c", "core.fsmonitor=false", "commit", "-qm", "submodule")
+	plant("nested")
+	write(t, ws, "sub/s.txt", "uncommitted edit in the submodule\n")
+	write(t, ws, "nested/s.txt", "uncommitted edit in the nested repository\n")
+	return n
 }
 
 // clearMarkers empties the marker folder (the plant itself may have fired some).
@@ -119,7 +169,7 @@ func TestGitVectorsAreLive(t *testing.T) {
 	userGit(t, ws, "status", "--porcelain")
 	userGit(t, ws, "diff")
 	fired := strings.Join(firedMarkers(markers), " ")
-	for _, want := range []string{"hookspath-post-checkout", "fsmonitor", "filter-smudge", "filter-process", "included-clean", "included-textconv"} {
+	for _, want := range []string{"hookspath-post-checkout", "fsmonitor", "filter-smudge", "filter-process", "included-clean", "included-textconv", "sub-filter-process"} {
 		if !strings.Contains(fired, want) {
 			t.Errorf("plain git did not run the planted %s (fired: %s)", want, fired)
 		}
@@ -163,6 +213,8 @@ func TestGitNeverRunsRepositoryCode(t *testing.T) {
 		t.Fatalf("fork: %s %v", kind, err)
 	}
 	checkFile(t, dst, "edit.txt", "uncommitted edit after the plant\n")
+	checkFile(t, dst, "sub/s.txt", "uncommitted edit in the submodule\n")
+	checkFile(t, dst, "nested/s.txt", "uncommitted edit in the nested repository\n")
 	fsnap, err := NewSnapshotter(dst, ShadowDir(t.TempDir(), dst), SnapshotOptions{})
 	if err != nil {
 		t.Fatal(err)
@@ -179,4 +231,37 @@ func TestGitNeverRunsRepositoryCode(t *testing.T) {
 		t.Fatalf("git run by exo ran planted programs: %v", fired)
 	}
 	t.Logf("%d planted vectors, none ran", n)
+}
+
+// TestCloneIgnoresConfigPlantedAfterListing: exo reads the repository's config to disarm what
+// it names; a config rewritten after that read (by a background task of the agent, between
+// exo's git commands) must still run nothing. The runner here is made before the plant, as if
+// the rewrite won that race.
+func TestCloneIgnoresConfigPlantedAfterListing(t *testing.T) {
+	ws := newRepo(t)
+	markers := t.TempDir()
+	write(t, ws, ".gitattributes", "* filter=late diff=late\n")
+	userGit(t, ws, "add", ".gitattributes")
+	userGit(t, ws, "commit", "-qm", "attributes")
+	g, ok := repoTop(ws)
+	if !ok {
+		t.Fatal("not a repository top")
+	}
+	bin := filepath.Join(ws, ".late")
+	os.MkdirAll(bin, 0o755)
+	for _, kv := range [][2]string{{"filter.late.clean", "late-clean"}, {"filter.late.smudge", "late-smudge"},
+		{"filter.late.process", "late-process"}, {"diff.late.textconv", "late-textconv"}} {
+		userGit(t, ws, "config", kv[0], markerScript(t, bin, markers, kv[1]))
+	}
+	write(t, ws, "edit.txt", "edited after the plant\n")
+	clearMarkers(t, markers)
+	dst := filepath.Join(t.TempDir(), "fork")
+	if err := cloneWorktree(g, ws, dst, CloneOptions{Caps: testCaps()}); err != nil {
+		t.Fatal(err)
+	}
+	checkFile(t, dst, "edit.txt", "edited after the plant\n")
+	checkFile(t, dst, "keep.txt", "keep\n")
+	if fired := firedMarkers(markers); len(fired) > 0 {
+		t.Fatalf("a config planted after exo read it ran: %v", fired)
+	}
 }

@@ -52,9 +52,11 @@ func worktreesDir(g gitRunner, src string) (string, error) {
 	return w, nil
 }
 
-// addWorktree runs `git worktree add --detach dst HEAD` for the repository at src, confined
-// when the host allows it; dst is removed again when it fails.
-func addWorktree(g gitRunner, src, dst string, opts CloneOptions) error {
+// addWorktree runs `git worktree add --no-checkout --detach dst COMMIT` for the repository at
+// src, confined when the host allows it; dst is removed again when it fails. No checkout runs
+// here (a checkout would run the drivers the repository's config names): cloneWorktree writes
+// the files with a pinned git dir.
+func addWorktree(g gitRunner, src, dst, commit string, opts CloneOptions) error {
 	wt, err := worktreesDir(g, src)
 	if err != nil {
 		return err
@@ -74,7 +76,7 @@ func addWorktree(g gitRunner, src, dst string, opts CloneOptions) error {
 	// Added after normalizing on purpose: the helper opens these refusing links; they are never
 	// resolved here, where the agent could have swapped a link in.
 	cfg.ExtraWritable = []string{dst, wt}
-	if err := confinedGit(g, cfg, opts.Caps, "worktree", "add", "--quiet", "--detach", dst, "HEAD"); err != nil {
+	if err := confinedGit(g, cfg, opts.Caps, "worktree", "add", "--quiet", "--no-checkout", "--detach", dst, commit); err != nil {
 		os.RemoveAll(dst)
 		return err
 	}

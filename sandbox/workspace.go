@@ -78,16 +78,99 @@ func repoTop(dir string) (gitRunner, bool) {
 	return g, err == nil
 }
 
-// cloneWorktree adds a detached worktree and replays uncommitted changes onto it.
+// cloneWorktree adds a detached worktree at src's HEAD and replays uncommitted changes onto
+// it. Only `git worktree add --no-checkout` reads the repository's own config (it runs no
+// driver, and runs confined); the checkout, the status of src and the listing of submodules run
+// with a pinned git dir, so no config the agent wrote, even after exo looked, is read.
+// Submodules and nested repositories are copied as plain folders, never entered by git.
 func cloneWorktree(g gitRunner, src, dst string, opts CloneOptions) error {
-	if err := addWorktree(g, src, dst, opts); err != nil {
-		return err
-	}
-	failpoint.Hit("clone.after-worktree")
-	out, err := g.run(nil, "status", "--porcelain=v1", "-z", "--untracked-files=all", "--no-renames")
+	paths, err := userRepoPaths(g)
 	if err != nil {
 		return err
 	}
+	commit, err := g.line("rev-parse", "--verify", "--quiet", "HEAD^{commit}")
+	if err != nil {
+		return err
+	}
+	if err := addWorktree(g, src, dst, commit, opts); err != nil {
+		return err
+	}
+	failpoint.Hit("clone.after-worktree")
+	wtDir, err := worktreeGitDir(dst)
+	if err != nil {
+		return err
+	}
+	to, done, err := pinnedGit(paths, commit, dst, filepath.Join(wtDir, "index"))
+	if err != nil {
+		return err
+	}
+	defer done()
+	if _, err := to.run(nil, "read-tree", "--reset", "-u", commit); err != nil {
+		return err
+	}
+	from, done2, err := pinnedGit(paths, commit, src, filepath.Join(paths.gitDir, "index"))
+	if err != nil {
+		return err
+	}
+	defer done2()
+	from.readOnly = true
+	changed, err := uncommitted(from, to)
+	if err != nil {
+		return err
+	}
+	return replayInto(src, dst, changed)
+}
+
+// uncommitted lists the paths to copy from the source work tree: what status reports changed
+// or untracked (not ignored), and every submodule (gitlink) of either index.
+func uncommitted(from, to gitRunner) ([]string, error) {
+	out, err := from.run(nil, "status", "--porcelain=v1", "-z", "--untracked-files=all", "--no-renames", "--ignore-submodules=all")
+	if err != nil {
+		return nil, err
+	}
+	var paths []string
+	seen := map[string]bool{}
+	add := func(p string) {
+		if p = strings.TrimSuffix(p, "/"); p != "" && !seen[p] {
+			seen[p] = true
+			paths = append(paths, p)
+		}
+	}
+	for _, entry := range strings.Split(string(out), "\x00") {
+		if len(entry) >= 4 {
+			add(entry[3:])
+		}
+	}
+	for _, g := range []gitRunner{from, to} {
+		links, err := gitlinks(g)
+		if err != nil {
+			return nil, err
+		}
+		for _, p := range links {
+			add(p)
+		}
+	}
+	return paths, nil
+}
+
+// gitlinks lists the submodule entries of g's index.
+func gitlinks(g gitRunner) ([]string, error) {
+	out, err := g.run(nil, "ls-files", "--stage", "-z")
+	if err != nil {
+		return nil, err
+	}
+	var links []string
+	for _, e := range strings.Split(string(out), "\x00") {
+		if meta, p, ok := strings.Cut(e, "\t"); ok && strings.HasPrefix(meta, "160000 ") {
+			links = append(links, p)
+		}
+	}
+	return links, nil
+}
+
+// replayInto copies each path (file, link or whole folder) from src to dst, or removes it from
+// dst when src has none, never following a link on either side.
+func replayInto(src, dst string, paths []string) error {
 	from, err := OpenDir(src)
 	if err != nil {
 		return err
@@ -99,16 +182,25 @@ func cloneWorktree(g gitRunner, src, dst string, opts CloneOptions) error {
 	}
 	defer to.Close()
 	var st copyStats
-	for _, entry := range strings.Split(string(out), "\x00") {
-		if len(entry) < 4 {
-			continue
-		}
-		rel := entry[3:]
+	for _, rel := range paths {
 		if err := replaceWith(from, to, rel, &st); err != nil {
 			return fmt.Errorf("copy uncommitted %s: %w", rel, err)
 		}
 	}
 	return nil
+}
+
+// worktreeGitDir returns the git dir that `git worktree add` named in dst/.git.
+func worktreeGitDir(dst string) (string, error) {
+	b, err := readBeneath(dst, ".git", 4096)
+	if err != nil {
+		return "", fmt.Errorf("new worktree: %w", err)
+	}
+	dir, ok := strings.CutPrefix(strings.TrimSpace(string(b)), "gitdir: ")
+	if !ok || !filepath.IsAbs(dir) {
+		return "", fmt.Errorf("new worktree: unexpected .git file %q", b)
+	}
+	return dir, nil
 }
 
 // RemoveWorkspace deletes a working copy made by CloneWorkspace (never following a link in
