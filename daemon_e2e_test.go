@@ -286,36 +286,101 @@ func TestQuitKeepsTurnRunning(t *testing.T) {
 	}
 }
 
-// TestNewBuildReplacesIdleDaemon runs a command of another build while an idle daemon of this
-// build serves EXO_HOME: the old daemon is asked to drain and exit, and one of the new build
-// takes over with the sessions intact.
-func TestNewBuildReplacesIdleDaemon(t *testing.T) {
+// daemonStatus is what `exo daemon status --json` says.
+type daemonStatus struct {
+	Running bool
+	Daemon  struct {
+		Pid   int
+		Build string
+	}
+	Activity struct{ Watchers int }
+}
+
+// statusBy runs `daemon status --json` with the exo binary bin.
+func statusBy(t *testing.T, bin, home string) daemonStatus {
+	t.Helper()
+	var st daemonStatus
+	out, _ := exec.Command(bin, "--home", home, "daemon", "status", "--json").Output()
+	if err := json.Unmarshal(out, &st); err != nil {
+		t.Fatalf("daemon status: %v %q", err, out)
+	}
+	return st
+}
+
+// TestOnlyNewerBuildReplacesIdleDaemon runs two real builds of exo on one EXO_HOME. The other
+// build (its time is its binary's, -buildvcs=false) set older than this one is served by this
+// build's idle daemon and never replaces it; set newer, it does not replace the daemon while a
+// client follows it, and does once the daemon is idle, with the sessions intact; this build,
+// now the older, is then served by the newer daemon instead of replacing it back.
+func TestOnlyNewerBuildReplacesIdleDaemon(t *testing.T) {
 	other := filepath.Join(t.TempDir(), "exo-other")
-	if out, err := exec.Command("go", "build", "-ldflags", "-X main.buildTag=other", "-o", other, ".").CombinedOutput(); err != nil {
+	if out, err := exec.Command("go", "build", "-buildvcs=false", "-ldflags", "-X main.buildTag=other", "-o", other, ".").CombinedOutput(); err != nil {
 		t.Fatalf("build another exo: %v %s", err, out)
+	}
+	setBuilt := func(at time.Time) {
+		if err := os.Chtimes(other, at, at); err != nil {
+			t.Fatal(err)
+		}
 	}
 	home := t.TempDir()
 	mustRun(t, home, "new", "--name", "kept")
-	var before, after struct {
-		Daemon struct {
-			Pid   int
-			Build string
+	defer exec.Command(other, "--home", home, "daemon", "stop").Run()
+	sessionsBy := func(bin string) string {
+		t.Helper()
+		out, err := exec.Command(bin, "--home", home, "sessions").CombinedOutput()
+		if err != nil || !strings.Contains(string(out), "kept") {
+			t.Fatalf("%s sessions: %v %s", filepath.Base(bin), err, out)
 		}
+		return string(out)
 	}
-	json.Unmarshal([]byte(mustRun(t, home, "daemon", "status", "--json")), &before)
-	cmd := exec.Command(other, "--home", home, "sessions")
-	out, err := cmd.CombinedOutput()
-	if err != nil || !strings.Contains(string(out), "kept") {
-		t.Fatalf("the other build: %v %s", err, out)
+	first := statusBy(t, exoBin, home)
+
+	setBuilt(time.Date(2001, 1, 1, 0, 0, 0, 0, time.UTC))
+	sessionsBy(other)
+	if st := statusBy(t, exoBin, home); st.Daemon.Pid != first.Daemon.Pid {
+		t.Fatalf("an older build replaced the daemon: %+v, was %+v", st.Daemon, first.Daemon)
 	}
-	st := exec.Command(other, "--home", home, "daemon", "status", "--json")
-	b, _ := st.Output()
-	json.Unmarshal(b, &after)
-	if after.Daemon.Pid == 0 || after.Daemon.Pid == before.Daemon.Pid || after.Daemon.Build == before.Daemon.Build {
-		t.Fatalf("daemon before %+v, after %+v: not replaced", before.Daemon, after.Daemon)
+
+	setBuilt(time.Now().Add(time.Hour))
+	tail := exec.Command(exoBin, "--home", home, "tail", "kept", "-n", "0")
+	if err := tail.Start(); err != nil {
+		t.Fatal(err)
+	}
+	waitStatus(t, home, "the tail followed", func(st daemonStatus) bool { return st.Activity.Watchers == 1 })
+	sessionsBy(other)
+	if st := statusBy(t, exoBin, home); st.Daemon.Pid != first.Daemon.Pid {
+		t.Fatalf("a newer build replaced a daemon a client follows: %+v, was %+v", st.Daemon, first.Daemon)
+	}
+	tail.Process.Kill()
+	tail.Wait()
+	waitStatus(t, home, "the tail gone", func(st daemonStatus) bool { return st.Activity.Watchers == 0 })
+
+	sessionsBy(other)
+	after := statusBy(t, other, home)
+	if after.Daemon.Pid == 0 || after.Daemon.Pid == first.Daemon.Pid || after.Daemon.Build == first.Daemon.Build {
+		t.Fatalf("daemon before %+v, after %+v: the newer build did not replace the idle daemon", first.Daemon, after.Daemon)
+	}
+	sessionsBy(exoBin)
+	if st := statusBy(t, exoBin, home); st.Daemon.Pid != after.Daemon.Pid {
+		t.Fatalf("the older build replaced the newer daemon back: %+v, was %+v", st.Daemon, after.Daemon)
 	}
 	if pids := daemonPids(t, home); len(pids) != 1 {
 		t.Fatalf("daemons: %v", pids)
 	}
-	exec.Command(other, "--home", home, "daemon", "stop").Run()
+}
+
+// waitStatus polls this build's daemon status until cond holds.
+func waitStatus(t *testing.T, home, what string, cond func(daemonStatus) bool) {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		st := statusBy(t, exoBin, home)
+		if cond(st) {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s: %+v", what, st)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
 }

@@ -77,9 +77,9 @@ func daemonStatusCmd(e *env) *cobra.Command {
 				return err
 			}
 			if asJSON {
-				return writeJSON(e.stdout, map[string]any{"running": true, "daemon": c.Info, "activity": act})
+				return writeJSON(e.stdout, map[string]any{"running": true, "daemon": c.Daemon(), "activity": act})
 			}
-			printStatus(e, c.Info, act)
+			printStatus(e, c.Daemon(), act)
 			return nil
 		},
 	}
@@ -93,19 +93,16 @@ func printStatus(e *env, d api.DaemonInfo, act api.Activity) {
 	fmt.Fprintf(tw, "daemon\tpid %d, up %s\n", d.Pid, time.Since(d.Started).Round(time.Second))
 	fmt.Fprintf(tw, "EXO_HOME\t%s\n", d.Home)
 	fmt.Fprintf(tw, "socket\t%s\n", d.Socket)
-	fmt.Fprintf(tw, "build\t%.12s (protocol %d)\n", d.Build, d.Protocol)
+	fmt.Fprintf(tw, "build\t%.12s of %s (protocol %d)\n", d.Build, d.Built.Local().Format("2006-01-02 15:04"), d.Protocol)
 	idle := "never"
 	if d.IdleTimeout > 0 {
 		idle = "after " + d.IdleTimeout.String() + " with no clients and no work"
 	}
 	fmt.Fprintf(tw, "exits\t%s\n", idle)
-	watched := 0
-	for _, n := range act.Clients {
-		watched += n
-	}
 	fmt.Fprintf(tw, "running turns\t%d\n", len(act.Running))
 	fmt.Fprintf(tw, "background tasks\t%d\n", act.Tasks)
-	fmt.Fprintf(tw, "watching clients\t%d\n", watched)
+	fmt.Fprintf(tw, "subagents\t%d\n", act.Agents)
+	fmt.Fprintf(tw, "watching clients\t%d\n", act.Watchers)
 	fmt.Fprintf(tw, "log\t%s\n", d.Log)
 	tw.Flush()
 }
@@ -127,7 +124,7 @@ func daemonStopCmd(e *env) *cobra.Command {
 			if err := c.Stop(ctx); err != nil {
 				return err
 			}
-			fmt.Fprintf(e.stderr, "stopped the exo daemon (pid %d)\n", c.Info.Pid)
+			fmt.Fprintf(e.stderr, "stopped the exo daemon (pid %d)\n", c.Daemon().Pid)
 			return nil
 		},
 	}

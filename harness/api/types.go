@@ -221,8 +221,11 @@ type DoctorReport struct {
 
 // DaemonInfo describes a running daemon.
 type DaemonInfo struct {
-	Pid      int       `json:"pid"`
-	Build    string    `json:"build"`
+	Pid   int    `json:"pid"`
+	Build string `json:"build"`
+	// Built is when the daemon's build was made (its commit time, or its binary's time for a
+	// build of uncommitted changes): only a newer build replaces an idle daemon.
+	Built    time.Time `json:"built"`
 	Protocol int       `json:"protocol"`
 	Socket   string    `json:"socket"`
 	Home     string    `json:"home"`
@@ -238,10 +241,13 @@ type Activity struct {
 	Running map[string]string `json:"running"`
 	// Clients counts the watchers attached to each session.
 	Clients map[string]int `json:"clients"`
-	// Connections counts the clients connected to the daemon.
+	// Connections counts the clients connected to the daemon; Watchers its open watch and tail
+	// streams (apps, exo tail, exo run), attached to a session or not.
 	Connections int `json:"connections"`
+	Watchers    int `json:"watchers"`
 	// Tasks counts running background tasks; Agents running subagents.
 	Tasks  int         `json:"tasks"`
+	Agents int         `json:"agents"`
 	Daemon *DaemonInfo `json:"daemon,omitempty"`
 }
 

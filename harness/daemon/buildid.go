@@ -9,6 +9,7 @@ import (
 	"os"
 	"runtime/debug"
 	"sync"
+	"time"
 )
 
 // BuildID identifies this exo binary: the Go build id from its ELF note (unique per build of
@@ -23,6 +24,43 @@ var BuildID = sync.OnceValue(func() string {
 	}
 	return hex.EncodeToString(sum.Sum(nil))[:24]
 })
+
+// BuildTime says when this exo was made, to tell which of two builds is the newer: the commit
+// time the Go toolchain recorded (vcs.time) when the build's tree was clean, else the
+// executable's modification time (a build of uncommitted changes is newer than its commit).
+var BuildTime = sync.OnceValue(func() time.Time {
+	if at, ok := vcsTime(); ok {
+		return at
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		return time.Time{}
+	}
+	fi, err := os.Stat(exe)
+	if err != nil {
+		return time.Time{}
+	}
+	return fi.ModTime().UTC()
+})
+
+// vcsTime returns the commit time of a build from a clean tree.
+func vcsTime() (time.Time, bool) {
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		return time.Time{}, false
+	}
+	var at time.Time
+	modified := true
+	for _, s := range bi.Settings {
+		switch s.Key {
+		case "vcs.time":
+			at, _ = time.Parse(time.RFC3339, s.Value)
+		case "vcs.modified":
+			modified = s.Value != "false"
+		}
+	}
+	return at.UTC(), !at.IsZero() && !modified
+}
 
 // elfBuildID reads the .note.go.buildid section of this executable.
 func elfBuildID() string {

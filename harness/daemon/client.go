@@ -28,8 +28,23 @@ import (
 type Client struct {
 	socket string
 	http   *http.Client
-	// Info is the daemon this client reached (from its hello).
-	Info api.DaemonInfo
+
+	mu   sync.Mutex
+	info api.DaemonInfo // the daemon this client reached (from its hello)
+}
+
+// Daemon describes the daemon this client reached (from its hello).
+func (c *Client) Daemon() api.DaemonInfo {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.info
+}
+
+// setInfo records the daemon a hello reached.
+func (c *Client) setInfo(info api.DaemonInfo) {
+	c.mu.Lock()
+	c.info = info
+	c.mu.Unlock()
 }
 
 var _ api.Client = (*Client)(nil)
@@ -77,6 +92,7 @@ func (c *Client) request(ctx context.Context, method, path string, body any) (*h
 	}
 	req.Header.Set(headerProtocol, protocolString)
 	req.Header.Set(headerBuild, BuildID())
+	req.Header.Set(headerBuilt, builtHeader())
 	if body != nil {
 		req.Header.Set("Content-Type", "application/json")
 	}

@@ -62,29 +62,53 @@ func Connect(ctx context.Context, home string, o ConnectOptions) (*Client, error
 	return c.usable(ctx, home)
 }
 
-// usable says hello and checks that the daemon serves home with this protocol and build; an
-// idle daemon of another build is drained (and ErrUnavailable returned so a new one starts).
+// usable says hello and checks that the daemon serves home with this protocol and build. A
+// daemon of another build is replaced only by a newer build and only when it is idle (no work,
+// no client following it): it is drained and ErrUnavailable returned so a new one starts.
+// Otherwise a daemon of the same protocol serves this client as it is, and one of another
+// protocol is explained in one line.
 func (c *Client) usable(ctx context.Context, home string) (*Client, error) {
 	info, err := c.hello(ctx)
 	if err != nil {
 		return c, err
 	}
-	c.Info = info
+	c.setInfo(info)
 	if filepath.Clean(info.Home) != filepath.Clean(home) {
 		return c, fmt.Errorf("the exo daemon at %s serves %s, not %s: stop it with 'exo daemon stop --home %s'", c.socket, info.Home, home, info.Home)
 	}
 	if info.Protocol == Protocol && info.Build == BuildID() {
 		return c, nil
 	}
+	if !newerThan(info) {
+		if info.Protocol == Protocol {
+			return c, nil // an older client of a newer daemon: it serves us as it is
+		}
+		return c, fmt.Errorf("the exo daemon running (pid %d, build %.12s of %s) is newer than this exo (build %.12s of %s) and speaks protocol %d, this exo %d: use the newer exo, or run 'exo daemon stop' (its running turns are cancelled)",
+			info.Pid, info.Build, day(info.Built), BuildID(), day(BuildTime()), info.Protocol, Protocol)
+	}
 	if err := c.drain(ctx, true, "replaced by build "+BuildID()); err == nil {
 		waitGone(ctx, info.Pid, 10*time.Second)
 		return c, fmt.Errorf("%w: replaced an older daemon", api.ErrUnavailable)
 	}
 	if info.Protocol != Protocol {
-		return c, fmt.Errorf("the exo daemon running (pid %d, build %.12s) speaks protocol %d and this exo %d; it is busy: wait for its turns to end or run 'exo daemon stop'",
+		return c, fmt.Errorf("the exo daemon running (pid %d, build %.12s) speaks protocol %d and this exo %d; it is busy or has clients: wait for its turns to end and its apps to close, or run 'exo daemon stop'",
 			info.Pid, info.Build, info.Protocol, Protocol)
 	}
-	return c, nil // another build of the same protocol, busy: it serves us as it is
+	return c, nil // an older build of the same protocol, busy or followed: it serves us as it is
+}
+
+// newerThan reports whether this build is newer than the daemon's (a daemon that does not say
+// when it was built predates the rule, so it is older).
+func newerThan(info api.DaemonInfo) bool {
+	return BuildTime().After(info.Built)
+}
+
+// day formats a build time for a message.
+func day(t time.Time) string {
+	if t.IsZero() {
+		return "an unknown date"
+	}
+	return t.UTC().Format("2006-01-02 15:04 UTC")
 }
 
 // drain asks the daemon to exit (only when idle, if ifIdle).
@@ -98,8 +122,8 @@ func (c *Client) Stop(ctx context.Context) error {
 	if err := c.drain(ctx, false, "exo daemon stop"); err != nil {
 		return err
 	}
-	if !waitGone(ctx, c.Info.Pid, 30*time.Second) {
-		return fmt.Errorf("the daemon (pid %d) did not exit in 30 s", c.Info.Pid)
+	if pid := c.Daemon().Pid; !waitGone(ctx, pid, 30*time.Second) {
+		return fmt.Errorf("the daemon (pid %d) did not exit in 30 s", pid)
 	}
 	return nil
 }

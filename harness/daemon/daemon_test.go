@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -504,5 +505,117 @@ func TestReasoningAndAnswerStayApart(t *testing.T) {
 	}
 	if want := strings.Repeat("r", 300) + strings.Repeat("d", 300) + "o"; order.String() != want {
 		t.Fatalf("got %q", order.String())
+	}
+}
+
+// drainAs asks the fixture's daemon to drain if idle, as a client of build built at built.
+func drainAs(t *testing.T, f *fixture, build string, built time.Time) error {
+	t.Helper()
+	req, err := f.c.request(context.Background(), "POST", "/v1/daemon/drain", map[string]any{"if_idle": true, "reason": "test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set(headerBuild, build)
+	if !built.IsZero() {
+		req.Header.Set(headerBuilt, built.Format(time.RFC3339Nano))
+	} else {
+		req.Header.Del(headerBuilt)
+	}
+	resp, err := f.c.http.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		b, _ := io.ReadAll(resp.Body)
+		return fmt.Errorf("%d: %s", resp.StatusCode, b)
+	}
+	return nil
+}
+
+// TestOnlyANewerBuildReplacesAnIdleDaemon: a drain to replace the daemon is refused from the
+// same build, an older one, one that does not say when it was built, and a newer one while a
+// client follows the daemon; a newer build's drain of the idle daemon stops it.
+func TestOnlyANewerBuildReplacesAnIdleDaemon(t *testing.T) {
+	f := serve(t, 0)
+	built := time.Date(2026, 11, 1, 12, 0, 0, 0, time.UTC)
+	f.srv.info.Built = built
+	for _, c := range []struct {
+		name, build string
+		at          time.Time
+	}{
+		{"same build", f.srv.info.Build, built.Add(time.Hour)},
+		{"older build", "older", built.Add(-time.Hour)},
+		{"build of the same time", "twin", built},
+		{"build that does not say when", "mute", time.Time{}},
+	} {
+		if err := drainAs(t, f, c.build, c.at); err == nil || !strings.Contains(err.Error(), "busy") {
+			t.Fatalf("%s: drain answered %v, want a refusal", c.name, err)
+		}
+	}
+	w, err := f.c.Watch(context.Background(), api.WatchRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := drainAs(t, f, "newer", built.Add(time.Hour)); err == nil || !strings.Contains(err.Error(), "clients follow") {
+		t.Fatalf("drain with a watching client answered %v", err)
+	}
+	w.Close()
+	deadline := time.Now().Add(10 * time.Second)
+	for f.svc.Watchers() > 0 && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	select {
+	case <-f.done:
+		t.Fatal("the daemon stopped before a newer build asked")
+	default:
+	}
+	if err := drainAs(t, f, "newer", built.Add(time.Hour)); err != nil {
+		t.Fatalf("a newer build's drain of the idle daemon: %v", err)
+	}
+	select {
+	case <-f.done:
+		f.done <- nil
+	case <-time.After(10 * time.Second):
+		t.Fatal("the drained daemon did not stop")
+	}
+}
+
+// fakeDaemon serves a hello describing info and counts drain requests.
+func fakeDaemon(t *testing.T, info api.DaemonInfo) (*Client, *atomic.Int32) {
+	t.Helper()
+	sock := filepath.Join(t.TempDir(), "fake.sock")
+	l, err := net.Listen("unix", sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	drains := new(atomic.Int32)
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /v1/hello", func(w http.ResponseWriter, r *http.Request) { writeJSON(w, info) })
+	mux.HandleFunc("POST /v1/daemon/drain", func(w http.ResponseWriter, r *http.Request) {
+		drains.Add(1)
+		writeError(w, fmt.Errorf("%w: running turns", api.ErrBusy))
+	})
+	srv := &http.Server{Handler: mux}
+	go srv.Serve(l)
+	t.Cleanup(func() { srv.Close() })
+	return newClient(sock), drains
+}
+
+// TestOlderClientDoesNotDrain: a client older than the daemon never asks it to drain; of the
+// same protocol it is served, of another it gets one line saying the daemon is newer.
+func TestOlderClientDoesNotDrain(t *testing.T) {
+	future := time.Now().Add(24 * time.Hour)
+	c, drains := fakeDaemon(t, api.DaemonInfo{Pid: 4242, Build: "newer", Built: future, Protocol: Protocol, Home: "/h"})
+	if _, err := c.usable(context.Background(), "/h"); err != nil {
+		t.Fatalf("an older client of the same protocol: %v", err)
+	}
+	c2, drains2 := fakeDaemon(t, api.DaemonInfo{Pid: 4242, Build: "newer", Built: future, Protocol: Protocol + 1, Home: "/h"})
+	_, err := c2.usable(context.Background(), "/h")
+	if err == nil || !strings.Contains(err.Error(), "is newer than this exo") || strings.Contains(err.Error(), "\n") {
+		t.Fatalf("an older client of another protocol: %v", err)
+	}
+	if n := drains.Load() + drains2.Load(); n != 0 {
+		t.Fatalf("an older client asked a newer daemon to drain (%d times)", n)
 	}
 }

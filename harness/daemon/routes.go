@@ -5,6 +5,7 @@ import (
 	"io"
 	"net/http"
 	"strconv"
+	"time"
 
 	"exo/harness"
 	"exo/harness/api"
@@ -26,9 +27,15 @@ func (s *Server) routes() http.Handler {
 	h := func(pattern string, fn func(w http.ResponseWriter, r *http.Request) error) {
 		m.Handle(pattern, s.handler(fn))
 	}
+	// hello and drain are the handshake: they answer clients of any protocol, so that an exo of
+	// another version can still see which daemon runs and stop it.
 	m.HandleFunc("GET /v1/hello", s.hello)
-	h("POST /v1/daemon/drain", s.drain)
-	h("GET /v1/activity", func(w http.ResponseWriter, r *http.Request) error { return reply(w)(s.svc.Activity(r.Context())) })
+	m.Handle("POST /v1/daemon/drain", s.anyProtocol(s.drain))
+	h("GET /v1/activity", func(w http.ResponseWriter, r *http.Request) error {
+		a, err := s.svc.Activity(r.Context())
+		a.Connections = int(s.conns.Load())
+		return reply(w)(a, err)
+	})
 	h("GET /v1/doctor", func(w http.ResponseWriter, r *http.Request) error {
 		return reply(w)(s.svc.Doctor(r.Context(), r.URL.Query().Get("workspace")))
 	})
@@ -101,7 +108,9 @@ func (s *Server) hello(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, s.info)
 }
 
-// drain stops the daemon: at once, or only when it has no work (if_idle), for a newer build.
+// drain stops the daemon: at once, or, for a client of another build that would replace it
+// (if_idle), only when that build is newer and the daemon is idle: no running work, no client
+// following it and no other request in flight.
 func (s *Server) drain(w http.ResponseWriter, r *http.Request) error {
 	var body struct {
 		IfIdle bool   `json:"if_idle"`
@@ -110,8 +119,10 @@ func (s *Server) drain(w http.ResponseWriter, r *http.Request) error {
 	if err := readJSON(r, &body); err != nil {
 		return err
 	}
-	if body.IfIdle && s.svc.Busy() {
-		return fmt.Errorf("%w: the daemon is running turns or tasks", api.ErrBusy)
+	if body.IfIdle {
+		if err := s.replaceable(r); err != nil {
+			return err
+		}
 	}
 	writeJSON(w, struct {
 		Pid int `json:"pid"`
@@ -124,6 +135,27 @@ func (s *Server) drain(w http.ResponseWriter, r *http.Request) error {
 		reason = "asked to stop"
 	}
 	go s.Stop(reason)
+	return nil
+}
+
+// replaceable says why a client may not replace this daemon (nil when it may): only a newer
+// build replaces an idle daemon, so two builds never take turns replacing each other.
+func (s *Server) replaceable(r *http.Request) error {
+	if r.Header.Get(headerBuild) == s.info.Build {
+		return fmt.Errorf("%w: a client of the same build does not replace its daemon", api.ErrBusy)
+	}
+	built, err := time.Parse(time.RFC3339Nano, r.Header.Get(headerBuilt))
+	if err != nil || !built.After(s.info.Built) {
+		return fmt.Errorf("%w: only a newer build replaces this daemon (built %s)", api.ErrBusy, s.info.Built.Format(time.RFC3339))
+	}
+	switch {
+	case s.svc.Busy():
+		return fmt.Errorf("%w: the daemon is running turns, tasks or subagents", api.ErrBusy)
+	case s.svc.Watchers() > 0:
+		return fmt.Errorf("%w: clients follow the daemon (apps, exo tail)", api.ErrBusy)
+	case s.inflight.Load() > 1:
+		return fmt.Errorf("%w: the daemon is answering other requests", api.ErrBusy)
+	}
 	return nil
 }
 

@@ -78,7 +78,7 @@ func Run(o RunOptions) (err error) {
 	if err != nil {
 		return err
 	}
-	info := api.DaemonInfo{Pid: os.Getpid(), Build: BuildID(), Protocol: Protocol, Socket: sock, Home: o.Home,
+	info := api.DaemonInfo{Pid: os.Getpid(), Build: BuildID(), Built: BuildTime(), Protocol: Protocol, Socket: sock, Home: o.Home,
 		Started: time.Now().UTC(), Log: filepath.Join(o.Home, LogName), IdleTimeout: idleTimeout(o.IdleTimeout)}
 	exe := o.Executable
 	if exe == "" {

@@ -138,11 +138,20 @@ func (s *Server) idleLoop() {
 
 // handler wraps an endpoint: the protocol check, the in-flight count and error answers.
 func (s *Server) handler(fn func(w http.ResponseWriter, r *http.Request) error) http.HandlerFunc {
+	inner := s.anyProtocol(fn)
 	return func(w http.ResponseWriter, r *http.Request) {
 		if p := r.Header.Get(headerProtocol); p != "" && p != protocolString {
 			writeError(w, errIncompatible(p))
 			return
 		}
+		inner(w, r)
+	}
+}
+
+// anyProtocol wraps an endpoint of the handshake (it answers clients of any protocol): the
+// in-flight count and error answers.
+func (s *Server) anyProtocol(fn func(w http.ResponseWriter, r *http.Request) error) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
 		s.inflight.Add(1)
 		defer func() {
 			s.inflight.Add(-1)

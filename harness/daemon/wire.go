@@ -8,6 +8,8 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"sync"
+	"time"
 
 	"exo/harness"
 	"exo/harness/api"
@@ -21,7 +23,13 @@ const Protocol = 1
 const (
 	headerProtocol = "X-Exo-Protocol"
 	headerBuild    = "X-Exo-Build"
+	// headerBuilt is the client's BuildTime (RFC 3339): a drain to replace the daemon is
+	// accepted only from a newer build.
+	headerBuilt = "X-Exo-Built"
 )
+
+// builtHeader is BuildTime as it travels.
+var builtHeader = sync.OnceValue(func() string { return BuildTime().Format(time.RFC3339Nano) })
 
 // frame is one line of a stream (watch, tail, exec): a notice, exec output, or the end.
 type frame struct {

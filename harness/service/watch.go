@@ -233,10 +233,18 @@ func (s *Service) Attach(ctx context.Context, watchID, sessionID string) error {
 	return nil
 }
 
+// Watchers counts the open watch and tail streams: clients that follow the harness.
+func (s *Service) Watchers() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.watches)
+}
+
 // Activity reports running turns, watchers and background work.
 func (s *Service) Activity(ctx context.Context) (api.Activity, error) {
 	a := s.activity()
 	a.Tasks = s.h.RunningTasks()
+	a.Agents = s.agents()
 	a.Daemon = s.opts.Daemon
 	return a, nil
 }
@@ -245,7 +253,7 @@ func (s *Service) Activity(ctx context.Context) (api.Activity, error) {
 func (s *Service) activity() api.Activity {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	a := api.Activity{Running: map[string]string{}, Clients: s.clientCounts()}
+	a := api.Activity{Running: map[string]string{}, Clients: s.clientCounts(), Watchers: len(s.watches)}
 	for id, r := range s.running {
 		a.Running[id] = r.id
 	}
