@@ -5,26 +5,19 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io/fs"
 	"path"
 	"regexp"
 	"sort"
 	"strings"
+	"syscall"
 
 	"github.com/bmatcuk/doublestar/v4"
 
 	"exo/sandbox"
 )
-
-// skipDir reports directories the search tools never descend into.
-func skipDir(name string) bool {
-	switch name {
-	case ".git", "node_modules", ".venv", "venv", "target", "dist", "__pycache__", ".exo":
-		return true
-	}
-	return false
-}
 
 // maxListed bounds the entries glob, grep and list_dir return.
 const maxListed = 500
@@ -43,7 +36,10 @@ func (tc toolCtx) searchRoot(p string) (*sandbox.Dir, string, error) {
 }
 
 func runGlob(_ context.Context, tc toolCtx, raw json.RawMessage) toolOutput {
-	var a struct{ Pattern, Path string }
+	var a struct {
+		Pattern, Path  string
+		IncludeIgnored bool `json:"include_ignored"`
+	}
 	if err := argsOf(raw, &a); err != nil {
 		return failed(err.Error())
 	}
@@ -55,29 +51,52 @@ func runGlob(_ context.Context, tc toolCtx, raw json.RawMessage) toolOutput {
 		return failed(err.Error())
 	}
 	defer d.Close()
-	sub, err := fs.Sub(d.FS(), root)
-	if err != nil {
-		return failed("glob: " + err.Error())
-	}
+	base, pattern := doublestar.SplitPattern(a.Pattern)
+	start, depth := path.Join(root, base), globDepth(pattern)
 	var out []string
-	err = doublestar.GlobWalk(sub, a.Pattern, func(p string, e fs.DirEntry) error {
-		if e.IsDir() && skipDir(e.Name()) {
-			return fs.SkipDir
+	err = sandbox.WalkFiles(d, start, sandbox.WalkOptions{IncludeIgnored: a.IncludeIgnored}, func(p string, e fs.DirEntry) error {
+		rel := strings.TrimPrefix(p, start+"/")
+		if start == "." {
+			rel = p
 		}
-		out = append(out, path.Join(root, p))
-		if len(out) >= maxListed {
-			return fs.SkipAll
+		if ok, _ := doublestar.Match(pattern, rel); ok {
+			out = append(out, p)
+			if len(out) >= maxListed {
+				return fs.SkipAll
+			}
+		}
+		if e.IsDir() && depth > 0 && strings.Count(rel, "/")+1 >= depth {
+			return fs.SkipDir
 		}
 		return nil
 	})
+	if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) {
+		err = nil // the pattern's fixed folder is not there: nothing matches.
+	}
 	if err != nil {
 		return fsError("glob", a.Pattern, err)
 	}
 	sort.Strings(out)
 	if len(out) == 0 {
-		return toolOutput{text: "no files match " + a.Pattern}
+		return toolOutput{text: "no files match " + a.Pattern + ignoredNote(a.IncludeIgnored)}
 	}
 	return toolOutput{text: strings.Join(out, "\n") + listedNote(len(out))}
+}
+
+// globDepth is how many folders deep a pattern can match (0: any depth, it has **).
+func globDepth(pattern string) int {
+	if strings.Contains(pattern, "**") {
+		return 0
+	}
+	return strings.Count(pattern, "/") + 1
+}
+
+// ignoredNote tells the model, when a search found nothing, that ignored files were left out.
+func ignoredNote(included bool) string {
+	if included {
+		return ""
+	}
+	return " (files ignored by .gitignore were not searched; set include_ignored to search them)"
 }
 
 func listedNote(n int) string {
@@ -88,7 +107,10 @@ func listedNote(n int) string {
 }
 
 func runGrep(ctx context.Context, tc toolCtx, raw json.RawMessage) toolOutput {
-	var a struct{ Pattern, Path, Glob string }
+	var a struct {
+		Pattern, Path, Glob string
+		IncludeIgnored      bool `json:"include_ignored"`
+	}
 	if err := argsOf(raw, &a); err != nil {
 		return failed(err.Error())
 	}
@@ -101,19 +123,20 @@ func runGrep(ctx context.Context, tc toolCtx, raw json.RawMessage) toolOutput {
 		return failed(err.Error())
 	}
 	defer d.Close()
+	if fi, err := d.Lstat(root); err == nil && fi.Mode().IsRegular() {
+		// One file named by path: searched whatever the ignore files say.
+		if out := grepFile(d, root, re, nil, tc.x.h.RedactCut); len(out) > 0 {
+			return toolOutput{text: strings.Join(out, "\n") + listedNote(len(out))}
+		}
+		return toolOutput{text: "no matches for " + a.Pattern + " in " + root}
+	}
 	var out []string
-	walkErr := fs.WalkDir(d.FS(), root, func(p string, e fs.DirEntry, err error) error {
-		if err != nil || ctx.Err() != nil {
+	walkErr := sandbox.WalkFiles(d, root, sandbox.WalkOptions{IncludeIgnored: a.IncludeIgnored}, func(p string, e fs.DirEntry) error {
+		if ctx.Err() != nil {
 			return ctx.Err()
 		}
-		if e.IsDir() {
-			if p != root && skipDir(e.Name()) {
-				return fs.SkipDir
-			}
-			return nil
-		}
 		if !e.Type().IsRegular() {
-			return nil // links are not followed; devices and pipes are not text.
+			return nil // folders are walked; links are not followed; devices and pipes are not text.
 		}
 		if a.Glob != "" {
 			if ok, _ := doublestar.Match(a.Glob, p); !ok {
@@ -132,7 +155,7 @@ func runGrep(ctx context.Context, tc toolCtx, raw json.RawMessage) toolOutput {
 		return fsError("grep", a.Path, walkErr)
 	}
 	if len(out) == 0 {
-		return toolOutput{text: "no matches for " + a.Pattern}
+		return toolOutput{text: "no matches for " + a.Pattern + ignoredNote(a.IncludeIgnored)}
 	}
 	return toolOutput{text: strings.Join(out, "\n") + listedNote(len(out))}
 }
