@@ -22,7 +22,10 @@ func (h *Harness) AppendOn(sessionID, branch string, recs ...store.Record) ([]st
 	return h.appendWith(sessionID, branch, nil, recs...)
 }
 
-// appendWith is AppendOn that also runs inTx (when not nil) in the same transaction.
+// appendWith is AppendOn that also runs inTx (when not nil) in the same transaction. On a
+// store whose commits are bounded (etcd) a batch too big for one is committed in several, in
+// order, each a consistent prefix (inTx with the last); on error the events committed so far
+// are returned with it, and published.
 func (h *Harness) appendWith(sessionID, branch string, inTx func(*store.Tx) error, recs ...store.Record) ([]store.Event, error) {
 	if r := h.redactor(); r != nil {
 		// No secret value enters the log, whoever wrote the record.
@@ -30,6 +33,35 @@ func (h *Harness) appendWith(sessionID, branch string, inTx func(*store.Tx) erro
 			recs[i].Data = r.Bytes(recs[i].Data)
 		}
 	}
+	batches := h.st.Batches(recs)
+	if len(batches) == 0 {
+		batches = [][]store.Record{nil}
+	}
+	var out []store.Event
+	for i, b := range batches {
+		last := inTx
+		if i < len(batches)-1 {
+			last = nil
+		}
+		evs, on, err := h.appendBatch(sessionID, branch, last, b)
+		if err != nil {
+			h.committed(sessionID, on, out)
+			return out, err
+		}
+		branch = on
+		out = append(out, evs...)
+	}
+	h.committed(sessionID, branch, out)
+	for _, e := range out {
+		failpoint.Hit("after." + e.Type) // tests kill exo right after an event is durable
+	}
+	return out, nil
+}
+
+// appendBatch appends records that fit one commit to the session's branch (failing with
+// ErrBranchMoved if it is no longer branch, when branch is given) and runs inTx in the same
+// transaction. It returns the events and the branch they are on.
+func (h *Harness) appendBatch(sessionID, branch string, inTx func(*store.Tx) error, recs []store.Record) ([]store.Event, string, error) {
 	var evs []store.Event
 	err := h.st.Update(func(tx *store.Tx) error {
 		s, err := getSession(tx, sessionID)
@@ -46,13 +78,9 @@ func (h *Harness) appendWith(sessionID, branch string, inTx func(*store.Tx) erro
 		return inTx(tx)
 	})
 	if err != nil {
-		return nil, fmt.Errorf("append to session %s: %w", sessionID, err)
+		return nil, branch, fmt.Errorf("append to session %s: %w", sessionID, err)
 	}
-	h.committed(sessionID, branch, evs)
-	for _, e := range evs {
-		failpoint.Hit("after." + e.Type) // tests kill exo right after an event is durable
-	}
-	return evs, nil
+	return evs, branch, nil
 }
 
 // committed advances the cached projection of a branch, checkpoints it when due, and tells
@@ -78,7 +106,16 @@ func (h *Harness) committed(sessionID, branch string, evs []store.Event) {
 	}
 	h.mu.Unlock()
 	if blob != nil {
-		_ = h.st.PutCheckpoint(sessionProjection, branch, at, blob) // a lost checkpoint only costs replay
+		h.putCheckpoint(branch, at, blob)
 	}
 	h.broker.publish(Notice{Session: sessionID, Events: evs})
+}
+
+// putCheckpoint stores a Session projection checkpoint. One that cannot be stored costs
+// replay when the branch is next opened, so it fails nothing, but it is logged.
+func (h *Harness) putCheckpoint(branch string, at uint64, blob []byte) {
+	if err := h.st.PutCheckpoint(sessionProjection, branch, at, blob); err != nil {
+		h.log().Warn("checkpoint not stored: opening the session replays from an earlier one",
+			"branch", branch, "seq", at, "bytes", len(blob), "error", err)
+	}
 }

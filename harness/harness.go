@@ -2,6 +2,7 @@ package harness
 
 import (
 	"fmt"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"sync"
@@ -39,6 +40,17 @@ type Options struct {
 	Store string
 	// SandboxHelper is the argv prefix that runs sandbox.HelperMain (default: this executable).
 	SandboxHelper []string
+	// Log receives the harness's warnings, such as a checkpoint that could not be stored
+	// (default: discarded).
+	Log *slog.Logger
+}
+
+// log returns the harness's logger.
+func (h *Harness) log() *slog.Logger {
+	if h.opts.Log == nil {
+		return slog.New(slog.DiscardHandler)
+	}
+	return h.opts.Log
 }
 
 // homeEvidence lists what the harness keeps in EXO_HOME besides the database: when any of it is

@@ -57,7 +57,7 @@ func (h *Harness) BranchState(branch string) (*SessionState, error) {
 		return nil, err
 	}
 	if replayed > h.opts.CheckpointEvery {
-		_ = h.st.PutCheckpoint(sessionProjection, branch, st.Head, encodeState(st))
+		h.putCheckpoint(branch, st.Head, encodeState(st))
 	}
 	h.mu.Lock()
 	if cur := h.states[branch]; cur == nil || cur.Head < st.Head {

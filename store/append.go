@@ -29,6 +29,19 @@ func (s *Store) Append(branch string, recs ...Record) (out []Event, err error) {
 	return out, nil
 }
 
+// Batches splits recs into consecutive runs that each fit one commit of the store's engine
+// (one run on an engine without limits); a record too big for any commit is a run of its own,
+// whose commit fails with ErrTooLarge.
+func (s *Store) Batches(recs []Record) [][]Record {
+	var out [][]Record
+	for len(recs) > 0 {
+		n := s.batchLen(recs)
+		out = append(out, recs[:n])
+		recs = recs[n:]
+	}
+	return out
+}
+
 // batchLen returns how many of recs fit one commit of the store's engine.
 func (s *Store) batchLen(recs []Record) int {
 	l, ok := s.kv.(interface{ limits() (int, int) })

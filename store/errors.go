@@ -24,3 +24,7 @@ var (
 
 // ErrNotOwner means another process owns the branch: only its owner appends to it.
 var ErrNotOwner = errors.New("branch is owned by another daemon")
+
+// ErrTooLarge means a write does not fit one commit of the engine (etcd's request and
+// transaction limits): nothing of it was stored.
+var ErrTooLarge = errors.New("write exceeds the store's request limits")

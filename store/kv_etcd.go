@@ -327,8 +327,8 @@ func (t *etcdTx) commit() error {
 		return nil
 	}
 	if len(t.order) > t.e.maxOps || len(t.cmps) > t.e.maxOps || t.size > t.e.maxBytes {
-		return fmt.Errorf("etcd transaction of %d writes, %d compares and %d bytes exceeds the cluster's limits (%d operations, %d bytes)",
-			len(t.order), len(t.cmps), t.size, t.e.maxOps, t.e.maxBytes)
+		return fmt.Errorf("etcd transaction of %d writes, %d compares and %d bytes: %w (%d operations, %d bytes; set max-txn-ops and max-request-bytes in the store URL when the cluster allows more): nothing of it was stored",
+			len(t.order), len(t.cmps), t.size, ErrTooLarge, t.e.maxOps, t.e.maxBytes)
 	}
 	var lease clientv3.LeaseID
 	if t.leased() {
@@ -355,6 +355,10 @@ func (t *etcdTx) commit() error {
 	if err != nil {
 		if errors.Is(err, rpctypes.ErrNoSpace) || strings.Contains(err.Error(), "database space exceeded") {
 			return fmt.Errorf("etcd write of %d keys refused: %w: nothing of it was stored; compact and defragment the cluster or raise its --quota-backend-bytes (%v)", len(ops), ErrNoSpace, err)
+		}
+		if errors.Is(err, rpctypes.ErrRequestTooLarge) || errors.Is(err, rpctypes.ErrTooManyOps) || strings.Contains(err.Error(), "message larger than max") {
+			return fmt.Errorf("etcd write of %d keys and %d bytes refused: %w (the cluster allows less than the store URL's max-txn-ops %d and max-request-bytes %d say): nothing of it was stored (%v)",
+				len(ops), t.size, ErrTooLarge, t.e.maxOps, t.e.maxBytes, err)
 		}
 		if errors.Is(err, rpctypes.ErrLeaseNotFound) {
 			t.e.dropLease(lease) // it ended before its loss was noticed: run again under a new one

@@ -65,6 +65,9 @@ func Run(o RunOptions) (err error) {
 	if err != nil {
 		return err
 	}
+	if o.Harness.Log == nil {
+		o.Harness.Log = log
+	}
 	h, err := openHarness(o)
 	if err != nil {
 		return err

@@ -21,6 +21,9 @@ type Options struct {
 	Fsync bool
 	// QuotaBytes is the backend quota (0: etcd's default).
 	QuotaBytes int64
+	// MaxRequestBytes and MaxTxnOps are the members' --max-request-bytes and --max-txn-ops
+	// (0: etcd's defaults, 1.5 MiB and 128).
+	MaxRequestBytes, MaxTxnOps uint
 }
 
 // Cluster is a running embedded cluster.
@@ -64,6 +67,12 @@ func start(tb testing.TB, n int, o Options) (*Cluster, error) {
 		cfg.ZapLoggerBuilder = embed.NewZapLoggerBuilder(zap.NewNop())
 		cfg.UnsafeNoFsync = !o.Fsync
 		cfg.QuotaBackendBytes = o.QuotaBytes
+		if o.MaxRequestBytes > 0 {
+			cfg.MaxRequestBytes = o.MaxRequestBytes
+		}
+		if o.MaxTxnOps > 0 {
+			cfg.MaxTxnOps = o.MaxTxnOps
+		}
 		peers = append(peers, cfg.Name+"="+pu.String())
 		c.cfgs = append(c.cfgs, cfg)
 		c.Endpoints = append(c.Endpoints, cu.Host)
