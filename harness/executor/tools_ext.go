@@ -36,7 +36,18 @@ type ExtCall struct {
 	Workspace string
 	Name      string
 	Args      json.RawMessage
+	// Vet, set by the executor, checks a path the call names before the source runs it (see
+	// PathVet); nil checks nothing.
+	Vet PathVet
 }
+
+// PathVet checks a path a source's tool call names, before the call: exo's own files are never
+// reachable (the refusal is recorded as secret.denied); a path the call writes must resolve
+// inside the workspace, or beneath one of extra (folders outside the workspace the source may
+// write), and inside the workspace obey the rules of exo's own file tools (the session's scope,
+// no .git, no hook or MCP configuration). Relative paths are taken from the workspace. It
+// returns why the call is refused, or nil.
+type PathVet func(path string, write bool, extra []string) error
 
 // ExtResult is a ToolSource tool's result. Text is redacted by the executor before it is
 // recorded; a source that stored the full output as an artifact sets Artifact, Truncated and
@@ -110,6 +121,7 @@ func (x *Executor) extSource(name string) ToolSource {
 // MCP server is a program outside the sandbox, and gets no secret value from the model.
 func runExt(ctx context.Context, src ToolSource, tc toolCtx, name string, args json.RawMessage) toolOutput {
 	args = json.RawMessage(tc.x.h.Redact(string(args)))
-	r := src.Call(ctx, ExtCall{Session: tc.session, Branch: tc.branch, CallID: tc.callID, Workspace: tc.ws, Name: name, Args: args})
+	r := src.Call(ctx, ExtCall{Session: tc.session, Branch: tc.branch, CallID: tc.callID, Workspace: tc.ws, Name: name, Args: args,
+		Vet: func(path string, write bool, extra []string) error { return tc.vetPath(name, path, write, extra) }})
 	return toolOutput{text: r.Text, isError: r.IsError, artifact: r.Artifact, trunc: r.Truncated, total: r.TotalBytes, changed: r.Changed}
 }

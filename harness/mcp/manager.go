@@ -273,6 +273,9 @@ func (m *Manager) Call(ctx context.Context, call executor.ExtCall) executor.ExtR
 	if sess == nil {
 		return errResult(fmt.Sprintf("MCP server %s is not running: %s", c.srv.Name, ev.Error))
 	}
+	if why := vetPaths(call.Vet, c.toolOf(tool), c.srv, args); why != "" {
+		return errResult(fmt.Sprintf("refused before calling MCP server %s: %s", c.srv.Name, why))
+	}
 	timeout := m.opts.CallTimeout
 	if c.srv.Timeout > 0 {
 		timeout = time.Duration(c.srv.Timeout) * time.Second
