@@ -2,6 +2,7 @@ package app
 
 import (
 	"context"
+	"fmt"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
@@ -36,16 +37,26 @@ func (m *Model) openWatchCmd(attach string) tea.Cmd {
 	}
 }
 
-// onWatchOpened starts listening, or retries later.
+// onWatchOpened starts listening, or retries later. After the daemon went away, what the app
+// knew of running turns is dropped: the activity, the session and the siblings are read again
+// from the daemon it reached (a new one when the old one died: the client starts it).
 func (m *Model) onWatchOpened(msg watchOpenedMsg) tea.Cmd {
 	if msg.err != nil {
-		return tea.Batch(m.say("the exo daemon is not answering ("+msg.err.Error()+"); retrying…", true),
+		m.offline = true
+		text := "the exo daemon is not answering (" + msg.err.Error() + "); retrying…"
+		if m.held != "" {
+			text += " Your prompt waits in the input and goes out when exo reconnects."
+		}
+		return tea.Batch(m.say(text, true),
 			tea.Tick(reconnectDelay*4, func(time.Time) tea.Msg { return reconnectMsg{} }))
 	}
-	reconnected := m.watch != nil
-	m.watch = msg.w
+	reconnected := m.watch != nil || m.offline
+	m.watch, m.offline = msg.w, false
 	cmds := []tea.Cmd{waitNotices(msg.w.C), m.activityCmd()}
 	if reconnected {
+		m.running = map[string]string{}
+		m.streaming = false
+		m.info.Busy = m.busy()
 		cmds = append(cmds, m.refreshCmd(), m.siblingsCmd(), m.say("reconnected to the exo daemon", false))
 	}
 	if cur := m.current(); cur != "" {
@@ -54,7 +65,7 @@ func (m *Model) onWatchOpened(msg watchOpenedMsg) tea.Cmd {
 	return tea.Batch(cmds...)
 }
 
-// onWatchClosed reconnects after the daemon went away (the next client call restarts it).
+// onWatchClosed reconnects after the daemon went away (the client starts a new one).
 func (m *Model) onWatchClosed() tea.Cmd {
 	if m.watch == nil || m.quitting {
 		return nil
@@ -63,8 +74,48 @@ func (m *Model) onWatchClosed() tea.Cmd {
 	if err := m.watch.Err(); err != nil {
 		why = err.Error()
 	}
+	m.offline, m.lostTurn = true, m.busy()
 	return tea.Batch(m.say("lost the exo daemon ("+why+"); reconnecting…", true),
 		tea.Tick(reconnectDelay, func(time.Time) tea.Msg { return reconnectMsg{} }))
+}
+
+// onActivity applies what runs in the harness; after a reconnection it says whether the daemon
+// was replaced (and the turn it ran interrupted), then sends the prompt held meanwhile.
+func (m *Model) onActivity(msg activityMsg) tea.Cmd {
+	if msg.err != nil {
+		return nil
+	}
+	m.running = map[string]string{}
+	for id, t := range msg.act.Running {
+		m.running[id] = t
+	}
+	m.clients = msg.act.Clients
+	m.info.Busy = m.busy()
+	var cmds []tea.Cmd
+	if d := msg.act.Daemon; d != nil {
+		if m.daemonPid != 0 && d.Pid != m.daemonPid {
+			cmds = append(cmds, m.say(replacedText(m.daemonPid, d.Pid, m.lostTurn), m.lostTurn))
+			m.lostTurn = false
+		}
+		m.daemonPid = d.Pid
+	}
+	if text := m.held; text != "" {
+		m.held = ""
+		if m.input.Value() == text { // the user did not change it meanwhile
+			m.input.SetValue("")
+			cmds = append(cmds, m.submit(text))
+		}
+	}
+	return tea.Batch(cmds...)
+}
+
+// replacedText tells the user the daemon was replaced.
+func replacedText(old, now int, lostTurn bool) string {
+	text := fmt.Sprintf("the exo daemon (pid %d) had stopped; exo started a new one (pid %d)", old, now)
+	if lostTurn {
+		text += ": the turn that was running is recorded as interrupted"
+	}
+	return text
 }
 
 // attachWatchCmd makes the app's watch count as a client of the session it shows.

@@ -165,7 +165,7 @@ func (m *Model) promptCmd(text string) tea.Cmd {
 	id, c, override := m.current(), m.c, m.opts.OverrideGovernance
 	return func() tea.Msg {
 		t, err := c.StartTurn(bg, api.TurnRequest{Session: id, Text: text, Source: "tui", OverrideGovernance: override})
-		return turnStartedMsg{session: id, turn: t.ID, err: err}
+		return turnStartedMsg{session: id, turn: t.ID, text: text, err: err}
 	}
 }
 

@@ -3,6 +3,7 @@ package app
 import (
 	"fmt"
 	"strconv"
+	"strings"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
@@ -27,15 +28,7 @@ func (m *Model) onHarness(msg tea.Msg) (tea.Cmd, bool) {
 	case reconnectMsg:
 		return m.openWatchCmd(m.current()), true
 	case activityMsg:
-		if msg.err == nil {
-			m.running = map[string]string{}
-			for id, t := range msg.act.Running {
-				m.running[id] = t
-			}
-			m.clients = msg.act.Clients
-			m.info.Busy = m.busy()
-		}
-		return nil, true
+		return m.onActivity(msg), true
 	case turnStartedMsg:
 		return m.onTurnStarted(msg), true
 	case sessionLoadedMsg:
@@ -286,7 +279,12 @@ func (m *Model) onEvent(e harness.Event) tea.Cmd {
 func (m *Model) onTurnStarted(msg turnStartedMsg) tea.Cmd {
 	if msg.err != nil {
 		m.info.Busy = m.busy()
-		return tea.Batch(m.say(msg.err.Error(), true), m.refreshCmd())
+		text := msg.err.Error()
+		if msg.text != "" && strings.TrimSpace(m.input.Value()) == "" {
+			m.input.SetValue(msg.text) // a prompt that did not go out is never lost
+			text = "not sent: " + text + " (your prompt is back in the input)"
+		}
+		return tea.Batch(m.say(text, true), m.refreshCmd())
 	}
 	if m.running[msg.session] == "" {
 		m.running[msg.session] = msg.turn

@@ -44,7 +44,9 @@ type previewMsg struct {
 type turnStartedMsg struct {
 	session string
 	turn    string
-	err     error
+	// text is the prompt, put back in the input when it did not go out.
+	text string
+	err  error
 }
 
 // execDoneMsg reports the end of a user shell command (!cmd).

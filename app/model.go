@@ -60,9 +60,17 @@ type Model struct {
 	split     *views.Split
 	overlay   views.Pane
 
-	// watch streams every session's notices from the harness; nil until it is open (and while
-	// the app reconnects to a restarted daemon).
+	// watch streams every session's notices from the harness; nil until it is open.
 	watch *api.Watcher
+	// offline is set while the app has no watch open because the daemon stopped answering
+	// (killed, crashed, stopped): it reconnects, which starts a new daemon. held is a prompt
+	// submitted meanwhile: it stays in the input and is sent once the app is back, if the input
+	// still holds it. lostTurn records that the current session's turn ran when the daemon
+	// went away; daemonPid is the daemon last seen, to tell the user when it was replaced.
+	offline   bool
+	held      string
+	lostTurn  bool
+	daemonPid int
 
 	focus    focusID
 	zoom     bool

@@ -366,6 +366,10 @@ func (m *Model) submit(text string) tea.Cmd {
 	case m.session == nil:
 		m.input.SetValue(text)
 		return m.say("still opening the session: press enter again in a moment", false)
+	case m.offline:
+		m.input.SetValue(text)
+		m.held = text
+		return m.say("the exo daemon is not answering: your prompt stays here and goes out when exo reconnects", true)
 	case m.busy():
 		m.input.SetValue(text)
 		return m.say("a turn is running: wait for it or press Ctrl-C to cancel it", true)

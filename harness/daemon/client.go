@@ -31,6 +31,9 @@ type Client struct {
 
 	mu   sync.Mutex
 	info api.DaemonInfo // the daemon this client reached (from its hello)
+	home string
+	// starter starts a new daemon when a request finds none (nil: the client never starts one).
+	starter *starter
 }
 
 // Daemon describes the daemon this client reached (from its hello).
@@ -66,7 +69,7 @@ func newClient(socket string) *Client {
 // hello asks the daemon who it is.
 func (c *Client) hello(ctx context.Context) (api.DaemonInfo, error) {
 	var info api.DaemonInfo
-	err := c.call(ctx, "GET", "/v1/hello", nil, &info)
+	err := c.callOnce(ctx, "GET", "/v1/hello", nil, &info)
 	return info, err
 }
 
@@ -99,18 +102,34 @@ func (c *Client) request(ctx context.Context, method, path string, body any) (*h
 	return req, nil
 }
 
-// do sends a request and returns the response of a success, or the error it carries.
+// do sends a request and returns the response of a success, or the error it carries. When the
+// request could not reach a daemon (none listens: it was killed or went idle), a client that
+// may start one starts it and sends the request again: nothing of it had been sent.
 func (c *Client) do(ctx context.Context, method, path string, body any) (*http.Response, error) {
+	resp, dialed, err := c.send(ctx, method, path, body)
+	if err == nil || dialed || c.starter == nil || ctx.Err() != nil {
+		return resp, err
+	}
+	if rerr := c.restart(ctx); rerr != nil {
+		return nil, fmt.Errorf("%w (starting a new one: %w)", err, rerr)
+	}
+	resp, _, err = c.send(ctx, method, path, body)
+	return resp, err
+}
+
+// send sends a request once; dialed is false when it never reached a daemon.
+func (c *Client) send(ctx context.Context, method, path string, body any) (resp *http.Response, dialed bool, err error) {
 	req, err := c.request(ctx, method, path, body)
 	if err != nil {
-		return nil, err
+		return nil, true, err
 	}
-	resp, err := c.http.Do(req)
+	resp, err = c.http.Do(req)
 	if err != nil {
 		if ctx.Err() != nil {
-			return nil, ctx.Err()
+			return nil, true, ctx.Err()
 		}
-		return nil, unreachable(c.socket, err)
+		var op *net.OpError
+		return nil, !(errors.As(err, &op) && op.Op == "dial"), unreachable(c.socket, err)
 	}
 	if resp.StatusCode/100 != 2 {
 		defer resp.Body.Close()
@@ -119,14 +138,25 @@ func (c *Client) do(ctx context.Context, method, path string, body any) (*http.R
 		if json.Unmarshal(b, &re) != nil || re.Message == "" {
 			re.Message = fmt.Sprintf("exo daemon: %s: %s", resp.Status, strings.TrimSpace(string(b)))
 		}
-		return nil, &re
+		return nil, true, &re
 	}
-	return resp, nil
+	return resp, true, nil
 }
 
 // call sends a JSON request and decodes the JSON answer into out (nil to ignore it).
 func (c *Client) call(ctx context.Context, method, path string, body, out any) error {
 	resp, err := c.do(ctx, method, path, body)
+	return decodeAnswer(resp, err, method, path, out)
+}
+
+// callOnce is call without starting a daemon when none answers (the handshake).
+func (c *Client) callOnce(ctx context.Context, method, path string, body, out any) error {
+	resp, _, err := c.send(ctx, method, path, body)
+	return decodeAnswer(resp, err, method, path, out)
+}
+
+// decodeAnswer decodes a JSON answer into out (nil to ignore it).
+func decodeAnswer(resp *http.Response, err error, method, path string, out any) error {
 	if err != nil {
 		return err
 	}

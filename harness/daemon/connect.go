@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -33,8 +34,10 @@ type ConnectOptions struct {
 const notifyFDEnv = "EXO_DAEMON_NOTIFY_FD"
 
 // Connect returns a client of the daemon of EXO_HOME home, starting it if none runs (exactly one
-// even when clients race: they take a start lock). A daemon of another protocol or build that
-// is idle is asked to exit and replaced; a busy one of the same protocol is used as it is.
+// even when clients race: they take a start lock). A daemon of an older build that is idle is
+// asked to exit and replaced; any other one of the same protocol is used as it is. Unless
+// o.NoStart, the client starts a new daemon whenever a request finds none (the daemon was
+// killed or went idle) and sends the request to it.
 func Connect(ctx context.Context, home string, o ConnectOptions) (*Client, error) {
 	dir, err := RuntimeDir()
 	if err != nil {
@@ -45,21 +48,53 @@ func Connect(ctx context.Context, home string, o ConnectOptions) (*Client, error
 		return nil, err
 	}
 	c := newClient(sock)
-	if c, err := c.usable(ctx, home); err == nil || !errors.Is(err, api.ErrUnavailable) || o.NoStart {
+	c.home = home
+	if !o.NoStart {
+		c.starter = &starter{dir: dir, opts: o}
+	}
+	if _, err := c.usable(ctx, home); err == nil || !errors.Is(err, api.ErrUnavailable) || o.NoStart {
 		return c, err
 	}
-	unlock, err := lockFile(startLockPath(dir, home))
-	if err != nil {
+	if err := c.startDaemon(ctx); err != nil {
 		return nil, err
+	}
+	return c, nil
+}
+
+// starter is what a client needs to start its daemon.
+type starter struct {
+	dir  string
+	opts ConnectOptions
+	mu   sync.Mutex // one restart at a time per client
+}
+
+// startDaemon starts the daemon under the start lock, unless another client started one
+// meanwhile, and checks that it is usable.
+func (c *Client) startDaemon(ctx context.Context) error {
+	unlock, err := lockFile(startLockPath(c.starter.dir, c.home))
+	if err != nil {
+		return err
 	}
 	defer unlock()
-	if c, err := c.usable(ctx, home); err == nil || !errors.Is(err, api.ErrUnavailable) {
-		return c, err // another client started it meanwhile
+	if _, err := c.usable(ctx, c.home); err == nil || !errors.Is(err, api.ErrUnavailable) {
+		return err // another client started it meanwhile
 	}
-	if err := start(ctx, home, o); err != nil {
-		return nil, err
+	if err := start(ctx, c.home, c.starter.opts); err != nil {
+		return err
 	}
-	return c.usable(ctx, home)
+	_, err = c.usable(ctx, c.home)
+	return err
+}
+
+// restart gets a daemon back after a request could not reach one: the one another request or
+// client started meanwhile, else a new one.
+func (c *Client) restart(ctx context.Context) error {
+	c.starter.mu.Lock()
+	defer c.starter.mu.Unlock()
+	if _, err := c.usable(ctx, c.home); err == nil || !errors.Is(err, api.ErrUnavailable) {
+		return err
+	}
+	return c.startDaemon(ctx)
 }
 
 // usable says hello and checks that the daemon serves home with this protocol and build. A
@@ -113,7 +148,7 @@ func day(t time.Time) string {
 
 // drain asks the daemon to exit (only when idle, if ifIdle).
 func (c *Client) drain(ctx context.Context, ifIdle bool, reason string) error {
-	return c.call(ctx, "POST", "/v1/daemon/drain", map[string]any{"if_idle": ifIdle, "reason": reason}, nil)
+	return c.callOnce(ctx, "POST", "/v1/daemon/drain", map[string]any{"if_idle": ifIdle, "reason": reason}, nil)
 }
 
 // Stop asks the daemon to exit now (running turns are cancelled and recorded) and waits until

@@ -33,6 +33,16 @@ func TestMain(m *testing.M) {
 	if sock := os.Getenv("EXO_TEST_DIAL"); sock != "" {
 		os.Exit(dialAndHello(sock))
 	}
+	if len(os.Args) == 4 && os.Args[1] == "daemon" && os.Args[2] == "--home" {
+		// a client started the test binary as its daemon (ConnectOptions.Executable)
+		err := Run(RunOptions{Home: os.Args[3], IdleTimeout: time.Minute,
+			Harness: harness.Options{SandboxHelper: []string{os.Args[0], sandbox.HelperCommand}}})
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		os.Exit(0)
+	}
 	os.Exit(m.Run())
 }
 
@@ -617,5 +627,46 @@ func TestOlderClientDoesNotDrain(t *testing.T) {
 	}
 	if n := drains.Load() + drains2.Load(); n != 0 {
 		t.Fatalf("an older client asked a newer daemon to drain (%d times)", n)
+	}
+}
+
+// TestClientRestartsAKilledDaemon: a client made by Connect finds its daemon killed with
+// SIGKILL and starts a new one for its next request, which is answered with nothing lost; a
+// client that may not start one (exo daemon status) says none runs.
+func TestClientRestartsAKilledDaemon(t *testing.T) {
+	t.Setenv("XDG_RUNTIME_DIR", t.TempDir())
+	os.Chmod(os.Getenv("XDG_RUNTIME_DIR"), 0o700)
+	home := t.TempDir()
+	ctx := context.Background()
+	c, err := Connect(ctx, home, ConnectOptions{Executable: os.Args[0]})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	first := c.Daemon().Pid
+	t.Cleanup(func() {
+		if s, err := Connect(ctx, home, ConnectOptions{NoStart: true}); err == nil {
+			s.Stop(ctx)
+		}
+	})
+	if _, err := c.NewSession(ctx, api.NewSessionRequest{Name: "phoenix"}); err != nil {
+		t.Fatal(err)
+	}
+	syscall.Kill(first, syscall.SIGKILL)
+	if !waitGone(ctx, first, 20*time.Second) {
+		t.Fatal("the daemon did not die")
+	}
+	if _, err := Connect(ctx, home, ConnectOptions{NoStart: true}); !errors.Is(err, api.ErrUnavailable) {
+		t.Fatalf("a client that may not start a daemon: %v, want unavailable", err)
+	}
+	all, err := c.ListSessions(ctx)
+	if err != nil {
+		t.Fatalf("the request after the kill: %v", err)
+	}
+	if len(all) != 1 || all[0].Session.Name != "phoenix" {
+		t.Fatalf("sessions after the restart: %+v", all)
+	}
+	if pid := c.Daemon().Pid; pid == first || pid == 0 || syscall.Kill(pid, 0) != nil {
+		t.Fatalf("daemon pid %d after the restart (killed %d)", pid, first)
 	}
 }
