@@ -35,6 +35,38 @@ type conn struct {
 	restarts    int
 	tried       time.Time
 	gen         int // connection generation, to tell a stale session's end from the live one's
+	// users are the sessions that used the server since it was configured (bounded): a crash
+	// between calls is recorded in each.
+	users map[string]bool
+	// inflight counts calls under way: a crash during one is recorded by the call.
+	inflight int
+	// report records an mcp.server event in a session's current branch (nil records nothing).
+	report func(session string, ev harness.MCPServer)
+}
+
+// maxUsers bounds the sessions a crash between calls is recorded in.
+const maxUsers = 32
+
+// use notes that a session uses the server.
+func (c *conn) use(session string) {
+	if session == "" {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.users == nil {
+		c.users = map[string]bool{}
+	}
+	if len(c.users) < maxUsers {
+		c.users[session] = true
+	}
+}
+
+// calling counts a call under way (+1 when it starts, -1 when it ends).
+func (c *conn) calling(d int) {
+	c.mu.Lock()
+	c.inflight += d
+	c.mu.Unlock()
 }
 
 // status is a snapshot of a connection for reports.
@@ -176,20 +208,35 @@ func (c *conn) refreshTools(gen int) {
 }
 
 // watch notices a session that ended by itself (the server exited or the connection broke).
+// Between calls, the crash is recorded at once in the sessions that used the server (a crash
+// during a call is recorded by the call); the next call starts the server again.
 func (c *conn) watch(sess *sdk.ClientSession, gen int) {
 	err := sess.Wait()
 	c.mu.Lock()
-	defer c.mu.Unlock()
-	if gen != c.gen || c.sess != sess {
+	if gen != c.gen || c.sess != sess || c.state != harness.MCPConnected {
+		c.mu.Unlock()
 		return
 	}
 	c.sess = nil
-	if c.state == harness.MCPConnected {
-		c.state = harness.MCPCrashed
-		c.err = "the server closed the connection" + describeExit(c.cmd)
-		if err != nil && !errors.Is(err, sdk.ErrConnectionClosed) {
-			c.err += ": " + err.Error()
-		}
+	c.state = harness.MCPCrashed
+	c.err = "the server exited between calls"
+	if err != nil && !errors.Is(err, sdk.ErrConnectionClosed) {
+		c.err += ": " + err.Error()
+	}
+	c.err += "; it will be started again on the next call"
+	if c.inflight > 0 || c.report == nil {
+		c.mu.Unlock()
+		return
+	}
+	ev := c.eventLocked(c.stderr.String())
+	users := make([]string, 0, len(c.users))
+	for u := range c.users {
+		users = append(users, u)
+	}
+	report := c.report
+	c.mu.Unlock()
+	for _, u := range users {
+		report(u, ev)
 	}
 }
 

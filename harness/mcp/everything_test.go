@@ -222,3 +222,58 @@ func waitPort(t *testing.T, port int) {
 	}
 	t.Fatalf("nothing listens on port %d", port)
 }
+
+// A server that dies between calls is recorded as crashed when it happens, in the session that
+// used it, before any further call; the next call starts it again (recorded as a restart).
+func TestServerCrashBetweenCallsIsRecordedAtOnce(t *testing.T) {
+	entry := npmServer(t, "server-everything")
+	r := newRig(t, map[string]ServerConfig{"every": {Command: "node", Args: []string{entry, "stdio"}, Approval: "auto"}}, "name: x\nturns:\n  - text: hi\n")
+	call := func(msg string) executor.ExtResult {
+		return r.m.Call(t.Context(), executor.ExtCall{Session: r.s.ID, Branch: r.s.Branch, Workspace: r.ws, Name: "mcp__every__echo", Args: []byte(fmt.Sprintf(`{"message":%q}`, msg))})
+	}
+	if res := call("first"); res.IsError || !strings.Contains(res.Text, "first") {
+		t.Fatalf("first call: %+v", res)
+	}
+	ch, stop := r.h.Subscribe(64)
+	defer stop()
+	r.killServer(t, "every")
+	crashed := waitEvent(t, ch, func(e harness.MCPServer) bool { return e.State == harness.MCPCrashed })
+	if !strings.Contains(crashed.Error, "between calls") || crashed.Server != "every" {
+		t.Fatalf("crashed event %+v", crashed)
+	}
+	if res := call("second"); res.IsError || !strings.Contains(res.Text, "second") {
+		t.Fatalf("call after the crash: %+v", res)
+	}
+	var states []string
+	for _, e := range events[harness.MCPServer](t, r.h, r.s.ID, harness.TypeMCPServer) {
+		states = append(states, fmt.Sprintf("%s/%d", e.State, e.Restarts))
+	}
+	if got := strings.Join(states, " "); got != "connected/0 crashed/0 connected/1" {
+		t.Fatalf("mcp.server states %q", got)
+	}
+	if st, _ := r.m.Status(r.ws); len(st) != 1 || st[0].State != harness.MCPConnected || st[0].Restarts != 1 {
+		t.Fatalf("status %+v", st)
+	}
+}
+
+// waitEvent waits (up to a minute) for an mcp.server event that matches.
+func waitEvent(t *testing.T, ch <-chan harness.Notice, match func(harness.MCPServer) bool) harness.MCPServer {
+	t.Helper()
+	timeout := time.After(time.Minute)
+	for {
+		select {
+		case n := <-ch:
+			for _, e := range n.Events {
+				if e.Type != harness.TypeMCPServer {
+					continue
+				}
+				p, err := harness.Decode(e)
+				if err == nil && match(*p.(*harness.MCPServer)) {
+					return *p.(*harness.MCPServer)
+				}
+			}
+		case <-timeout:
+			t.Fatal("no matching mcp.server event within a minute")
+		}
+	}
+}

@@ -206,6 +206,7 @@ func (m *Manager) startIdle(ctx context.Context, p *pool, session, branch string
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			c.use(session)
 			if _, ev := c.live(ctx, m.env(p.ws)); ev != nil {
 				m.record(session, branch, *ev)
 			}
@@ -266,6 +267,9 @@ func (m *Manager) Call(ctx context.Context, call executor.ExtCall) executor.ExtR
 	if err != nil {
 		return errResult(err.Error())
 	}
+	c.use(call.Session)
+	c.calling(1)
+	defer c.calling(-1)
 	sess, ev := c.live(ctx, m.env(p.ws))
 	if ev != nil {
 		m.record(call.Session, call.Branch, *ev)
@@ -349,6 +353,12 @@ func (m *Manager) record(session, branch string, ev harness.MCPServer) {
 	}
 	ev.Error, ev.Stderr = m.h.Redact(ev.Error), m.h.Redact(lastLines(ev.Stderr, 2000))
 	_, _ = m.h.AppendOn(session, branch, harness.MustRecord(harness.TypeMCPServer, harness.ActorHarness, ev))
+}
+
+// recordNow records an mcp.server event in a session's current branch, for what happens
+// outside any call (a server that exits between calls).
+func (m *Manager) recordNow(session string, ev harness.MCPServer) {
+	m.record(session, "", ev)
 }
 
 // Status lists the servers of the workspaces in use (and of workspace, loading its config

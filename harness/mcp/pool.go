@@ -55,7 +55,7 @@ func (m *Manager) pool(workspace string) (*pool, error) {
 			p.conns[s.Name] = o
 			continue
 		}
-		p.conns[s.Name] = &conn{srv: s}
+		p.conns[s.Name] = &conn{srv: s, report: m.recordNow}
 	}
 	if old != nil {
 		for name, o := range old.conns {
