@@ -56,7 +56,8 @@ func (t *turn) thinking(text string) {
 
 // redactReasoning redacts secrets from the readable reasoning. A part whose text had to
 // change can no longer be verified by the API that signed it, so its signature and
-// encrypted content are dropped: it is kept for display only.
+// encrypted content are dropped and it is marked redacted: APIs that verify reasoning do not
+// get it back.
 func (t *turn) redactReasoning(parts []provider.Reasoning) []provider.Reasoning {
 	out := make([]provider.Reasoning, 0, len(parts))
 	for _, p := range parts {
@@ -70,7 +71,7 @@ func (t *turn) redactReasoning(parts []provider.Reasoning) []provider.Reasoning 
 			r.Summary = append(r.Summary, rs)
 		}
 		if changed || t.x.h.Redact(p.Data) != p.Data || t.x.h.Redact(p.Signature) != p.Signature {
-			r.Signature, r.Data = "", ""
+			r.Signature, r.Data, r.Redacted = "", "", true
 		}
 		out = append(out, r)
 	}

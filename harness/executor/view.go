@@ -47,7 +47,6 @@ func (v *View) Apply(e store.Event) {
 	}
 	switch p := p.(type) {
 	case *harness.InvocationReceived:
-		v.dropReasoning()
 		v.turnStarted(e.Seq)
 		v.userNote(p.Text)
 	case *harness.ModelCompleted:
@@ -123,7 +122,11 @@ func (v *View) userNote(text string) {
 	v.add(provider.Message{Role: provider.RoleUser, Text: text})
 }
 
-// assistant adds a model answer with its reasoning and tool calls.
+// assistant adds a model answer with its reasoning and tool calls. The reasoning stays for
+// the rest of the conversation, as recorded: DeepSeek refuses a request whose earlier
+// tool-calling turns lost their reasoning_content, Anthropic and the Responses API use (or
+// drop themselves) the thinking of earlier turns, and a prompt whose past changes loses the
+// provider's prompt cache. Each request builder sends back what its API takes.
 func (v *View) assistant(p *harness.ModelCompleted) {
 	m := provider.Message{Role: provider.RoleAssistant, Text: p.Text, Reasoning: p.Reasoning}
 	v.flushPending("")
@@ -209,21 +212,4 @@ func argsOf(raw json.RawMessage, dst any) error {
 		return fmt.Errorf("arguments are not valid JSON for this tool: %v", err)
 	}
 	return nil
-}
-
-// dropReasoning takes the reasoning out of the previous turn's answers when a new user turn
-// starts: the APIs need it only within the tool loop of the turn that produced it (Anthropic's
-// thinking blocks, DeepSeek's reasoning_content, Gemini's thought signatures, OpenAI's
-// reasoning items) and ignore or refuse it later. Costs the previous turn's length.
-func (v *View) dropReasoning() {
-	for i := len(v.Messages) - 1; i >= 0 && v.meta[i].seq >= v.comp.turns[1]; i-- {
-		m := &v.Messages[i]
-		if len(m.Reasoning) == 0 {
-			continue
-		}
-		k := v.count(provider.ReasoningText(m.Reasoning))
-		m.Reasoning = nil
-		v.Tokens -= k
-		v.meta[i].tokens -= k
-	}
 }

@@ -2,6 +2,7 @@ package executor
 
 import (
 	"encoding/json"
+	"reflect"
 	"testing"
 
 	"exo/harness"
@@ -18,27 +19,31 @@ func viewOf(recs ...store.Record) *View {
 	return v
 }
 
-func TestViewKeepsReasoningForTheTurnThatMadeIt(t *testing.T) {
-	thinking := []harness.Reasoning{{Format: provider.ReasoningAnthropic, Type: "thinking", Text: "Check the weather tool first.", Signature: "EtYD"}}
+// TestViewKeepsReasoningAcrossTurns folds a tool loop with reasoning, its answer and a new
+// user turn: every answer keeps its reasoning exactly as recorded (DeepSeek refuses a second
+// turn whose earlier tool calls lost their reasoning_content, and a changed past costs the
+// prompt cache), and the token count includes it, message by message.
+func TestViewKeepsReasoningAcrossTurns(t *testing.T) {
+	thinking := []harness.Reasoning{{Format: provider.ReasoningContent, Text: "Check the weather tool first.", Origin: "api.deepseek.com deepseek-reasoner"}}
+	answer := []harness.Reasoning{{Format: provider.ReasoningAnthropic, Type: "thinking", Text: "It said 40 C.", Signature: "EtYD"}}
 	code := 0
 	recs := []store.Record{
 		harness.MustRecord(harness.TypeInvocationReceived, harness.ActorUser, harness.InvocationReceived{Text: "weather in Florence?"}),
 		harness.MustRecord(harness.TypeModelCompleted, "executor:default", harness.ModelCompleted{Reasoning: thinking,
 			ToolCalls: []harness.ToolCall{{ID: "t1", Name: "bash", Arguments: json.RawMessage(`{"command":"weather"}`)}}}),
 		harness.MustRecord(harness.TypeToolCompleted, "tool:bash", harness.ToolCompleted{CallID: "t1", Tool: "bash", Output: "40 C", ExitCode: &code}),
+		harness.MustRecord(harness.TypeModelCompleted, "executor:default", harness.ModelCompleted{Text: "40 C.", Reasoning: answer}),
+		harness.MustRecord(harness.TypeInvocationReceived, harness.ActorUser, harness.InvocationReceived{Text: "and Rome?"}),
 	}
 	v := viewOf(recs...)
-	if got := v.Messages[1].Reasoning; len(got) != 1 || got[0].Signature != "EtYD" {
-		t.Fatalf("within the turn the reasoning goes back to the model: %+v", v.Messages[1])
+	if len(v.Messages) != 5 {
+		t.Fatalf("%d messages: %+v", len(v.Messages), v.Messages)
 	}
-	recs = append(recs,
-		harness.MustRecord(harness.TypeModelCompleted, "executor:default", harness.ModelCompleted{Text: "40 C.", Reasoning: thinking}),
-		harness.MustRecord(harness.TypeInvocationReceived, harness.ActorUser, harness.InvocationReceived{Text: "and Rome?"}))
-	v = viewOf(recs...)
-	for i, m := range v.Messages {
-		if len(m.Reasoning) > 0 {
-			t.Errorf("message %d keeps the previous turn's reasoning", i)
-		}
+	if got := v.Messages[1].Reasoning; !reflect.DeepEqual(got, thinking) {
+		t.Errorf("the tool call's reasoning after a new user turn: %+v", got)
+	}
+	if got := v.Messages[3].Reasoning; !reflect.DeepEqual(got, answer) {
+		t.Errorf("the answer's reasoning after a new user turn: %+v", got)
 	}
 	plain := make([]store.Record, len(recs))
 	for i, r := range recs {
@@ -50,8 +55,9 @@ func TestViewKeepsReasoningForTheTurnThatMadeIt(t *testing.T) {
 			plain[i] = harness.MustRecord(r.Type, r.Actor, c)
 		}
 	}
-	if p := viewOf(plain...); v.Tokens != p.Tokens {
-		t.Errorf("tokens %d, %d without any reasoning: the dropped reasoning is still counted", v.Tokens, p.Tokens)
+	want := v.count(provider.ReasoningText(thinking)) + v.count(provider.ReasoningText(answer))
+	if p := viewOf(plain...); v.Tokens != p.Tokens+want {
+		t.Errorf("tokens %d, %d without reasoning + %d of reasoning", v.Tokens, p.Tokens, want)
 	}
 	sum := 0
 	for _, md := range v.meta {

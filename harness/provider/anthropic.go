@@ -17,9 +17,10 @@ const defaultAnthropicMaxTokens = 8192
 
 // Anthropic streams from Anthropic's Messages API through the official SDK.
 type Anthropic struct {
-	name   string
-	call   caller
-	client anthropic.Client
+	name    string
+	baseURL string
+	call    caller
+	client  anthropic.Client
 }
 
 // NewAnthropic returns a Messages API provider named "anthropic" unless cfg
@@ -34,7 +35,7 @@ func NewAnthropic(cfg Config) *Anthropic {
 	if cfg.BaseURL != "" {
 		opts = append(opts, option.WithBaseURL(cfg.BaseURL))
 	}
-	return &Anthropic{name: cfg.name("anthropic"), call: newCaller(cfg.name("anthropic"), cfg), client: anthropic.NewClient(opts...)}
+	return &Anthropic{name: cfg.name("anthropic"), baseURL: cfg.BaseURL, call: newCaller(cfg.name("anthropic"), cfg), client: anthropic.NewClient(opts...)}
 }
 
 // Name returns the provider's name.
@@ -42,7 +43,8 @@ func (p *Anthropic) Name() string { return p.name }
 
 // Stream sends req to /v1/messages and streams the answer.
 func (p *Anthropic) Stream(ctx context.Context, req Request, onDelta func(Delta)) (Response, error) {
-	params, err := anthropicParams(req)
+	origin := newEndpoint(p.baseURL, "api.anthropic.com", req.Model).origin
+	params, err := anthropicParams(req, origin)
 	if err != nil {
 		return Response{}, fmt.Errorf("%s: %w", p.name, err)
 	}
@@ -53,16 +55,19 @@ func (p *Anthropic) Stream(ctx context.Context, req Request, onDelta func(Delta)
 	if err := p.call.stream(ctx, send, st.event, func() bool { return st.done }, "message_stop"); err != nil {
 		return Response{}, err
 	}
-	return st.acc.response(st.model, st.usage, st.stop), nil
+	resp := st.acc.response(st.model, st.usage, st.stop)
+	stampOrigin(resp.Reasoning, origin)
+	return resp, nil
 }
 
 // anthropicParams maps a Request onto Messages API parameters, marking the
-// stable prefix (tools, then system) with cache_control when asked.
-func anthropicParams(req Request) (anthropic.MessageNewParams, error) {
+// stable prefix (tools, then system) with cache_control when asked. Thinking
+// blocks go back only to the endpoint and model (origin) that produced them.
+func anthropicParams(req Request, origin string) (anthropic.MessageNewParams, error) {
 	p := anthropic.MessageNewParams{
 		Model:     req.Model,
 		MaxTokens: int64(maxTokens(req)),
-		Messages:  anthropicMessages(req.Messages, messageBreakpoints(req)),
+		Messages:  anthropicMessages(req.Messages, messageBreakpoints(req), origin),
 	}
 	if req.System != "" {
 		p.System = []anthropic.TextBlockParam{{Text: req.System}}
@@ -77,7 +82,7 @@ func anthropicParams(req Request) (anthropic.MessageNewParams, error) {
 	if req.CachePrefix {
 		markStablePrefix(&p)
 	}
-	if budget := thinkingBudget(req); budget > 0 {
+	if budget := thinkingBudget(req, origin); budget > 0 {
 		p.Thinking = anthropic.ThinkingConfigParamOfEnabled(int64(budget))
 		if p.MaxTokens <= int64(budget) {
 			p.MaxTokens = int64(budget + defaultAnthropicMaxTokens)
@@ -94,7 +99,7 @@ const minThinkingBudget = 1024
 // interleaved thinking only the turn's first answer has one. When the turn's first answer has
 // none (a model switch, or thinking whose text had to be redacted) thinking stays off until
 // the next user message, since the API refuses the request otherwise.
-func thinkingBudget(req Request) int {
+func thinkingBudget(req Request, origin string) int {
 	if req.ThinkingBudget <= 0 {
 		return 0
 	}
@@ -104,16 +109,16 @@ func thinkingBudget(req Request) int {
 			first = i
 		}
 	}
-	if first >= 0 && !hasThinking(req.Messages[first].Reasoning) {
+	if first >= 0 && !hasThinking(req.Messages[first].Reasoning, origin) {
 		return 0
 	}
 	return max(req.ThinkingBudget, minThinkingBudget)
 }
 
 // hasThinking reports whether parts hold a thinking block the API accepts.
-func hasThinking(parts []Reasoning) bool {
+func hasThinking(parts []Reasoning, origin string) bool {
 	for _, r := range parts {
-		if anthropicThinking(r) != nil {
+		if anthropicThinking(r, origin) != nil {
 			return true
 		}
 	}
@@ -121,10 +126,10 @@ func hasThinking(parts []Reasoning) bool {
 }
 
 // anthropicThinking maps a reasoning part back to a thinking or
-// redacted_thinking block, or nil for parts of other APIs or without their
-// signature.
-func anthropicThinking(r Reasoning) *anthropic.ContentBlockParamUnion {
-	if r.Format != ReasoningAnthropic {
+// redacted_thinking block, unchanged, or nil for parts of other APIs,
+// endpoints or models, or without their signature.
+func anthropicThinking(r Reasoning, origin string) *anthropic.ContentBlockParamUnion {
+	if r.Format != ReasoningAnthropic || !r.from(origin) {
 		return nil
 	}
 	var b anthropic.ContentBlockParamUnion
@@ -214,10 +219,10 @@ func messageBreakpoints(req Request) map[int]bool {
 // anthropicMessages maps the conversation, folding consecutive tool results
 // into one user message as the API expects, and marking the chosen cache
 // breakpoints.
-func anthropicMessages(msgs []Message, breakpoints map[int]bool) []anthropic.MessageParam {
+func anthropicMessages(msgs []Message, breakpoints map[int]bool, origin string) []anthropic.MessageParam {
 	var out []anthropic.MessageParam
 	for i, m := range msgs {
-		blocks := anthropicBlocks(m)
+		blocks := anthropicBlocks(m, origin)
 		if len(blocks) == 0 {
 			continue
 		}
@@ -239,8 +244,12 @@ func anthropicMessages(msgs []Message, breakpoints map[int]bool) []anthropic.Mes
 	return out
 }
 
-// anthropicBlocks maps one message to content blocks.
-func anthropicBlocks(m Message) []anthropic.ContentBlockParamUnion {
+// anthropicBlocks maps one message to content blocks. The thinking blocks of
+// every turn go back unchanged (the API drops those of earlier turns itself
+// where the model does not use them, and the prompt's prefix stays the same
+// for the cache); a message holding only thinking is left out, since it would
+// be empty once the API dropped it.
+func anthropicBlocks(m Message, origin string) []anthropic.ContentBlockParamUnion {
 	switch m.Role {
 	case RoleTool:
 		return []anthropic.ContentBlockParamUnion{anthropic.NewToolResultBlock(m.ToolCallID, m.Text, m.IsError)}
@@ -250,7 +259,7 @@ func anthropicBlocks(m Message) []anthropic.ContentBlockParamUnion {
 			return nil
 		}
 		for _, r := range m.Reasoning {
-			if t := anthropicThinking(r); t != nil {
+			if t := anthropicThinking(r, origin); t != nil {
 				b = append(b, *t)
 			}
 		}

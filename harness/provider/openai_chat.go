@@ -17,9 +17,10 @@ import (
 // official OpenAI SDK: OpenAI itself, Ollama, llama.cpp server, vLLM, LM
 // Studio and others that speak the same wire format.
 type OpenAICompatible struct {
-	name   string
-	call   caller
-	client openai.Client
+	name    string
+	baseURL string
+	call    caller
+	client  openai.Client
 }
 
 // NewOpenAICompatible returns a Chat Completions provider named
@@ -34,7 +35,8 @@ func NewOpenAICompatible(cfg Config) *OpenAICompatible {
 	if u, err := url.Parse(cfg.BaseURL); err == nil && u.Host != "" && (u.Path == "" || u.Path == "/") {
 		cfg.BaseURL = strings.TrimSuffix(cfg.BaseURL, "/") + "/v1"
 	}
-	return &OpenAICompatible{name: cfg.name("openai-compatible"), call: newCaller(cfg.name("openai-compatible"), cfg), client: openai.NewClient(openaiOptions(cfg)...)}
+	return &OpenAICompatible{name: cfg.name("openai-compatible"), baseURL: cfg.BaseURL,
+		call: newCaller(cfg.name("openai-compatible"), cfg), client: openai.NewClient(openaiOptions(cfg)...)}
 }
 
 // Name returns the provider's name.
@@ -42,25 +44,28 @@ func (p *OpenAICompatible) Name() string { return p.name }
 
 // Stream sends req to /chat/completions and streams the answer.
 func (p *OpenAICompatible) Stream(ctx context.Context, req Request, onDelta func(Delta)) (Response, error) {
-	params, err := chatParams(req)
+	ep := newEndpoint(p.baseURL, "", req.Model)
+	params, err := chatParams(req, ep)
 	if err != nil {
 		return Response{}, fmt.Errorf("%s: %w", p.name, err)
 	}
-	st := &chatState{acc: newAccumulator(onDelta), model: req.Model} // starts the TTFT clock
+	st := &chatState{acc: newAccumulator(onDelta), model: req.Model, outside: ep.reasoningOutsideCompletion()} // starts the TTFT clock
 	send := func(ctx context.Context, raw **http.Response) error {
 		return p.client.Post(ctx, "chat/completions", params, raw, option.WithJSONSet("stream", true))
 	}
 	if err := p.call.stream(ctx, send, st.event, func() bool { return st.stop != "" }, "finish_reason"); err != nil {
 		return Response{}, err
 	}
-	return st.acc.response(st.model, st.usage, st.stop), nil
+	resp := st.acc.response(st.model, st.usage, st.stop)
+	stampOrigin(resp.Reasoning, ep.origin)
+	return resp, nil
 }
 
-// chatParams maps a Request onto Chat Completions parameters.
-func chatParams(req Request) (openai.ChatCompletionNewParams, error) {
+// chatParams maps a Request onto Chat Completions parameters for the service at ep.
+func chatParams(req Request, ep endpoint) (openai.ChatCompletionNewParams, error) {
 	p := openai.ChatCompletionNewParams{
 		Model:         req.Model,
-		Messages:      chatMessages(req),
+		Messages:      chatMessages(req, ep),
 		StreamOptions: openai.ChatCompletionStreamOptionsParam{IncludeUsage: param.NewOpt(true)},
 	}
 	switch {
@@ -91,7 +96,7 @@ func chatParams(req Request) (openai.ChatCompletionNewParams, error) {
 }
 
 // chatMessages maps the system prompt and conversation onto messages.
-func chatMessages(req Request) []openai.ChatCompletionMessageParamUnion {
+func chatMessages(req Request, ep endpoint) []openai.ChatCompletionMessageParamUnion {
 	var out []openai.ChatCompletionMessageParamUnion
 	if req.System != "" {
 		out = append(out, openai.SystemMessage(req.System))
@@ -101,8 +106,8 @@ func chatMessages(req Request) []openai.ChatCompletionMessageParamUnion {
 		case RoleUser:
 			out = append(out, openai.UserMessage(m.Text))
 		case RoleAssistant:
-			if m.Text != "" || len(m.ToolCalls) > 0 {
-				out = append(out, chatAssistant(m))
+			if a, ok := chatAssistant(m, ep); ok {
+				out = append(out, a)
 			}
 		case RoleTool:
 			out = append(out, openai.ToolMessage(toolResultText(m), m.ToolCallID))
@@ -111,10 +116,16 @@ func chatMessages(req Request) []openai.ChatCompletionMessageParamUnion {
 	return out
 }
 
-// chatAssistant maps an assistant message with its tool calls.
-func chatAssistant(m Message) openai.ChatCompletionMessageParamUnion {
+// chatAssistant maps an assistant message with its tool calls and reasoning; ok is false for
+// a message with nothing to send. A message holding only reasoning is kept (with empty
+// content): DeepSeek wants the reasoning of every step of a tool-using turn.
+func chatAssistant(m Message, ep endpoint) (openai.ChatCompletionMessageParamUnion, bool) {
 	a := openai.ChatCompletionAssistantMessageParam{}
-	if m.Text != "" {
+	extra := chatReasoningFields(m, ep)
+	if m.Text == "" && len(m.ToolCalls) == 0 && len(extra) == 0 {
+		return openai.ChatCompletionMessageParamUnion{}, false
+	}
+	if m.Text != "" || len(m.ToolCalls) == 0 {
 		a.Content.OfString = param.NewOpt(m.Text)
 	}
 	for _, c := range m.ToolCalls {
@@ -127,33 +138,46 @@ func chatAssistant(m Message) openai.ChatCompletionMessageParamUnion {
 			},
 		})
 	}
-	if extra := chatReasoningFields(m); len(extra) > 0 {
+	if len(extra) > 0 {
 		a.SetExtraFields(extra)
 	}
-	return openai.ChatCompletionMessageParamUnion{OfAssistant: &a}
+	return openai.ChatCompletionMessageParamUnion{OfAssistant: &a}, true
 }
 
-// chatReasoningFields are the reasoning fields an assistant message carries
-// back: reasoning_details as OpenRouter and Vercel sent them (Gemini's
-// thought signatures among them), and reasoning_content on a message with
-// tool calls, which DeepSeek requires in a tool loop.
-func chatReasoningFields(m Message) map[string]any {
+// chatReasoningFields are the reasoning fields an assistant message carries back, each in the
+// field it arrived in and only to the endpoint and model that produced it: reasoning_details
+// as OpenRouter and Vercel sent them (Gemini's thought signatures among them; a redacted entry
+// is left out, its signature gone), reasoning_content (DeepSeek, Kimi, Z.ai, xAI, llama.cpp)
+// and reasoning (vLLM, Ollama, Groq). DeepSeek wants reasoning_content on every assistant
+// message with tool calls, in every later request; one without (another model's, or thinking
+// off) gets it empty.
+func chatReasoningFields(m Message, ep endpoint) map[string]any {
 	var details []map[string]any
-	var content strings.Builder
+	var content, plain strings.Builder
 	for _, r := range m.Reasoning {
+		if !r.from(ep.origin) {
+			continue
+		}
 		switch r.Format {
 		case ReasoningDetails:
-			details = append(details, detailObject(r))
+			if !r.Redacted {
+				details = append(details, detailObject(r))
+			}
 		case ReasoningContent:
 			content.WriteString(r.Text)
+		case ReasoningPlain:
+			plain.WriteString(r.Text)
 		}
 	}
 	extra := map[string]any{}
 	if len(details) > 0 {
 		extra["reasoning_details"] = details
 	}
-	if content.Len() > 0 && len(m.ToolCalls) > 0 {
+	if content.Len() > 0 || (ep.deepSeek() && len(m.ToolCalls) > 0) {
 		extra["reasoning_content"] = content.String()
+	}
+	if plain.Len() > 0 {
+		extra["reasoning"] = plain.String()
 	}
 	return extra
 }

@@ -12,6 +12,8 @@ type chatState struct {
 	usage Usage
 	stop  StopReason
 	keys  map[int64]int64 // wire index → accumulator key
+	// outside says the endpoint counts reasoning tokens outside completion_tokens.
+	outside bool
 	// details maps a reasoning_details entry's type to a slot of its key.
 	details map[string]int64
 }
@@ -101,7 +103,7 @@ func (s *chatState) handle(c *chatChunk) *Error {
 	}
 	s.model = firstNonEmpty(c.Model, s.model)
 	if u := c.Usage; u != nil && (u.PromptTokens > 0 || u.CompletionTokens > 0) {
-		s.usage = u.usage()
+		s.usage = u.usage(s.outside)
 	}
 	for i := range c.Choices {
 		ch := &c.Choices[i]
@@ -123,15 +125,15 @@ func (s *chatState) handle(c *chatChunk) *Error {
 
 // usage converts the wire usage: cache hits and writes, reasoning tokens
 // (added to the output when the provider counts them outside
-// completion_tokens, as xAI does and Vercel does for Gemini: the total says
-// so, or there are more of them than completion tokens) and the provider's
-// own cost.
-func (u *chatUsage) usage() Usage {
+// completion_tokens: the endpoint is known to (outside: Vercel, for every
+// model), the total says so (xAI), or there are more of them than
+// completion tokens) and the provider's own cost.
+func (u *chatUsage) usage(outside bool) Usage {
 	out := Usage{Input: u.PromptTokens, Output: u.CompletionTokens,
 		Cached:     max(u.PromptTokensDetails.CachedTokens, u.PromptCacheHitTokens),
 		CacheWrite: u.PromptTokensDetails.CacheWriteTokens,
 		Reasoning:  u.CompletionTokensDetails.ReasoningTokens, Cost: u.Cost}
-	if r := out.Reasoning; r > u.CompletionTokens || r > 0 && u.TotalTokens == u.PromptTokens+u.CompletionTokens+r {
+	if r := out.Reasoning; r > 0 && (outside || r > u.CompletionTokens || u.TotalTokens == u.PromptTokens+u.CompletionTokens+r) {
 		out.Output += r
 	}
 	if u.CostInUSDTicks > 0 && out.Cost == 0 {
@@ -170,7 +172,9 @@ const (
 
 // reasoning applies a chunk's reasoning: reasoning_details when present
 // (OpenRouter and Vercel also repeat their text in "reasoning"), else
-// reasoning_content, else a plain "reasoning" field.
+// reasoning_content, else the "reasoning" field. A server that sends the
+// same text as both reasoning_content and reasoning (vLLM while it renamed
+// the field) gets both back: the reasoning part is kept hidden.
 func (s *chatState) reasoning(details []chatReasoning, content, plain string) {
 	switch {
 	case len(details) > 0:
@@ -184,6 +188,9 @@ func (s *chatState) reasoning(details []chatReasoning, content, plain string) {
 	case content != "":
 		r := s.acc.startReasoning(contentKey, Reasoning{Format: ReasoningContent})
 		s.acc.addReasoningText(r, content)
+		if plain != "" {
+			s.acc.startReasoning(plainKey, Reasoning{Format: ReasoningPlain, Hidden: true}).text.WriteString(plain)
+		}
 	case plain != "":
 		r := s.acc.startReasoning(plainKey, Reasoning{Format: ReasoningPlain})
 		s.acc.addReasoningText(r, plain)

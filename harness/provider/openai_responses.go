@@ -17,9 +17,10 @@ import (
 
 // OpenAI streams from OpenAI's Responses API through the official SDK.
 type OpenAI struct {
-	name   string
-	call   caller
-	client openai.Client
+	name    string
+	baseURL string
+	call    caller
+	client  openai.Client
 	// noSummary is set once the API refused reasoning summaries (an
 	// organisation not verified for them): later calls ask for none.
 	noSummary atomic.Bool
@@ -28,7 +29,7 @@ type OpenAI struct {
 // NewOpenAI returns a Responses API provider named "openai" unless cfg says
 // otherwise. The SDK's own retries are off; wrap it in Reliable.
 func NewOpenAI(cfg Config) *OpenAI {
-	return &OpenAI{name: cfg.name("openai"), call: newCaller(cfg.name("openai"), cfg), client: openai.NewClient(openaiOptions(cfg)...)}
+	return &OpenAI{name: cfg.name("openai"), baseURL: cfg.BaseURL, call: newCaller(cfg.name("openai"), cfg), client: openai.NewClient(openaiOptions(cfg)...)}
 }
 
 // openaiOptions builds the SDK options shared by both OpenAI providers.
@@ -59,7 +60,8 @@ func (p *OpenAI) Stream(ctx context.Context, req Request, onDelta func(Delta)) (
 
 // stream makes one call, with or without reasoning summaries.
 func (p *OpenAI) stream(ctx context.Context, req Request, summary bool, onDelta func(Delta)) (Response, error) {
-	params, err := responsesParams(req, summary)
+	origin := newEndpoint(p.baseURL, "api.openai.com", req.Model).origin
+	params, err := responsesParams(req, summary, origin)
 	if err != nil {
 		return Response{}, fmt.Errorf("%s: %w", p.name, err)
 	}
@@ -70,7 +72,9 @@ func (p *OpenAI) stream(ctx context.Context, req Request, summary bool, onDelta 
 	if err := p.call.stream(ctx, send, st.event, func() bool { return st.done }, "response.completed"); err != nil {
 		return Response{}, err
 	}
-	return st.acc.response(st.model, st.usage, st.stop), nil
+	resp := st.acc.response(st.model, st.usage, st.stop)
+	stampOrigin(resp.Reasoning, origin)
+	return resp, nil
 }
 
 // refusedSummary reports an HTTP 400 refusing reasoning summaries ("Your
@@ -83,11 +87,12 @@ func refusedSummary(err error) bool {
 
 // responsesParams maps a Request onto the Responses API's parameters. A
 // reasoning model gets its effort, summaries when allowed, and its
-// reasoning back as encrypted content (the conversation is not stored).
-func responsesParams(req Request, summary bool) (responses.ResponseNewParams, error) {
+// reasoning back as encrypted content (the conversation is not stored),
+// only to the endpoint and model (origin) that produced it.
+func responsesParams(req Request, summary bool, origin string) (responses.ResponseNewParams, error) {
 	p := responses.ResponseNewParams{
 		Model: req.Model,
-		Input: responses.ResponseNewParamsInputUnion{OfInputItemList: responsesInput(req.Messages)},
+		Input: responses.ResponseNewParamsInputUnion{OfInputItemList: responsesInput(req.Messages, origin)},
 		Store: param.NewOpt(false),
 	}
 	if OpenAIReasoningModel(req.Model) || req.ReasoningEffort != "" {
@@ -120,15 +125,21 @@ func responsesParams(req Request, summary bool) (responses.ResponseNewParams, er
 	return p, nil
 }
 
-// responsesInput maps the conversation onto input items.
-func responsesInput(msgs []Message) responses.ResponseInputParam {
+// responsesInput maps the conversation onto input items. The reasoning items
+// of every turn go back (the API ignores those it does not need, and the
+// prompt's prefix stays the same for the cache), each before the message or
+// calls it led to: a reasoning item followed by nothing is refused, so a
+// message holding only reasoning is left out.
+func responsesInput(msgs []Message, origin string) responses.ResponseInputParam {
 	var in responses.ResponseInputParam
 	for _, m := range msgs {
 		switch m.Role {
 		case RoleUser:
 			in = append(in, responses.ResponseInputItemParamOfMessage(m.Text, responses.EasyInputMessageRoleUser))
 		case RoleAssistant:
-			in = append(in, responsesReasoning(m.Reasoning)...)
+			if m.Text != "" || len(m.ToolCalls) > 0 {
+				in = append(in, responsesReasoning(m.Reasoning, origin)...)
+			}
 			if m.Text != "" {
 				in = append(in, responses.ResponseInputItemParamOfMessage(m.Text, responses.EasyInputMessageRoleAssistant))
 			}
@@ -146,11 +157,11 @@ func responsesInput(msgs []Message) responses.ResponseInputParam {
 
 // responsesReasoning maps reasoning items back as input items, with their
 // encrypted content; items without it cannot be used again (nothing is
-// stored) and are left out, as are parts from other APIs.
-func responsesReasoning(parts []Reasoning) []responses.ResponseInputItemUnionParam {
+// stored) and are left out, as are parts from other APIs, endpoints or models.
+func responsesReasoning(parts []Reasoning, origin string) []responses.ResponseInputItemUnionParam {
 	var out []responses.ResponseInputItemUnionParam
 	for _, r := range parts {
-		if r.Format != ReasoningResponses || r.Data == "" || r.ID == "" {
+		if r.Format != ReasoningResponses || r.Data == "" || r.ID == "" || !r.from(origin) {
 			continue
 		}
 		summary := []responses.ResponseReasoningItemSummaryParam{}

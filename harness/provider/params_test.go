@@ -36,7 +36,7 @@ func TestAnthropicParamsCachingAndToolResults(t *testing.T) {
 	req := testRequest("claude-haiku-4-5")
 	req.System, req.MaxOutputTokens = "", 0
 	req.Messages = conversation()
-	p, err := anthropicParams(req)
+	p, err := anthropicParams(req, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -57,12 +57,12 @@ func TestOpenAIParamsMarkFailedToolResults(t *testing.T) {
 	req := testRequest("gpt-5")
 	req.Messages = conversation()
 	req.CacheKey = "session-1"
-	rp, _ := responsesParams(req, true)
+	rp, _ := responsesParams(req, true, "")
 	b := roundTrip(t, rp)
 	wantAt(t, b, "session-1", "prompt_cache_key")
 	wantAt(t, b, "[error] no such file", "input", 4, "output")
 	wantAt(t, b, `"not json"`, "input", 2, "arguments")
-	cp, _ := chatParams(req)
+	cp, _ := chatParams(req, endpoint{})
 	c := roundTrip(t, cp)
 	wantAt(t, c, "[error] no such file", "messages", 4, "content")
 	wantAt(t, c, "t2", "messages", 4, "tool_call_id")
@@ -71,13 +71,13 @@ func TestOpenAIParamsMarkFailedToolResults(t *testing.T) {
 func TestBadSchemaIsAnError(t *testing.T) {
 	req := testRequest("gpt-5")
 	req.Tools[0].Schema = json.RawMessage(`{`)
-	if _, err := responsesParams(req, true); err == nil {
+	if _, err := responsesParams(req, true, ""); err == nil {
 		t.Error("responses: no error")
 	}
-	if _, err := chatParams(req); err == nil {
+	if _, err := chatParams(req, endpoint{}); err == nil {
 		t.Error("chat: no error")
 	}
-	if _, err := anthropicParams(req); err == nil {
+	if _, err := anthropicParams(req, ""); err == nil {
 		t.Error("anthropic: no error")
 	}
 }
@@ -126,7 +126,7 @@ func TestAnthropicBreakpointsStayWithinTheLimit(t *testing.T) {
 	for i := 0; i < 6; i++ {
 		req.Messages = append(req.Messages, Message{Role: RoleUser, Text: "m", CacheBreakpoint: true})
 	}
-	p, _ := anthropicParams(req)
+	p, _ := anthropicParams(req, "")
 	b, _ := json.Marshal(p)
 	if n := strings.Count(string(b), `"cache_control"`); n != 4 {
 		t.Fatalf("cache_control markers = %d, want 4", n)
@@ -151,19 +151,19 @@ func TestThinkingStaysOnForTheWholeToolLoop(t *testing.T) {
 			Message{Role: RoleTool, ToolCallID: "t2", Text: "b"})
 		return req
 	}
-	p, _ := anthropicParams(loop(signed))
+	p, _ := anthropicParams(loop(signed), "")
 	b := roundTrip(t, p)
 	wantAt(t, b, 2048.0, "thinking", "budget_tokens")
 	wantAt(t, b, "thinking", "messages", 1, "content", 0, "type")
 	wantAt(t, b, "tool_use", "messages", 3, "content", 0, "type")
-	p, _ = anthropicParams(loop(nil))
+	p, _ = anthropicParams(loop(nil), "")
 	wantAt(t, roundTrip(t, p), nil, "thinking")
 	// A new user message starts a new turn: thinking is back on.
 	req := loop(nil)
 	req.Messages = append(req.Messages, Message{Role: RoleAssistant, Text: "done"}, Message{Role: RoleUser, Text: "next"})
-	p, _ = anthropicParams(req)
+	p, _ = anthropicParams(req, "")
 	wantAt(t, roundTrip(t, p), 2048.0, "thinking", "budget_tokens")
 	req.ThinkingBudget = 100 // below the API's minimum
-	p, _ = anthropicParams(req)
+	p, _ = anthropicParams(req, "")
 	wantAt(t, roundTrip(t, p), 1024.0, "thinking", "budget_tokens")
 }

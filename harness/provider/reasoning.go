@@ -15,8 +15,8 @@ const (
 	// ReasoningDetails is one entry of the reasoning_details of a Chat
 	// Completions stream (OpenRouter, Vercel AI Gateway).
 	ReasoningDetails = "reasoning_details"
-	// ReasoningPlain is reasoning text sent in a plain "reasoning" field
-	// with nothing to pass back (shown only).
+	// ReasoningPlain is the "reasoning" field of a Chat Completions stream
+	// (vLLM, Ollama, Groq, LM Studio), sent back in the same field.
 	ReasoningPlain = "reasoning"
 )
 
@@ -51,6 +51,26 @@ type Reasoning struct {
 	// Hidden marks text that repeats another part's (an API that sends the
 	// same reasoning in two fields): kept to send back, not shown again.
 	Hidden bool `json:"hidden,omitempty"`
+	// Redacted marks a part whose text was changed to hide a secret: its
+	// signature and encrypted content were dropped, and APIs that verify
+	// reasoning do not get it back.
+	Redacted bool `json:"redacted,omitempty"`
+	// Origin is the endpoint and model that produced the part ("host model"):
+	// reasoning goes back only to where it came from. Empty (parts recorded
+	// before origins were) matches every endpoint.
+	Origin string `json:"origin,omitempty"`
+}
+
+// from reports whether the part may go back to origin.
+func (r Reasoning) from(origin string) bool {
+	return r.Origin == "" || r.Origin == origin
+}
+
+// stampOrigin records where the parts came from.
+func stampOrigin(parts []Reasoning, origin string) {
+	for i := range parts {
+		parts[i].Origin = origin
+	}
 }
 
 // Display is the part's readable text: the text, or the summary parts

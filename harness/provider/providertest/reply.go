@@ -36,11 +36,23 @@ type ReplyServer struct {
 	mu      sync.Mutex
 	replies []Reply
 	seen    []Seen
+	check   func(body []byte) *Reply
+	// refusals counts the requests the check answered.
+	refusals int
 }
 
 // NewReplyServer starts a server playing replies in order; Close it when done.
 func NewReplyServer(replies ...Reply) *ReplyServer {
 	s := &ReplyServer{replies: replies}
+	s.Server = httptest.NewServer(http.HandlerFunc(s.handle))
+	return s
+}
+
+// NewCheckedReplyServer is NewReplyServer with a check of each request body, as the live
+// service validates it: a non-nil reply from check answers the request instead of the next
+// recorded one (which stays next).
+func NewCheckedReplyServer(check func(body []byte) *Reply, replies ...Reply) *ReplyServer {
+	s := &ReplyServer{replies: replies, check: check}
 	s.Server = httptest.NewServer(http.HandlerFunc(s.handle))
 	return s
 }
@@ -57,7 +69,12 @@ func (s *ReplyServer) handle(w http.ResponseWriter, r *http.Request) {
 	body, _ := io.ReadAll(r.Body)
 	s.mu.Lock()
 	s.seen = append(s.seen, Seen{Method: r.Method, Path: r.URL.Path, Header: r.Header.Clone(), Body: body})
-	rep := s.replies[min(len(s.seen), len(s.replies))-1]
+	var rep Reply
+	if bad := s.refused(body); bad != nil {
+		rep, s.refusals = *bad, s.refusals+1
+	} else {
+		rep = s.replies[min(len(s.seen)-s.refusals, len(s.replies))-1]
+	}
 	s.mu.Unlock()
 	for k, v := range rep.Header {
 		w.Header().Set(k, v)
@@ -82,4 +99,12 @@ func writeChunks(w http.ResponseWriter, body string, n int) {
 			fl.Flush()
 		}
 	}
+}
+
+// refused runs the check, if any, on a request body.
+func (s *ReplyServer) refused(body []byte) *Reply {
+	if s.check == nil {
+		return nil
+	}
+	return s.check(body)
 }
