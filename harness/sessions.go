@@ -3,6 +3,7 @@ package harness
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"sort"
 	"strings"
 
@@ -34,6 +35,15 @@ func (h *Harness) NewSession(o NewSessionOptions) (*Session, error) {
 	}
 	if err := validName(o.Name); err != nil {
 		return nil, err
+	}
+	if o.Settings[ProjectIDKey] == "" {
+		if id := ProjectID(o.Workspace); id != "" {
+			o.Settings = maps.Clone(o.Settings)
+			if o.Settings == nil {
+				o.Settings = map[string]string{}
+			}
+			o.Settings[ProjectIDKey] = id
+		}
 	}
 	s := &Session{ID: NewID(), Name: o.Name, Agent: o.Agent, Workspace: o.Workspace, Settings: o.Settings}
 	s.Branch, s.Branches = s.ID, []string{s.ID}

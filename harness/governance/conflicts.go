@@ -5,6 +5,7 @@ import (
 	"maps"
 	"path/filepath"
 	"slices"
+	"sync"
 
 	"exo/harness"
 	"exo/store"
@@ -14,12 +15,19 @@ import (
 type Member struct {
 	ID        string
 	Name      string
+	Branch    string
 	Workspace string
+	// Node is the daemon that runs the session when it is another daemon's on a shared store
+	// ("" for this daemon's own): its conflicts are recorded there, not here.
+	Node string
 	// Project is the workspace of the session's root ancestor: forks in their own copies of a
 	// project share it, so their workspace-relative paths are compared.
 	Project string
 	Files   map[string]*Touch
 }
+
+// Local reports whether the session is this daemon's own.
+func (m Member) Local() bool { return m.Node == "" }
 
 // Conflict is a path changed by two sessions of one project, each by events of its own.
 type Conflict struct {
@@ -77,7 +85,8 @@ func hasOwn(xs, ys map[string]uint64) bool {
 }
 
 // ConflictRecords returns, per session id, the conflict.detected records not yet in that
-// session's State, so each conflict is recorded once per pair and path on both sessions.
+// session's State, so each conflict is recorded once per pair and path on both sessions (on
+// this daemon's own; another daemon's session gets its record from that daemon).
 func ConflictRecords(cs []Conflict, ms []Member, states map[string]*State) map[string][]store.Record {
 	byID := map[string]Member{}
 	for _, m := range ms {
@@ -89,8 +98,11 @@ func ConflictRecords(cs []Conflict, ms []Member, states map[string]*State) map[s
 			return
 		}
 		o := byID[other]
+		if !byID[self].Local() {
+			return // the other daemon records it on its own session
+		}
 		out[self] = append(out[self], harness.MustRecord(TypeConflictDetected, harness.ActorHarness,
-			ConflictDetected{Path: path, With: other, WithName: o.Name, Workspace: o.Workspace, Shared: shared}))
+			ConflictDetected{Path: path, With: other, WithName: o.Name, Workspace: o.Workspace, Node: o.Node, Shared: shared}))
 	}
 	for _, c := range cs {
 		add(c.A, c.B, c.Path, c.Shared)
@@ -104,7 +116,9 @@ func (s *State) hasConflict(other, path string) bool {
 	return slices.ContainsFunc(s.Conflicts, func(c ConflictDetected) bool { return c.With == other && c.Path == path })
 }
 
-// Members loads every unfinished session's State and Member, with project roots resolved.
+// Members loads every unfinished session's State and Member, with project roots resolved:
+// this daemon's sessions and, on a shared store, the other daemons' (whose changed files are
+// read from the shared log).
 func Members(h *harness.Harness) ([]Member, map[string]*State, error) { return members(h, replay(h)) }
 
 // members is Members with a given loader.
@@ -117,28 +131,41 @@ func members(h *harness.Harness, load loader) ([]Member, map[string]*State, erro
 	for _, s := range all {
 		byID[s.ID] = s
 	}
+	nodes := map[string]string{}
+	peers, _, err := h.PeerSessions() // unreadable peers only hide themselves
+	for _, p := range peers {
+		if _, dup := byID[p.Session.ID]; !dup && err == nil {
+			all = append(all, p.Session)
+			byID[p.Session.ID], nodes[p.Session.ID] = p.Session, p.Node
+		}
+	}
 	var ms []Member
 	states := map[string]*State{}
 	for _, s := range all {
 		st, err := load(s)
 		if err != nil {
+			if nodes[s.ID] != "" {
+				continue // another daemon's session that cannot be read now
+			}
 			return nil, nil, err
 		}
 		states[s.ID] = st
 		if st.Finished {
 			continue
 		}
-		ms = append(ms, Member{ID: s.ID, Name: s.Name, Workspace: s.Workspace,
+		ms = append(ms, Member{ID: s.ID, Name: s.Name, Branch: s.Branch, Workspace: s.Workspace, Node: nodes[s.ID],
 			Project: projectRoot(byID, s), Files: st.Files})
 	}
 	return ms, states, nil
 }
 
-// projectRoot is the project a session works on: the harness's "project" setting (forks in
-// their own copies record it), else the workspace of its oldest known ancestor.
+// projectRoot is the project a session works on, compared across machines: its project id
+// (the workspace's git remote or root commit, harness.ProjectIDKey), else the harness's
+// "project" setting (forks in their own copies record it), else the workspace, each from its
+// oldest known ancestor that has one.
 func projectRoot(byID map[string]*harness.Session, s *harness.Session) string {
 	seen := map[string]bool{}
-	for s.Settings["project"] == "" && s.Parent != "" && !seen[s.ID] {
+	for s.Settings[harness.ProjectIDKey] == "" && s.Settings["project"] == "" && s.Parent != "" && !seen[s.ID] {
 		seen[s.ID] = true
 		p, ok := byID[s.Parent]
 		if !ok {
@@ -146,16 +173,24 @@ func projectRoot(byID map[string]*harness.Session, s *harness.Session) string {
 		}
 		s = p
 	}
+	if id := s.Settings[harness.ProjectIDKey]; id != "" {
+		return id
+	}
 	return filepath.Clean(firstNonEmpty(s.Settings["project"], s.Workspace))
 }
 
+// recordMu serialises recording conflicts.
+var recordMu sync.Mutex
+
 // RecordConflicts detects conflicts among unfinished sessions and appends the new
-// conflict.detected events to both sides. The harness calls it after each snapshot. It returns
+// conflict.detected events to both sides (this daemon's own sessions). The harness calls it after each snapshot. It returns
 // every current conflict.
 func RecordConflicts(h *harness.Harness) ([]Conflict, error) { return recordConflicts(h, replay(h)) }
 
 // recordConflicts is RecordConflicts with a given loader.
 func recordConflicts(h *harness.Harness, load loader) ([]Conflict, error) {
+	recordMu.Lock() // two runs at once would both record a new conflict
+	defer recordMu.Unlock()
 	ms, states, err := members(h, load)
 	if err != nil {
 		return nil, err

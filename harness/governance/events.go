@@ -34,6 +34,7 @@ type ConflictDetected struct {
 	With      string `json:"with"`                // the other session's id
 	WithName  string `json:"with_name,omitempty"` // the other session's name
 	Workspace string `json:"workspace,omitempty"` // the other session's workspace
+	Node      string `json:"node,omitempty"`      // the daemon running it, when another machine's
 	Shared    bool   `json:"shared,omitempty"`    // both sessions work in the same directory
 }
 

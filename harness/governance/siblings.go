@@ -128,8 +128,11 @@ func siblings(h *harness.Harness, sessionID string, load loader) ([]Sibling, err
 		if m.ID == sessionID || m.Project != project {
 			continue
 		}
-		hs, err := h.State(m.ID)
+		hs, err := h.BranchState(m.Branch)
 		if err != nil {
+			if !m.Local() {
+				continue
+			}
 			return nil, err
 		}
 		st := states[m.ID]

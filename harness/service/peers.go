@@ -1,10 +1,12 @@
 package service
 
 import (
+	"slices"
 	"time"
 
 	"exo/harness"
 	"exo/harness/api"
+	"exo/store"
 )
 
 // Backoff of the peer watch after it failed to start.
@@ -40,6 +42,39 @@ func (s *Service) peerLoop() {
 		}
 		wait = min(2*wait, peerRetryMax)
 	}
+}
+
+// peerConflictLoop records, while the service runs on a shared store, the conflicts another
+// daemon's sessions make with this daemon's: when a peer session records a workspace snapshot
+// (its changed files), conflicts are detected again and recorded on this daemon's sessions
+// (the other daemon records them on its own).
+func (s *Service) peerConflictLoop() {
+	defer s.wg.Done()
+	if s.h.Store().Node() == "" {
+		return
+	}
+	ch, stop := s.h.Subscribe(256)
+	defer stop()
+	for {
+		select {
+		case <-s.ctx.Done():
+			return
+		case n, ok := <-ch:
+			if !ok {
+				return
+			}
+			if n.Lagged || n.Peer != "" && changedFiles(n.Events) {
+				if _, err := s.tracker.RecordConflicts(); err != nil {
+					s.log.Warn("conflicts with other daemons' sessions: not recorded", "error", err)
+				}
+			}
+		}
+	}
+}
+
+// changedFiles reports whether events include a workspace snapshot.
+func changedFiles(evs []store.Event) bool {
+	return slices.ContainsFunc(evs, func(e store.Event) bool { return e.Type == harness.TypeWorkspaceSnapshot })
 }
 
 // withPeers appends the sessions other daemons run on a shared store to a session list, with

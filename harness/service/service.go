@@ -76,9 +76,10 @@ func New(h *harness.Harness, opts Options) *Service {
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
 	}
-	s.wg.Add(2)
+	s.wg.Add(3)
 	go s.wakeLoop()
 	go s.peerLoop()
+	go s.peerConflictLoop()
 	return s
 }
 
