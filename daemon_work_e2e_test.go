@@ -173,3 +173,43 @@ func leadSession(t *testing.T, home, ws string) string {
 	t.Fatalf("no lead session:\n%s", out)
 	return ""
 }
+
+// TestDaemonWakesIdleSession: a turn started by `exo run` starts a background task and ends;
+// no client is left. When the task finishes, the daemon records it and wakes the idle session:
+// a follow-up turn runs by itself and its model request carries the task's output.
+func TestDaemonWakesIdleSession(t *testing.T) {
+	srv := providertest.NewScriptedChat(
+		providertest.ChatReply{ToolCalls: []providertest.ChatToolCall{{ID: "c1", Name: "bash", Args: `{"command":"sleep 1; echo woke-up-$((6*7))","background":true}`}}},
+		providertest.ChatReply{Text: "Started; I will look when it ends."},
+		providertest.ChatReply{Text: "The task printed its line."},
+	)
+	defer srv.Close()
+	home, ws := t.TempDir(), t.TempDir()
+	exoEnv(t, home, ws, nil, "model", "register", "m", "--provider", "openai-compatible", "--base-url", srv.BaseURL())
+	out, errs, code := exoEnv(t, home, ws, nil, "run", "--yes", "start it and tell me when it is done")
+	if code != 0 || !strings.Contains(out, "Started; I will look when it ends.") {
+		t.Fatalf("exo run: exit %d: %s %s", code, out, errs)
+	}
+	waitRequests(t, srv, 3, "the wake-up")
+	if body := string(srv.Requests()[2].Body); !strings.Contains(body, "woke-up-42") {
+		t.Fatalf("the woken turn's request does not carry the task's output:\n%s", body)
+	}
+	id := leadSession(t, home, ws)
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		log := mustRunIn(t, home, ws, "log", id)
+		if strings.Contains(log, "The task printed its line.") {
+			if done := strings.Index(log, "task.completed"); done < 0 || done > strings.Index(log, "The task printed its line.") {
+				t.Fatalf("the task's end is not recorded before the follow-up turn:\n%s", log)
+			}
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the woken turn never finished:\n%s", log)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	if n := len(srv.Requests()); n != 3 {
+		t.Fatalf("%d model requests, want 3 (one wake-up)", n)
+	}
+}
