@@ -88,9 +88,14 @@ func (e apiError) name() string {
 }
 
 // kind maps the error to a sentinel, falling back to def. An exhausted
-// credit balance is a quota whatever its type says.
+// credit balance is a quota whatever its type says, and so is a Gemini
+// RESOURCE_EXHAUSTED that says the quota is exceeded: its "Please retry in
+// 20s" comes with limits of 0 for models without a free tier, where waiting
+// never helps (Google's generic "Resource has been exhausted" stays a rate
+// limit).
 func (e apiError) kind(def error) error {
-	if strings.Contains(strings.ToLower(e.Message), "credit balance is too low") {
+	msg := strings.ToLower(e.Message)
+	if strings.Contains(msg, "credit balance is too low") || strings.Contains(msg, "exceeded your current quota") {
 		return ErrQuota
 	}
 	for _, s := range []string{e.Code, e.Type} {

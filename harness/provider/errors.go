@@ -85,6 +85,9 @@ func (e *Error) advice() string {
 		}
 		return "wait and retry, or check the plan's limits"
 	case ErrQuota:
+		if e.RetryAfter > 0 {
+			return fmt.Sprintf("the account's quota or credit is used up; check the plan and billing (the provider names a wait of %s; exo does not retry an exhausted quota)", e.RetryAfter.Round(time.Second))
+		}
 		return "the account's quota or credit is used up; check the plan and billing"
 	case ErrAuth:
 		return "check the key sealed for this model (exo secret set)"

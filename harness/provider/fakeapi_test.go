@@ -17,7 +17,7 @@ import (
 type reply struct {
 	status     int               // HTTP status; 0 means 200 with an SSE body
 	header     map[string]string // extra response headers
-	file       string            // SSE fixture under testdata/providers
+	file       string            // fixture under testdata/providers (an SSE body, or an error's body)
 	body       string            // literal body when file is empty
 	cutAt      int               // abort the connection after this many body bytes
 	firstDelay time.Duration     // pause before the first event
@@ -70,9 +70,13 @@ func (f *fakeAPI) handle(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set(k, v)
 	}
 	if rep.status != 0 && rep.status != http.StatusOK {
+		body := rep.body
+		if rep.file != "" {
+			body = fixture(f.t, rep.file)
+		}
 		w.Header().Set("Content-Type", "application/json")
 		w.WriteHeader(rep.status)
-		_, _ = io.WriteString(w, rep.body)
+		_, _ = io.WriteString(w, body)
 		return
 	}
 	f.stream(w, rep)
