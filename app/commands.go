@@ -58,7 +58,20 @@ func pickSession(c api.Client, o Options) (*harness.Session, error) {
 	if err == nil && o.Model != "" {
 		s, err = c.SetSetting(bg, s.ID, "model", o.Model)
 	}
+	if err == nil {
+		err = newExecutor(c, o, s)
+	}
 	return s, err
+}
+
+// newExecutor selects the configuration's executor for a session the app created (unless an
+// --executor flag names one for every session).
+func newExecutor(c api.Client, o Options, s *harness.Session) error {
+	if o.Executor != "" || o.NewExecutor == "" || o.NewExecutor == "default" {
+		return nil
+	}
+	_, err := c.SelectExecutor(bg, s.ID, o.NewExecutor)
+	return err
 }
 
 // selectExecutor selects the executor the app was opened with for a session, if any.
@@ -162,9 +175,9 @@ func (m *Model) siblingsCmd() tea.Cmd {
 // promptCmd asks the harness to run a turn for text; its events stream through the watch and
 // its end arrives as a turn notice.
 func (m *Model) promptCmd(text string) tea.Cmd {
-	id, c, override := m.current(), m.c, m.opts.OverrideGovernance
+	id, c, override, mode := m.current(), m.c, m.opts.OverrideGovernance, m.opts.Approval
 	return func() tea.Msg {
-		t, err := c.StartTurn(bg, api.TurnRequest{Session: id, Text: text, Source: "tui", OverrideGovernance: override})
+		t, err := c.StartTurn(bg, api.TurnRequest{Session: id, Text: text, Source: "tui", OverrideGovernance: override, Approval: mode})
 		return turnStartedMsg{session: id, turn: t.ID, text: text, err: err}
 	}
 }
@@ -269,6 +282,9 @@ func (m *Model) newSessionCmd() tea.Cmd {
 		s, err := c.NewSession(bg, api.NewSessionRequest{Workspace: ws, OverrideGovernance: override})
 		if err == nil {
 			err = selectExecutor(c, opts, s)
+		}
+		if err == nil {
+			err = newExecutor(c, opts, s)
 		}
 		return newSessionMsg{s: s, err: err}
 	}

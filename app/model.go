@@ -40,6 +40,17 @@ type Options struct {
 	// Executor, when set, is selected for the session the app opens and the ones /new makes
 	// (default, claude-code, codex, acp:COMMAND [ARGS]).
 	Executor string
+	// NewExecutor is the executor of the sessions the app creates when Executor is empty (the
+	// configuration's executor).
+	NewExecutor string
+	// Approval is the user's approval mode for the turns the app starts (auto, ask, read-only;
+	// from the configuration): the harness may tighten it by the project's file.
+	Approval string
+	// Notify lists the notification styles (the configuration's notify); EXO_NOTIFY overrides it.
+	Notify string
+	// Keys remaps app keys: action (next_pane, prev_pane, zoom, help, quit, mouse, editor,
+	// newline) → key names.
+	Keys map[string][]string
 }
 
 // Model is the root Bubble Tea model: layout, focus, routing and harness work in commands.
@@ -126,7 +137,8 @@ func New(hc api.Client, opts Options) *Model {
 	m := &Model{c: hc, opts: opts, common: c, running: map[string]string{}, mine: map[string]bool{}, clients: map[string]int{}, sandboxes: map[string]*views.Sandbox{},
 		conv: views.NewConversation(c), input: views.NewInput(c), timeline: views.NewTimeline(c),
 		siblings: views.NewSiblings(c), sandbox: views.NewSandbox(c, 5000), status: views.NewStatusBar(c), split: views.NewSplit(c)}
-	m.notifyWith = notifyStyles()
+	m.notifyWith = notifyStyles(opts.Notify)
+	applyKeys(c, m.input, opts.Keys)
 	m.themeSet = opts.Theme != "" && opts.Theme != themes.NameAuto
 	m.input.Focus()
 	return m

@@ -20,9 +20,12 @@ const (
 // left out by default: terminals that know both would show two).
 const defaultNotify = notifyBell + "," + notifyOSC9
 
-// notifyStyles reads EXO_NOTIFY once (when the app starts).
-func notifyStyles() map[string]bool {
+// notifyStyles reads EXO_NOTIFY once (when the app starts), else the configuration's list.
+func notifyStyles(configured string) map[string]bool {
 	v := strings.TrimSpace(os.Getenv("EXO_NOTIFY"))
+	if v == "" {
+		v = strings.TrimSpace(configured)
+	}
 	if v == "" {
 		v = defaultNotify
 	}

@@ -9,6 +9,7 @@ import (
 
 	"exo/app"
 	"exo/harness/api"
+	"exo/harness/config"
 	"exo/themes"
 )
 
@@ -16,6 +17,8 @@ import (
 type replFlags struct {
 	session, model, theme, executor string
 	override                        bool
+	// themeSet is true when --theme was given (it then wins over the configuration).
+	themeSet bool
 }
 
 func replCmd(e *env) *cobra.Command {
@@ -24,7 +27,10 @@ func replCmd(e *env) *cobra.Command {
 		Use:   "repl",
 		Short: "Open the full-screen app (what plain 'exo' does)",
 		Args:  cobra.NoArgs,
-		RunE:  func(cmd *cobra.Command, _ []string) error { return e.repl(f) },
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			f.themeSet = cmd.Flags().Changed("theme")
+			return e.repl(f)
+		},
 	}
 	addReplFlags(cmd, &f)
 	return cmd
@@ -37,7 +43,7 @@ func attachCmd(e *env) *cobra.Command {
 		Short: "Open the app on a session (its running turn streams live)",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			f.session = args[0]
+			f.session, f.themeSet = args[0], cmd.Flags().Changed("theme")
 			return e.repl(f)
 		},
 	}
@@ -69,7 +75,27 @@ func (e *env) repl(f replFlags) error {
 				return err
 			}
 		}
+		cfg, err := e.loadConfig(ctx, c, cwd(), true)
+		if err != nil {
+			return err
+		}
 		e.trustPrompt(ctx, c, cwd())
-		return app.Run(c, app.Options{Session: f.session, Model: f.model, Theme: f.theme, Workspace: cwd(), OverrideGovernance: f.override, Executor: f.executor})
+		return app.Run(c, appOptions(f, cfg))
 	})
+}
+
+// appOptions are the app's options: the flags, and the configuration where no flag was given.
+func appOptions(f replFlags, cfg *config.Config) app.Options {
+	o := app.Options{Session: f.session, Model: f.model, Theme: f.theme, Workspace: cwd(), OverrideGovernance: f.override,
+		Executor: f.executor, Approval: cfg.Get(config.KeyApproval), Notify: cfg.Get(config.KeyNotify), Keys: cfg.Keys()}
+	if !f.themeSet && cfg.FromFile(config.KeyTheme) {
+		o.Theme = cfg.Get(config.KeyTheme)
+	}
+	if o.Model == "" {
+		o.Model = cfg.Get(config.KeyModel)
+	}
+	if cfg.FromFile(config.KeyExecutor) {
+		o.NewExecutor = cfg.Get(config.KeyExecutor)
+	}
+	return o
 }

@@ -94,7 +94,10 @@ func newRoot(e *env) *cobra.Command {
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		Args:          cobra.NoArgs,
-		RunE:          func(cmd *cobra.Command, _ []string) error { return e.repl(rf) },
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			rf.themeSet = cmd.Flags().Changed("theme")
+			return e.repl(rf)
+		},
 	}
 	addReplFlags(root, &rf)
 	root.PersistentFlags().StringVar(&e.home, "home", "", "exo home directory (default $EXO_HOME or ~/.exo)")
@@ -105,7 +108,7 @@ func newRoot(e *env) *cobra.Command {
 		daemonCmd(e), attachCmd(e), tailCmd(e),
 	)
 	root.AddCommand(governanceCmds(e)...)
-	root.AddCommand(mcpCmd(e), trustCmd(e))
+	root.AddCommand(mcpCmd(e), trustCmd(e), configCmd(e))
 	root.AddCommand(e.hidden...)
 	wrapArgs(root) // an unknown command or a stray argument is a usage error (exit 2)
 	return root

@@ -49,6 +49,42 @@ type runFlags struct {
 	maxSteps       int
 	executor       string
 	nativeTools    bool
+	// format is the output format: text, json or stream-json (--json is json).
+	format string
+	// cont continues the current directory's most recent session (-c).
+	cont bool
+	// approval is the user's approval mode (from the configuration).
+	approval string
+}
+
+// Output formats of exo run.
+const (
+	formatText   = "text"
+	formatJSON   = "json"
+	formatStream = "stream-json"
+)
+
+// check validates the flags' combinations.
+func (f *runFlags) check() error {
+	if f.asJSON {
+		if f.format != formatText && f.format != formatJSON {
+			return usagef("--json is --output-format json: it cannot go with --output-format %s", f.format)
+		}
+		f.format = formatJSON
+	}
+	switch f.format {
+	case formatText, formatJSON, formatStream:
+	default:
+		return usagef("--output-format %q: use text, json or stream-json", f.format)
+	}
+	f.asJSON = f.format == formatJSON
+	if f.cont && f.session != "" {
+		return usagef("--continue and --session both name the session: give one")
+	}
+	if f.maxSteps < 1 {
+		return usagef("--max-steps must be 1 or more (it is %d)", f.maxSteps)
+	}
+	return nil
 }
 
 func runCmd(e *env) *cobra.Command {
@@ -70,15 +106,17 @@ func runCmd(e *env) *cobra.Command {
 			if strings.TrimSpace(prompt) == "" {
 				return usagef("the prompt is empty")
 			}
-			if f.maxSteps < 1 {
-				return usagef("--max-steps must be 1 or more (it is %d)", f.maxSteps)
+			if err := f.check(); err != nil {
+				return err
 			}
 			return e.withClient(func(ctx context.Context, c api.Client) error { return e.run(ctx, c, f, prompt) })
 		},
 	}
 	cmd.Flags().StringVar(&f.session, "session", "", "continue this session (default: a new one in the current directory)")
 	cmd.Flags().StringVar(&f.model, "model", "", "registered model to use (default: the default model)")
-	cmd.Flags().BoolVar(&f.asJSON, "json", false, "print one JSON object at the end instead of streaming")
+	cmd.Flags().BoolVar(&f.asJSON, "json", false, "print one JSON object at the end instead of streaming (--output-format json)")
+	cmd.Flags().StringVar(&f.format, "output-format", formatText, "text (stream the answer), json (one object at the end) or stream-json (events and deltas as JSON lines)")
+	cmd.Flags().BoolVarP(&f.cont, "continue", "c", false, "continue the current directory's most recent session")
 	cmd.Flags().BoolVar(&f.yes, "yes", false, "approve tool calls whose policy is ask")
 	cmd.Flags().BoolVar(&f.detach, "detach", false, "start the turn in the daemon, print the session and return")
 	cmd.Flags().IntVar(&f.maxSteps, "max-steps", 50, "most model calls in the turn")
@@ -90,9 +128,22 @@ func runCmd(e *env) *cobra.Command {
 
 // run starts one turn in the harness and follows it to its end.
 func (e *env) run(ctx context.Context, c api.Client, f runFlags, prompt string) error {
+	if err := e.runConfig(ctx, c, &f); err != nil {
+		return err
+	}
 	if _, err := c.Model(ctx, f.model); err != nil {
 		e.noModelHelp()
 		return usageErr(err)
+	}
+	if f.cont {
+		s, err := e.latestHere(ctx, c)
+		if err != nil {
+			return err
+		}
+		f.session = s.ID
+		if f.format == formatText {
+			fmt.Fprintf(e.stderr, "continuing %s\n", s.Name)
+		}
 	}
 	s, err := e.runSession(ctx, c, f)
 	if err != nil {
@@ -112,7 +163,7 @@ func (e *env) run(ctx context.Context, c api.Client, f runFlags, prompt string) 
 		defer w.Close()
 	}
 	started, err := c.StartTurn(ctx, api.TurnRequest{Session: s.ID, Text: prompt, Source: "run", MaxSteps: f.maxSteps,
-		AutoApprove: f.yes, Headless: true, OverrideGovernance: f.override, Executor: f.executor, NativeTools: f.nativeTools})
+		AutoApprove: f.yes, Headless: true, OverrideGovernance: f.override, Executor: f.executor, NativeTools: f.nativeTools, Approval: f.approval})
 	if err != nil {
 		return startErr(err)
 	}
@@ -124,9 +175,13 @@ func (e *env) run(ctx context.Context, c api.Client, f runFlags, prompt string) 
 	stop := e.cancelOnInterrupt(c, s.ID)
 	defer stop()
 	var res harness.TurnResult
-	if w != nil {
+	switch {
+	case w != nil && f.format == formatStream:
+		e.streamInit(s, started)
+		res, err = e.followStream(w, started)
+	case w != nil:
 		res, err = e.follow(w, started)
-	} else {
+	default:
 		res, err = c.WaitTurn(ctx, s.ID, started.ID)
 	}
 	return e.finishRun(s, f, res, err)
@@ -280,15 +335,18 @@ func (e *env) finishRun(s *harness.Session, f runFlags, res harness.TurnResult, 
 	case res.Failure != "":
 		out.ExitCode, out.Error = ExitFailure, res.Failure
 	}
-	if f.asJSON {
+	switch f.format {
+	case formatJSON:
 		writeJSON(e.stdout, out)
-	} else {
+	case formatStream:
+		writeJSONLine(e.stdout, streamResult{Type: "result", runOutput: out})
+	default:
 		fmt.Fprintln(e.stdout)
 		fmt.Fprintf(e.stderr, "[%s · %d steps · %d tool calls · %d in / %d out tokens · $%.4f · ttft %d ms]\n",
 			s.Name, out.Steps, out.ToolCalls, out.Usage.Input, out.Usage.Output, out.Cost, out.TTFTMs)
 	}
 	if out.ExitCode != 0 {
-		if f.asJSON {
+		if f.format != formatText {
 			return &exitError{code: out.ExitCode, err: errors.New(out.Error)}
 		}
 		return failf(out.ExitCode, "%s", out.Error)

@@ -28,6 +28,10 @@ type SessionInfo struct {
 	Conflicts int     `json:"conflicts"`
 	// Executor is the executor in force ("" or default: exo's own).
 	Executor string `json:"executor,omitempty"`
+	// LastActivity is when the session's log last changed; LastPrompt the newest user prompt
+	// the projection holds (cut to a line), for pickers.
+	LastActivity time.Time `json:"last_activity"`
+	LastPrompt   string    `json:"last_prompt,omitempty"`
 	// Node, when set, is the daemon that runs the session on another machine sharing the store
 	// (etcd); Live says that daemon still holds it, Orphaned that it is gone and the session's
 	// workspace is not reachable here.
@@ -84,6 +88,9 @@ type TurnRequest struct {
 	Executor string `json:"executor,omitempty"`
 	// NativeTools lets an external agent use its own tools, each use approved by exo.
 	NativeTools bool `json:"native_tools,omitempty"`
+	// Approval is the user's approval mode (auto, ask or read-only, from their configuration);
+	// empty keeps the session's. The session's project file (.exo/config.toml) may tighten it.
+	Approval string `json:"approval,omitempty"`
 }
 
 // TurnStarted identifies a started turn.

@@ -5,8 +5,13 @@ import (
 	"time"
 
 	"exo/harness"
+	"exo/harness/config"
 	"exo/harness/provider"
 )
+
+// readOnlyTools are the built-in tools that change nothing: an approval mode of ask or
+// read-only lets them run.
+var readOnlyTools = map[string]bool{"read_file": true, "glob": true, "grep": true, "list_dir": true, "task_status": true, "task_output": true}
 
 // Approval decisions recorded in approval.resolved.
 const (
@@ -26,7 +31,7 @@ func (t *turn) approve(ctx context.Context, c provider.ToolCall, summary, hook s
 // approveAs is approve with the policy of tool policy (an agent's own tool answers to the policy
 // of exo's tool that does the same, e.g. Claude's Write to write_file).
 func (t *turn) approveAs(ctx context.Context, c provider.ToolCall, summary, hook, policy string) (bool, string, error) {
-	ok, why, needAsk := t.x.policyVerdict(t.s.ID, c.Name, policy, hook)
+	ok, why, needAsk := t.x.modeVerdict(t.s.ID, c.Name, policy, hook, t.to.Approval)
 	if !needAsk {
 		return ok, why, nil
 	}
@@ -45,6 +50,21 @@ func (t *turn) approveAs(ctx context.Context, c provider.ToolCall, summary, hook
 // of a call of name: refused with a reason, allowed, or needAsk when the user must be asked.
 func (x *Executor) policyVerdict(sessionID, name, policy, hook string) (ok bool, why string, needAsk bool) {
 	return verdictOf(x.policy(sessionID, policy), name, hook)
+}
+
+// modeVerdict is policyVerdict under an approval mode (config.ApprovalAsk, ApprovalReadOnly).
+func (x *Executor) modeVerdict(sessionID, name, policy, hook, mode string) (ok bool, why string, needAsk bool) {
+	return verdictUnder(x.policy(sessionID, policy), name, hook, mode, readOnlyTools[policy])
+}
+
+// verdictUnder is verdictOf for policy p under an approval mode: ask makes a tool that can
+// change something ask, read-only refuses it (saying why).
+func verdictUnder(p, name, hook, mode string, readOnly bool) (ok bool, why string, needAsk bool) {
+	q := config.ApplyApproval(p, mode, readOnly)
+	if q == "deny" && p != "deny" {
+		return false, "the tool " + name + " is refused: the approval mode is read-only (it can change things)", false
+	}
+	return verdictOf(q, name, hook)
 }
 
 // verdictOf is policyVerdict for a known policy p.

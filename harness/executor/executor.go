@@ -23,6 +23,9 @@ type Options struct {
 	AutoApprove bool
 	// Headless means nobody can answer an approval: "ask" fails closed unless AutoApprove.
 	Headless bool
+	// Approval is the approval mode (config.ApprovalAuto, ApprovalAsk or ApprovalReadOnly):
+	// ask makes every tool that can change something ask, read-only refuses them.
+	Approval string
 	// CheckWrite, when set, vets every path a file tool writes (scope, boundaries).
 	CheckWrite func(sessionID, relPath string) error
 	// SystemExtra is appended to the system prompt (governance rules, sibling awareness).

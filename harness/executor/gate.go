@@ -25,6 +25,8 @@ type GateRequest struct {
 	Default string
 	// Headless means nobody can answer an approval: a call that must ask is refused.
 	Headless bool
+	// Approval is the session's approval mode (auto, ask, read-only).
+	Approval string
 }
 
 // GateResult is what the rules decided: Allowed, else Reason; Args are the arguments to run
@@ -53,10 +55,11 @@ func (x *Executor) Gate(ctx context.Context, g GateRequest) (GateResult, error) 
 		out.Reason = "blocked by a PreToolUse hook: " + hook.Reason
 		return out, nil
 	}
-	ok, why, needAsk := x.policyVerdict(g.Session.ID, g.Tool, g.Tool, hook.Decision)
+	p := x.policy(g.Session.ID, g.Tool)
 	if _, named := x.sessionPolicy(g.Session.ID, g.Tool); !named && g.Default != "" {
-		ok, why, needAsk = verdictOf(g.Default, g.Tool, hook.Decision)
+		p = g.Default
 	}
+	ok, why, needAsk := verdictUnder(p, g.Tool, hook.Decision, g.Approval, readOnlyTools[g.Tool])
 	if !needAsk {
 		out.Allowed, out.Reason = ok, why
 		return out, nil

@@ -1,5 +1,7 @@
 package executor
 
+import "exo/harness/config"
+
 // TurnOptions tune one turn; zero fields take the executor's Options.
 type TurnOptions struct {
 	// MaxSteps bounds model calls in this turn.
@@ -8,6 +10,8 @@ type TurnOptions struct {
 	AutoApprove bool
 	// Headless means nobody can answer an approval: "ask" fails closed unless AutoApprove.
 	Headless bool
+	// Approval is the turn's approval mode; the stricter of it and the executor's applies.
+	Approval string
 }
 
 // merge fills the zero fields of o from the executor's options.
@@ -17,5 +21,6 @@ func (o TurnOptions) merge(x Options) TurnOptions {
 	}
 	o.AutoApprove = o.AutoApprove || x.AutoApprove
 	o.Headless = o.Headless || x.Headless
+	o.Approval = config.Stricter(o.Approval, x.Approval)
 	return o
 }

@@ -28,9 +28,13 @@ func (s *Service) Gate(ctx context.Context, req api.GateRequest) (api.GateResult
 	if err != nil {
 		return api.GateResult{}, err
 	}
+	mode, err := s.approvalMode(se, "") // the session's mode, tightened by its project's file
+	if err != nil {
+		return api.GateResult{}, err
+	}
 	callID := "gate-" + harness.NewID()
 	g, err := s.x.Gate(ctx, executor.GateRequest{Session: se, CallID: callID, Tool: req.Tool, Args: req.Args,
-		Summary: s.h.Redact(req.Summary), Default: req.Default, Headless: req.Headless})
+		Summary: s.h.Redact(req.Summary), Default: req.Default, Headless: req.Headless, Approval: mode})
 	if err != nil {
 		return api.GateResult{}, err
 	}

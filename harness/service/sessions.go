@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"strings"
+	"time"
 
 	"exo/harness"
 	"exo/harness/api"
@@ -27,7 +29,8 @@ func (s *Service) ListSessions(ctx context.Context) ([]api.SessionInfo, error) {
 			return nil, fmt.Errorf("session %s: %w", se.Name, err)
 		}
 		info := api.SessionInfo{Session: se, Status: st.Status, Head: st.Head, Model: st.Model, Steps: st.Steps,
-			Usage: st.Usage, Cost: st.Cost, Clients: act.Clients[se.ID], Executor: st.Executor}
+			Usage: st.Usage, Cost: st.Cost, Clients: act.Clients[se.ID], Executor: st.Executor,
+			LastActivity: lastActivity(se, st), LastPrompt: lastPrompt(st)}
 		_, info.Running = act.Running[se.ID]
 		if !info.Running && (info.Status == harness.StatusRunning || info.Status == harness.StatusWaiting) {
 			info.Status = harness.StatusIdle // no executor runs it: the harness says so, not the log's last word
@@ -239,4 +242,28 @@ func (s *Service) Artifact(ctx context.Context, id string) (io.ReadCloser, error
 // FileAtSnapshot returns a file as the session's newest snapshot holds it.
 func (s *Service) FileAtSnapshot(ctx context.Context, sessionID, path string) (string, error) {
 	return s.h.FileAtSnapshot(sessionID, path)
+}
+
+// lastActivity is when a session's log last changed (its creation when the projection has no
+// time).
+func lastActivity(se *harness.Session, st *harness.SessionState) time.Time {
+	if st.LastActivity.IsZero() {
+		return se.Created
+	}
+	return st.LastActivity
+}
+
+// lastPrompt returns the newest user prompt of the projection's recent items, on one line
+// and cut to 200 characters.
+func lastPrompt(st *harness.SessionState) string {
+	for i := len(st.Items) - 1; i >= 0; i-- {
+		if st.Items[i].Kind == harness.ItemUser {
+			line := strings.Join(strings.Fields(st.Items[i].Text), " ")
+			if r := []rune(line); len(r) > 200 {
+				line = string(r[:199]) + "…"
+			}
+			return line
+		}
+	}
+	return ""
 }

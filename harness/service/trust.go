@@ -6,10 +6,12 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
 	"exo/harness/api"
+	"exo/harness/config"
 	"exo/harness/hooks"
 	"exo/harness/mcp"
 	"exo/harness/trust"
@@ -34,7 +36,7 @@ func (s *Service) ProjectTrust(ctx context.Context, workspace string) (api.Proje
 	}
 	tr := s.plugins.Trust
 	out := api.ProjectTrust{Workspace: workspace, Project: key, Files: []api.TrustFile{}, Trusted: true}
-	for _, rel := range trust.ProjectFiles {
+	for _, rel := range append(slices.Clone(trust.ProjectFiles), config.ProjectFile) {
 		b, err := os.ReadFile(filepath.Join(workspace, rel))
 		if errors.Is(err, os.ErrNotExist) {
 			continue
@@ -71,6 +73,9 @@ func fileState(checked error, runsCode bool) string {
 
 // runs lists what a project file would start.
 func runs(path, rel string, b []byte) ([]string, error) {
+	if rel == config.ProjectFile {
+		return config.Loosens(path, b)
+	}
 	if filepath.Base(rel) == mcp.ProjectFile {
 		f, err := mcp.ParseFile(path, b)
 		if err != nil {

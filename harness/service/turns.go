@@ -53,7 +53,11 @@ func (s *Service) StartTurn(ctx context.Context, req api.TurnRequest) (api.TurnS
 	if se.Workspace != "" {
 		s.h.PrepareBaseline(se.ID) // overlaps the first snapshot with the first model call
 	}
-	to := executor.TurnOptions{MaxSteps: req.MaxSteps, AutoApprove: req.AutoApprove, Headless: req.Headless}
+	mode, err := s.approvalMode(se, req.Approval)
+	if err != nil {
+		return api.TurnStarted{}, err
+	}
+	to := executor.TurnOptions{MaxSteps: req.MaxSteps, AutoApprove: req.AutoApprove, Headless: req.Headless, Approval: mode}
 	source := req.Source
 	if source == "" {
 		source = "api"
@@ -208,13 +212,13 @@ func (s *Service) turnFunc(sessionID string, req api.TurnRequest, source string,
 			return s.x.PromptWith(ctx, sessionID, req.Text, source, to)
 		}, nil
 	}
-	key := fmt.Sprintf("%s native=%v headless=%v yes=%v", name, req.NativeTools, to.Headless, to.AutoApprove)
+	key := fmt.Sprintf("%s native=%v headless=%v yes=%v approval=%s", name, req.NativeTools, to.Headless, to.AutoApprove, to.Approval)
 	s.runMu.Lock()
 	defer s.runMu.Unlock()
 	r := s.runners[key]
 	if r == nil {
 		xo := s.xo
-		xo.Headless, xo.AutoApprove = to.Headless, to.AutoApprove
+		xo.Headless, xo.AutoApprove, xo.Approval = to.Headless, to.AutoApprove, to.Approval
 		var err error
 		if r, err = executors.Open(s.h, name, executors.Options{Exec: xo, NativeTools: req.NativeTools}); err != nil {
 			return nil, invalid(err)

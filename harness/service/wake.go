@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"exo/harness"
+	"exo/harness/config"
 	"exo/harness/executor"
 	"exo/harness/executors"
 )
@@ -61,8 +62,12 @@ func (s *Service) wakePending(pending map[string]bool) {
 			delete(pending, id)
 			continue
 		}
+		mode := config.ApprovalAsk // a session whose mode cannot be read wakes up asking
+		if se, err := s.session(id); err == nil {
+			mode, _ = s.approvalMode(se, "")
+		}
 		_, err := s.begin(id, "wake", func(ctx context.Context) (harness.TurnResult, error) {
-			return s.x.RunTurnWith(ctx, id, executor.TurnOptions{})
+			return s.x.RunTurnWith(ctx, id, executor.TurnOptions{Approval: mode})
 		})
 		if err == nil || !isBusy(err) {
 			delete(pending, id)

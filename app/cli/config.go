@@ -1,0 +1,104 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+
+	"github.com/spf13/cobra"
+
+	"exo/harness/api"
+	"exo/harness/config"
+	"exo/harness/trust"
+)
+
+// configCmd is `exo config`: the configuration in force here and where each value comes from.
+func configCmd(e *env) *cobra.Command {
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "config",
+		Short: "Show the configuration in force here: each key, its value and the file it comes from (or default)",
+		Long: "exo reads " + displayUserFile() + " (the user's; $XDG_CONFIG_HOME/exo/config.toml, else\n" +
+			"~/.config/exo/config.toml) and the project's .exo/config.toml over it. A project may only tighten the\n" +
+			"approval mode and may not choose the executor unless you trust its config (exo trust).",
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return e.withClient(func(ctx context.Context, c api.Client) error {
+				cfg, err := e.loadConfig(ctx, c, cwd(), false)
+				if err != nil {
+					return err
+				}
+				if asJSON {
+					return writeJSON(e.stdout, cfg)
+				}
+				return printConfig(e, cfg)
+			})
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	return cmd
+}
+
+// displayUserFile names the user's file for help texts.
+func displayUserFile() string {
+	if f := config.UserFile(); f != "" {
+		return f
+	}
+	return "config.toml"
+}
+
+// printConfig prints the values, the files read and the warnings.
+func printConfig(e *env, cfg *config.Config) error {
+	tw := table(e.stdout)
+	fmt.Fprintln(tw, "KEY\tVALUE\tSOURCE")
+	for _, v := range cfg.Values {
+		val := v.Value
+		if val == "" {
+			val = "-"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\n", v.Key, val, v.Source)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	if len(cfg.Files) == 0 {
+		fmt.Fprintf(e.stdout, "\nno configuration file: create %s or .exo/config.toml\n", displayUserFile())
+	}
+	for _, w := range cfg.Warnings {
+		fmt.Fprintf(e.stderr, "exo: warning: %s\n", w)
+	}
+	return nil
+}
+
+// loadConfig reads the user's and dir's configuration (a malformed file is a usage error
+// naming file:line); the project file's trust is asked of the harness only when there is one.
+// With warn, warnings go to stderr.
+func (e *env) loadConfig(ctx context.Context, c api.Client, dir string, warn bool) (*config.Config, error) {
+	cfg, err := config.Load(config.Options{UserFile: config.UserFile(), Project: dir,
+		Trusted: func(project string, data []byte) bool { return projectConfigTrusted(ctx, c, project, data) }})
+	if err != nil {
+		return nil, usageErr(err)
+	}
+	if warn {
+		for _, w := range cfg.Warnings {
+			fmt.Fprintf(e.stderr, "exo: warning: %s\n", w)
+		}
+	}
+	return cfg, nil
+}
+
+// projectConfigTrusted asks the harness whether the user trusted these exact contents of the
+// project's .exo/config.toml.
+func projectConfigTrusted(ctx context.Context, c api.Client, project string, data []byte) bool {
+	rep, err := c.ProjectTrust(ctx, project)
+	if err != nil {
+		return false
+	}
+	want := filepath.ToSlash(config.ProjectFile)
+	for _, f := range rep.Files {
+		if f.Path == want {
+			return f.State == "trusted" && f.Hash == trust.Hash(data)
+		}
+	}
+	return false
+}
