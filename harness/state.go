@@ -88,6 +88,8 @@ type SessionState struct {
 	LastContext  int       `json:"last_context,omitempty"` // input tokens of the last model call
 	LastError    string    `json:"last_error,omitempty"`
 	LastActivity time.Time `json:"last_activity"`
+	// LastPromptAt is when the newest user prompt arrived (zero before the first).
+	LastPromptAt time.Time `json:"last_prompt_at,omitzero"`
 	// ModelInFlight is the seq of a model.requested with no completion yet.
 	ModelInFlight uint64 `json:"model_in_flight,omitempty"`
 	// OpenCalls maps tool call ids without a result to their tool.started seq.
@@ -140,7 +142,7 @@ var stateAppliers = map[string]func(*SessionState, store.Event, any){
 	},
 	TypeInvocationReceived: func(s *SessionState, e store.Event, p any) {
 		s.Turns++
-		s.Status = StatusPending
+		s.Status, s.LastPromptAt = StatusPending, e.Time
 		s.addItem(Item{Seq: e.Seq, Kind: ItemUser, Text: p.(*InvocationReceived).Text})
 	},
 	TypeStepStarted: func(s *SessionState, _ store.Event, _ any) { s.Steps++; s.Status = StatusRunning },

@@ -30,8 +30,8 @@ func (e *env) runConfig(ctx context.Context, c api.Client, f *runFlags) error {
 	return nil
 }
 
-// latestHere returns the current directory's most recently active session (forks of its
-// sessions included): what -c/--continue continues.
+// latestHere returns the current directory's most recently used session (the newest prompt;
+// forks of its sessions included): what -c/--continue continues.
 func (e *env) latestHere(ctx context.Context, c api.Client) (*harness.Session, error) {
 	all, err := c.ListSessions(ctx)
 	if err != nil {
@@ -44,7 +44,7 @@ func (e *env) latestHere(ctx context.Context, c api.Client) (*harness.Session, e
 		if !inDir(in.Session, here) || in.Orphaned {
 			continue
 		}
-		if best == nil || in.LastActivity.After(best.LastActivity) {
+		if best == nil || in.LastUsed.After(best.LastUsed) {
 			best = in
 		}
 	}

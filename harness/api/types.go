@@ -28,9 +28,11 @@ type SessionInfo struct {
 	Conflicts int     `json:"conflicts"`
 	// Executor is the executor in force ("" or default: exo's own).
 	Executor string `json:"executor,omitempty"`
-	// LastActivity is when the session's log last changed; LastPrompt the newest user prompt
-	// the projection holds (cut to a line), for pickers.
+	// LastActivity is when the session's log last changed; LastUsed when the user last
+	// prompted it (its creation before that); LastPrompt the newest user prompt the projection
+	// holds (cut to a line), for pickers.
 	LastActivity time.Time `json:"last_activity"`
+	LastUsed     time.Time `json:"last_used"`
 	LastPrompt   string    `json:"last_prompt,omitempty"`
 	// Node, when set, is the daemon that runs the session on another machine sharing the store
 	// (etcd); Live says that daemon still holds it, Orphaned that it is gone and the session's

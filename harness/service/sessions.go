@@ -30,7 +30,7 @@ func (s *Service) ListSessions(ctx context.Context) ([]api.SessionInfo, error) {
 		}
 		info := api.SessionInfo{Session: se, Status: st.Status, Head: st.Head, Model: st.Model, Steps: st.Steps,
 			Usage: st.Usage, Cost: st.Cost, Clients: act.Clients[se.ID], Executor: st.Executor,
-			LastActivity: lastActivity(se, st), LastPrompt: lastPrompt(st)}
+			LastActivity: lastActivity(se, st), LastUsed: lastUsed(se, st), LastPrompt: lastPrompt(st)}
 		_, info.Running = act.Running[se.ID]
 		if !info.Running && (info.Status == harness.StatusRunning || info.Status == harness.StatusWaiting) {
 			info.Status = harness.StatusIdle // no executor runs it: the harness says so, not the log's last word
@@ -251,6 +251,15 @@ func lastActivity(se *harness.Session, st *harness.SessionState) time.Time {
 		return se.Created
 	}
 	return st.LastActivity
+}
+
+// lastUsed is when the user last prompted a session (its creation before the first prompt):
+// changes a sibling's work makes in a shared workspace do not count.
+func lastUsed(se *harness.Session, st *harness.SessionState) time.Time {
+	if st.LastPromptAt.After(se.Created) {
+		return st.LastPromptAt
+	}
+	return se.Created
 }
 
 // lastPrompt returns the newest user prompt of the projection's recent items, on one line
