@@ -255,9 +255,12 @@ type CompactionApplied struct {
 	Tokens  int    `json:"tokens_before,omitempty"`
 }
 
-// TurnCancelled records a turn ended by the user.
+// TurnCancelled records a turn ended by the user (or by a hook, or at its step limit).
 type TurnCancelled struct {
 	Reason string `json:"reason"`
+	// Hook names the hook event whose continue:false stopped the turn (Reason then holds its
+	// stopReason, for the user: the model is told only that a hook stopped the turn).
+	Hook string `json:"hook,omitempty"`
 }
 
 // SessionForked is the first own event of a session forked from another.

@@ -48,7 +48,7 @@ type HookRun struct {
 	Source  string `json:"source,omitempty"` // the settings file it came from
 	Tool    string `json:"tool,omitempty"`
 	CallID  string `json:"call_id,omitempty"`
-	// Decision is allow, block, rewrite or "" (no opinion).
+	// Decision is allow, ask, block, rewrite, context, stop (continue:false) or "" (no opinion).
 	Decision   string `json:"decision,omitempty"`
 	Reason     string `json:"reason,omitempty"`
 	ExitCode   int    `json:"exit_code"`

@@ -94,10 +94,16 @@ func (c *compactor) run(ctx context.Context, force bool) (CompactionReport, erro
 			if force {
 				trigger = "manual"
 			}
-			c.x.opts.Hooks.PreCompact(ctx, c.s, trigger)
+			if stop := c.x.opts.Hooks.PreCompact(ctx, c.s, trigger); stop.Stop {
+				stop.Event = "PreCompact"
+				return rep, &hookStopError{stop}
+			}
 		}
 		if err := c.summarize(ctx, v, &rep); err != nil {
 			return rep, err
+		}
+		if rep.Summarized {
+			c.x.rerunSessionStart(c.s.ID, "compact") // as Claude Code does after a compaction
 		}
 		if v, err = c.x.ViewOf(c.s.Branch, c.model.ModelID); err != nil {
 			return rep, err
@@ -250,18 +256,37 @@ func (x *Executor) Compact(ctx context.Context, sessionID string) (CompactionRep
 }
 
 // compact is the automatic check before each model call of a turn. A failed summary does not
-// end the turn: the model is called with the uncompacted prompt.
-func (t *turn) compact(ctx context.Context) {
+// end the turn: the model is called with the uncompacted prompt. After a summary the
+// SessionStart hooks run again (source compact) and their context renews the system prompt; a
+// PreCompact or SessionStart hook's stop is returned for the turn to end.
+func (t *turn) compact(ctx context.Context) HookStop {
 	if t.x.opts.NoCompaction {
-		return
+		return HookStop{}
 	}
 	if t.comp == nil {
 		t.comp = t.x.newCompactor(t.s, t.prov, t.model, t.system)
 	}
-	if _, err := t.comp.run(ctx, false); err != nil && ctx.Err() == nil {
+	rep, err := t.comp.run(ctx, false)
+	var hs *hookStopError
+	switch {
+	case errors.As(err, &hs):
+		return hs.stop
+	case err != nil && ctx.Err() == nil:
 		t.compactErr = err.Error()
 	}
+	if rep.Summarized {
+		t.startSystem(ctx)
+		t.comp.system = t.system
+		return t.startStop
+	}
+	return HookStop{}
 }
+
+// hookStopError is a hook's continue:false met inside a step (a compaction).
+type hookStopError struct{ stop HookStop }
+
+// Error words the stop for the user.
+func (e *hookStopError) Error() string { return e.stop.message() }
 
 // CompactSession is Compact for callers without a context of their own (the TUI's /compact).
 func (x *Executor) CompactSession(sessionID string) (CompactionReport, error) {

@@ -78,7 +78,7 @@ type Executor struct {
 	order []tool
 	busy  map[string]bool // sessions with a turn running
 	// started holds the SessionStart hooks' context of each session seen in this process.
-	started map[string]string
+	started map[string]sessionStarted
 	// models holds a model chosen for the running turn of a session (a custom command's).
 	models map[string]string
 	slots  chan struct{} // the scheduler: one token per concurrent model call

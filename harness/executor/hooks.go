@@ -14,18 +14,46 @@ type Hooks interface {
 	// PreToolUse runs before a tool call (before its approval).
 	PreToolUse(ctx context.Context, c HookToolCall) PreToolVerdict
 	// PostToolUse runs after a tool call, before its result is recorded; feedback (a block
-	// reason or additional context) is appended to the result the model sees.
-	PostToolUse(ctx context.Context, c HookToolCall, output string, isError bool) (feedback string)
+	// reason or additional context) is appended to the result the model sees; stop ends the
+	// turn after the call.
+	PostToolUse(ctx context.Context, c HookToolCall, output string, isError bool) (feedback string, stop HookStop)
 	// UserPromptSubmit runs before a prompt is recorded: block refuses it; context is added to it.
 	UserPromptSubmit(ctx context.Context, s *harness.Session, prompt string) (block bool, reason, context string)
-	// Stop runs when the model is done; block makes it go on with reason as the next message.
-	// active is true when the turn already went on because of a Stop hook.
+	// Stop runs when the model is done; block makes it go on with reason as the next message
+	// (a hook's continue:false ends the turn all the same). active is true when the turn
+	// already went on because of a Stop hook.
 	Stop(ctx context.Context, s *harness.Session, active bool) (block bool, reason string)
 	// SessionStart runs before a session's first turn in this process (source startup for a new
-	// session, resume for one with history); context joins the system prompt.
-	SessionStart(ctx context.Context, s *harness.Session, source string) (context string)
-	// PreCompact runs before the history is summarised (trigger manual or auto).
-	PreCompact(ctx context.Context, s *harness.Session, trigger string)
+	// session, resume for one with history, compact after its history was summarised); context
+	// joins the system prompt; stop ends the turn before the model is called.
+	SessionStart(ctx context.Context, s *harness.Session, source string) (context string, stop HookStop)
+	// PreCompact runs before the history is summarised (trigger manual or auto); stop leaves
+	// the history as it is and ends the turn.
+	PreCompact(ctx context.Context, s *harness.Session, trigger string) HookStop
+}
+
+// HookStop is a hook's continue:false, as Claude Code defines it: the agent stops after the
+// hook (it takes precedence over any decision), and Reason (the hook's stopReason) is shown to
+// the user, not to the model.
+type HookStop struct {
+	Stop   bool
+	Reason string
+	// Event is the hook event that stopped the agent.
+	Event string
+}
+
+// forModel is how a stop is worded for the model: Claude Code does not show it the stopReason.
+func (h HookStop) forModel() string {
+	return "a " + h.Event + " hook of the user's stopped the turn"
+}
+
+// message is how a stop is worded for the user.
+func (h HookStop) message() string {
+	m := "stopped by a " + h.Event + " hook"
+	if h.Reason != "" {
+		m += ": " + h.Reason
+	}
+	return m
 }
 
 // HookToolCall is the tool call a hook sees.
@@ -38,12 +66,16 @@ type HookToolCall struct {
 
 // PreToolVerdict is what PreToolUse hooks decided: Decision allow (skip the approval), deny
 // (refuse with Reason), ask (ask even when the policy is auto) or "" (no opinion); Args, when
-// set, replaces the call's arguments.
+// set, replaces the call's arguments; Stop (continue:false) ends the turn without the call.
 type PreToolVerdict struct {
 	Decision string
 	Reason   string
 	Args     json.RawMessage
+	Stop     HookStop
 }
+
+// stopByHook is the StopReason of a turn a hook's continue:false ended.
+const stopByHook = "hook"
 
 // maxStopContinues bounds how often Stop hooks may make one turn go on.
 const maxStopContinues = 8
@@ -60,14 +92,25 @@ func (t *turn) preToolHook(ctx context.Context, c *provider.ToolCall) PreToolVer
 	return v
 }
 
-// postToolHook runs PostToolUse and appends its feedback to the output.
-func (t *turn) postToolHook(ctx context.Context, c provider.ToolCall, out *toolOutput) {
+// postToolHook runs PostToolUse and appends its feedback to the output; a hook's stop is
+// returned for the turn to end after the call is recorded.
+func (t *turn) postToolHook(ctx context.Context, c provider.ToolCall, out *toolOutput) HookStop {
 	if t.x.opts.Hooks == nil {
-		return
+		return HookStop{}
 	}
-	if fb := t.x.opts.Hooks.PostToolUse(ctx, HookToolCall{Session: t.s, CallID: c.ID, Tool: c.Name, Args: c.Arguments}, out.text, out.isError); fb != "" {
+	fb, stop := t.x.opts.Hooks.PostToolUse(ctx, HookToolCall{Session: t.s, CallID: c.ID, Tool: c.Name, Args: c.Arguments}, out.text, out.isError)
+	if fb != "" {
 		out.text += "\n[PostToolUse hook] " + fb
 	}
+	return stop
+}
+
+// hookStopped ends the turn because a hook said continue:false; the user sees its stopReason in
+// turn.cancelled, the model only that a hook stopped the turn.
+func (t *turn) hookStopped(h HookStop) error {
+	t.res.Cancelled = true
+	t.res.StopReason = stopByHook
+	return t.append(harness.TypeTurnCancelled, harness.TurnCancelled{Reason: h.message(), Hook: h.Event})
 }
 
 // stopHook asks the Stop hooks whether the turn may end; when one blocks, its reason is
@@ -87,28 +130,55 @@ func (t *turn) stopHook(ctx context.Context) (bool, error) {
 	return true, t.append(harness.TypeInvocationReceived, harness.InvocationReceived{Text: reason, Source: "hook"})
 }
 
-// sessionStartHook runs SessionStart once per session in this executor and returns the context
-// it added.
-func (x *Executor) sessionStartHook(ctx context.Context, s *harness.Session) string {
+// sessionStartHook runs SessionStart once per session in this executor (again, with source
+// compact, after its history was summarised) and returns the context it added. When a hook
+// stops the turn, nothing is kept: the hooks run again before the next turn.
+func (x *Executor) sessionStartHook(ctx context.Context, s *harness.Session) (string, HookStop) {
 	if x.opts.Hooks == nil {
-		return ""
+		return "", HookStop{}
 	}
 	x.mu.Lock()
 	if x.started == nil {
-		x.started = map[string]string{}
+		x.started = map[string]sessionStarted{}
 	}
 	got, done := x.started[s.ID]
 	x.mu.Unlock()
-	if done {
-		return got
+	if done && got.source == "" {
+		return got.context, HookStop{}
 	}
-	source := "startup"
-	if st, err := x.h.BranchState(s.Branch); err == nil && st.Head > 2 {
-		source = "resume"
+	source := got.source
+	if source == "" {
+		source = "startup"
+		if st, err := x.h.BranchState(s.Branch); err == nil && st.Head > 2 {
+			source = "resume"
+		}
 	}
-	got = x.opts.Hooks.SessionStart(ctx, s, source)
+	text, stop := x.opts.Hooks.SessionStart(ctx, s, source)
+	if stop.Stop {
+		return "", stop
+	}
 	x.mu.Lock()
-	x.started[s.ID] = got
+	x.started[s.ID] = sessionStarted{context: text}
 	x.mu.Unlock()
-	return got
+	return text, stop
+}
+
+// sessionStarted is what SessionStart hooks gave a session; source, when set, asks for them to
+// run again with that source (compact).
+type sessionStarted struct {
+	context, source string
+}
+
+// rerunSessionStart makes the SessionStart hooks run again before the session's next model
+// call, with source (Claude Code runs them with source compact after a compaction).
+func (x *Executor) rerunSessionStart(sessionID, source string) {
+	if x.opts.Hooks == nil {
+		return
+	}
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if x.started == nil {
+		x.started = map[string]sessionStarted{}
+	}
+	x.started[sessionID] = sessionStarted{source: source}
 }

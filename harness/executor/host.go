@@ -2,6 +2,7 @@ package executor
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -65,7 +66,12 @@ func (x *Executor) RunHostTool(ctx context.Context, sessionID string, call provi
 	if isAgentTool(call.Name) {
 		call.Name = "unavailable:" + call.Name // subagent tools are exo's executor's own
 	}
-	return t.runToolResult(ctx, call)
+	done, err := t.runToolResult(ctx, call)
+	var hs *hookStopError
+	if errors.As(err, &hs) {
+		return done, nil // the call is refused (or ran) as recorded; the agent's own turn goes on
+	}
+	return done, err
 }
 
 // isAgentTool reports whether name is one of the subagent tools.
@@ -265,5 +271,6 @@ func (x *Executor) SessionStartContext(ctx context.Context, sessionID string) st
 	if err != nil {
 		return ""
 	}
-	return x.sessionStartHook(ctx, s)
+	text, _ := x.sessionStartHook(ctx, s) // an external agent's turn is not stopped by it
+	return text
 }

@@ -125,6 +125,8 @@ type turn struct {
 	compactErr string
 	// stops counts the times Stop hooks made this turn go on.
 	stops int
+	// startStop is a SessionStart hook's continue:false: the turn ends before the model is called.
+	startStop HookStop
 }
 
 // newTurn resolves the session, its model and the system prompt.
@@ -138,11 +140,19 @@ func (x *Executor) newTurn(sessionID string) (*turn, error) {
 		return nil, err
 	}
 	t := &turn{x: x, s: s, prov: prov, model: spec, res: Result{SessionID: s.ID}}
-	t.system = x.systemPrompt(s)
-	if extra := x.sessionStartHook(context.Background(), s); extra != "" {
+	t.startSystem(context.Background())
+	return t, nil
+}
+
+// startSystem builds the turn's system prompt with the SessionStart hooks' context (running
+// them when they have not run for the session yet) and keeps a hook's stop.
+func (t *turn) startSystem(ctx context.Context) {
+	t.system = t.x.systemPrompt(t.s)
+	extra, stop := t.x.sessionStartHook(ctx, t.s)
+	t.startStop = stop
+	if extra != "" {
 		t.system += "\n# Context from SessionStart hooks\n\n" + extra + "\n"
 	}
-	return t, nil
 }
 
 // append writes events on the turn's branch; a rewind in between stops the turn.
@@ -158,6 +168,9 @@ func (t *turn) run(ctx context.Context) error {
 	}
 	if err := t.x.h.EnsureBaseline(t.s.ID, t.s.Branch); err != nil {
 		return fmt.Errorf("snapshot the workspace before the turn: %w", err)
+	}
+	if t.startStop.Stop {
+		return t.hookStopped(t.startStop)
 	}
 	for step := 1; step <= t.to.MaxSteps; step++ {
 		if ctx.Err() != nil {
@@ -177,7 +190,7 @@ func (t *turn) run(ctx context.Context) error {
 			}
 			return nil
 		}
-		if err := t.runTools(ctx, resp.ToolCalls); err != nil {
+		if err := t.runTools(ctx, resp.ToolCalls); err != nil || t.res.StopReason == stopByHook {
 			return err
 		}
 	}
@@ -223,7 +236,9 @@ func (t *turn) callModel(ctx context.Context, step int) (provider.Response, bool
 	if stop, err := t.budgetStop(); stop || err != nil {
 		return provider.Response{}, true, err
 	}
-	t.compact(ctx)
+	if stop := t.compact(ctx); stop.Stop {
+		return provider.Response{}, true, t.hookStopped(stop)
+	}
 	view, err := t.x.ViewOf(t.s.Branch, t.model.ModelID)
 	if err != nil {
 		return provider.Response{}, true, err

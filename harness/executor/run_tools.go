@@ -3,6 +3,7 @@ package executor
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -22,13 +23,22 @@ func (x *Executor) toolSpecs() []provider.Tool {
 	return out
 }
 
-// runTools runs a model answer's tool calls in order, recording each start and result.
+// runTools runs a model answer's tool calls in order, recording each start and result. A
+// hook's continue:false ends the turn: the calls after it are recorded as not run.
 func (t *turn) runTools(ctx context.Context, calls []provider.ToolCall) error {
 	for i, c := range calls {
 		if ctx.Err() != nil {
 			return t.interruptRest(calls[i:], "cancelled by the user")
 		}
-		if err := t.runTool(ctx, c); err != nil {
+		err := t.runTool(ctx, c)
+		var hs *hookStopError
+		if errors.As(err, &hs) {
+			if err := t.notRun(calls[i+1:], hs.stop.forModel()); err != nil {
+				return err
+			}
+			return t.hookStopped(hs.stop)
+		}
+		if err != nil {
 			return err
 		}
 	}
@@ -40,13 +50,21 @@ func (t *turn) runTools(ctx context.Context, calls []provider.ToolCall) error {
 
 // interruptRest closes calls that will not run and ends the turn as cancelled.
 func (t *turn) interruptRest(calls []provider.ToolCall, reason string) error {
+	if err := t.notRun(calls, reason); err != nil {
+		return err
+	}
+	return t.cancelled(reason)
+}
+
+// notRun records calls that will not run.
+func (t *turn) notRun(calls []provider.ToolCall, reason string) error {
 	for _, c := range calls {
 		if err := t.append(harness.TypeToolCompleted, harness.ToolCompleted{CallID: c.ID, Tool: c.Name, IsError: true,
 			Output: "not run: " + reason}); err != nil {
 			return err
 		}
 	}
-	return t.cancelled(reason)
+	return nil
 }
 
 // runTool runs one call: approval, start event, the tool, result event.
@@ -63,6 +81,14 @@ func (t *turn) runToolResult(ctx context.Context, c provider.ToolCall) (harness.
 	if err := t.append(harness.TypeToolStarted, harness.ToolStarted{CallID: c.ID, Tool: c.Name, Args: validJSON(c.Arguments), Summary: summary}); err != nil {
 		return harness.ToolCompleted{}, err
 	}
+	if verdict.Stop.Stop {
+		verdict.Stop.Event = "PreToolUse"
+		done := harness.ToolCompleted{CallID: c.ID, Tool: c.Name, IsError: true, Output: "not run: " + verdict.Stop.forModel()}
+		if err := t.append(harness.TypeToolCompleted, done); err != nil {
+			return done, err
+		}
+		return done, &hookStopError{verdict.Stop}
+	}
 	if t.x.opts.OnTool != nil {
 		t.x.opts.OnTool(t.s.ID, true, c.Name, summary)
 	}
@@ -73,7 +99,7 @@ func (t *turn) runToolResult(ctx context.Context, c provider.ToolCall) (harness.
 		endToolSpan(span, harness.ToolCompleted{IsError: true, Output: err.Error()})
 		return harness.ToolCompleted{}, err
 	}
-	t.postToolHook(ctx, c, &out)
+	stop := t.postToolHook(ctx, c, &out)
 	done := harness.ToolCompleted{CallID: c.ID, Tool: c.Name, Output: t.x.h.Redact(out.text), IsError: out.isError,
 		ExitCode: out.exit, Killed: out.killed, Truncated: out.trunc, TotalBytes: out.total, Artifact: out.artifact,
 		DurationMs: (time.Since(start) - out.waited).Milliseconds(), Diff: t.x.h.Redact(out.diff)}
@@ -88,6 +114,10 @@ func (t *turn) runToolResult(ctx context.Context, c provider.ToolCall) (harness.
 		if _, err := t.x.h.SnapshotWorkspace(t.s.ID, t.s.Branch, c.ID); err != nil {
 			return done, fmt.Errorf("snapshot after %s: %w", c.Name, err)
 		}
+	}
+	if stop.Stop {
+		stop.Event = "PostToolUse"
+		return done, &hookStopError{stop}
 	}
 	return done, nil
 }

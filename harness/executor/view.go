@@ -62,6 +62,10 @@ func (v *View) Apply(e store.Event) {
 	case *harness.PolicyViolation:
 		v.userNote("[harness: policy " + p.Action + ": " + p.Rule + " " + p.Path + " " + p.Detail + "]")
 	case *harness.TurnCancelled:
+		if p.Hook != "" {
+			v.userNote("[a " + p.Hook + " hook of the user's stopped the previous turn]")
+			break
+		}
 		v.userNote("[the user cancelled the previous turn: " + p.Reason + "]")
 	case *harness.WorkspaceRestored:
 		v.userNote(fmt.Sprintf("[harness: the workspace files were restored to how they were at event %d]", p.AtSeq))

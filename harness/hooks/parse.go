@@ -65,8 +65,14 @@ func (o *outcome) fromStdout(event, stdout string) {
 		return
 	}
 	o.context = out.Specific.AdditionalContext
-	o.reason = firstNonEmpty(out.Reason, out.Specific.PermissionDecisionReason, out.StopReason)
-	if out.Decision == "block" || (out.Continue != nil && !*out.Continue) {
+	if out.Continue != nil && !*out.Continue {
+		// Claude Code: the agent stops after the hook, whatever else it decided; stopReason is
+		// for the user.
+		o.stop, o.reason = true, out.StopReason
+		return
+	}
+	o.reason = firstNonEmpty(out.Reason, out.Specific.PermissionDecisionReason)
+	if out.Decision == "block" {
 		o.block = true
 	}
 	if event != PreToolUse {
@@ -88,6 +94,8 @@ func (o *outcome) fromStdout(event, stdout string) {
 // decisionName is what the hook.run event records.
 func decisionName(o outcome) string {
 	switch {
+	case o.stop:
+		return "stop"
 	case o.decide == "deny" || (o.block && o.decide == ""):
 		return "block"
 	case len(o.input) > 0:

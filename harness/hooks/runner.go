@@ -120,18 +120,26 @@ func filesKey(files []string) string {
 // outcome is one hook run, parsed.
 type outcome struct {
 	run     harness.HookRun
-	block   bool   // exit 2, decision block, continue false, or permissionDecision deny
+	block   bool   // exit 2, decision block, or permissionDecision deny
+	stop    bool   // continue false: the agent stops (reason is the stopReason)
 	decide  string // PreToolUse: allow, deny, ask
 	reason  string
 	context string
 	input   json.RawMessage
 }
 
+// point is one hook point: the event, what its matchers match (the tool's name; the source of
+// SessionStart; the trigger of PreCompact; "" for events without matchers), and the call.
+type point struct {
+	event, match, tool, callID string
+}
+
 // runAll runs an event's matching hooks in order; input is built per hook so a rewrite by one
 // is seen by the next.
-func (r *Runner) runAll(ctx context.Context, s *harness.Session, event, tool, callID string, input func() map[string]any, each func(o outcome) bool) {
+func (r *Runner) runAll(ctx context.Context, s *harness.Session, pt point, input func() map[string]any, each func(o outcome) bool) {
+	event, tool, callID := pt.event, pt.tool, pt.callID
 	for _, hk := range r.hooksFor(s, event) {
-		if tool != "" && !hk.Matches(tool) {
+		if pt.match != "" && !hk.Matches(pt.match) {
 			continue
 		}
 		in := input()
@@ -176,9 +184,13 @@ func (r *Runner) PreToolUse(ctx context.Context, c executor.HookToolCall) execut
 	var v executor.PreToolVerdict
 	args := c.Args
 	abs := func() map[string]any { return toolInput(c.Session.Workspace, args) }
-	r.runAll(ctx, c.Session, PreToolUse, c.Tool, c.CallID, func() map[string]any {
+	r.runAll(ctx, c.Session, point{PreToolUse, c.Tool, c.Tool, c.CallID}, func() map[string]any {
 		return map[string]any{"tool_name": c.Tool, "tool_input": abs(), "tool_use_id": c.CallID}
 	}, func(o outcome) bool {
+		if o.stop {
+			v.Stop = stopOf(PreToolUse, o)
+			return false
+		}
 		if len(o.input) > 0 {
 			args = fromToolInput(c.Session.Workspace, args, o.input)
 			v.Args = args
@@ -197,17 +209,27 @@ func rank(d string) int {
 }
 
 // PostToolUse runs the matching hooks after a call; their block reasons and additional
-// context go back to the model.
-func (r *Runner) PostToolUse(ctx context.Context, c executor.HookToolCall, output string, isError bool) string {
+// context go back to the model; a continue:false stops the turn after the call.
+func (r *Runner) PostToolUse(ctx context.Context, c executor.HookToolCall, output string, isError bool) (string, executor.HookStop) {
 	var notes []string
-	r.runAll(ctx, c.Session, PostToolUse, c.Tool, c.CallID, func() map[string]any {
+	var stop executor.HookStop
+	r.runAll(ctx, c.Session, point{PostToolUse, c.Tool, c.Tool, c.CallID}, func() map[string]any {
 		return map[string]any{"tool_name": c.Tool, "tool_input": toolInput(c.Session.Workspace, c.Args), "tool_use_id": c.CallID,
 			"tool_response": map[string]any{"output": output, "is_error": isError}}
 	}, func(o outcome) bool {
+		if o.stop {
+			stop = stopOf(PostToolUse, o)
+			return false
+		}
 		notes = appendNonEmpty(notes, o.reason, o.context)
 		return true
 	})
-	return strings.Join(notes, "\n")
+	return strings.Join(notes, "\n"), stop
+}
+
+// stopOf is a hook's continue:false.
+func stopOf(event string, o outcome) executor.HookStop {
+	return executor.HookStop{Stop: true, Reason: o.reason, Event: event}
 }
 
 // UserPromptSubmit runs the hooks before a prompt is recorded.
@@ -215,8 +237,8 @@ func (r *Runner) UserPromptSubmit(ctx context.Context, s *harness.Session, promp
 	var block bool
 	var reason string
 	var extra []string
-	r.runAll(ctx, s, UserPromptSubmit, "", "", func() map[string]any { return map[string]any{"prompt": prompt} }, func(o outcome) bool {
-		if o.block {
+	r.runAll(ctx, s, point{event: UserPromptSubmit}, func() map[string]any { return map[string]any{"prompt": prompt} }, func(o outcome) bool {
+		if o.block || o.stop {
 			block, reason = true, o.reason
 			return false
 		}
@@ -226,11 +248,16 @@ func (r *Runner) UserPromptSubmit(ctx context.Context, s *harness.Session, promp
 	return block, reason, strings.Join(extra, "\n")
 }
 
-// Stop runs the hooks when the model is done; one that blocks makes the turn go on.
+// Stop runs the hooks when the model is done; one that blocks makes the turn go on, unless a
+// hook said continue:false (the agent stops, which wins over any block).
 func (r *Runner) Stop(ctx context.Context, s *harness.Session, active bool) (bool, string) {
 	var block bool
 	var reason string
-	r.runAll(ctx, s, Stop, "", "", func() map[string]any { return map[string]any{"stop_hook_active": active} }, func(o outcome) bool {
+	r.runAll(ctx, s, point{event: Stop}, func() map[string]any { return map[string]any{"stop_hook_active": active} }, func(o outcome) bool {
+		if o.stop {
+			block, reason = false, ""
+			return false
+		}
 		if o.block {
 			block, reason = true, o.reason
 			return false
@@ -240,22 +267,37 @@ func (r *Runner) Stop(ctx context.Context, s *harness.Session, active bool) (boo
 	return block, reason
 }
 
-// SessionStart runs the hooks before a session's first turn here; their context (JSON
-// additionalContext or plain stdout) joins the system prompt.
-func (r *Runner) SessionStart(ctx context.Context, s *harness.Session, source string) string {
+// SessionStart runs the hooks whose matcher matches source (startup, resume, clear, compact)
+// before a session's first turn here; their context (JSON additionalContext or plain stdout)
+// joins the system prompt; a continue:false stops the turn.
+func (r *Runner) SessionStart(ctx context.Context, s *harness.Session, source string) (string, executor.HookStop) {
 	var extra []string
-	r.runAll(ctx, s, SessionStart, "", "", func() map[string]any { return map[string]any{"source": source} }, func(o outcome) bool {
+	var stop executor.HookStop
+	r.runAll(ctx, s, point{event: SessionStart, match: source}, func() map[string]any { return map[string]any{"source": source} }, func(o outcome) bool {
+		if o.stop {
+			stop = stopOf(SessionStart, o)
+			return false
+		}
 		extra = appendNonEmpty(extra, o.context)
 		return true
 	})
-	return strings.Join(extra, "\n")
+	return strings.Join(extra, "\n"), stop
 }
 
-// PreCompact runs the hooks before the history is summarised.
-func (r *Runner) PreCompact(ctx context.Context, s *harness.Session, trigger string) {
-	r.runAll(ctx, s, PreCompact, "", "", func() map[string]any {
+// PreCompact runs the hooks whose matcher matches trigger (manual, auto) before the history is
+// summarised; a continue:false leaves the history as it is and stops the turn.
+func (r *Runner) PreCompact(ctx context.Context, s *harness.Session, trigger string) executor.HookStop {
+	var stop executor.HookStop
+	r.runAll(ctx, s, point{event: PreCompact, match: trigger}, func() map[string]any {
 		return map[string]any{"trigger": trigger, "custom_instructions": ""}
-	}, func(outcome) bool { return true })
+	}, func(o outcome) bool {
+		if o.stop {
+			stop = stopOf(PreCompact, o)
+			return false
+		}
+		return true
+	})
+	return stop
 }
 
 // toolInput is the arguments as a hook sees them: exo's, plus file_path (absolute) beside a
