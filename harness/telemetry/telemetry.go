@@ -8,7 +8,7 @@
 //
 // The executor records spans and metrics through the global OpenTelemetry API (a no-op until
 // Setup installs providers). Every string that leaves — attribute, event, status, span name —
-// passes the harness's secret redactor first.
+// passes the harness's secret redactor first, in spans and metrics alike.
 package telemetry
 
 import (
@@ -105,7 +105,7 @@ func Setup(ctx context.Context, redact func(string) string) (*Telemetry, error) 
 			t.Shutdown(ctx)
 			return nil, err
 		}
-		t.mp = sdkmetric.NewMeterProvider(sdkmetric.WithResource(res), sdkmetric.WithReader(sdkmetric.NewPeriodicReader(exp)))
+		t.mp = sdkmetric.NewMeterProvider(sdkmetric.WithResource(res), sdkmetric.WithReader(sdkmetric.NewPeriodicReader(redactingMetricExporter{exp, redact})))
 		otel.SetMeterProvider(t.mp)
 	}
 	return t, nil

@@ -17,7 +17,11 @@ import (
 
 	colmetricpb "go.opentelemetry.io/proto/otlp/collector/metrics/v1"
 	coltracepb "go.opentelemetry.io/proto/otlp/collector/trace/v1"
+	metricpb "go.opentelemetry.io/proto/otlp/metrics/v1"
 	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
+	"go.opentelemetry.io/otel"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/metric"
 	"google.golang.org/grpc"
 	"google.golang.org/protobuf/proto"
 
@@ -40,6 +44,8 @@ type receiver struct {
 	raw     bytes.Buffer
 	spans   []*tracepb.Span
 	metrics []string
+	// sums are the values of the sum metrics received, by name.
+	sums map[string]float64
 }
 
 // add decodes a trace or metrics export request.
@@ -65,10 +71,27 @@ func (r *receiver) add(t *testing.T, path string, body []byte) {
 			for _, sm := range rm.ScopeMetrics {
 				for _, m := range sm.Metrics {
 					r.metrics = append(r.metrics, m.Name)
+					r.addSum(m)
 				}
 			}
 		}
 	}
+}
+
+// addSum keeps the latest total of a cumulative sum metric.
+func (r *receiver) addSum(m *metricpb.Metric) {
+	sum := m.GetSum()
+	if sum == nil {
+		return
+	}
+	if r.sums == nil {
+		r.sums = map[string]float64{}
+	}
+	var total float64
+	for _, p := range sum.DataPoints {
+		total += p.GetAsDouble() + float64(p.GetAsInt())
+	}
+	r.sums[m.Name] = total
 }
 
 func (r *receiver) addTraces(req *coltracepb.ExportTraceServiceRequest) {
@@ -103,8 +126,9 @@ func httpReceiver(t *testing.T) (*receiver, *httptest.Server) {
 
 const secretValue = "dk-Secret-Value-9981-zz"
 
-// runTurn plays a scripted turn that runs a command naming a sealed secret's value, with
-// telemetry set up from the environment, and flushes it.
+// runTurn plays a scripted turn of a priced model that runs a command naming a sealed secret's
+// value, with telemetry set up from the environment; then records a metric whose attribute holds
+// the secret's value, as a careless instrumentation point would, and flushes everything.
 func runTurn(t *testing.T) {
 	h, err := harness.Open(t.TempDir(), harness.Options{SandboxHelper: []string{os.Args[0], sandbox.HelperCommand}})
 	if err != nil {
@@ -125,7 +149,7 @@ turns:
         args: {path: `+secretValue+`.txt}
   - text: Done.
 `), 0o644)
-	if _, err := h.RegisterModel(harness.ModelSpec{Name: "demo", Provider: "scripted", BaseURL: script}); err != nil {
+	if _, err := h.RegisterModel(harness.ModelSpec{Name: "demo", Provider: "scripted", BaseURL: script, PriceIn: 3, PriceOut: 15}); err != nil {
 		t.Fatal(err)
 	}
 	s, err := h.NewSession(harness.NewSessionOptions{Name: "t", Workspace: t.TempDir()})
@@ -137,8 +161,11 @@ turns:
 		t.Fatalf("setup: %v %v", tel, err)
 	}
 	res, err := executor.New(h, executor.Options{Headless: true}).Prompt(context.Background(), s.ID, "count it", "test")
-	if err != nil || res.ToolCalls != 2 {
+	if err != nil || res.ToolCalls != 2 || res.Cost <= 0 {
 		t.Fatalf("%v %+v", err, res)
+	}
+	if c, err := otel.Meter("careless").Int64Counter("careless.count"); err == nil {
+		c.Add(context.Background(), 1, metric.WithAttributes(attribute.String("key", "the key is "+secretValue)))
 	}
 	if err := tel.Shutdown(context.Background()); err != nil {
 		t.Fatal(err)
@@ -211,10 +238,16 @@ func TestSpansAndMetricsOverHTTP(t *testing.T) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	got := strings.Join(r.metrics, " ")
-	for _, want := range []string{"gen_ai.client.token.usage", "gen_ai.client.operation.duration"} {
+	for _, want := range []string{"gen_ai.client.token.usage", "gen_ai.client.operation.duration", "exo.cost", "careless.count"} {
 		if !strings.Contains(got, want) {
 			t.Errorf("metrics %q lack %s", got, want)
 		}
+	}
+	if r.sums["exo.cost"] <= 0 {
+		t.Errorf("exo.cost = %v, want the priced model's spend", r.sums["exo.cost"])
+	}
+	if !bytes.Contains(r.raw.Bytes(), []byte("the key is ‹secret:deploy-key›")) {
+		t.Error("the metric attribute holding the secret did not arrive redacted")
 	}
 	if !bytes.Contains(r.raw.Bytes(), []byte("exo-test")) {
 		t.Error("OTEL_SERVICE_NAME is not the resource's service.name")
