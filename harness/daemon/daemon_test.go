@@ -63,7 +63,7 @@ func dialAndHello(sock string) int {
 }
 
 // testLog discards the daemon's log lines unless the test fails.
-func testLog(t *testing.T) *slog.Logger {
+func testLog(t testing.TB) *slog.Logger {
 	return slog.New(slog.NewTextHandler(io.Discard, nil))
 }
 
@@ -78,7 +78,7 @@ type fixture struct {
 }
 
 // serve starts a server on a socket in a private temporary folder.
-func serve(t *testing.T, idle time.Duration) *fixture {
+func serve(t testing.TB, idle time.Duration) *fixture {
 	t.Helper()
 	home := t.TempDir()
 	h, err := harness.Open(home, harness.Options{SandboxHelper: []string{os.Args[0], sandbox.HelperCommand}})
