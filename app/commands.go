@@ -137,7 +137,7 @@ func load(c api.Client, id string, req uint64) sessionLoadedMsg {
 	out := sessionLoadedMsg{req: req, session: s, state: st, items: convItems(st),
 		timeline: newTimelineSource(c, s.Branch, st.Head, false)}
 	out.model, out.modelErr = c.Model(bg, s.Settings["model"])
-	if s.Workspace != "" {
+	if s.Workspace != "" && s.Node == "" { // another daemon's session: its sandbox is there
 		if enf, err := c.Enforcement(bg, s.ID); err == nil {
 			out.enforced, out.network, out.confined = enf.Summary, enf.Network, enf.Confined
 		} else {

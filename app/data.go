@@ -104,7 +104,8 @@ func siblingRows(all []api.SessionInfo) []views.SiblingRow {
 		in := byID[s.ID]
 		r := views.SiblingRow{ID: s.ID, Name: s.Name, Status: siblingStatus(in.Status), Model: strings.TrimSuffix(in.Model, " (scripted)"),
 			Scripted: isScripted(in.Model), Steps: in.Steps, TokensIn: in.Usage.Input, TokensOut: in.Usage.Output, Cost: in.Cost,
-			Parent: s.Parent, Dir: projectLabel(s), Drift: in.Drift, Conflicts: in.Conflicts, Clients: in.Clients, Executor: in.Executor}
+			Parent: s.Parent, Dir: projectLabel(s), Drift: in.Drift, Conflicts: in.Conflicts, Clients: in.Clients, Executor: in.Executor,
+			Node: in.Node, Live: in.Live, Orphaned: in.Orphaned}
 		if in.Running && r.Status != views.StatusApproval {
 			r.Status = views.StatusRunning
 		}

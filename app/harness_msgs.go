@@ -89,6 +89,11 @@ func (m *Model) onHarness(msg tea.Msg) (tea.Cmd, bool) {
 		return tea.Batch(m.say(msg.text, false), m.refreshCmd()), true
 	case conflictDiffMsg:
 		return m.showConflictDiff(msg), true
+	case takenOverMsg:
+		if msg.err != nil {
+			return m.say("take over: "+msg.err.Error(), true), true
+		}
+		return tea.Batch(m.say("took over "+msg.s.Name+": it is this daemon's now", false), m.switchTo(msg.s.ID)), true
 	case branchViewMsg:
 		if msg.err != nil {
 			return m.say(msg.err.Error(), true), true
@@ -129,7 +134,7 @@ func (m *Model) onLoaded(msg sessionLoadedMsg) tea.Cmd {
 		m.conv.SetItems(msg.items)
 		m.streaming = false
 	}
-	m.conv.SetTitle(msg.session.Name)
+	m.conv.SetTitle(sessionTitle(msg.session))
 	switch {
 	case m.viewBranch != "":
 		// the timeline shows an abandoned branch: leave it
@@ -152,7 +157,7 @@ func (m *Model) onLoaded(msg sessionLoadedMsg) tea.Cmd {
 func (m *Model) updateInfo(msg sessionLoadedMsg) {
 	st := msg.state
 	i := m.info
-	i.Session, i.Model, i.Scripted = msg.session.Name, msg.model.Name, msg.model.Scripted()
+	i.Session, i.Model, i.Scripted = sessionTitle(msg.session), msg.model.Name, msg.model.Scripted()
 	if m.noModel {
 		i.Model = "no model"
 	}

@@ -321,6 +321,11 @@ func (m *Model) onPaneMsg(msg tea.Msg) tea.Cmd {
 		return m.cycleBranch()
 	case views.ConflictDiff:
 		return m.conflictDiffCmd(msg.ID, msg.Name)
+	case views.TakeOver:
+		if msg.Refused != "" {
+			return m.say(msg.Refused, true)
+		}
+		return tea.Batch(m.say("taking over "+msg.Name+"…", false), m.takeOverCmd(msg.ID))
 	case views.ApprovalDecision:
 		m.overlay, m.approvalID = nil, ""
 		return m.resolveApprovalCmd(msg.ID, decisionName(msg.Decision))
@@ -366,6 +371,9 @@ func (m *Model) submit(text string) tea.Cmd {
 	case m.session == nil:
 		m.input.SetValue(text)
 		return m.say("still opening the session: press enter again in a moment", false)
+	case m.session.Node != "":
+		m.input.SetValue(text)
+		return m.say(readOnlyText(m.session), true)
 	case m.offline:
 		m.input.SetValue(text)
 		m.held = text

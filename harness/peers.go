@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"sort"
+	"strings"
 
 	"exo/store"
 )
@@ -50,6 +51,7 @@ func (h *Harness) PeerSessions() (out []PeerSession, skipped []error, err error)
 			skipped = append(skipped, fmt.Errorf("session record %s of daemon %s: no id or branch", r.Key, r.Node))
 			continue
 		}
+		s.Node = r.Node
 		p := PeerSession{Node: r.Node, Session: &s, Live: owners[s.Branch] != ""}
 		p.Orphaned = !p.Live && !reachable(s.Workspace)
 		out = append(out, p)
@@ -67,39 +69,65 @@ func reachable(dir string) bool {
 	return err == nil && fi.IsDir()
 }
 
-// TakeOver makes a session whose daemon died this daemon's: it claims the session's branch
-// (refused while the other daemon's lease is alive), moves its record here, and closes a turn
-// the dead daemon left running (recorded as interrupted). A session whose workspace is not
-// reachable from this machine is refused as orphaned.
-func (h *Harness) TakeOver(id string) (*Session, error) {
+// ResolvePeer finds another daemon's session by id, name or unique id prefix (at least four
+// characters), as Session does for this daemon's own.
+func (h *Harness) ResolvePeer(ref string) (*PeerSession, error) {
 	peers, _, err := h.PeerSessions()
 	if err != nil {
 		return nil, err
 	}
-	for _, p := range peers {
-		if p.Session.ID != id {
-			continue
+	var matches []*PeerSession
+	for i := range peers {
+		p := &peers[i]
+		if p.Session.ID == ref || p.Session.Name == ref {
+			return p, nil
 		}
-		if p.Orphaned {
-			return nil, fmt.Errorf("take over %s (workspace %s): %w", p.Session.Name, p.Session.Workspace, ErrOrphaned)
+		if len(ref) >= 4 && strings.HasPrefix(p.Session.ID, ref) {
+			matches = append(matches, p)
 		}
-		if err := h.st.Claim(p.Session.Branch); err != nil {
-			return nil, fmt.Errorf("take over %s: %w", p.Session.Name, err)
-		}
-		if _, err := h.st.Adopt(store.Sessions, p.Node, id); err != nil {
-			h.st.Release(p.Session.Branch)
-			return nil, fmt.Errorf("take over %s: %w", p.Session.Name, err)
-		}
-		recs, err := h.interruptedRecords(p.Session.Branch)
-		if err == nil && len(recs) > 0 {
-			_, err = h.AppendOn(id, p.Session.Branch, recs...)
-		}
-		if err != nil {
-			return p.Session, fmt.Errorf("take over %s: close its interrupted turn: %w", p.Session.Name, err)
-		}
-		return p.Session, nil
 	}
-	return nil, fmt.Errorf("take over %s: %w", id, ErrNoSession)
+	switch len(matches) {
+	case 0:
+		return nil, fmt.Errorf("session %q of another daemon: %w (see 'exo sessions')", ref, ErrNoSession)
+	case 1:
+		return matches[0], nil
+	}
+	return nil, fmt.Errorf("session %q matches %d sessions of other daemons: %w", ref, len(matches), ErrAmbiguous)
+}
+
+// ErrNotOwner means another live daemon owns the session: only it appends to it.
+var ErrNotOwner = store.ErrNotOwner
+
+// TakeOver makes a session whose daemon died this daemon's (ref: its id, name or unique id
+// prefix): it claims the session's branch (refused with ErrNotOwner while the other daemon's
+// lease is alive), moves its record here, and closes a turn the dead daemon left running
+// (recorded as interrupted). A session whose workspace is not reachable from this machine is
+// refused as orphaned.
+func (h *Harness) TakeOver(ref string) (*Session, error) {
+	p, err := h.ResolvePeer(ref)
+	if err != nil {
+		return nil, fmt.Errorf("take over: %w", err)
+	}
+	s := p.Session
+	if p.Orphaned {
+		return nil, fmt.Errorf("take over %s (workspace %s): %w", s.Name, s.Workspace, ErrOrphaned)
+	}
+	if err := h.st.Claim(s.Branch); err != nil {
+		return nil, fmt.Errorf("take over %s: %w", s.Name, err)
+	}
+	if _, err := h.st.Adopt(store.Sessions, p.Node, s.ID); err != nil {
+		h.st.Release(s.Branch)
+		return nil, fmt.Errorf("take over %s: %w", s.Name, err)
+	}
+	s.Node = ""
+	recs, err := h.interruptedRecords(s.Branch)
+	if err == nil && len(recs) > 0 {
+		_, err = h.AppendOn(s.ID, s.Branch, recs...)
+	}
+	if err != nil {
+		return s, fmt.Errorf("take over %s: close its interrupted turn: %w", s.Name, err)
+	}
+	return s, nil
 }
 
 // WatchPeers publishes what other daemons on a shared store do to their sessions, until ctx

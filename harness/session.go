@@ -22,6 +22,9 @@ type Session struct {
 	Created   time.Time `json:"created"`
 	// Settings are per-session options (model, network, scope…) kept by the harness.
 	Settings map[string]string `json:"settings,omitempty"`
+	// Node is the daemon that runs the session when it is another daemon's on a shared store
+	// (set when read from that daemon's records; a daemon never stores it for its own).
+	Node string `json:"node,omitempty"`
 }
 
 // putSession writes a session record inside a transaction.

@@ -101,6 +101,14 @@ var goldenPanes = map[string]func(c *Common, W int) interface{ View() string }{
 		p.Focus()
 		return sizer{p}
 	},
+	"siblings-remote": func(c *Common, _ int) interface{ View() string } {
+		p := NewSiblings(c)
+		p.SetRows(remoteSiblings())
+		p.SetCurrent("r1")
+		p.Focus()
+		p.move(2)
+		return sizer{p}
+	},
 	"sandbox": func(c *Common, _ int) interface{ View() string } {
 		p := NewSandbox(c, 100)
 		p.SetStatus(SandboxStatus{Command: "go test ./...", Running: true, Duration: 3200 * time.Millisecond})
@@ -170,6 +178,17 @@ func sampleSiblings() []SiblingRow {
 		{ID: "s7", Name: "docs-pass", Status: StatusIdle, Model: "gpt-5-mini", Steps: 140, TokensIn: 2_400_000, Cost: 12.5, Dir: "website", Clients: 2},
 		{ID: "s8", Name: "bench", Status: StatusFinished, Model: "gpt-5", Dir: "exo"},
 		{ID: "s9", Name: "flaky-test", Status: StatusIdle, Model: "gpt-5", Dir: "exo", Parent: "s8"},
+	}
+}
+
+// remoteSiblings are sessions of this daemon and of two others on a shared store: one live,
+// one gone (T takes it over), one orphaned.
+func remoteSiblings() []SiblingRow {
+	return []SiblingRow{
+		{ID: "r1", Dir: "exo", Name: "health-check", Status: StatusRunning, Model: "gpt-5", Steps: 12, TokensIn: 48200, TokensOut: 3100, Cost: 0.42, Drift: 0.12},
+		{ID: "r2", Dir: "exo", Name: "try-middleware", Status: StatusRunning, Model: "claude-sonnet", Steps: 5, TokensIn: 9100, TokensOut: 800, Cost: 0.07, Drift: 0.45, Conflicts: 1, Node: "build-box", Live: true},
+		{ID: "r3", Dir: "exo", Name: "nightly-bench", Status: StatusIdle, Model: "gpt-5-mini", Steps: 40, TokensIn: 1200000, TokensOut: 90000, Cost: 3.1, Drift: 0.2, Node: "laptop-7f3a", Parent: "r1"},
+		{ID: "r4", Dir: "website", Name: "docs-pass", Status: StatusIdle, Model: "gpt-5-mini", Steps: 140, Drift: 0.05, Node: "old-runner", Orphaned: true},
 	}
 }
 

@@ -17,6 +17,8 @@ type SiblingsKeyMap struct {
 	New    key.Binding // New starts a session.
 	Split  key.Binding // Split toggles the split view.
 	Diff   key.Binding // Diff shows the changes the selected session and the shown one both made.
+	// TakeOver makes the selected session of a daemon that is gone this daemon's.
+	TakeOver key.Binding
 }
 
 // DefaultSiblingsKeyMap returns the siblings pane's default bindings.
@@ -28,6 +30,8 @@ func DefaultSiblingsKeyMap() SiblingsKeyMap {
 		New:    key.NewBinding(key.WithKeys("n"), key.WithHelp("n", "new session")),
 		Split:  key.NewBinding(key.WithKeys("s"), key.WithHelp("s", "split view")),
 		Diff:   key.NewBinding(key.WithKeys("d"), key.WithHelp("d", "diff conflicts")),
+		TakeOver: key.NewBinding(key.WithKeys("T"), key.WithHelp("T", "take over (its daemon is gone)"),
+			key.WithDisabled()),
 	}
 }
 
@@ -146,8 +150,31 @@ func (s *Siblings) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 		return emit(ToggleSplit{ID: r.ID})
 	case key.Matches(msg, s.Keys.Diff) && ok:
 		return emit(ConflictDiff{ID: r.ID, Name: r.Name})
+	case msg.String() == "T" && ok:
+		t := TakeOver{ID: r.ID, Name: r.Name}
+		if !r.TakeOverable() {
+			t.Refused = takeOverRefusal(r)
+		}
+		return emit(t)
 	}
 	return nil
+}
+
+// takeOverRefusal says why T does nothing on a row.
+func takeOverRefusal(r SiblingRow) string {
+	switch {
+	case !r.Remote():
+		return r.Name + " is this daemon's own session: nothing to take over"
+	case r.Live:
+		return r.Name + " runs on daemon " + r.Node + ", which is alive: only it writes to the session"
+	}
+	return r.Name + " is orphaned: daemon " + r.Node + " is gone and its workspace is not reachable from here"
+}
+
+// syncKeys enables the bindings that apply to the selected row, so help shows them.
+func (s *Siblings) syncKeys() {
+	r, ok := s.Selected()
+	s.Keys.TakeOver.SetEnabled(ok && r.TakeOverable())
 }
 
 // move shifts the selection.
@@ -155,14 +182,16 @@ func (s *Siblings) move(d int) {
 	s.cursor = min(max(s.cursor+d, 0), max(len(s.rows)-1, 0))
 }
 
-// ShortHelp lists the main siblings bindings.
+// ShortHelp lists the main siblings bindings (take over when the selected row allows it).
 func (s *Siblings) ShortHelp() []key.Binding {
-	return []key.Binding{s.Keys.Switch, s.Keys.New, s.Keys.Split}
+	s.syncKeys()
+	return []key.Binding{s.Keys.Switch, s.Keys.New, s.Keys.Split, s.Keys.TakeOver}
 }
 
 // FullHelp lists all siblings bindings.
 func (s *Siblings) FullHelp() [][]key.Binding {
-	return [][]key.Binding{{s.Keys.Up, s.Keys.Down}, {s.Keys.Switch, s.Keys.New, s.Keys.Split, s.Keys.Diff}}
+	s.syncKeys()
+	return [][]key.Binding{{s.Keys.Up, s.Keys.Down}, {s.Keys.Switch, s.Keys.New, s.Keys.Split, s.Keys.Diff, s.Keys.TakeOver}}
 }
 
 // View renders the visible sessions as a table whose columns line up; when some do not fit, the
@@ -212,33 +241,50 @@ type sibColumn struct {
 
 // sibColumns are the table's columns in display order.
 var sibColumns = []sibColumn{
-	{prio: 9, cell: func(s *Siblings, r SiblingRow) string { return s.styles().Text.Muted.Render(statusWord(r.Status)) }},
-	{prio: 6, cell: func(s *Siblings, r SiblingRow) string {
+	{prio: 10, cell: func(s *Siblings, r SiblingRow) string { return s.styles().Text.Muted.Render(statusWord(r.Status)) }},
+	{prio: 1, cell: func(s *Siblings, r SiblingRow) string { return s.remoteState(r) }},
+	{prio: 7, cell: func(s *Siblings, r SiblingRow) string {
 		return s.styles().Text.Muted.Render(truncate(plain(r.Dir), 16))
 	}},
-	{prio: 4, cell: func(s *Siblings, r SiblingRow) string { return s.modelLabel(r) }},
-	{prio: 7, right: true, cell: func(s *Siblings, r SiblingRow) string {
+	{prio: 5, cell: func(s *Siblings, r SiblingRow) string { return s.modelLabel(r) }},
+	{prio: 8, right: true, cell: func(s *Siblings, r SiblingRow) string {
 		return s.styles().Text.Muted.Render(fmt.Sprintf("%d st", r.Steps))
 	}},
-	{prio: 8, right: true, cell: func(s *Siblings, r SiblingRow) string {
+	{prio: 9, right: true, cell: func(s *Siblings, r SiblingRow) string {
 		return s.styles().Text.Muted.Render(fmt.Sprintf("%s↑ %s↓", compact(r.TokensIn), compact(r.TokensOut)))
 	}},
-	{prio: 5, right: true, cell: func(s *Siblings, r SiblingRow) string {
+	{prio: 6, right: true, cell: func(s *Siblings, r SiblingRow) string {
 		return s.styles().Text.Muted.Render(fmt.Sprintf("$%.2f", r.Cost))
 	}},
-	{prio: 3, cell: func(s *Siblings, r SiblingRow) string {
+	{prio: 4, cell: func(s *Siblings, r SiblingRow) string {
 		if r.Clients == 0 {
 			return ""
 		}
 		return s.styles().Text.Muted.Render(fmt.Sprintf("◉%d", r.Clients))
 	}},
-	{prio: 1, cell: func(s *Siblings, r SiblingRow) string { return s.driftBar(r.Drift, 8) }},
-	{prio: 2, cell: func(s *Siblings, r SiblingRow) string {
+	{prio: 2, cell: func(s *Siblings, r SiblingRow) string { return s.driftBar(r.Drift, 8) }},
+	{prio: 3, cell: func(s *Siblings, r SiblingRow) string {
 		if r.Conflicts == 0 {
 			return ""
 		}
 		return s.styles().Status.Err.Render(fmt.Sprintf("!%d", r.Conflicts))
 	}},
+}
+
+// remoteState says, for another daemon's session (whose row names that daemon after the
+// session), whether it is live there, gone (T takes it over) or orphaned (gone, and its
+// workspace is not reachable here).
+func (s *Siblings) remoteState(r SiblingRow) string {
+	st := s.styles()
+	switch {
+	case !r.Remote():
+		return ""
+	case r.Live:
+		return st.Text.Muted.Render("live")
+	case r.Orphaned:
+		return st.Status.Err.Render("orphaned")
+	}
+	return st.Status.Warn.Render("gone")
 }
 
 // maxNameRoom is the most the tree and name column takes before columns are dropped for it.
@@ -284,7 +330,11 @@ func (s *Siblings) left(i int) string {
 	if r.ID == s.current || s.current == "" && r.Current {
 		cur = st.Pane.TitleFocused.Render("▸")
 	}
-	return cur + indent + s.statusGlyph(r.Status) + " " + st.Text.Strong.Render(plain(r.Name))
+	name := cur + indent + s.statusGlyph(r.Status) + " " + st.Text.Strong.Render(plain(r.Name))
+	if r.Remote() {
+		name += st.Text.Muted.Render("@" + truncate(plain(r.Node), 12))
+	}
+	return name
 }
 
 // renderRow renders session i in w cells: the tree and name on the left, the kept columns

@@ -53,7 +53,20 @@ type SiblingRow struct {
 	Clients   int           // Clients counts the apps and tails watching the session.
 	Executor  string        // Executor is the executor in force ("" or "default": exo's own).
 	Dir       string        // Dir names the project directory the session works for (short).
+	// Node is the daemon running the session when it is another machine's (a store shared
+	// through etcd): the row is read-only here. Live says that daemon still holds it;
+	// Orphaned that it is gone and the session's workspace is not reachable here.
+	Node     string
+	Live     bool
+	Orphaned bool
 }
+
+// Remote reports whether the session is another daemon's.
+func (r SiblingRow) Remote() bool { return r.Node != "" }
+
+// TakeOverable reports whether the session is another daemon's that may be taken over here:
+// its daemon is gone and its workspace is reachable.
+func (r SiblingRow) TakeOverable() bool { return r.Remote() && !r.Live && !r.Orphaned }
 
 // SwitchSession asks the app to show another session.
 type SwitchSession struct {
@@ -65,6 +78,14 @@ type SwitchSession struct {
 type ConflictDiff struct {
 	ID   string // ID is the selected session.
 	Name string // Name is its name.
+}
+
+// TakeOver asks the app to make another daemon's session (whose daemon is gone) this one's.
+type TakeOver struct {
+	ID   string // ID is the selected session.
+	Name string // Name is its name.
+	// Refused says why the selected session cannot be taken over ("" when it can).
+	Refused string
 }
 
 // NewSession asks the app to start a new session.

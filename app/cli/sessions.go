@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"time"
 
@@ -29,6 +30,25 @@ type sessionRow struct {
 	Created   time.Time      `json:"created"`
 	Running   bool           `json:"running"`
 	Clients   int            `json:"clients"`
+	// Node, Live and Orphaned describe another daemon's session on a shared store: the daemon
+	// that runs it, whether it still holds it, and whether its workspace is unreachable here.
+	Node     string `json:"node,omitempty"`
+	Live     bool   `json:"live,omitempty"`
+	Orphaned bool   `json:"orphaned,omitempty"`
+}
+
+// where says where a remote session runs: "-" for this daemon's own, else the daemon and
+// whether it is live, gone (exo takeover may take it) or orphaned.
+func (r sessionRow) where() string {
+	switch {
+	case r.Node == "":
+		return "-"
+	case r.Live:
+		return r.Node + " (live)"
+	case r.Orphaned:
+		return r.Node + " (orphaned)"
+	}
+	return r.Node + " (gone)"
 }
 
 func sessionsCmd(e *env) *cobra.Command {
@@ -70,7 +90,8 @@ func sessionRows(ctx context.Context, c api.Client) ([]sessionRow, error) {
 		s := in.Session
 		rows = append(rows, sessionRow{ID: s.ID, Name: s.Name, Status: in.Status, Events: in.Head,
 			Parent: names[s.Parent], ParentSeq: s.ParentSeq, Branch: s.Branch, Branches: len(s.Branches),
-			Workspace: s.Workspace, Model: in.Model, Created: s.Created, Running: in.Running, Clients: in.Clients})
+			Workspace: s.Workspace, Model: in.Model, Created: s.Created, Running: in.Running, Clients: in.Clients,
+			Node: in.Node, Live: in.Live, Orphaned: in.Orphaned})
 	}
 	return rows, nil
 }
@@ -80,16 +101,31 @@ func printSessions(e *env, rows []sessionRow) error {
 		fmt.Fprintln(e.stdout, "no sessions yet: start one with 'exo new' or 'exo'")
 		return nil
 	}
+	remote := slices.ContainsFunc(rows, func(r sessionRow) bool { return r.Node != "" })
 	tw := table(e.stdout)
-	fmt.Fprintln(tw, "NAME\tID\tSTATUS\tEVENTS\tPARENT\tBRANCHES\tCREATED")
+	head := "NAME\tID\tSTATUS\tEVENTS\tPARENT\tBRANCHES\tCREATED"
+	if remote {
+		head += "\tNODE"
+	}
+	fmt.Fprintln(tw, head)
 	for _, r := range rows {
 		parent := "-"
 		if r.Parent != "" {
 			parent = fmt.Sprintf("%s@%d", r.Parent, r.ParentSeq)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%d\t%s\n", r.Name, r.ID, r.Status, r.Events, parent, r.Branches, ago(r.Created))
+		line := fmt.Sprintf("%s\t%s\t%s\t%d\t%s\t%d\t%s", r.Name, r.ID, r.Status, r.Events, parent, r.Branches, ago(r.Created))
+		if remote {
+			line += "\t" + r.where()
+		}
+		fmt.Fprintln(tw, line)
 	}
-	return tw.Flush()
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	if remote {
+		fmt.Fprintln(e.stdout, "NODE: another daemon's session (read-only here); exo takeover SESSION makes a gone daemon's yours")
+	}
+	return nil
 }
 
 func newCmd(e *env) *cobra.Command {

@@ -54,8 +54,13 @@ type Client interface {
 type Sessions interface {
 	// ListSessions returns every session, oldest first, with its projected state.
 	ListSessions(ctx context.Context) ([]SessionInfo, error)
-	// Session resolves an id, a unique id prefix or a name.
+	// Session resolves an id, a unique id prefix or a name: of this daemon's sessions, else of
+	// the other daemons' on a shared store (Node set: shown read-only; TakeOver makes it ours).
 	Session(ctx context.Context, ref string) (*harness.Session, error)
+	// TakeOver makes another daemon's session on a shared store this daemon's once that daemon
+	// is gone: harness.ErrNotOwner while it lives, harness.ErrOrphaned when the session's
+	// workspace is not reachable here. A turn it left running is recorded as interrupted.
+	TakeOver(ctx context.Context, ref string) (*harness.Session, error)
 	// NewSession creates a session (scope and governance records included).
 	NewSession(ctx context.Context, req NewSessionRequest) (*harness.Session, error)
 	// SetSetting sets one of a session's settings (model, executor, budgets…); "" removes it.

@@ -39,6 +39,8 @@ var codes = []struct {
 	{"finished", governance.ErrFinished},
 	{"same_session", governance.ErrSameSession},
 	{"corrupt", harness.ErrCorrupt},
+	{"not_owner", harness.ErrNotOwner},
+	{"orphaned", harness.ErrOrphaned},
 }
 
 // ErrorCode returns the wire code of an error ("" for none of the known ones).

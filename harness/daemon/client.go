@@ -195,6 +195,12 @@ func (c *Client) Session(ctx context.Context, ref string) (*harness.Session, err
 	return &out, c.call(ctx, "GET", "/v1/sessions/"+esc(ref), nil, &out)
 }
 
+// TakeOver makes another daemon's session this daemon's.
+func (c *Client) TakeOver(ctx context.Context, ref string) (*harness.Session, error) {
+	var out harness.Session
+	return &out, c.call(ctx, "POST", "/v1/sessions/"+esc(ref)+"/takeover", nil, &out)
+}
+
 // NewSession creates a session.
 func (c *Client) NewSession(ctx context.Context, req api.NewSessionRequest) (*harness.Session, error) {
 	var out harness.Session

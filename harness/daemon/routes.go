@@ -172,6 +172,9 @@ func (s *Server) sessionRoutes(h func(string, func(http.ResponseWriter, *http.Re
 	h("GET /v1/sessions/{ref}", func(w http.ResponseWriter, r *http.Request) error {
 		return reply(w)(s.svc.Session(r.Context(), r.PathValue("ref")))
 	})
+	h("POST /v1/sessions/{ref}/takeover", func(w http.ResponseWriter, r *http.Request) error {
+		return reply(w)(s.svc.TakeOver(r.Context(), r.PathValue("ref")))
+	})
 	h("POST /v1/sessions/{id}/settings", func(w http.ResponseWriter, r *http.Request) error {
 		var body struct{ Key, Value string }
 		if err := readJSON(r, &body); err != nil {

@@ -94,7 +94,7 @@ func statusOf(err error) int {
 		return http.StatusNotFound
 	case "ambiguous", "bad_seq", "invalid", "same_session", "finished", "nothing_to_compact":
 		return http.StatusBadRequest
-	case "busy", "resolved", "governance_drift":
+	case "busy", "resolved", "governance_drift", "not_owner", "orphaned":
 		return http.StatusConflict
 	}
 	return http.StatusInternalServerError

@@ -11,7 +11,6 @@ import (
 
 	"exo/harness"
 	"exo/harness/api"
-	"exo/store"
 	"exo/store/etcdtest"
 )
 
@@ -104,8 +103,14 @@ func TestTwoDaemonsSeeEachOther(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitPeer(t, w, s2.ID)
-	if _, err := hb.TakeOver(s1.ID); !errors.Is(err, store.ErrNotOwner) {
+	if _, err := sb.TakeOver(ctx, "one"); !errors.Is(err, harness.ErrNotOwner) {
 		t.Fatalf("take over from a live daemon: %v", err)
+	}
+	if se, err := sb.Session(ctx, "one"); err != nil || se.ID != s1.ID || se.Node != "alpha" {
+		t.Fatalf("beta resolves alpha's session: %+v %v", se, err)
+	}
+	if _, err := sb.Say(ctx, "one", "hi", "test"); !errors.Is(err, harness.ErrNotOwner) || !strings.Contains(err.Error(), "runs on daemon alpha") {
+		t.Fatalf("beta writes to alpha's live session: %v", err)
 	}
 	sa.Close()
 	ha.Close() // alpha stops: its lease is revoked
@@ -117,11 +122,14 @@ func TestTwoDaemonsSeeEachOther(t *testing.T) {
 	if in, _ := peerInfo(all, s2.ID); !in.Orphaned {
 		t.Fatalf("a session whose workspace is gone is not orphaned: %+v", in)
 	}
-	if _, err := hb.TakeOver(s2.ID); !errors.Is(err, harness.ErrOrphaned) {
+	if _, err := sb.TakeOver(ctx, s2.ID); !errors.Is(err, harness.ErrOrphaned) {
 		t.Fatalf("take over an orphan: %v", err)
 	}
-	if _, err := hb.TakeOver(s1.ID); err != nil {
-		t.Fatalf("take over: %v", err)
+	if se, err := sb.TakeOver(ctx, s1.ID[:8]); err != nil || se.ID != s1.ID || se.Node != "" {
+		t.Fatalf("take over: %+v %v", se, err)
+	}
+	if _, err := sb.TakeOver(ctx, s1.ID); !errors.Is(err, harness.ErrNoSession) {
+		t.Fatalf("take over a session already ours: %v", err)
 	}
 	if _, err := hb.AppendOn(s1.ID, s1.Branch, rec); err != nil {
 		t.Fatalf("append after the take-over: %v", err)

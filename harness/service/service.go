@@ -170,7 +170,18 @@ func (s *Service) executors() []*executor.Executor {
 
 // session resolves a reference.
 func (s *Service) session(ref string) (*harness.Session, error) {
-	return s.h.Session(ref)
+	se, err := s.h.Session(ref)
+	if !errors.Is(err, harness.ErrNoSession) || s.h.Store().Node() == "" {
+		return se, err
+	}
+	if p, perr := s.h.ResolvePeer(ref); perr == nil {
+		state := "its daemon is gone: exo takeover " + p.Session.Name + " makes it this daemon's"
+		if p.Live {
+			state = "read-only here while that daemon runs"
+		}
+		return nil, fmt.Errorf("session %s runs on daemon %s (%s): %w", p.Session.Name, p.Node, state, harness.ErrNotOwner)
+	}
+	return nil, err
 }
 
 // invalid marks an error as the caller's.

@@ -45,7 +45,24 @@ func (s *Service) ListSessions(ctx context.Context) ([]api.SessionInfo, error) {
 
 // Session resolves an id, a unique id prefix or a name.
 func (s *Service) Session(ctx context.Context, ref string) (*harness.Session, error) {
-	return s.session(ref)
+	se, err := s.h.Session(ref)
+	if !errors.Is(err, harness.ErrNoSession) || s.h.Store().Node() == "" {
+		return se, err
+	}
+	if p, perr := s.h.ResolvePeer(ref); perr == nil {
+		return p.Session, nil
+	}
+	return nil, err
+}
+
+// TakeOver makes another daemon's session this daemon's, and tells the clients.
+func (s *Service) TakeOver(ctx context.Context, ref string) (*harness.Session, error) {
+	se, err := s.h.TakeOver(ref)
+	if err != nil {
+		return se, err
+	}
+	s.h.Publish(harness.Notice{Session: se.ID})
+	return se, nil
 }
 
 // NewSession creates a session with its first scope and governance records.

@@ -217,7 +217,7 @@ func (s *Service) clientCounts() map[string]int {
 // Attach counts a watch as a client of a session ("" detaches it).
 func (s *Service) Attach(ctx context.Context, watchID, sessionID string) error {
 	if sessionID != "" {
-		se, err := s.session(sessionID)
+		se, err := s.Session(ctx, sessionID) // another daemon's session may be watched too
 		if err != nil {
 			return err
 		}
