@@ -96,6 +96,9 @@ func siblingRows(all []api.SessionInfo) []views.SiblingRow {
 	byID := make(map[string]api.SessionInfo, len(all))
 	sessions := make([]*harness.Session, 0, len(all))
 	for _, in := range all {
+		if in.Session.Archived {
+			continue // exo session archive hid it
+		}
 		byID[in.Session.ID] = in
 		sessions = append(sessions, in.Session)
 	}

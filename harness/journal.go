@@ -16,6 +16,8 @@ const (
 	opForkClone = "fork-clone"
 	// opRestore is a workspace being put back to a snapshot: completed (done again).
 	opRestore = "restore"
+	// opDelete is a removed session's files being removed: completed (done again).
+	opDelete = "delete"
 )
 
 // journalEntry is one operation in progress.
@@ -28,6 +30,7 @@ type journalEntry struct {
 	Seq     uint64    `json:"seq,omitempty"`
 	Dir     string    `json:"dir,omitempty"`    // the working copy a fork is making
 	Source  string    `json:"source,omitempty"` // the workspace it copies
+	Paths   []string  `json:"paths,omitempty"`  // the files a delete removes
 	Started time.Time `json:"started"`
 }
 

@@ -80,6 +80,12 @@ func (h *Harness) recoverJournal(rep *RecoveryReport) {
 				continue
 			}
 			rep.RolledBack = append(rep.RolledBack, e.Dir)
+		case opDelete:
+			if _, problems := h.finishDelete(e); len(problems) > 0 {
+				rep.Problems = append(rep.Problems, problems...)
+				continue
+			}
+			rep.Completed = append(rep.Completed, "removal of session "+e.Session+"'s files")
 		case opRestore:
 			if err := h.finishRestore(e); err != nil {
 				rep.Problems = append(rep.Problems, err.Error())

@@ -25,6 +25,12 @@ type Session struct {
 	// Node is the daemon that runs the session when it is another daemon's on a shared store
 	// (set when read from that daemon's records; a daemon never stores it for its own).
 	Node string `json:"node,omitempty"`
+	// Archived hides the session from lists and the siblings pane (exo session archive); it
+	// stays whole and usable.
+	Archived bool `json:"archived,omitempty"`
+	// Deleted marks a removed session (exo session rm): its events stay in the log, but no
+	// list or reference finds it any more.
+	Deleted bool `json:"deleted,omitempty"`
 }
 
 // putSession writes a session record inside a transaction.
@@ -46,10 +52,13 @@ func getSession(tx *store.Tx, id string) (*Session, error) {
 	if err := json.Unmarshal(raw, &s); err != nil {
 		return nil, fmt.Errorf("decode session %s: %w", id, err)
 	}
+	if s.Deleted {
+		return nil, fmt.Errorf("session %s (%s) was deleted: %w", s.Name, id, ErrNoSession)
+	}
 	return &s, nil
 }
 
-// listSessions reads every session record, oldest first.
+// listSessions reads every session record that is not deleted.
 func listSessions(tx *store.Tx) ([]*Session, error) {
 	var out []*Session
 	err := tx.Records(store.Sessions, func(_ string, v []byte) error {
@@ -57,7 +66,9 @@ func listSessions(tx *store.Tx) ([]*Session, error) {
 		if err := json.Unmarshal(v, &s); err != nil {
 			return fmt.Errorf("decode session: %w", err)
 		}
-		out = append(out, &s)
+		if !s.Deleted {
+			out = append(out, &s)
+		}
 		return nil
 	})
 	return out, err

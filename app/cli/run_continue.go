@@ -41,7 +41,7 @@ func (e *env) latestHere(ctx context.Context, c api.Client) (*harness.Session, e
 	var best *api.SessionInfo
 	for i := range all {
 		in := &all[i]
-		if !inDir(in.Session, here) || in.Orphaned {
+		if !inDir(in.Session, here) || in.Orphaned || in.Session.Archived {
 			continue
 		}
 		if best == nil || in.LastUsed.After(best.LastUsed) {

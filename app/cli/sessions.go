@@ -35,6 +35,7 @@ type sessionRow struct {
 	Node     string `json:"node,omitempty"`
 	Live     bool   `json:"live,omitempty"`
 	Orphaned bool   `json:"orphaned,omitempty"`
+	Archived bool   `json:"archived,omitempty"`
 }
 
 // where says where a remote session runs: "-" for this daemon's own, else the daemon and
@@ -52,7 +53,7 @@ func (r sessionRow) where() string {
 }
 
 func sessionsCmd(e *env) *cobra.Command {
-	var asJSON bool
+	var asJSON, all bool
 	cmd := &cobra.Command{
 		Use:     "sessions",
 		Aliases: []string{"ls"},
@@ -60,7 +61,7 @@ func sessionsCmd(e *env) *cobra.Command {
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return e.withClient(func(ctx context.Context, c api.Client) error {
-				rows, err := sessionRows(ctx, c)
+				rows, err := sessionRows(ctx, c, all)
 				if err != nil {
 					return err
 				}
@@ -72,26 +73,30 @@ func sessionsCmd(e *env) *cobra.Command {
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	cmd.Flags().BoolVarP(&all, "all", "a", false, "list archived sessions too")
 	return cmd
 }
 
-// sessionRows projects every session for listing.
-func sessionRows(ctx context.Context, c api.Client) ([]sessionRow, error) {
-	all, err := c.ListSessions(ctx)
+// sessionRows projects the sessions for listing (archived ones only with all).
+func sessionRows(ctx context.Context, c api.Client, all bool) ([]sessionRow, error) {
+	infos, err := c.ListSessions(ctx)
 	if err != nil {
 		return nil, err
 	}
 	names := map[string]string{}
-	for _, in := range all {
+	for _, in := range infos {
 		names[in.Session.ID] = in.Session.Name
 	}
-	rows := make([]sessionRow, 0, len(all))
-	for _, in := range all {
+	rows := make([]sessionRow, 0, len(infos))
+	for _, in := range infos {
 		s := in.Session
+		if s.Archived && !all {
+			continue
+		}
 		rows = append(rows, sessionRow{ID: s.ID, Name: s.Name, Status: in.Status, Events: in.Head,
 			Parent: names[s.Parent], ParentSeq: s.ParentSeq, Branch: s.Branch, Branches: len(s.Branches),
 			Workspace: s.Workspace, Model: in.Model, Created: s.Created, Running: in.Running, Clients: in.Clients,
-			Node: in.Node, Live: in.Live, Orphaned: in.Orphaned})
+			Node: in.Node, Live: in.Live, Orphaned: in.Orphaned, Archived: s.Archived})
 	}
 	return rows, nil
 }
@@ -113,7 +118,11 @@ func printSessions(e *env, rows []sessionRow) error {
 		if r.Parent != "" {
 			parent = fmt.Sprintf("%s@%d", r.Parent, r.ParentSeq)
 		}
-		line := fmt.Sprintf("%s\t%s\t%s\t%d\t%s\t%d\t%s", r.Name, r.ID, r.Status, r.Events, parent, r.Branches, ago(r.Created))
+		status := string(r.Status)
+		if r.Archived {
+			status += " (archived)"
+		}
+		line := fmt.Sprintf("%s\t%s\t%s\t%d\t%s\t%d\t%s", r.Name, r.ID, status, r.Events, parent, r.Branches, ago(r.Created))
 		if remote {
 			line += "\t" + r.where()
 		}

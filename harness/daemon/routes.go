@@ -70,6 +70,7 @@ func (s *Server) routes() http.Handler {
 	s.sandboxRoutes(h)
 	s.registryRoutes(h)
 	s.governanceRoutes(h)
+	s.lifecycleRoutes(h)
 	h("GET /v1/watch", s.watch)
 	h("PUT /v1/watch/{watch}/attach", func(w http.ResponseWriter, r *http.Request) error {
 		var body struct {

@@ -1,0 +1,89 @@
+package harness
+
+import (
+	"io/fs"
+	"path/filepath"
+	"sort"
+)
+
+// GCItem is one of exo's folders that no live session uses any more.
+type GCItem struct {
+	Path string `json:"path"`
+	// Kind is worktree (a fork's working copy), snapshots (a shadow repository), sandbox (a
+	// temporary folder) or executor (an external agent's state).
+	Kind  string `json:"kind"`
+	Bytes int64  `json:"bytes"`
+}
+
+// GCReport is what a collection found and did.
+type GCReport struct {
+	Items []GCItem `json:"items"`
+	// Bytes adds up the items' sizes.
+	Bytes int64 `json:"bytes"`
+	// Removed is false for a dry run.
+	Removed  bool     `json:"removed"`
+	Problems []string `json:"problems,omitempty"`
+}
+
+// gcGlobs are where exo keeps sessions' folders, with their kinds.
+var gcGlobs = []struct{ glob, kind string }{
+	{"workspaces/*", "worktree"}, {"shadow/*.git", "snapshots"}, {"tmp/*", "sandbox"}, {"executors/*/*", "executor"},
+}
+
+// GC finds exo's folders that no live session uses (those of deleted sessions, of removals a
+// crash cut short, of forks never recorded) and, unless dryRun, removes them, working copies
+// with their records in the user's `git worktree list`. Removals a crash left in the journal
+// are completed first. Artifacts are not collected (the log's events still name them).
+func (h *Harness) GC(dryRun bool) (GCReport, error) {
+	rep := GCReport{Items: []GCItem{}, Removed: !dryRun}
+	if !dryRun {
+		entries, err := h.journal()
+		if err != nil {
+			return rep, err
+		}
+		for _, e := range entries {
+			if e.Op == opDelete {
+				_, problems := h.finishDelete(e)
+				rep.Problems = append(rep.Problems, problems...)
+			}
+		}
+	}
+	refs, err := h.references()
+	if err != nil {
+		return rep, err
+	}
+	for _, g := range gcGlobs {
+		found, _ := filepath.Glob(filepath.Join(h.Home(), g.glob))
+		for _, p := range found {
+			if refs[p] || !h.owned(p) {
+				continue
+			}
+			rep.Items = append(rep.Items, GCItem{Path: p, Kind: g.kind, Bytes: duBytes(p)})
+		}
+	}
+	sort.Slice(rep.Items, func(i, j int) bool { return rep.Items[i].Path < rep.Items[j].Path })
+	for _, it := range rep.Items {
+		rep.Bytes += it.Bytes
+		if dryRun {
+			continue
+		}
+		if err := h.removeOwned(it.Path); err != nil {
+			rep.Problems = append(rep.Problems, err.Error())
+		}
+	}
+	return rep, nil
+}
+
+// duBytes adds up the sizes of the files under path.
+func duBytes(path string) int64 {
+	var n int64
+	_ = filepath.WalkDir(path, func(_ string, d fs.DirEntry, err error) error {
+		if err == nil && d.Type().IsRegular() {
+			if fi, err := d.Info(); err == nil {
+				n += fi.Size()
+			}
+		}
+		return nil
+	})
+	return n
+}

@@ -1,0 +1,48 @@
+package service
+
+import (
+	"context"
+	"fmt"
+
+	"exo/harness"
+	"exo/harness/api"
+)
+
+// ArchiveSession hides a session from lists (or brings it back).
+func (s *Service) ArchiveSession(ctx context.Context, ref string, archived bool) (*harness.Session, error) {
+	se, err := s.session(ref)
+	if err != nil {
+		return nil, err
+	}
+	return s.h.ArchiveSession(se.ID, archived)
+}
+
+// RemoveSession deletes a session that runs nothing.
+func (s *Service) RemoveSession(ctx context.Context, ref string) (api.RemoveResult, error) {
+	se, err := s.session(ref)
+	if err != nil {
+		return api.RemoveResult{}, err
+	}
+	if s.runningTurn(se.ID) != nil {
+		return api.RemoveResult{}, fmt.Errorf("%w: a turn runs on %s: cancel it first (exo attach, Ctrl-C)", api.ErrBusy, se.Name)
+	}
+	tasks, err := s.h.DetachedTasks()
+	if err != nil {
+		return api.RemoveResult{}, err
+	}
+	for _, t := range tasks {
+		if t.Session == se.ID && (t.State() == "running" || t.State() == "starting") {
+			return api.RemoveResult{}, fmt.Errorf("%w: background task %s runs on %s: exo task kill %s first", api.ErrBusy, t.ID, se.Name, t.ID)
+		}
+	}
+	removed, err := s.h.RemoveSession(se.ID)
+	if removed == nil {
+		removed = []string{}
+	}
+	return api.RemoveResult{Session: se, Removed: removed}, err
+}
+
+// GC lists or removes the folders no live session uses.
+func (s *Service) GC(ctx context.Context, dryRun bool) (harness.GCReport, error) {
+	return s.h.GC(dryRun)
+}

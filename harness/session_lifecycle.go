@@ -1,0 +1,247 @@
+package harness
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+
+	"exo/internal/failpoint"
+	"exo/sandbox"
+	"exo/store"
+)
+
+// Types of the events that archive and remove sessions.
+const (
+	TypeSessionArchived = "session.archived"
+	TypeSessionDeleted  = "session.deleted"
+)
+
+// SessionArchived records that a session was archived (hidden from lists) or brought back.
+type SessionArchived struct {
+	Archived bool `json:"archived"`
+}
+
+// SessionDeleted records that a session was removed, with the files exo made for it that go
+// (its fork's working copy, snapshots repository, sandbox and executor state) when no other
+// session uses them.
+type SessionDeleted struct {
+	Paths []string `json:"paths,omitempty"`
+}
+
+func init() {
+	RegisterType(TypeSessionArchived, typed(FamilySession, func(p *SessionArchived) string {
+		if p.Archived {
+			return "archived"
+		}
+		return "brought back from the archive"
+	}))
+	RegisterType(TypeSessionDeleted, typed(FamilySession, func(p *SessionDeleted) string {
+		return fmt.Sprintf("deleted (%d folders of exo's to remove)", len(p.Paths))
+	}))
+}
+
+// ArchiveSession hides a session from lists and the siblings pane (or brings it back),
+// recorded as session.archived. Nothing else changes.
+func (h *Harness) ArchiveSession(ref string, archived bool) (*Session, error) {
+	s, err := h.Session(ref)
+	if err != nil {
+		return nil, err
+	}
+	id := s.ID
+	var evs []store.Event
+	err = h.st.Update(func(tx *store.Tx) error {
+		var err error
+		if s, err = getSession(tx, id); err != nil {
+			return err
+		}
+		if s.Archived == archived {
+			return nil
+		}
+		s.Archived = archived
+		if evs, err = tx.Append(s.Branch, MustRecord(TypeSessionArchived, ActorUser, SessionArchived{Archived: archived})); err != nil {
+			return err
+		}
+		return putSession(tx, s)
+	})
+	if err != nil {
+		return nil, fmt.Errorf("archive %s: %w", id, err)
+	}
+	h.committed(s.ID, s.Branch, evs)
+	return s, nil
+}
+
+// RemoveSession marks a session deleted (session.deleted; its events stay in the log) and
+// removes the files exo made for it that no live session uses: its fork's working copy (and
+// the worktree's record in the repository), its snapshots repository, its sandbox's temporary
+// folder and its external executors' state. The removal is journaled with the mark: a crash
+// part-way is completed by the next open, and doing it again is harmless. It returns the paths
+// removed. The caller makes sure no turn or task runs on the session.
+func (h *Harness) RemoveSession(id string) ([]string, error) {
+	s, err := h.Session(id)
+	if err != nil {
+		return nil, err
+	}
+	paths := h.sessionPaths(s)
+	j := newJournal(opDelete)
+	j.Session, j.Paths = s.ID, paths
+	var evs []store.Event
+	err = h.st.Update(func(tx *store.Tx) error {
+		cur, err := getSession(tx, s.ID)
+		if err != nil {
+			return err
+		}
+		if evs, err = tx.Append(cur.Branch, MustRecord(TypeSessionDeleted, ActorUser, SessionDeleted{Paths: paths})); err != nil {
+			return err
+		}
+		cur.Deleted = true
+		if err := putSession(tx, cur); err != nil {
+			return err
+		}
+		return putJournal(tx, j)
+	})
+	if err != nil {
+		return nil, fmt.Errorf("remove %s: %w", s.Name, err)
+	}
+	h.committed(s.ID, s.Branch, evs)
+	failpoint.Hit("remove.after-mark")
+	h.closeRuntime(s.ID)
+	removed, problems := h.finishDelete(j)
+	if len(problems) > 0 {
+		return removed, fmt.Errorf("remove %s: the session is deleted but some of its files are left (exo gc or the next start tries again): %s", s.Name, strings.Join(problems, "; "))
+	}
+	return removed, nil
+}
+
+// finishDelete removes a delete's paths that no live session uses and drops its journal entry
+// when every one is gone; it returns what it removed and what it could not.
+func (h *Harness) finishDelete(e journalEntry) (removed, problems []string) {
+	refs, err := h.references()
+	if err != nil {
+		return nil, []string{err.Error()}
+	}
+	for _, p := range e.Paths {
+		if refs[p] {
+			continue
+		}
+		if _, err := os.Lstat(p); os.IsNotExist(err) {
+			continue
+		}
+		if err := h.removeOwned(p); err != nil {
+			problems = append(problems, err.Error())
+			continue
+		}
+		failpoint.Hit("remove.path")
+		removed = append(removed, p)
+	}
+	if len(problems) == 0 {
+		if err := h.st.Update(func(tx *store.Tx) error { return dropJournal(tx, e.ID) }); err != nil {
+			problems = append(problems, err.Error())
+		}
+	}
+	return removed, problems
+}
+
+// sessionPaths lists the folders exo made for a session under EXO_HOME (never the user's own
+// workspace).
+func (h *Harness) sessionPaths(s *Session) []string {
+	var out []string
+	if h.owned(s.Workspace) {
+		out = append(out, filepath.Clean(s.Workspace))
+	}
+	if s.Workspace != "" {
+		out = append(out, sandbox.ShadowDir(h.Home(), s.Workspace))
+	}
+	out = append(out, filepath.Join(h.Home(), "tmp", s.ID))
+	states, _ := filepath.Glob(filepath.Join(h.Home(), "executors", "*", s.ID))
+	return append(out, states...)
+}
+
+// ownedName is the name of a folder exo made for a session: an id (a shadow repository's with
+// .git).
+var ownedName = regexp.MustCompile(`^[0-9a-f]{16}(\.git)?$`)
+
+// owned reports whether path is one of exo's own folders that hold sessions' files.
+func (h *Harness) owned(path string) bool {
+	if path == "" {
+		return false
+	}
+	path = filepath.Clean(path)
+	if !ownedName.MatchString(filepath.Base(path)) {
+		return false
+	}
+	for _, dir := range []string{"workspaces", "shadow", "tmp"} {
+		if filepath.Dir(path) == filepath.Join(h.Home(), dir) {
+			return true
+		}
+	}
+	return filepath.Dir(filepath.Dir(path)) == filepath.Join(h.Home(), "executors")
+}
+
+// removeOwned removes one of exo's folders (a working copy with its worktree record); it
+// refuses anything outside them.
+func (h *Harness) removeOwned(path string) error {
+	if !h.owned(path) {
+		return fmt.Errorf("refusing to remove %s: not one of exo's folders", path)
+	}
+	if filepath.Dir(path) == filepath.Join(h.Home(), "workspaces") {
+		return sandbox.DiscardWorktree(path)
+	}
+	if err := os.RemoveAll(path); err != nil {
+		return fmt.Errorf("remove %s: %w", path, err)
+	}
+	return nil
+}
+
+// references returns every folder of exo's that a live session (or an operation in progress)
+// uses: workspaces, their snapshots repositories and those they borrow objects from, sandbox
+// temporary folders and executor state.
+func (h *Harness) references() (map[string]bool, error) {
+	all, err := h.Sessions()
+	if err != nil {
+		return nil, err
+	}
+	refs := map[string]bool{}
+	for _, s := range all {
+		if s.Workspace != "" {
+			refs[filepath.Clean(s.Workspace)] = true
+			refs[sandbox.ShadowDir(h.Home(), s.Workspace)] = true
+		}
+		for _, a := range splitLines(s.Settings[alternatesKey]) {
+			refs[filepath.Clean(a)] = true
+		}
+		refs[filepath.Join(h.Home(), "tmp", s.ID)] = true
+		states, _ := filepath.Glob(filepath.Join(h.Home(), "executors", "*", s.ID))
+		for _, st := range states {
+			refs[st] = true
+		}
+	}
+	entries, err := h.journal()
+	if err != nil {
+		return nil, err
+	}
+	for _, e := range entries {
+		if e.Op == opForkClone && e.Dir != "" {
+			refs[filepath.Clean(e.Dir)] = true // a fork is making it
+		}
+	}
+	return refs, nil
+}
+
+// closeRuntime stops a session's live sandbox, if it has one.
+func (h *Harness) closeRuntime(id string) {
+	h.rt.mu.Lock()
+	r := h.rt.m[id]
+	delete(h.rt.m, id)
+	h.rt.mu.Unlock()
+	if r == nil {
+		return
+	}
+	if r.stopWatch != nil {
+		r.stopWatch()
+	}
+	r.Tasks.Close()
+	r.Shell.Close()
+	r.Snaps.Close()
+}
