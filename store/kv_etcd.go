@@ -354,7 +354,7 @@ func (t *etcdTx) commit() error {
 	resp, err := t.e.cli.Txn(ctx).If(t.cmps...).Then(ops...).Commit()
 	if err != nil {
 		if errors.Is(err, rpctypes.ErrNoSpace) || strings.Contains(err.Error(), "database space exceeded") {
-			return fmt.Errorf("etcd write of %d keys refused: %w: nothing of it was stored; compact and defragment the cluster or raise its --quota-backend-bytes (%v)", len(ops), ErrNoSpace, err)
+			return fmt.Errorf("etcd write of %d keys refused: %w: nothing of it was stored; free space (etcdctl compact REV, etcdctl defrag) or raise the cluster's --quota-backend-bytes, then clear the alarm with etcdctl alarm disarm (%v)", len(ops), ErrNoSpace, err)
 		}
 		if errors.Is(err, rpctypes.ErrRequestTooLarge) || errors.Is(err, rpctypes.ErrTooManyOps) || strings.Contains(err.Error(), "message larger than max") {
 			return fmt.Errorf("etcd write of %d keys and %d bytes refused: %w (the cluster allows less than the store URL's max-txn-ops %d and max-request-bytes %d say): nothing of it was stored (%v)",

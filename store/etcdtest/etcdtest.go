@@ -3,6 +3,7 @@
 package etcdtest
 
 import (
+	"context"
 	"fmt"
 	"net"
 	"net/url"
@@ -11,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	clientv3 "go.etcd.io/etcd/client/v3"
 	"go.etcd.io/etcd/server/v3/embed"
 	"go.uber.org/zap"
 )
@@ -24,6 +26,12 @@ type Options struct {
 	// MaxRequestBytes and MaxTxnOps are the members' --max-request-bytes and --max-txn-ops
 	// (0: etcd's defaults, 1.5 MiB and 128).
 	MaxRequestBytes, MaxTxnOps uint
+	// TLS, when set, makes the members serve clients over TLS with these certificates and
+	// require a client certificate signed by its authority.
+	TLS *Certs
+	// User and Password, when set, enable auth: the user may read and write keys under exo/
+	// (and nothing else); root's password is Password too.
+	User, Password string
 }
 
 // Cluster is a running embedded cluster.
@@ -61,6 +69,11 @@ func start(tb testing.TB, n int, o Options) (*Cluster, error) {
 		cfg.Name = fmt.Sprintf("m%d", i)
 		cfg.Dir = tb.TempDir()
 		cu, pu := freeURL(tb), freeURL(tb)
+		if o.TLS != nil {
+			cu.Scheme = "https"
+			cfg.ClientTLSInfo.CertFile, cfg.ClientTLSInfo.KeyFile = o.TLS.ServerCert, o.TLS.ServerKey
+			cfg.ClientTLSInfo.TrustedCAFile, cfg.ClientTLSInfo.ClientCertAuth = o.TLS.CA, true
+		}
 		cfg.ListenClientUrls, cfg.AdvertiseClientUrls = []url.URL{cu}, []url.URL{cu}
 		cfg.ListenPeerUrls, cfg.AdvertisePeerUrls = []url.URL{pu}, []url.URL{pu}
 		cfg.InitialClusterToken = token
@@ -97,7 +110,50 @@ func start(tb testing.TB, n int, o Options) (*Cluster, error) {
 		}
 	}
 	tb.Cleanup(c.Stop)
+	if o.User != "" {
+		if err := c.enableAuth(o); err != nil {
+			c.Stop()
+			return nil, err
+		}
+	}
 	return c, nil
+}
+
+// enableAuth adds root and the user (read and write under exo/) and turns auth on.
+func (c *Cluster) enableAuth(o Options) error {
+	cfg := clientv3.Config{Endpoints: c.Endpoints, DialTimeout: 10 * time.Second, Logger: zap.NewNop()}
+	if o.TLS != nil {
+		t, err := o.TLS.ClientConfig()
+		if err != nil {
+			return err
+		}
+		cfg.TLS = t
+	}
+	cli, err := clientv3.New(cfg)
+	if err != nil {
+		return err
+	}
+	defer cli.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	steps := []func() error{
+		func() error { _, err := cli.UserAdd(ctx, "root", o.Password); return err },
+		func() error { _, err := cli.UserGrantRole(ctx, "root", "root"); return err },
+		func() error { _, err := cli.RoleAdd(ctx, "exo"); return err },
+		func() error {
+			_, err := cli.RoleGrantPermission(ctx, "exo", "exo/", clientv3.GetPrefixRangeEnd("exo/"), clientv3.PermissionType(clientv3.PermReadWrite))
+			return err
+		},
+		func() error { _, err := cli.UserAdd(ctx, o.User, o.Password); return err },
+		func() error { _, err := cli.UserGrantRole(ctx, o.User, "exo"); return err },
+		func() error { _, err := cli.AuthEnable(ctx); return err },
+	}
+	for _, step := range steps {
+		if err := step(); err != nil {
+			return fmt.Errorf("enable auth: %w", err)
+		}
+	}
+	return nil
 }
 
 // startMember starts member i and waits until it serves.
@@ -128,6 +184,26 @@ func (c *Cluster) Kill(i int) {
 		e.Server.HardStop()
 		e.Close()
 	}
+}
+
+// Leader returns the index of the member that leads the cluster, waiting (up to 30s) while an
+// election runs.
+func (c *Cluster) Leader() int {
+	c.tb.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for time.Now().Before(deadline) {
+		c.mu.Lock()
+		for i, e := range c.members {
+			if e != nil && e.Server.Leader() == e.Server.MemberID() {
+				c.mu.Unlock()
+				return i
+			}
+		}
+		c.mu.Unlock()
+		time.Sleep(20 * time.Millisecond)
+	}
+	c.tb.Fatalf("no leader after 30s")
+	return -1
 }
 
 // Restart starts a killed member again on its data.
