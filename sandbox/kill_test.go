@@ -28,7 +28,7 @@ func isZombie(pid int) bool {
 // waitGone waits until none of pids is alive.
 func waitGone(t *testing.T, pids []int) {
 	t.Helper()
-	deadline := time.Now().Add(3 * time.Second)
+	deadline := time.Now().Add(10 * time.Second)
 	for _, pid := range pids {
 		for alive(pid) {
 			if time.Now().After(deadline) {
@@ -54,7 +54,7 @@ func procsWithArg(arg string) []int {
 // waitNoProcs waits until no live process has arg in its command line.
 func waitNoProcs(t *testing.T, arg string) {
 	t.Helper()
-	deadline := time.Now().Add(3 * time.Second)
+	deadline := time.Now().Add(10 * time.Second)
 	for len(procsWithArg(arg)) > 0 {
 		if time.Now().After(deadline) {
 			t.Fatalf("processes with %q still alive: %v", arg, procsWithArg(arg))

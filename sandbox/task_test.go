@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"strings"
 	"testing"
@@ -24,7 +25,10 @@ func TestTaskStartPollKillNotify(t *testing.T) {
 	cfg.Artifacts = fileSink{dir: t.TempDir()}
 	m, done := newTestTasks(t, cfg)
 	start := time.Now()
-	ti, err := m.Start(`(setsid sleep 301.7 &); echo "pid $$"; sleep 300 & i=0; while :; do i=$((i+1)); echo "line $i"; sleep 0.02; done`, TaskOptions{})
+	// Unique sleep lengths: the process scan below sees every process on the machine, and other
+	// tests (here or in other checkouts) sleep 300 too.
+	tag := fmt.Sprintf("30%d", time.Now().UnixNano()%1000000)
+	ti, err := m.Start(fmt.Sprintf(`(setsid sleep %[1]s.7 &); echo "pid $$"; sleep %[1]s & i=0; while :; do i=$((i+1)); echo "line $i"; sleep 0.02; done`, tag), TaskOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -54,9 +58,9 @@ func TestTaskStartPollKillNotify(t *testing.T) {
 		t.Fatalf("completion: %+v", note)
 	}
 	waitGone(t, []int{ti.Pid})
-	waitNoProcs(t, "sleep\x00300")
+	waitNoProcs(t, "sleep\x00"+tag+"\x00")
 	if testCaps().PidNS {
-		waitNoProcs(t, "sleep\x00301.7") // a daemon escapes only without a PID namespace.
+		waitNoProcs(t, "sleep\x00"+tag+".7") // a daemon escapes only without a PID namespace.
 	}
 	if note.ArtifactRef == "" {
 		t.Fatalf("no artifact: %+v", note)
