@@ -181,13 +181,14 @@ func TestModelErrorsThroughExo(t *testing.T) {
 }
 
 // TestServerToolBlocksDoNotBreakATurn replays Anthropic's web search stream (a server_tool_use
-// block with input_json_delta, then search results): the turn completes with the answer.
+// block with input_json_delta, then search results, then citations): the turn completes with
+// the answer, and exo log names what was passed over.
 func TestServerToolBlocksDoNotBreakATurn(t *testing.T) {
 	res, log, _, code := runRecorded(t, recorded(t, "TestAnthropicWebSearch/stream.yaml"), "anthropic", "claude-sonnet-4", "--thinking-budget", "off")
 	if code != 0 || !strings.Contains(res["response"].(string), "Tokyo") {
 		t.Fatalf("exit %d: %v", code, res)
 	}
-	if !strings.Contains(log, "model.completed") {
+	if !strings.Contains(log, "model.completed") || !strings.Contains(log, "skipped server_tool_use skipped web_search_tool_result skipped citations_delta×7") {
 		t.Errorf("log:\n%s", log)
 	}
 }

@@ -115,11 +115,13 @@ type ModelCompleted struct {
 	// CostFrom is "provider" when the provider reported the call's cost itself; otherwise the
 	// cost is the model's prices applied to the usage.
 	CostFrom string `json:"cost_from,omitempty"`
-	// Skipped names output blocks of types exo does not use (a server tool's call and results).
-	Skipped    []string `json:"skipped,omitempty"`
-	TTFTMs     int64    `json:"ttft_ms"`
-	DurationMs int64    `json:"duration_ms"`
-	StopReason string   `json:"stop_reason"`
+	// Skipped is output of types exo does not use (a server tool's call and results,
+	// citations, unknown deltas and events), with what the first of each type held, redacted.
+	// Events recorded before contents were hold bare type names, read as records.
+	Skipped    []provider.Skipped `json:"skipped,omitempty"`
+	TTFTMs     int64              `json:"ttft_ms"`
+	DurationMs int64              `json:"duration_ms"`
+	StopReason string             `json:"stop_reason"`
 }
 
 // ModelFailed records a model call that ended without an answer.

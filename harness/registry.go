@@ -180,8 +180,19 @@ func summarizeCompletion(p *ModelCompleted) string {
 	for _, c := range p.ToolCalls {
 		parts = append(parts, "→"+c.Name)
 	}
+	for _, sk := range p.Skipped {
+		parts = append(parts, "skipped "+sk.Type+countSuffix(sk.Count))
+	}
 	parts = append(parts, fmt.Sprintf("[%d/%d tok, %s]", p.Usage.Input, p.Usage.Output, p.StopReason))
 	return strings.Join(parts, " ")
+}
+
+// countSuffix is "×n" for counts above one.
+func countSuffix(n int) string {
+	if n > 1 {
+		return fmt.Sprintf("×%d", n)
+	}
+	return ""
 }
 
 func summarizeToolResult(p *ToolCompleted) string {

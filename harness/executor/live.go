@@ -1,6 +1,8 @@
 package executor
 
 import (
+	"unicode/utf8"
+
 	"exo/harness"
 	"exo/harness/provider"
 	"exo/harness/secrets"
@@ -79,4 +81,32 @@ func (t *turn) redactReasoning(parts []provider.Reasoning) []provider.Reasoning 
 		return nil
 	}
 	return out
+}
+
+// maxSkippedRecorded bounds what an event keeps of a passed-over block. The provider keeps
+// more, so that the cut, made after redaction, drops any secret its own bound cut in two.
+const maxSkippedRecorded = 2 << 10
+
+// redactSkipped redacts secrets from what the passed-over output held, then cuts it short.
+func (t *turn) redactSkipped(in []provider.Skipped) []provider.Skipped {
+	out := make([]provider.Skipped, 0, len(in))
+	for _, s := range in {
+		s.Content = cutRunes(t.x.h.Redact(s.Content), maxSkippedRecorded)
+		out = append(out, s)
+	}
+	if len(out) == 0 {
+		return nil
+	}
+	return out
+}
+
+// cutRunes cuts s to at most n bytes on a character boundary, marking the cut with "…".
+func cutRunes(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + "…"
 }

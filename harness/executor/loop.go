@@ -287,7 +287,7 @@ func (t *turn) completed(resp provider.Response, took time.Duration) error {
 	}
 	t.res.StopReason = string(resp.StopReason)
 	p := harness.ModelCompleted{Model: t.model.Label(), Reasoning: t.redactReasoning(resp.Reasoning), Text: t.x.h.Redact(resp.Text),
-		Usage: harness.UsageOf(resp.Usage), Cost: cost, Skipped: resp.Skipped,
+		Usage: harness.UsageOf(resp.Usage), Cost: cost, Skipped: t.redactSkipped(resp.Skipped),
 		TTFTMs: resp.TTFT.Milliseconds(), DurationMs: took.Milliseconds(), StopReason: string(resp.StopReason)}
 	if fromProvider {
 		p.CostFrom = "provider"

@@ -19,8 +19,8 @@ type accumulator struct {
 	// reasons are the reasoning parts by provider key, in arrival order.
 	reasons  []*reasoningAcc
 	byReason map[int64]int
-	shown    bool     // some reasoning text was shown
-	skipped  []string // block types passed over
+	shown    bool      // some reasoning text was shown
+	skipped  []Skipped // output passed over
 }
 
 // callAcc is one tool call being streamed.

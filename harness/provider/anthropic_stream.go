@@ -7,8 +7,15 @@ type anthropicState struct {
 	usage Usage
 	stop  StopReason
 	done  bool
-	// other marks the content blocks of types exo skips.
-	other map[int64]bool
+	// other maps the content blocks of types exo skips to their skipped record.
+	other map[int64]*skippedBlock
+}
+
+// skippedBlock is a content block exo skips: its record (-1: not the first of its type,
+// whose content is not kept) and whether its deltas began.
+type skippedBlock struct {
+	rec    int
+	deltas bool
 }
 
 // anthropicUsage is the usage object of message_start and message_delta.
@@ -57,11 +64,11 @@ func (s *anthropicState) event(data []byte) (bool, *Error) {
 		ae, _ := parseAPIError(data)
 		return false, streamError(ae, ErrServer)
 	}
-	return s.done, s.handle(&ev)
+	return s.done, s.handle(&ev, data)
 }
 
-// handle applies one event.
-func (s *anthropicState) handle(ev *anthropicEvent) *Error {
+// handle applies one event; data is the event as received, kept for what is skipped.
+func (s *anthropicState) handle(ev *anthropicEvent, data []byte) *Error {
 	switch ev.Type {
 	case "message_start":
 		if ev.Message != nil {
@@ -69,13 +76,16 @@ func (s *anthropicState) handle(ev *anthropicEvent) *Error {
 			s.setUsage(ev.Message.Usage)
 		}
 	case "content_block_start":
-		s.blockStart(ev)
+		s.blockStart(ev, data)
 	case "content_block_delta":
-		return s.blockDelta(ev)
+		return s.blockDelta(ev, data)
 	case "message_delta":
 		s.messageDelta(ev)
 	case "message_stop":
 		s.done = true
+	case "content_block_stop", "ping":
+	default:
+		s.acc.skip(ev.Type, data)
 	}
 	return nil
 }
@@ -90,8 +100,8 @@ func (s *anthropicState) setUsage(u anthropicUsage) {
 
 // blockStart opens a text, tool_use, thinking or redacted_thinking block;
 // other blocks (a server tool's call and results, ...) are recorded as
-// skipped, and their deltas ignored.
-func (s *anthropicState) blockStart(ev *anthropicEvent) {
+// skipped, with what they hold and their deltas.
+func (s *anthropicState) blockStart(ev *anthropicEvent, data []byte) {
 	b := ev.ContentBlock
 	if b == nil {
 		return
@@ -107,25 +117,30 @@ func (s *anthropicState) blockStart(ev *anthropicEvent) {
 	case "redacted_thinking":
 		s.acc.startReasoning(ev.Index, Reasoning{Format: ReasoningAnthropic, Type: "redacted_thinking", Data: b.Data})
 	default:
-		s.acc.skip(b.Type)
 		if s.other == nil {
-			s.other = map[int64]bool{}
+			s.other = map[int64]*skippedBlock{}
 		}
-		s.other[ev.Index] = true
+		s.other[ev.Index] = &skippedBlock{rec: s.acc.skip(b.Type, rawField(data, "content_block"))}
 	}
 }
 
-// blockDelta applies a piece of text, tool input, thinking or signature.
-func (s *anthropicState) blockDelta(ev *anthropicEvent) *Error {
+// blockDelta applies a piece of text, tool input, thinking or signature. A
+// delta of a skipped block adds to its record; a delta of a type exo does not
+// know (citations) is recorded as skipped.
+func (s *anthropicState) blockDelta(ev *anthropicEvent, data []byte) *Error {
 	d := ev.Delta
 	if d == nil {
 		return &Error{Kind: ErrMalformedStream, Detail: "content_block_delta without a delta"}
+	}
+	if b, ok := s.other[ev.Index]; ok {
+		s.skippedDelta(b, d.Type, d.PartialJSON, data)
+		return nil
 	}
 	switch d.Type {
 	case "text_delta":
 		s.acc.addText(d.Text)
 	case "input_json_delta":
-		if !s.acc.addArgs(ev.Index, d.PartialJSON) && !s.other[ev.Index] {
+		if !s.acc.addArgs(ev.Index, d.PartialJSON) {
 			return &Error{Kind: ErrMalformedStream, Detail: "input_json_delta for an unknown content block"}
 		}
 	case "thinking_delta":
@@ -136,8 +151,27 @@ func (s *anthropicState) blockDelta(ev *anthropicEvent) *Error {
 		if r := s.acc.reasoning(ev.Index); r != nil {
 			r.part.Signature += d.Signature
 		}
+	default:
+		s.acc.skip(d.Type, rawField(data, "delta"))
 	}
 	return nil
+}
+
+// skippedDelta adds a delta of a skipped block to its record, on a line after the block's
+// start: the JSON pieces of input_json_delta joined, other deltas as received.
+func (s *anthropicState) skippedDelta(b *skippedBlock, typ, partial string, data []byte) {
+	if b.rec < 0 {
+		return
+	}
+	if !b.deltas || typ != "input_json_delta" {
+		s.acc.skipMore(b.rec, []byte("\n"))
+	}
+	b.deltas = true
+	if typ == "input_json_delta" {
+		s.acc.skipMore(b.rec, []byte(partial))
+		return
+	}
+	s.acc.skipMore(b.rec, rawField(data, "delta"))
 }
 
 // messageDelta records the stop reason and the final usage counts.

@@ -1,6 +1,9 @@
 package provider
 
-import "encoding/json"
+import (
+	"encoding/json"
+	"strings"
+)
 
 // responsesState folds Responses stream events.
 type responsesState struct {
@@ -9,6 +12,9 @@ type responsesState struct {
 	usage Usage
 	stop  StopReason
 	done  bool
+	// other maps the output items of types exo skips to their skipped record (-1: not the
+	// first of its type).
+	other map[int64]int
 }
 
 // responsesEvent is the part of a Responses stream event that exo reads.
@@ -64,20 +70,20 @@ func (s *responsesState) event(data []byte) (bool, *Error) {
 	if ev.Type == "error" {
 		return false, s.errorEvent(data)
 	}
-	return s.done, s.handle(&ev)
+	return s.done, s.handle(&ev, data)
 }
 
-// handle applies one event.
-func (s *responsesState) handle(ev *responsesEvent) *Error {
+// handle applies one event; data is the event as received, kept for what is skipped.
+func (s *responsesState) handle(ev *responsesEvent, data []byte) *Error {
 	switch ev.Type {
 	case "response.created", "response.in_progress":
 		if ev.Response != nil {
 			s.model = firstNonEmpty(ev.Response.Model, s.model)
 		}
 	case "response.output_item.added":
-		s.itemAdded(ev)
+		s.itemAdded(ev, data)
 	case "response.output_item.done":
-		s.itemDone(ev)
+		s.itemDone(ev, data)
 	case "response.output_text.delta", "response.refusal.delta":
 		s.acc.addText(ev.Delta)
 	case "response.function_call_arguments.delta":
@@ -92,8 +98,38 @@ func (s *responsesState) handle(ev *responsesEvent) *Error {
 		return s.finish(ev.Response)
 	case "response.failed":
 		return s.failed(ev.Response)
+	default:
+		s.otherEvent(ev, data)
 	}
 	return nil
+}
+
+// quietEvents are the Responses events whose content exo has from others: the ends of parts
+// and texts it streamed, and a queued response.
+var quietEvents = map[string]bool{
+	"response.content_part.added": true, "response.content_part.done": true, "response.output_text.done": true,
+	"response.refusal.done": true, "response.function_call_arguments.done": true,
+	"response.reasoning_summary_part.done": true, "response.reasoning_summary_text.done": true,
+	"response.reasoning_text.done": true, "response.queued": true,
+}
+
+// otherEvent records an event exo does not use as skipped, with what it held: an annotation
+// (a citation) of the answer's text, or an unknown event. The progress events of a skipped
+// item (web_search_call.searching, ...) are not recorded again: its final form is.
+func (s *responsesState) otherEvent(ev *responsesEvent, data []byte) {
+	if quietEvents[ev.Type] {
+		return
+	}
+	for _, sk := range s.acc.skipped {
+		if strings.HasPrefix(ev.Type, "response."+sk.Type+".") {
+			return
+		}
+	}
+	if ev.Type == "response.output_text.annotation.added" {
+		s.acc.skip("annotation", rawField(data, "annotation"))
+		return
+	}
+	s.acc.skip(ev.Type, data)
 }
 
 // reasoningItem returns the reasoning item at an output index, opening it
@@ -104,7 +140,7 @@ func (s *responsesState) reasoningItem(index int64) *reasoningAcc {
 
 // itemAdded opens a function call or reasoning item; other kinds (web
 // search, file search, computer calls, ...) are recorded as skipped.
-func (s *responsesState) itemAdded(ev *responsesEvent) {
+func (s *responsesState) itemAdded(ev *responsesEvent, data []byte) {
 	it := ev.Item
 	if it == nil {
 		return
@@ -118,14 +154,18 @@ func (s *responsesState) itemAdded(ev *responsesEvent) {
 		r.part.ID, r.part.Data = it.ID, firstNonEmpty(it.EncryptedContent, r.part.Data)
 	case "message":
 	default:
-		s.acc.skip(it.Type)
+		if s.other == nil {
+			s.other = map[int64]int{}
+		}
+		s.other[ev.OutputIndex] = s.acc.skip(it.Type, rawField(data, "item"))
 	}
 }
 
 // itemDone completes an item from its final form: a reasoning item's
-// encrypted content is only complete here, and a server that streams no
-// argument deltas sends a call's arguments here.
-func (s *responsesState) itemDone(ev *responsesEvent) {
+// encrypted content is only complete here, a server that streams no
+// argument deltas sends a call's arguments here, and a skipped item's
+// record gets its final content.
+func (s *responsesState) itemDone(ev *responsesEvent, data []byte) {
 	it := ev.Item
 	if it == nil {
 		return
@@ -145,6 +185,10 @@ func (s *responsesState) itemDone(ev *responsesEvent) {
 		}
 		if i := s.acc.byKey[ev.OutputIndex]; s.acc.calls[i].args.Len() == 0 {
 			s.acc.addArgs(ev.OutputIndex, it.Arguments)
+		}
+	default:
+		if i, ok := s.other[ev.OutputIndex]; ok {
+			s.acc.setSkipped(i, rawField(data, "item"))
 		}
 	}
 }

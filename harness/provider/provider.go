@@ -181,7 +181,8 @@ type Response struct {
 	// Reasoning is the model's reasoning, in the order received, with the
 	// opaque signatures and encrypted content exactly as sent.
 	Reasoning []Reasoning `json:"reasoning,omitempty"`
-	// Skipped names the output blocks of types exo does not use (a server
-	// tool's call and results, citations, ...), which were passed over.
-	Skipped []string `json:"skipped,omitempty"`
+	// Skipped is the output of types exo does not use (a server tool's call
+	// and results, citations, unknown deltas and events), passed over, with
+	// what it held.
+	Skipped []Skipped `json:"skipped,omitempty"`
 }

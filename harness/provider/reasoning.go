@@ -170,13 +170,3 @@ func (r *reasoningAcc) finish() Reasoning {
 	}
 	return p
 }
-
-// skip records a block or item type that exo passes over.
-func (a *accumulator) skip(typ string) {
-	for _, t := range a.skipped {
-		if t == typ {
-			return
-		}
-	}
-	a.skipped = append(a.skipped, typ)
-}

@@ -138,7 +138,20 @@ func TestRecordedDeepSeekStyleReasoningContent(t *testing.T) {
 func TestRecordedServerToolBlocksAreSkipped(t *testing.T) {
 	r := replay(t, cassette(t, "TestAnthropicWebSearch/stream.yaml"), 3)
 	resp := r.resps[0]
-	wantEq(t, "skipped", resp.Skipped, []string{"server_tool_use", "web_search_tool_result"})
+	var types []string
+	for _, sk := range resp.Skipped {
+		types = append(types, sk.Type)
+	}
+	wantEq(t, "skipped", types, []string{"server_tool_use", "web_search_tool_result", "citations_delta"})
+	if sk := resp.Skipped[0]; sk.Count != 1 || !strings.HasSuffix(sk.Content, "}\n{\"query\": \"Tokyo population 2026 current\"}") {
+		t.Errorf("the search's call was not kept with its query: %+v", sk)
+	}
+	if sk := resp.Skipped[1]; !strings.Contains(sk.Content, "https://worldpopulationreview.com/cities/japan/tokyo") || len(sk.Content) > maxSkippedContent+len("…") {
+		t.Errorf("the search's results: %d bytes: %.200s", len(sk.Content), sk.Content)
+	}
+	if sk := resp.Skipped[2]; sk.Count != 7 || !strings.Contains(sk.Content, "36,953,600") {
+		t.Errorf("citations: %+v", sk)
+	}
 	if !strings.Contains(resp.Text, "Tokyo") || len(resp.ToolCalls) != 0 {
 		t.Errorf("text %q, calls %v", resp.Text, resp.ToolCalls)
 	}
