@@ -32,6 +32,12 @@ func (h *Harness) SecretPathDenied(abs string) string {
 
 // SecretCommandDenied returns the secret a command tries to reach, or "": a command naming a
 // sealed secret or the environment variable it came from as a variable, or exo's home.
+//
+// It is plain text matching and only an early notice (a secret.denied the user sees before
+// anything runs): a command can spell a path or a variable in ways it does not match. Nothing
+// relies on it for safety: the sandbox's environment is an allow-list (no secret is in it) and
+// exo's home is covered inside the sandbox by an empty read-only mount, wherever it is
+// (TestHomeUnreachable runs spellings this check misses).
 func (h *Harness) SecretCommandDenied(command string) (name, reason string) {
 	if strings.Contains(command, h.Home()) {
 		return "exo-home", "the command reaches into exo's home, which holds sealed secrets"

@@ -179,17 +179,82 @@ func (d *Dir) file(fd int, rel string) *os.File {
 // Open opens rel for reading (a file or a directory).
 func (d *Dir) Open(rel string) (*os.File, error) { return d.OpenFile(rel, os.O_RDONLY, 0) }
 
-// OpenFile opens rel with the given flags and, when creating, mode.
+// OpenFile opens rel with the given flags and, when creating, mode. Only a regular file or a
+// folder is opened: a named pipe, socket or device is refused with ErrNotRegular, without
+// blocking (the open itself is non-blocking and never makes a terminal exo's), since the agent
+// can put one where exo expects a file.
 func (d *Dir) OpenFile(rel string, flag int, perm fs.FileMode) (*os.File, error) {
-	fd, err := openAt(d.fd, rel, flag, uint32(perm.Perm()))
+	fd, err := openAt(d.fd, rel, flag|unix.O_NONBLOCK|unix.O_NOCTTY, uint32(perm.Perm()))
+	if errors.Is(err, unix.ENXIO) { // a socket, or a pipe opened for writing that nobody reads
+		return nil, fmt.Errorf("open %s: %w (a socket or a named pipe)", rel, ErrNotRegular)
+	}
 	if err != nil {
+		return nil, err
+	}
+	if err := regularOrDir(fd, rel, flag); err != nil {
+		unix.Close(fd)
 		return nil, err
 	}
 	return d.file(fd, rel), nil
 }
 
+// ErrNotRegular is returned when a path exo opens is a named pipe, socket or device rather
+// than a regular file (or a folder): reading one could block exo or never end.
+var ErrNotRegular = errors.New("not a regular file")
+
+// regularOrDir checks that fd is a regular file (or a folder) and gives it back the blocking
+// mode the caller asked for.
+func regularOrDir(fd int, rel string, flag int) error {
+	var st unix.Stat_t
+	if err := unix.Fstat(fd, &st); err != nil {
+		return &fs.PathError{Op: "stat", Path: rel, Err: err}
+	}
+	switch st.Mode & unix.S_IFMT {
+	case unix.S_IFREG, unix.S_IFDIR:
+	default:
+		return fmt.Errorf("open %s: %w (%s)", rel, ErrNotRegular, kindName(st.Mode))
+	}
+	if flag&unix.O_NONBLOCK == 0 {
+		if err := unix.SetNonblock(fd, false); err != nil {
+			return &fs.PathError{Op: "open", Path: rel, Err: err}
+		}
+	}
+	return nil
+}
+
+// kindName names a non-regular file type for an error message.
+func kindName(mode uint32) string {
+	switch mode & unix.S_IFMT {
+	case unix.S_IFIFO:
+		return "a named pipe"
+	case unix.S_IFSOCK:
+		return "a socket"
+	case unix.S_IFCHR:
+		return "a character device"
+	case unix.S_IFBLK:
+		return "a block device"
+	}
+	return "not a file"
+}
+
 // ReadFile reads the whole of rel.
 func (d *Dir) ReadFile(rel string) ([]byte, error) { return d.ReadFileLimit(rel, -1) }
+
+// ErrTooLarge is returned by ReadFileMax for a file over its bound.
+var ErrTooLarge = errors.New("file is too large")
+
+// ReadFileMax reads the whole regular file rel, refusing one over max bytes with ErrTooLarge:
+// for files exo parses (settings, instructions), where a cut would change their meaning.
+func (d *Dir) ReadFileMax(rel string, max int64) ([]byte, error) {
+	b, err := d.ReadFileLimit(rel, max+1)
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(b)) > max {
+		return nil, fmt.Errorf("read %s: %w (over %d bytes)", rel, ErrTooLarge, max)
+	}
+	return b, nil
+}
 
 // ReadFileLimit reads at most max bytes of rel (all of it when max < 0).
 func (d *Dir) ReadFileLimit(rel string, max int64) ([]byte, error) {

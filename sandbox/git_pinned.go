@@ -67,7 +67,7 @@ func writePinnedDir(dir string, p repoPaths, commit string) error {
 	if err := os.WriteFile(filepath.Join(dir, "HEAD"), []byte(commit+"\n"), 0o600); err != nil {
 		return err
 	}
-	if ex, err := readBeneath(p.commonDir, "info/exclude", maxExcludeFile); err == nil {
+	if ex, err := ReadBeneath(p.commonDir, "info/exclude", maxExcludeFile); err == nil {
 		if err := os.WriteFile(filepath.Join(dir, "info", "exclude"), ex, 0o600); err != nil {
 			return err
 		}
@@ -81,14 +81,4 @@ func writePinnedDir(dir string, p repoPaths, commit string) error {
 		}
 	}
 	return nil
-}
-
-// readBeneath reads rel beneath the folder dir (no link followed), at most max bytes.
-func readBeneath(dir, rel string, max int64) ([]byte, error) {
-	d, err := OpenDir(dir)
-	if err != nil {
-		return nil, err
-	}
-	defer d.Close()
-	return d.ReadFileLimit(rel, max)
 }

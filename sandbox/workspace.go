@@ -192,7 +192,7 @@ func replayInto(src, dst string, paths []string) error {
 
 // worktreeGitDir returns the git dir that `git worktree add` named in dst/.git.
 func worktreeGitDir(dst string) (string, error) {
-	b, err := readBeneath(dst, ".git", 4096)
+	b, err := ReadBeneath(dst, ".git", 4096)
 	if err != nil {
 		return "", fmt.Errorf("new worktree: %w", err)
 	}

@@ -23,6 +23,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"exo/harness"
+	"exo/sandbox"
 )
 
 // Command is one custom slash command.
@@ -38,17 +39,19 @@ type Command struct {
 // maxFile bounds a command file.
 const maxFile = 256 << 10
 
-// Dirs lists the command folders for a workspace, lowest precedence first.
-func Dirs(workspace string) []string {
-	var out []string
+// Dirs lists the command folders for a workspace, lowest precedence first. The project's lie
+// in the agent's workspace: they are read beneath it without following any link.
+func Dirs(workspace string) []sandbox.Folder {
+	var out []sandbox.Folder
 	if home, err := os.UserHomeDir(); err == nil {
-		out = append(out, filepath.Join(home, ".claude", "commands"))
+		out = append(out, sandbox.FolderIn(workspace, filepath.Join(home, ".claude", "commands")))
 	}
 	if d := harness.ConfigDir(); d != "" {
-		out = append(out, filepath.Join(d, "commands"))
+		out = append(out, sandbox.FolderIn(workspace, filepath.Join(d, "commands")))
 	}
 	if workspace != "" {
-		out = append(out, filepath.Join(workspace, ".claude", "commands"), filepath.Join(workspace, ".exo", "commands"))
+		out = append(out, sandbox.FolderIn(workspace, filepath.Join(workspace, ".claude", "commands")),
+			sandbox.FolderIn(workspace, filepath.Join(workspace, ".exo", "commands")))
 	}
 	return out
 }
@@ -60,17 +63,28 @@ func Discover(workspace string) []Command {
 	return cmds
 }
 
+// maxCommandFiles bounds how many files one folder's walk looks at.
+const maxCommandFiles = 1000
+
 // DiscoverIn reads command folders in precedence order and returns the commands and the files
 // it could not read.
-func DiscoverIn(dirs []string) ([]Command, []string) {
+func DiscoverIn(dirs []sandbox.Folder) ([]Command, []string) {
 	byName := map[string]Command{}
 	var problems []string
 	for _, dir := range dirs {
-		_ = filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		fsys, done, err := dir.Open()
+		if err != nil {
+			continue
+		}
+		seen := 0
+		_ = fs.WalkDir(fsys, ".", func(p string, d fs.DirEntry, err error) error {
+			if seen++; seen > maxCommandFiles {
+				return fs.SkipAll
+			}
 			if err != nil || d.IsDir() || !strings.HasSuffix(d.Name(), ".md") {
 				return nil
 			}
-			c, err := readCommand(dir, path)
+			c, err := readCommand(dir.Path, fsys, p)
 			if err != nil {
 				problems = append(problems, err.Error())
 				return nil
@@ -78,6 +92,7 @@ func DiscoverIn(dirs []string) ([]Command, []string) {
 			byName[c.Name] = c
 			return nil
 		})
+		done()
 	}
 	out := make([]Command, 0, len(byName))
 	for _, c := range byName {
@@ -90,23 +105,16 @@ func DiscoverIn(dirs []string) ([]Command, []string) {
 // nameRE is the shape of a command name.
 var nameRE = regexp.MustCompile(`^[a-z0-9][a-z0-9_.:-]*$`)
 
-// readCommand reads one command file.
-func readCommand(dir, path string) (Command, error) {
-	rel, _ := filepath.Rel(dir, path)
-	name := strings.ToLower(strings.ReplaceAll(strings.TrimSuffix(rel, ".md"), string(filepath.Separator), ":"))
+// readCommand reads one command file, rel (slash-separated) in the folder dir.
+func readCommand(dir string, fsys fs.FS, rel string) (Command, error) {
+	path := filepath.Join(dir, filepath.FromSlash(rel))
+	name := strings.ToLower(strings.ReplaceAll(strings.TrimSuffix(rel, ".md"), "/", ":"))
 	if !nameRE.MatchString(name) {
 		return Command{}, fmt.Errorf("%s: %q is not a usable command name", path, name)
 	}
-	fi, err := os.Stat(path)
+	b, err := sandbox.ReadFileFS(fsys, rel, maxFile)
 	if err != nil {
-		return Command{}, err
-	}
-	if fi.Size() > maxFile {
-		return Command{}, fmt.Errorf("%s: larger than %d KiB", path, maxFile>>10)
-	}
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return Command{}, err
+		return Command{}, fmt.Errorf("%s: %w", path, err)
 	}
 	meta, body, err := SplitFrontmatter(string(b))
 	if err != nil {

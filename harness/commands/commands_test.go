@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"reflect"
 	"testing"
+
+	"exo/sandbox"
 )
 
 func TestDiscoverPrecedenceNamespacesAndFrontmatter(t *testing.T) {
@@ -16,7 +18,7 @@ func TestDiscoverPrecedenceNamespacesAndFrontmatter(t *testing.T) {
 	os.MkdirAll(filepath.Join(project, "git"), 0o755)
 	os.WriteFile(filepath.Join(project, "git", "pr.md"), []byte("Open a PR"), 0o644)
 	os.WriteFile(filepath.Join(project, "broken.md"), []byte("---\ndescription: [unclosed\n---\nx"), 0o644)
-	cmds, problems := DiscoverIn([]string{user, claude, project, filepath.Join(project, "missing")})
+	cmds, problems := DiscoverIn([]sandbox.Folder{{Path: user}, {Path: claude}, sandbox.FolderIn(project, project), {Path: filepath.Join(project, "missing")}})
 	var names []string
 	for _, c := range cmds {
 		names = append(names, c.Name)

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"exo/harness"
+	"exo/sandbox"
 )
 
 // Hook events.
@@ -70,20 +71,24 @@ func Files(workspace string) []string {
 	return out
 }
 
+// maxSettingsFile bounds a settings file.
+const maxSettingsFile = 1 << 20
+
 // Load reads the hooks of the files (missing files are skipped; a malformed one is an error
-// naming it).
-func Load(files []string) ([]Configured, error) {
-	hs, _, err := LoadChecked(files, nil)
+// naming it); those in workspace are read beneath it without following links.
+func Load(workspace string, files []string) ([]Configured, error) {
+	hs, _, err := LoadChecked(workspace, files, nil)
 	return hs, err
 }
 
 // LoadChecked is Load with a check of each file's contents (nil checks nothing): the hooks of a
-// file it refuses are left out, and its reasons are returned.
-func LoadChecked(files []string, check func(path string, data []byte) error) ([]Configured, []string, error) {
+// file it refuses are left out, and its reasons are returned. Only regular files of at most
+// 1 MiB are read.
+func LoadChecked(workspace string, files []string, check func(path string, data []byte) error) ([]Configured, []string, error) {
 	var out []Configured
 	var refused []string
 	for _, f := range files {
-		b, err := os.ReadFile(f)
+		b, err := sandbox.ReadFileIn(workspace, f, maxSettingsFile)
 		if errors.Is(err, os.ErrNotExist) {
 			continue
 		}

@@ -12,6 +12,7 @@ import (
 
 	"exo/harness"
 	"exo/harness/executor"
+	"exo/internal/hostiletest"
 	"exo/sandbox"
 )
 
@@ -315,7 +316,7 @@ func TestMatchers(t *testing.T) {
 			t.Errorf("matcher %q on %s = %v", c.m, c.tool, got)
 		}
 	}
-	if _, err := Load([]string{writeTemp(t, `{"hooks":{"PreToolUse":[{"matcher":"(","hooks":[{"type":"command","command":"x"}]}]}}`)}); err == nil {
+	if _, err := Load("", []string{writeTemp(t, `{"hooks":{"PreToolUse":[{"matcher":"(","hooks":[{"type":"command","command":"x"}]}]}}`)}); err == nil {
 		t.Fatal("a bad matcher was accepted")
 	}
 }
@@ -353,5 +354,30 @@ turns:
 	}
 	if _, err := os.Stat(filepath.Join(r.ws, ".mcp.json")); err == nil {
 		t.Fatal(".mcp.json was created")
+	}
+}
+
+// TestSettingsSpecialRefused: a project settings file that is a named pipe, socket, device or
+// link to /dev/zero gives an error at once; one inside a folder swapped for a link to outside
+// is never read.
+func TestSettingsSpecialRefused(t *testing.T) {
+	ws := t.TempDir()
+	f := filepath.Join(ws, ".exo", "settings.json")
+	for _, kind := range hostiletest.Kinds {
+		if !hostiletest.Plant(t, f, kind) {
+			continue
+		}
+		hostiletest.Within(t, "loading hooks with settings.json "+string(kind), func() {
+			if _, err := Load(ws, []string{f}); err == nil {
+				t.Errorf("%s loaded", kind)
+			}
+		})
+	}
+	os.RemoveAll(filepath.Join(ws, ".exo"))
+	outside := t.TempDir()
+	os.WriteFile(filepath.Join(outside, "settings.json"), []byte(`{"hooks":{"Stop":[{"hooks":[{"type":"command","command":"outside"}]}]}}`), 0o644)
+	os.Symlink(outside, filepath.Join(ws, ".exo"))
+	if hs, err := Load(ws, []string{f}); err == nil && len(hs) > 0 {
+		t.Fatalf("hooks read through a planted link: %+v", hs)
 	}
 }

@@ -61,7 +61,7 @@ func (r *Runner) hooksFor(s *harness.Session, event string) []Configured {
 	l, ok := r.cache[s.Workspace]
 	r.mu.Unlock()
 	if !ok || l.key != key {
-		hs, refused, err := LoadChecked(files, r.check(s.Workspace, project))
+		hs, refused, err := LoadChecked(s.Workspace, files, r.check(s.Workspace, project))
 		l = loaded{key: key, hooks: hs, err: err}
 		r.mu.Lock()
 		r.cache[s.Workspace] = l

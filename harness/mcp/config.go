@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"exo/harness"
+	"exo/sandbox"
 )
 
 // Transports a server may use.
@@ -142,9 +143,14 @@ func UserFile() string {
 	return ""
 }
 
-// ReadFile reads a configuration file; a missing file is an empty one.
+// maxConfigFile bounds a configuration file exo reads.
+const maxConfigFile = 1 << 20
+
+// ReadFile reads a configuration file to change it; a missing file is an empty one. Only a
+// regular file of at most 1 MiB is read (a named pipe or /dev/zero would hang or fill memory),
+// and a link at path is not followed (Write replaces it).
 func ReadFile(path string) (*File, error) {
-	b, err := os.ReadFile(path)
+	b, err := sandbox.ReadBeneath(filepath.Dir(path), filepath.Base(path), maxConfigFile)
 	if errors.Is(err, os.ErrNotExist) {
 		return &File{MCPServers: map[string]ServerConfig{}}, nil
 	}
@@ -185,11 +191,9 @@ func (f *File) Write(path string) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return fmt.Errorf("write MCP config: %w", err)
 	}
-	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, append(b, '\n'), 0o600); err != nil {
-		return fmt.Errorf("write MCP config: %w", err)
-	}
-	if err := os.Rename(tmp, path); err != nil {
+	// A project's file is in the agent's workspace: a link planted at it (or at a temporary
+	// name beside it) is replaced, never written through.
+	if err := sandbox.WriteFileIn(path, append(b, '\n'), 0o600); err != nil {
 		return fmt.Errorf("write MCP config: %w", err)
 	}
 	return nil
@@ -212,7 +216,8 @@ func LoadChecked(workspace, userFile string, check Check) ([]Server, error) {
 		if src.path == "" {
 			continue
 		}
-		b, err := os.ReadFile(src.path)
+		// The project's file is read beneath the workspace, following no link, and bounded.
+		b, err := sandbox.ReadFileIn(workspace, src.path, maxConfigFile)
 		if errors.Is(err, os.ErrNotExist) {
 			continue
 		}

@@ -15,6 +15,7 @@ import (
 	"exo/harness/hooks"
 	"exo/harness/mcp"
 	"exo/harness/trust"
+	"exo/sandbox"
 )
 
 // Trust states of a project file.
@@ -24,6 +25,9 @@ const (
 	trustChanged   = "changed"
 	trustInert     = "inert"
 )
+
+// maxTrustFile bounds a project file read for trust.
+const maxTrustFile = 1 << 20
 
 // ProjectTrust reports what a project's files would run and whether the user trusts them.
 func (s *Service) ProjectTrust(ctx context.Context, workspace string) (api.ProjectTrust, error) {
@@ -37,7 +41,9 @@ func (s *Service) ProjectTrust(ctx context.Context, workspace string) (api.Proje
 	tr := s.plugins.Trust
 	out := api.ProjectTrust{Workspace: workspace, Project: key, Files: []api.TrustFile{}, Trusted: true}
 	for _, rel := range append(slices.Clone(trust.ProjectFiles), config.ProjectFile) {
-		b, err := os.ReadFile(filepath.Join(workspace, rel))
+		// In the agent's workspace: read beneath it without following a link, only a regular
+		// file, bounded (a named pipe or a link to /dev/zero must not hang exo trust).
+		b, err := sandbox.ReadBeneath(workspace, rel, maxTrustFile)
 		if errors.Is(err, os.ErrNotExist) {
 			continue
 		}

@@ -8,8 +8,11 @@ package skills
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -18,6 +21,7 @@ import (
 	"exo/harness/commands"
 	"exo/harness/executor"
 	"exo/harness/provider"
+	"exo/sandbox"
 )
 
 // ToolName is the tool that loads a skill.
@@ -35,38 +39,44 @@ type Skill struct {
 	Name        string `json:"name"`
 	Description string `json:"description"`
 	Dir         string `json:"dir"`
+	// folder holds the skill's folder, named sub inside it.
+	folder sandbox.Folder
+	sub    string
 }
 
-// Dirs lists the skill folders for a workspace, lowest precedence first.
-func Dirs(workspace string) []string {
-	var out []string
+// Dirs lists the skill folders for a workspace, lowest precedence first. The project's lie in
+// the agent's workspace: they are read beneath it without following any link.
+func Dirs(workspace string) []sandbox.Folder {
+	var out []sandbox.Folder
 	if home, err := os.UserHomeDir(); err == nil {
-		out = append(out, filepath.Join(home, ".claude", "skills"))
+		out = append(out, sandbox.FolderIn(workspace, filepath.Join(home, ".claude", "skills")))
 	}
 	if d := harness.ConfigDir(); d != "" {
-		out = append(out, filepath.Join(d, "skills"))
+		out = append(out, sandbox.FolderIn(workspace, filepath.Join(d, "skills")))
 	}
 	if workspace != "" {
-		out = append(out, filepath.Join(workspace, ".claude", "skills"), filepath.Join(workspace, ".exo", "skills"))
+		out = append(out, sandbox.FolderIn(workspace, filepath.Join(workspace, ".claude", "skills")),
+			sandbox.FolderIn(workspace, filepath.Join(workspace, ".exo", "skills")))
 	}
 	return out
 }
 
 // Discover returns the skills found in dirs (DIR/*/SKILL.md), a later folder's skill replacing an
 // earlier one of the same name, sorted by name. Skills without a description are skipped.
-func Discover(dirs []string) []Skill {
+func Discover(dirs []sandbox.Folder) []Skill {
 	byName := map[string]Skill{}
 	for _, dir := range dirs {
-		entries, err := os.ReadDir(dir)
+		fsys, done, err := dir.Open()
 		if err != nil {
 			continue
 		}
+		entries, _ := fs.ReadDir(fsys, ".")
 		for _, e := range entries {
-			sk, err := read(filepath.Join(dir, e.Name()))
-			if err == nil {
+			if sk, err := read(dir, fsys, e.Name()); err == nil {
 				byName[sk.Name] = sk
 			}
 		}
+		done()
 	}
 	out := make([]Skill, 0, len(byName))
 	for _, s := range byName {
@@ -77,8 +87,8 @@ func Discover(dirs []string) []Skill {
 }
 
 // read reads a skill folder's SKILL.md frontmatter.
-func read(dir string) (Skill, error) {
-	b, err := readBounded(filepath.Join(dir, "SKILL.md"))
+func read(dir sandbox.Folder, fsys fs.FS, sub string) (Skill, error) {
+	b, err := sandbox.ReadFileFS(fsys, path.Join(sub, "SKILL.md"), maxFile)
 	if err != nil {
 		return Skill{}, err
 	}
@@ -89,28 +99,16 @@ func read(dir string) (Skill, error) {
 	name, _ := meta["name"].(string)
 	desc, _ := meta["description"].(string)
 	if name == "" {
-		name = filepath.Base(dir)
+		name = sub
 	}
 	if strings.TrimSpace(desc) == "" {
-		return Skill{}, fmt.Errorf("%s: no description", dir)
+		return Skill{}, fmt.Errorf("%s: no description", sub)
 	}
 	desc = strings.Join(strings.Fields(desc), " ")
 	if len(desc) > maxDescription {
 		desc = desc[:maxDescription] + "…"
 	}
-	return Skill{Name: strings.TrimSpace(name), Description: desc, Dir: dir}, nil
-}
-
-// readBounded reads a file of at most maxFile bytes.
-func readBounded(path string) ([]byte, error) {
-	fi, err := os.Stat(path)
-	if err != nil {
-		return nil, err
-	}
-	if fi.Size() > maxFile {
-		return nil, fmt.Errorf("%s is larger than %d KiB", path, maxFile>>10)
-	}
-	return os.ReadFile(path)
+	return Skill{Name: strings.TrimSpace(name), Description: desc, Dir: filepath.Join(dir.Path, sub), folder: dir, sub: sub}, nil
 }
 
 // Source offers the skill tool and lists skills in the system prompt; it implements
@@ -118,7 +116,7 @@ func readBounded(path string) ([]byte, error) {
 type Source struct {
 	h *harness.Harness
 	// dirs lists a workspace's skill folders; default Dirs.
-	dirs func(workspace string) []string
+	dirs func(workspace string) []sandbox.Folder
 }
 
 var (
@@ -193,49 +191,65 @@ func (s *Source) Call(_ context.Context, c executor.ExtCall) executor.ExtResult 
 
 // load returns a skill's body (with the files beside it) or one of its files.
 func load(sk Skill, file string) executor.ExtResult {
+	fsys, done, err := sk.folder.Open()
+	if err != nil {
+		return executor.ExtResult{Text: err.Error(), IsError: true}
+	}
+	defer done()
 	if file == "" {
-		b, err := readBounded(filepath.Join(sk.Dir, "SKILL.md"))
+		b, err := sandbox.ReadFileFS(fsys, path.Join(sk.sub, "SKILL.md"), maxFile)
 		if err != nil {
 			return executor.ExtResult{Text: err.Error(), IsError: true}
 		}
 		_, body, _ := commands.SplitFrontmatter(string(b))
-		return executor.ExtResult{Text: fmt.Sprintf("# Skill %s\n\n%s%s", sk.Name, strings.TrimSpace(body), listing(sk.Dir))}
+		return executor.ExtResult{Text: fmt.Sprintf("# Skill %s\n\n%s%s", sk.Name, strings.TrimSpace(body), listing(fsys, sk.sub))}
 	}
-	path, err := within(sk.Dir, file)
-	if err != nil {
-		return executor.ExtResult{Text: err.Error(), IsError: true}
+	rel := strings.TrimPrefix(path.Clean("/"+filepath.ToSlash(file)), "/")
+	if rel == "" {
+		return executor.ExtResult{Text: "give a file inside the skill's folder", IsError: true}
 	}
-	b, err := readBounded(path)
-	if err != nil {
+	if sk.folder.Workspace == "" {
+		if err := userFileInside(sk.Dir, rel); err != nil {
+			return executor.ExtResult{Text: err.Error(), IsError: true}
+		}
+	}
+	b, err := sandbox.ReadFileFS(fsys, path.Join(sk.sub, rel), maxFile)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return executor.ExtResult{Text: fmt.Sprintf("no file %s in the skill", file), IsError: true}
+	case errors.Is(err, sandbox.ErrUnsafePath):
+		return executor.ExtResult{Text: fmt.Sprintf("%s goes through a symbolic link; skill files in the project are read without following links", file), IsError: true}
+	case err != nil:
 		return executor.ExtResult{Text: err.Error(), IsError: true}
 	}
 	return executor.ExtResult{Text: strings.ToValidUTF8(string(b), "\uFFFD")}
 }
 
-// within resolves a file inside a skill's folder, refusing anything outside it (symlinks too).
-func within(dir, file string) (string, error) {
+// userFileInside refuses a file of a user's own skill that a link leads outside the skill's
+// folder (the user's folders are not the agent's: their links are followed, but only inside).
+func userFileInside(dir, rel string) error {
 	root, err := filepath.EvalSymlinks(dir)
 	if err != nil {
-		return "", err
+		return err
 	}
-	p, err := filepath.EvalSymlinks(filepath.Join(root, filepath.Clean("/"+file)))
+	p, err := filepath.EvalSymlinks(filepath.Join(root, filepath.FromSlash(rel)))
 	if err != nil {
-		return "", fmt.Errorf("no file %s in the skill", file)
+		return fmt.Errorf("no file %s in the skill", rel)
 	}
 	if p != root && !strings.HasPrefix(p, root+string(filepath.Separator)) {
-		return "", fmt.Errorf("%s is outside the skill's folder", file)
+		return fmt.Errorf("%s is outside the skill's folder", rel)
 	}
-	return p, nil
+	return nil
 }
 
 // listing names the files beside SKILL.md (at most 50).
-func listing(dir string) string {
+func listing(fsys fs.FS, sub string) string {
 	var files []string
-	_ = filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+	_ = fs.WalkDir(fsys, sub, func(p string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() || len(files) >= 50 {
 			return nil
 		}
-		if rel, _ := filepath.Rel(dir, p); rel != "SKILL.md" {
+		if rel := strings.TrimPrefix(p, sub+"/"); rel != "SKILL.md" {
 			files = append(files, rel)
 		}
 		return nil

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"sync/atomic"
@@ -157,13 +156,18 @@ func (c *client) ReadTextFile(ctx context.Context, p sdk.ReadTextFileRequest) (s
 	return sdk.ReadTextFileResponse{Content: text}, nil
 }
 
-// read reads a workspace file, from line (1-based) for limit lines when given.
+// maxTextFile bounds a file fs/read_text_file reads.
+const maxTextFile = 16 << 20
+
+// read reads a workspace file, from line (1-based) for limit lines when given. The path is
+// opened beneath the workspace without following any link (one swapped in after it was
+// resolved makes the read fail), only a regular file of at most 16 MiB.
 func (pr *proc) read(path string, line, limit int) (string, error) {
-	abs, err := pr.inWorkspace(path)
+	rel, err := pr.relInWorkspace(path)
 	if err != nil {
 		return "", err
 	}
-	b, err := os.ReadFile(abs)
+	b, err := sandbox.ReadBeneath(pr.s.Workspace, rel, maxTextFile)
 	if err != nil {
 		return "", err
 	}
@@ -201,18 +205,35 @@ func (c *client) WriteTextFile(ctx context.Context, p sdk.WriteTextFileRequest) 
 	return sdk.WriteTextFileResponse{}, err
 }
 
-// write writes a workspace file, keeping an existing file's permissions.
+// write writes a workspace file, keeping an existing file's permissions: beneath the workspace
+// without following any link (a link planted at the file is replaced, not written through).
 func (pr *proc) write(path, content string) error {
-	abs, err := pr.inWorkspace(path)
+	rel, err := pr.relInWorkspace(path)
 	if err != nil {
 		return err
 	}
-	mode := os.FileMode(0o644)
-	if fi, err := os.Stat(abs); err == nil {
-		mode = fi.Mode().Perm()
-	}
-	if err := os.MkdirAll(filepath.Dir(abs), 0o755); err != nil {
+	d, err := sandbox.OpenDir(pr.s.Workspace)
+	if err != nil {
 		return err
 	}
-	return os.WriteFile(abs, []byte(content), mode)
+	defer d.Close()
+	return d.WriteFile(rel, []byte(content), 0o644)
+}
+
+// relInWorkspace resolves path in the workspace (links inside it followed, one leading out
+// refused) and returns it relative to the workspace.
+func (pr *proc) relInWorkspace(path string) (string, error) {
+	abs, err := pr.inWorkspace(path)
+	if err != nil {
+		return "", err
+	}
+	ws, err := filepath.EvalSymlinks(pr.s.Workspace)
+	if err != nil {
+		return "", err
+	}
+	rel, err := filepath.Rel(ws, abs)
+	if err != nil || rel == ".." || strings.HasPrefix(rel, "../") {
+		return "", fmt.Errorf("%s is outside the workspace %s", path, pr.s.Workspace)
+	}
+	return rel, nil
 }
