@@ -110,7 +110,7 @@ func Load(o Options) (*Config, error) {
 	c := &Config{}
 	vals := defaults()
 	if o.UserFile != "" {
-		f, err := readFile(o.UserFile)
+		f, err := readFile("", o.UserFile)
 		if err != nil {
 			return nil, err
 		}
@@ -136,7 +136,7 @@ func Load(o Options) (*Config, error) {
 // overProject applies the project's file over vals with the rules for untrusted projects.
 func (c *Config) overProject(o Options, vals map[string]Value) error {
 	path := filepath.Join(o.Project, ProjectFile)
-	f, err := readFile(path)
+	f, err := readFile(o.Project, path)
 	if err != nil || f == nil {
 		return err
 	}
@@ -181,7 +181,7 @@ func ProjectApproval(project string) (string, error) {
 	if project == "" {
 		return "", nil
 	}
-	f, err := readFile(filepath.Join(project, ProjectFile))
+	f, err := readFile(project, filepath.Join(project, ProjectFile))
 	if err != nil || f == nil {
 		return "", err
 	}

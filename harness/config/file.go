@@ -3,13 +3,15 @@ package config
 import (
 	"errors"
 	"fmt"
-	"os"
+	"io/fs"
 	"regexp"
 	"sort"
 	"strconv"
 	"strings"
 
 	"github.com/BurntSushi/toml"
+
+	"exo/sandbox"
 )
 
 // maxFileBytes bounds a configuration file (a larger one is refused, not read).
@@ -22,23 +24,20 @@ type file struct {
 	warnings []string
 }
 
-// readFile reads and checks a configuration file; nil, nil when it does not exist.
-func readFile(path string) (*file, error) {
-	fi, err := os.Stat(path)
-	if errors.Is(err, os.ErrNotExist) {
+// readFile reads and checks a configuration file; nil, nil when it does not exist. A file in
+// project (the agent's workspace; "" for the user's file) is read beneath it without following
+// any link; either way only a regular file of at most maxFileBytes is read, so a named pipe,
+// a device or a link swapped in after a check can neither block exo nor lead it outside.
+func readFile(project, path string) (*file, error) {
+	raw, err := sandbox.ReadFileIn(project, path, maxFileBytes)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
 		return nil, nil
-	}
-	if err != nil {
-		return nil, fmt.Errorf("configuration %s: %w", path, err)
-	}
-	if !fi.Mode().IsRegular() {
+	case errors.Is(err, sandbox.ErrTooLarge):
+		return nil, fmt.Errorf("configuration %s: over the %d-byte limit", path, maxFileBytes)
+	case errors.Is(err, sandbox.ErrNotRegular):
 		return nil, fmt.Errorf("configuration %s: not a regular file", path)
-	}
-	if fi.Size() > maxFileBytes {
-		return nil, fmt.Errorf("configuration %s: %d bytes is over the %d-byte limit", path, fi.Size(), maxFileBytes)
-	}
-	raw, err := os.ReadFile(path)
-	if err != nil {
+	case err != nil:
 		return nil, fmt.Errorf("configuration %s: %w", path, err)
 	}
 	return parse(path, raw)
