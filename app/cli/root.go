@@ -111,6 +111,7 @@ func newRoot(e *env) *cobra.Command {
 	root.AddCommand(mcpCmd(e), trustCmd(e), configCmd(e), sessionCmd(e), gcCmd(e))
 	root.AddCommand(e.hidden...)
 	wrapArgs(root) // an unknown command or a stray argument is a usage error (exit 2)
+	addCompletions(e, root)
 	return root
 }
 
