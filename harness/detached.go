@@ -149,6 +149,7 @@ func (h *Harness) RecordDetached() {
 		if _, err := h.Append(t.Session, MustRecord(TypeTaskCompleted, ActorHarness, p)); err == nil {
 			t.Recorded = true
 			writeTask(d, t)
+			h.recordSandboxSpan(t.Session, t.Command, SandboxDetached, t.Started, t.Ended, t.ExitCode, t.KillReason)
 		}
 	}
 }

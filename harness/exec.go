@@ -31,7 +31,8 @@ type ExecResult struct {
 
 // Exec runs a command in the session's persistent shell. Output streams live to subscribers
 // (and opts.Stream); the model text is redacted of secrets; files the command changed are
-// snapshotted and recorded. It appends no tool events: the caller records the call.
+// snapshotted and recorded. It appends no tool events: the caller records the call. The command
+// is a sandbox.exec span (a child of ctx's span) when telemetry is on.
 func (h *Harness) Exec(ctx context.Context, sessionID, command string, opts ExecOptions) (ExecResult, error) {
 	rt, err := h.Runtime(sessionID)
 	if err != nil {
@@ -50,11 +51,14 @@ func (h *Harness) Exec(ctx context.Context, sessionID, command string, opts Exec
 	if red := h.RedactStream(); red != nil {
 		ro.Filter = red // redacted before the head/tail cut, so no cut leaves part of a secret
 	}
+	ctx, span := h.startSandboxSpan(ctx, sessionID, command, SandboxShell)
 	res, err := rt.Shell.Run(ctx, command, ro)
 	live.flush()
 	if err != nil {
+		endSandboxSpan(span, nil, "", err)
 		return ExecResult{}, fmt.Errorf("run in sandbox of %s: %w", sessionID, err)
 	}
+	endSandboxSpan(span, &res.ExitCode, res.KillReason, nil)
 	res.Output = h.Redact(res.Output)
 	out := ExecResult{Result: res}
 	out.Snapshot, err = h.SnapshotWorkspace(sessionID, opts.Branch, opts.CallID)

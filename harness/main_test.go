@@ -12,6 +12,12 @@ func TestMain(m *testing.M) {
 	if len(os.Args) > 1 && os.Args[1] == sandbox.HelperCommand {
 		os.Exit(sandbox.HelperMain(os.Args[2:]))
 	}
+	if len(os.Args) > 2 && os.Args[1] == "__task-run" { // a detached task's process, as exo's is
+		if err := RunDetached(os.Args[2]); err != nil {
+			os.Exit(1)
+		}
+		os.Exit(0)
+	}
 	os.Exit(m.Run())
 }
 

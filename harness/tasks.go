@@ -67,6 +67,7 @@ func (h *Harness) taskDone(sessionID string, ti sandbox.TaskInfo) {
 	}
 	rec := MustRecord(TypeTaskCompleted, ActorHarness, TaskCompleted{TaskID: ti.ID, Command: ti.Command, ExitCode: ti.ExitCode,
 		Killed: ti.KillReason, Artifact: ti.ArtifactRef, Tail: tail, DurationMs: ti.Ended.Sub(ti.Started).Milliseconds()})
+	h.recordSandboxSpan(sessionID, ti.Command, SandboxTask, ti.Started, ti.Ended, ti.ExitCode, ti.KillReason)
 	if _, err := h.Append(sessionID, rec); err != nil {
 		h.broker.publish(Notice{Session: sessionID, Delta: fmt.Sprintf("\n[exo: could not record the end of %s: %v]\n", ti.ID, err)})
 		return

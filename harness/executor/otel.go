@@ -43,6 +43,14 @@ func (x *Executor) startTurnSpan(ctx context.Context, sessionID string) (context
 		attribute.String("gen_ai.conversation.id", sessionID)))
 }
 
+// TurnSpan starts the span of a turn that another executor runs in this one's name (an external
+// agent's turn, whose tools exo runs); the returned function records its outcome and ends it.
+// The context carries the span, so the tool spans of calls made with it nest under it.
+func (x *Executor) TurnSpan(ctx context.Context, sessionID string) (context.Context, func(Result, error)) {
+	ctx, span := x.startTurnSpan(ctx, sessionID)
+	return ctx, func(res Result, err error) { endTurnSpan(span, res, err) }
+}
+
 // endTurnSpan records a turn's outcome.
 func endTurnSpan(span trace.Span, res Result, err error) {
 	span.SetAttributes(attribute.Int("exo.turn.steps", res.Steps), attribute.Int("exo.turn.tool_calls", res.ToolCalls),
@@ -141,27 +149,6 @@ func endToolSpan(span trace.Span, done harness.ToolCompleted) {
 	if done.IsError {
 		span.SetStatus(codes.Error, firstLine(done.Output))
 		span.SetAttributes(attribute.String("error.type", "tool_error"))
-	}
-	span.End()
-}
-
-// startExecSpan starts the span of a sandbox command; the command line is redacted.
-func startExecSpan(ctx context.Context, tc toolCtx, command string) (context.Context, trace.Span) {
-	return tracer().Start(ctx, "sandbox.exec", trace.WithAttributes(
-		attribute.String("process.command_line", tc.x.h.Redact(oneLine(command, 512))),
-		attribute.String("gen_ai.conversation.id", tc.session)))
-}
-
-// endExecSpan records a sandbox command's exit.
-func endExecSpan(span trace.Span, exit *int, killed string, err error) {
-	if exit != nil {
-		span.SetAttributes(attribute.Int("process.exit.code", *exit))
-	}
-	if killed != "" {
-		span.SetAttributes(attribute.String("exo.sandbox.killed", killed))
-	}
-	if err != nil {
-		span.SetStatus(codes.Error, err.Error())
 	}
 	span.End()
 }

@@ -31,14 +31,11 @@ func runBash(ctx context.Context, tc toolCtx, raw json.RawMessage) toolOutput {
 	if a.Background {
 		return startTask(tc, a.Command)
 	}
-	ctx, span := startExecSpan(ctx, tc, a.Command)
 	res, err := tc.x.h.Exec(ctx, tc.session, a.Command, harness.ExecOptions{Timeout: time.Duration(a.TimeoutS) * time.Second, CallID: tc.callID, Branch: tc.branch})
 	if err != nil {
-		endExecSpan(span, nil, "", err)
 		return failed(err.Error())
 	}
 	out := harness.ToolResultOf(tc.callID, "bash", res.Result)
-	endExecSpan(span, out.ExitCode, out.Killed, nil)
 	return toolOutput{text: out.Output, exit: out.ExitCode, killed: out.Killed, trunc: out.Truncated, total: out.TotalBytes, artifact: out.Artifact}
 }
 

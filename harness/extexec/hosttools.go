@@ -5,7 +5,10 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
+	"sync"
 	"time"
+
+	"go.opentelemetry.io/otel/trace"
 
 	"exo/harness/executor"
 	"exo/harness/provider"
@@ -19,6 +22,25 @@ const answerWait = 10 * time.Second
 type HostTools struct {
 	X   *executor.Executor
 	Log *Log
+
+	mu sync.Mutex
+	// turn is the span of the turn running, the parent of the tool calls' spans (the agent's
+	// calls arrive on requests of their own).
+	turn trace.SpanContext
+}
+
+// setTurn notes the running turn's span (nil ctx: no turn runs).
+func (t *HostTools) setTurn(ctx context.Context) {
+	if t == nil {
+		return
+	}
+	var sc trace.SpanContext
+	if ctx != nil {
+		sc = trace.SpanContextFromContext(ctx)
+	}
+	t.mu.Lock()
+	t.turn = sc
+	t.mu.Unlock()
 }
 
 // Server returns exo's tools as an MCP server named name.
@@ -35,6 +57,12 @@ func (t *HostTools) Call(ctx context.Context, id, name string, args json.RawMess
 		t.Log.WaitAnswer(id, answerWait)
 	}
 	t.Log.CountTool()
+	t.mu.Lock()
+	sc := t.turn
+	t.mu.Unlock()
+	if sc.IsValid() && !trace.SpanContextFromContext(ctx).IsValid() {
+		ctx = trace.ContextWithSpanContext(ctx, sc)
+	}
 	done, err := t.X.RunHostTool(ctx, t.Log.Session(), provider.ToolCall{ID: id, Name: name, Arguments: args})
 	if err != nil {
 		return "exo could not run " + name + ": " + err.Error(), true

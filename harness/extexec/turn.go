@@ -64,9 +64,14 @@ func (r *Runner) turn(ctx context.Context, ss *Session, s *harness.Session, text
 		prompt = strings.Join(notes, "\n\n") + "\n\n" + text
 	}
 	t.sent = time.Now()
-	err := ss.Proc.Turn(ctx, t, prompt)
+	spanCtx, endSpan := r.x.TurnSpan(ctx, s.ID)
+	t.ctx = spanCtx
+	ss.Tools.setTurn(spanCtx)
+	err := ss.Proc.Turn(spanCtx, t, prompt)
+	ss.Tools.setTurn(nil)
 	t.finishSums()
 	t.measure()
+	endSpan(t.res, err)
 	return t.res, err
 }
 
