@@ -1,8 +1,10 @@
 package store
 
 import (
+	"encoding/base64"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"strings"
 	"sync"
 	"testing"
@@ -112,7 +114,13 @@ func TestEtcdNoSpace(t *testing.T) {
 	c := etcdtest.Start(t, 1, etcdtest.Options{QuotaBytes: 2 << 20})
 	s := openNode(t, c.Endpoints, "quota", "n", 0)
 	s.NewBranch("m")
-	big := Record{Type: "blob", Actor: "t", Data: []byte(fmt.Sprintf(`{"x":%q}`, strings.Repeat("y", 200<<10)))}
+	// Random bytes: events are stored compressed, and repeated text would never fill the quota.
+	noise := make([]byte, 150<<10)
+	r := rand.New(rand.NewPCG(1, 2))
+	for i := range noise {
+		noise[i] = byte(r.Uint32())
+	}
+	big := Record{Type: "blob", Actor: "t", Data: []byte(fmt.Sprintf(`{"x":%q}`, base64.StdEncoding.EncodeToString(noise)))}
 	acked := uint64(0)
 	var err error
 	for range 100 {

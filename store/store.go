@@ -88,7 +88,7 @@ func openLocked(home string, opts Options) (*Store, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Store{home: home, db: db, kv: boltEngine{db}}
+	s := &Store{home: home, db: db, kv: newBoltEngine(db)}
 	s.rememberFile()
 	s.loadDamage()
 	if err := s.initSchema(); err != nil {
