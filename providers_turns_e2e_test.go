@@ -164,3 +164,31 @@ func TestSecondTurnCarriesTheFirstTurnsReasoning(t *testing.T) {
 		})
 	}
 }
+
+// TestRedactedThinkingRoundTripsThroughExo runs a tool loop whose answer starts with a
+// redacted_thinking block (opaque data, no text) and a second turn through the exo binary,
+// against a server that checks requests as Anthropic does with thinking on: the block goes
+// back first and byte for byte in the loop's next request and in the next turn's, and thinking
+// stays on (a request without it would be refused).
+func TestRedactedThinkingRoundTripsThroughExo(t *testing.T) {
+	replies := fileReplies(t, "anthropic-redacted-thinking-1-tool.reconstructed.sse", "anthropic-2-answer.sse")
+	srv := providertest.NewCheckedReplyServer(providertest.AnthropicThinkingRule, replies...)
+	defer srv.Close()
+	res, codes, bodies := runTurns(t, srv, "anthropic", "claude-sonnet-4-5", []string{"Run hello.py", "And again?"})
+	if codes[0] != 0 || codes[1] != 0 || len(bodies) != 3 {
+		t.Fatalf("exits %v, %d requests: %v", codes, len(bodies), res)
+	}
+	start := strings.Index(replies[0].Body, `"data":"`) + len(`"data":"`)
+	data := replies[0].Body[start : start+strings.Index(replies[0].Body[start:], `"`)]
+	for i, b := range bodies {
+		if at(b, "thinking", "type") != "enabled" {
+			t.Errorf("request %d without thinking: %v", i+1, b["thinking"])
+		}
+	}
+	for _, i := range []int{1, 2} {
+		block, _ := at(bodies[i], "messages", 1, "content", 0).(map[string]any)
+		if len(block) != 2 || block["type"] != "redacted_thinking" || block["data"] != data || at(bodies[i], "messages", 1, "content", 1, "type") != "tool_use" {
+			t.Errorf("request %d: the redacted block did not go back first and unchanged: %v", i+1, at(bodies[i], "messages", 1))
+		}
+	}
+}

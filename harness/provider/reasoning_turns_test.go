@@ -7,6 +7,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"reflect"
 	"testing"
 
 	"exo/harness/provider/providertest"
@@ -244,4 +245,48 @@ func TestVercelCountsReasoningOutsideCompletionTokens(t *testing.T) {
 	if checked < 10 {
 		t.Errorf("only %d Vercel answers checked against their cost", checked)
 	}
+}
+
+// TestRedactedThinkingDecodes reads a stream whose thinking arrives as a redacted_thinking
+// block (whole in content_block_start), whole and cut into 3-byte pieces: one opaque part,
+// nothing shown, and it goes back unchanged before the tool call.
+func TestRedactedThinkingDecodes(t *testing.T) {
+	body := fixtureReplies(t, "anthropic-redacted-thinking-1-tool.reconstructed.sse")[0].Body
+	var first Response
+	for _, chunk := range []int{0, 3} {
+		srv := providertest.NewReplyServer(providertest.Reply{Body: body, Chunk: chunk})
+		rec := &recorder{}
+		resp, err := NewAnthropic(Config{APIKey: "k", BaseURL: srv.URL}).Stream(context.Background(), Request{Model: "claude-sonnet-4-5", ThinkingBudget: 4096,
+			Messages: []Message{{Role: RoleUser, Text: "Run hello.py"}}}, rec.add)
+		srv.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := resp.Reasoning
+		if len(r) != 1 || r[0].Type != "redacted_thinking" || len(r[0].Data) != 1072 || r[0].Display() != "" || len(resp.ToolCalls) != 1 {
+			t.Fatalf("chunk %d: reasoning %+v, calls %v", chunk, r, resp.ToolCalls)
+		}
+		for _, d := range rec.deltas {
+			if d.Kind == DeltaReasoning {
+				t.Errorf("redacted thinking shown: %q", d.Text)
+			}
+		}
+		if chunk == 0 {
+			first = resp
+		} else if !reflect.DeepEqual(stripTiming(first), stripTiming(resp)) {
+			t.Errorf("differs cut into 3-byte pieces")
+		}
+	}
+	next := Request{Model: "claude-sonnet-4-5", ThinkingBudget: 4096, Messages: []Message{{Role: RoleUser, Text: "Run hello.py"},
+		{Role: RoleAssistant, ToolCalls: first.ToolCalls, Reasoning: first.Reasoning},
+		{Role: RoleTool, ToolCallID: first.ToolCalls[0].ID, Text: "hello"}}}
+	p, _ := anthropicParams(next, first.Reasoning[0].Origin)
+	raw, _ := json.Marshal(p)
+	if bad := providertest.AnthropicThinkingRule(raw); bad != nil {
+		t.Fatalf("the API would refuse: %s", bad.Body)
+	}
+	var b map[string]any
+	_ = json.Unmarshal(raw, &b)
+	wantAt(t, b, first.Reasoning[0].Data, "messages", 1, "content", 0, "data")
+	wantAt(t, b, "tool_use", "messages", 1, "content", 1, "type")
 }
