@@ -25,3 +25,16 @@ func Command(cfg Config, caps Capabilities, prog string, args ...string) (*exec.
 	}
 	return cmd, enf, nil
 }
+
+// Plan says what a command under cfg would run under on a host with caps, starting nothing
+// (exo doctor's view of an agent's confinement). Under the Refuse policy it fails as Command does.
+func Plan(cfg Config, caps Capabilities) (Enforcement, error) {
+	cfg, err := cfg.normalized()
+	if err != nil {
+		return Enforcement{}, err
+	}
+	return plan(cfg, caps)
+}
+
+// Release frees what Command set up for cmd (its pids cgroup) once cmd has exited.
+func Release(cmd *exec.Cmd) { removeCgroup(cmd) }

@@ -32,6 +32,9 @@ const (
 // ErrIsolationUnavailable is returned when the policy is Refuse and the host lacks a mechanism.
 var ErrIsolationUnavailable = errors.New("sandbox isolation unavailable")
 
+// NestedID is the uid and gid that root is seen as inside a sandbox with Config.NestedUserNS.
+const NestedID = 1000
+
 // Unlimited disables one resource limit.
 const Unlimited = ^uint64(0)
 
@@ -91,6 +94,11 @@ type Config struct {
 	// (its secret key and database). They are covered by an empty read-only tmpfs in the
 	// sandbox's mount namespace; the workspace and tmp dir show through when inside one.
 	Hide []string
+	// NestedUserNS lets programs inside make user namespaces of their own that map their ids, as a
+	// nested sandbox does (Codex runs its commands under bubblewrap). The kernel refuses that to
+	// root without CAP_SETFCAP, which a sandbox never keeps; so when exo runs as root, the sandbox's
+	// user namespace shows it as the unprivileged NestedID instead of root (files stay root's).
+	NestedUserNS bool
 	// Fallback decides whether missing isolation refuses or runs unconfined.
 	Fallback FallbackPolicy
 	// Helper is the argv prefix that runs HelperMain; default {os.Executable(), HelperCommand}.

@@ -32,7 +32,7 @@ func helperCmd(cfg Config, e Enforcement, dir string, prog string, args ...strin
 	cmd := exec.Command(cfg.Helper[0], argv...)
 	cmd.Dir = dir
 	cmd.Env = cleanEnv(os.Environ(), cfg.TmpDir, cfg.Env)
-	cmd.SysProcAttr = nsAttr(e)
+	cmd.SysProcAttr = nsAttr(e, cfg.NestedUserNS)
 	return cmd, nil
 }
 
@@ -80,8 +80,10 @@ func helperArgs(cfg Config, e Enforcement) []string {
 	return a
 }
 
-// nsAttr returns the clone flags and id mappings for the helper process.
-func nsAttr(e Enforcement) *syscall.SysProcAttr {
+// nsAttr returns the clone flags and id mappings for the helper process. With nested, exo
+// running as root is seen inside as the unprivileged NestedID (see Config.NestedUserNS), and the
+// helper keeps CAP_SYS_ADMIN across its exec to make its mounts, as for any user but root.
+func nsAttr(e Enforcement, nested bool) *syscall.SysProcAttr {
 	attr := &syscall.SysProcAttr{}
 	var flags uintptr
 	if e.NetworkIsolated {
@@ -90,9 +92,10 @@ func nsAttr(e Enforcement) *syscall.SysProcAttr {
 	if e.PidNS {
 		flags |= syscall.CLONE_NEWPID
 	}
+	remap := nested && os.Getuid() == 0
 	if e.PrivateTmp || e.Filesystem == FSMountNS || e.PidNS {
 		flags |= syscall.CLONE_NEWNS
-		if os.Getuid() != 0 {
+		if os.Getuid() != 0 || remap {
 			attr.AmbientCaps = []uintptr{capSysAdmin}
 		}
 	}
@@ -100,6 +103,11 @@ func nsAttr(e Enforcement) *syscall.SysProcAttr {
 		flags |= syscall.CLONE_NEWUSER
 		attr.UidMappings = idMap(os.Getuid())
 		attr.GidMappings = idMap(os.Getgid())
+		if remap {
+			attr.UidMappings = []syscall.SysProcIDMap{{ContainerID: NestedID, HostID: 0, Size: 1}}
+			attr.GidMappings = []syscall.SysProcIDMap{{ContainerID: NestedID, HostID: os.Getgid(), Size: 1}}
+			attr.Credential = &syscall.Credential{Uid: NestedID, Gid: NestedID}
+		}
 	}
 	attr.Cloneflags = flags
 	return attr

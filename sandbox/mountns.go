@@ -49,6 +49,12 @@ func setupMounts(o helperOpts) error {
 			return fmt.Errorf("make the cover of %s read-only: %w", c, err)
 		}
 	}
+	if err := hardenProc(); err != nil {
+		return err
+	}
+	if err := hardenDev(); err != nil {
+		return err
+	}
 	if o.fs != FSMountNS {
 		return nil
 	}
@@ -61,17 +67,18 @@ type mountEntry struct {
 	opts, super   []string
 }
 
-// remountReadOnly remounts every mount read-only except those under keep, /tmp, /dev and /proc,
-// keeping the per-mount flags that a user namespace may not change.
+// remountReadOnly remounts every mount read-only except those under keep, /tmp, /dev and /proc
+// (whose host-wide knobs hardenProc made read-only), keeping the per-mount flags that a user
+// namespace may not change. /sys goes read-only with the rest: its files are root's, and the
+// sandbox's user is root outside its namespace when exo runs as root.
 func remountReadOnly(keep []string) error {
 	mounts, err := readMountInfo()
 	if err != nil {
 		return err
 	}
-	keep = append(keep, "/tmp", "/dev", "/proc", "/sys")
+	keep = append(keep, "/tmp", "/dev", "/proc")
 	for _, m := range mounts {
-		cgroupfs := m.fstype == "cgroup" || m.fstype == "cgroup2" // the pids cap must not be undone
-		if (underAny(m.point, keep) && !cgroupfs) || hasOpt(m.opts, "ro") {
+		if underAny(m.point, keep) || hasOpt(m.opts, "ro") {
 			continue
 		}
 		flags := uintptr(unix.MS_REMOUNT | unix.MS_BIND | unix.MS_RDONLY)
