@@ -51,6 +51,9 @@ type Options struct {
 	// Keys remaps app keys: action (next_pane, prev_pane, zoom, help, quit, mouse, editor,
 	// newline) → key names.
 	Keys map[string][]string
+	// AllowUnconfined lets agents that act themselves (acp:…) run even where their process
+	// cannot be fully confined: the user's explicit consent.
+	AllowUnconfined bool
 }
 
 // Model is the root Bubble Tea model: layout, focus, routing and harness work in commands.

@@ -1,12 +1,16 @@
 package harness
 
-import "fmt"
+import (
+	"fmt"
+	"strings"
+)
 
 // External executor event types: which executor runs a session's turns (exo's own or an agent
 // such as Claude Code driven by exo), how an agent's turn ended by its own account, and an agent
 // process that failed.
 const (
 	TypeExecutorSelected = "executor.selected"
+	TypeExecutorStarted  = "executor.started"
 	TypeExecutorResult   = "executor.result"
 	TypeExecutorFailed   = "executor.failed"
 )
@@ -27,6 +31,20 @@ type ExecutorSelected struct {
 	NativeTools bool `json:"native_tools,omitempty"`
 	// Confinement is how the agent process itself is confined (with native tools).
 	Confinement string `json:"confinement,omitempty"`
+}
+
+// ExecutorStarted records that an agent process started for the session, and what confines it:
+// the user is told plainly when something is not enforced.
+type ExecutorStarted struct {
+	Executor string `json:"executor"`
+	// NativeTools is set when the agent runs commands and edits files itself.
+	NativeTools bool `json:"native_tools,omitempty"`
+	// Confinement is what the agent process runs under, in one line.
+	Confinement string `json:"confinement"`
+	// Unconfined lists what is not enforced on this machine ("" when all is).
+	Unconfined []string `json:"unconfined,omitempty"`
+	// Allowed is set when the user allowed an agent that acts itself to run so.
+	Allowed bool `json:"allowed_unconfined,omitempty"`
 }
 
 // ExecutorResult is an external agent's own summary of a turn (Claude Code's result message):
@@ -66,6 +84,16 @@ func init() {
 		}
 		return s
 	}))
+	RegisterType(TypeExecutorStarted, typed(FamilySession, func(p *ExecutorStarted) string {
+		if len(p.Unconfined) == 0 {
+			return p.Executor + " runs confined: " + p.Confinement
+		}
+		s := p.Executor + " runs NOT FULLY CONFINED: " + strings.Join(p.Unconfined, "; ")
+		if p.Allowed {
+			s += " (allowed with --allow-unconfined)"
+		}
+		return s
+	}))
 	RegisterType(TypeExecutorResult, typed(FamilyModel, func(p *ExecutorResult) string {
 		return fmt.Sprintf("%s %s: %d turns, %d ms %s", p.Executor, firstNonEmpty(p.Subtype, "done"), p.NumTurns, p.DurationMs, oneLine(p.Result))
 	}))
@@ -75,6 +103,11 @@ func init() {
 	stateAppliers[TypeExecutorSelected] = func(s *SessionState, e Event, p any) {
 		s.Executor = p.(*ExecutorSelected).Name
 		s.addItem(Item{Seq: e.Seq, Kind: ItemNotice, Text: Summary(e)})
+	}
+	stateAppliers[TypeExecutorStarted] = func(s *SessionState, e Event, p any) {
+		if len(p.(*ExecutorStarted).Unconfined) > 0 {
+			s.addItem(Item{Seq: e.Seq, Kind: ItemError, Text: Summary(e)})
+		}
 	}
 	stateAppliers[TypeExecutorFailed] = func(s *SessionState, e Event, p any) {
 		f := p.(*ExecutorFailed)

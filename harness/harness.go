@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"exo/harness/secrets"
+	"exo/sandbox"
 	"exo/store"
 )
 
@@ -40,6 +41,9 @@ type Options struct {
 	Store string
 	// SandboxHelper is the argv prefix that runs sandbox.HelperMain (default: this executable).
 	SandboxHelper []string
+	// Capabilities, when set, stand in for the probe of what isolation this machine supports
+	// (tests that play a machine lacking some).
+	Capabilities *sandbox.Capabilities
 	// Log receives the harness's warnings, such as a checkpoint that could not be stored
 	// (default: discarded).
 	Log *slog.Logger

@@ -60,6 +60,12 @@ func printDoctor(e *env, rep api.DoctorReport) {
 		fmt.Fprintf(tw, "daemon log\t%s\n", d.Log)
 	}
 	fmt.Fprintf(tw, "sandbox\t%s\n", rep.Enforced)
+	if rep.Agents != "" {
+		fmt.Fprintf(tw, "agent processes\t%s\n", rep.Agents)
+		if !rep.AgentsConfined {
+			fmt.Fprintf(tw, "\tagents that act themselves (--native-tools, acp:…) are refused here unless run with --allow-unconfined\n")
+		}
+	}
 	for _, s := range rep.MCP {
 		fmt.Fprintf(tw, "mcp %s\t%s\n", s.Name, mcpLine(s))
 	}

@@ -16,7 +16,7 @@ import (
 // replFlags are the TUI's options.
 type replFlags struct {
 	session, model, theme, executor string
-	override                        bool
+	override, allowUnconfined       bool
 	// themeSet is true when --theme was given (it then wins over the configuration).
 	themeSet bool
 }
@@ -59,6 +59,7 @@ func addReplFlags(cmd *cobra.Command, f *replFlags) {
 	cmd.Flags().StringVar(&f.theme, "theme", "auto", "auto, dark, light, high-contrast or no-color (NO_COLOR is respected)")
 	cmd.Flags().BoolVar(&f.override, "override-governance", false, "start even though the constitution changed since 'exo compile'")
 	cmd.Flags().StringVar(&f.executor, "executor", "", "executor of the session the app opens and of new ones: default, claude-code, codex or acp:COMMAND [ARGS] (/executor changes it)")
+	cmd.Flags().BoolVar(&f.allowUnconfined, "allow-unconfined", false, "let agents that act themselves (acp:…) run where exo cannot fully confine their process (exo doctor says whether it can)")
 }
 
 // repl opens the TUI when stdin and stdout are terminals.
@@ -87,7 +88,8 @@ func (e *env) repl(f replFlags) error {
 // appOptions are the app's options: the flags, and the configuration where no flag was given.
 func appOptions(f replFlags, cfg *config.Config) app.Options {
 	o := app.Options{Session: f.session, Model: f.model, Theme: f.theme, Workspace: cwd(), OverrideGovernance: f.override,
-		Executor: f.executor, Approval: cfg.Get(config.KeyApproval), Notify: cfg.Get(config.KeyNotify), Keys: cfg.Keys()}
+		Executor: f.executor, Approval: cfg.Get(config.KeyApproval), Notify: cfg.Get(config.KeyNotify), Keys: cfg.Keys(),
+		AllowUnconfined: f.allowUnconfined}
 	if !f.themeSet && cfg.FromFile(config.KeyTheme) {
 		o.Theme = cfg.Get(config.KeyTheme)
 	}

@@ -55,6 +55,8 @@ type runFlags struct {
 	cont bool
 	// approval is the user's approval mode (from the configuration).
 	approval string
+	// unconfined lets an agent that acts itself run where it cannot be fully confined.
+	unconfined bool
 }
 
 // Output formats of exo run.
@@ -123,6 +125,7 @@ func runCmd(e *env) *cobra.Command {
 	cmd.Flags().BoolVar(&f.override, "override-governance", false, "run even though the constitution changed since 'exo compile'")
 	cmd.Flags().StringVar(&f.executor, "executor", "", "executor of the turn: default (exo's own), claude-code or codex (default: the session's)")
 	cmd.Flags().BoolVar(&f.nativeTools, "native-tools", false, "with an external executor, let the agent use its own tools (each use approved by exo)")
+	cmd.Flags().BoolVar(&f.unconfined, "allow-unconfined", false, "let an agent that acts itself (--native-tools, acp:…) run where exo cannot fully confine its process (exo doctor says whether it can)")
 	return cmd
 }
 
@@ -163,7 +166,7 @@ func (e *env) run(ctx context.Context, c api.Client, f runFlags, prompt string) 
 		defer w.Close()
 	}
 	started, err := c.StartTurn(ctx, api.TurnRequest{Session: s.ID, Text: prompt, Source: "run", MaxSteps: f.maxSteps,
-		AutoApprove: f.yes, Headless: true, OverrideGovernance: f.override, Executor: f.executor, NativeTools: f.nativeTools, Approval: f.approval})
+		AutoApprove: f.yes, Headless: true, OverrideGovernance: f.override, Executor: f.executor, NativeTools: f.nativeTools, Approval: f.approval, AllowUnconfined: f.unconfined})
 	if err != nil {
 		return startErr(err)
 	}
@@ -279,6 +282,10 @@ func toolLine(ev harness.Event) string {
 		return fmt.Sprintf("\n▸ %s %s\n", p.Tool, oneLine(p.Summary, 200))
 	case *harness.ToolCompleted:
 		return fmt.Sprintf("  ↳ %s\n", oneLine(firstLine(p.Output), 120))
+	case *harness.ExecutorStarted:
+		if len(p.Unconfined) > 0 {
+			return "\nexo: WARNING: " + harness.Summary(ev) + "\n"
+		}
 	}
 	return ""
 }

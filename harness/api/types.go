@@ -93,6 +93,9 @@ type TurnRequest struct {
 	// Approval is the user's approval mode (auto, ask or read-only, from their configuration);
 	// empty keeps the session's. The session's project file (.exo/config.toml) may tighten it.
 	Approval string `json:"approval,omitempty"`
+	// AllowUnconfined runs an agent that acts itself (native tools, ACP agents) even where its
+	// process cannot be fully confined: the user's explicit consent.
+	AllowUnconfined bool `json:"allow_unconfined,omitempty"`
 }
 
 // TurnStarted identifies a started turn.
@@ -216,6 +219,10 @@ type DoctorReport struct {
 	SandboxText string          `json:"sandbox_text"`
 	// Enforced is the sandbox policy a new session gets.
 	Enforced string `json:"enforced"`
+	// Agents is what an external agent's process runs under here; AgentsConfined says whether
+	// that is everything (else agents that act themselves are refused without consent).
+	Agents         string `json:"agents,omitempty"`
+	AgentsConfined bool   `json:"agents_confined,omitempty"`
 	// Daemon describes the harness process (empty in-process).
 	Daemon *DaemonInfo `json:"daemon,omitempty"`
 	// MCP is the state of the MCP servers configured for the workspace asked about.

@@ -30,6 +30,9 @@ type Options struct {
 	Exec executor.Options
 	// NativeTools lets an external agent use its own tools, each use approved by exo.
 	NativeTools bool
+	// AllowUnconfined runs an agent that acts itself (native tools, ACP agents) even where its
+	// process cannot be fully confined: the user's explicit consent.
+	AllowUnconfined bool
 }
 
 // Default is the name of exo's own executor.
@@ -44,16 +47,16 @@ func Open(h *harness.Harness, name string, o Options) (Runner, error) {
 	case "", Default:
 		return &own{Executor: executor.New(h, o.Exec), h: h}, nil
 	case claude.Name, "claude":
-		return claude.New(h, claude.Options{Exec: o.Exec, NativeTools: o.NativeTools})
+		return claude.New(h, claude.Options{Exec: o.Exec, NativeTools: o.NativeTools, AllowUnconfined: o.AllowUnconfined})
 	case codex.Name:
-		return codex.New(h, codex.Options{Exec: o.Exec, NativeTools: o.NativeTools})
+		return codex.New(h, codex.Options{Exec: o.Exec, NativeTools: o.NativeTools, AllowUnconfined: o.AllowUnconfined})
 	}
 	if strings.HasPrefix(name, acp.Prefix) {
 		cmd, err := acp.Parse(name)
 		if err != nil {
 			return nil, err
 		}
-		return acp.New(h, acp.Options{Exec: o.Exec, Command: cmd})
+		return acp.New(h, acp.Options{Exec: o.Exec, Command: cmd, AllowUnconfined: o.AllowUnconfined})
 	}
 	return nil, fmt.Errorf("unknown executor %q (known: %v)", name, Names())
 }

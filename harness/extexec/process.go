@@ -28,10 +28,13 @@ type Spec struct {
 	// StderrLog, when set, is a file the error output is appended to.
 	StderrLog string
 	// Confine, when set, runs the agent under exo's confinement helper with this sandbox
-	// configuration (its Env is replaced by the Env above; Workspace must be Dir).
+	// configuration (AgentSandbox; its Env is replaced by the Env above; Workspace must be Dir).
 	Confine *sandbox.Config
 	// Caps are the host's sandbox capabilities (with Confine).
 	Caps sandbox.Capabilities
+	// Confinement says whether the agent acts itself and whether the user allowed it to run
+	// without full confinement (with Confine).
+	Confinement Confinement
 }
 
 // Process is a running agent speaking newline-delimited JSON on stdin and stdout. Its lines are
@@ -79,6 +82,9 @@ func Start(spec Spec) (*Process, error) {
 	p.started = time.Now()
 	if err := cmd.Start(); err != nil {
 		p.closeLog()
+		if enf != nil {
+			sandbox.Release(cmd)
+		}
 		return nil, fmt.Errorf("start %s: %w", spec.Path, err)
 	}
 	go p.read(out)
@@ -95,6 +101,11 @@ func command(spec Spec) (*exec.Cmd, *sandbox.Enforcement, error) {
 	cfg := *spec.Confine
 	cfg.Env = spec.Env
 	cmd, enf, err := sandbox.Command(cfg, spec.Caps, spec.Path, spec.Args...)
+	if err == nil {
+		if err = checkConfinement(spec, enf); err != nil {
+			sandbox.Release(cmd)
+		}
+	}
 	if err != nil {
 		return nil, nil, fmt.Errorf("start %s confined: %w", spec.Path, err)
 	}
@@ -118,6 +129,9 @@ func (p *Process) read(out io.Reader) {
 	}
 	close(p.lines)
 	p.waitErr = p.cmd.Wait()
+	if p.enf != nil {
+		sandbox.Release(p.cmd)
+	}
 	p.closeLog()
 	close(p.done)
 }

@@ -97,6 +97,9 @@ func (r *Runner) Prompt(ctx context.Context, sessionID, text, source string) (ex
 	if err := r.selected(s, ss); err != nil {
 		return res, err
 	}
+	if err := r.announce(s, ss); err != nil {
+		return res, err
+	}
 	return r.turn(ctx, ss, s, text, source, notes, entered)
 }
 
@@ -115,6 +118,25 @@ func (r *Runner) selected(s *harness.Session, ss *Session) error {
 	}
 	_, err = r.h.AppendOn(s.ID, s.Branch, harness.MustRecord(harness.TypeExecutorSelected, harness.ActorUser, rec))
 	return err
+}
+
+// announce records executor.started once for each agent process: what confines it, and plainly
+// what does not.
+func (r *Runner) announce(s *harness.Session, ss *Session) error {
+	if ss.announced {
+		return nil
+	}
+	rec := harness.ExecutorStarted{Executor: r.agent.Name(), NativeTools: r.agent.NativeTools(), Confinement: "NOT CONFINED (no sandbox)",
+		Unconfined: []string{"the agent process runs without exo's confinement helper"}}
+	if enf := ss.Proc.Enforcement(); enf != nil {
+		rec.Confinement, rec.Unconfined = enf.String(), enf.Unenforced
+	}
+	rec.Allowed = len(rec.Unconfined) > 0 && r.agent.NativeTools() // it started: the user allowed it
+	if _, err := r.h.AppendOn(s.ID, s.Branch, harness.MustRecord(harness.TypeExecutorStarted, harness.ActorHarness, rec)); err != nil {
+		return err
+	}
+	ss.announced = true
+	return nil
 }
 
 // claim marks a session busy; release frees it.
@@ -255,6 +277,8 @@ type Session struct {
 	Model  string
 	// viewLen is how many messages of the branch's prompt view the agent knows.
 	viewLen int
+	// announced is set once executor.started was recorded for this process.
+	announced bool
 }
 
 // alive reports whether the agent still runs.

@@ -7,6 +7,7 @@ import (
 	"exo/harness"
 	"exo/harness/api"
 	"exo/harness/executors"
+	"exo/harness/extexec"
 	"exo/harness/mcp"
 )
 
@@ -38,6 +39,8 @@ func (s *Service) Doctor(ctx context.Context, workspace string) (api.DoctorRepor
 	rep.Sandbox, _ = json.Marshal(caps)
 	rep.SandboxText = caps.String()
 	rep.Enforced = harness.DefaultEnforcement(caps).String()
+	agents := extexec.AgentEnforcement(s.h, extexec.Confinement{Nested: true})
+	rep.Agents, rep.AgentsConfined = agents.String(), agents.Confined()
 	if workspace != "" {
 		rep.MCP, err = s.MCPStatus(ctx, workspace, true)
 	}

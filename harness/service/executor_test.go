@@ -23,7 +23,12 @@ func TestMain(m *testing.M) {
 // here) for a session: the next turn, started with no executor named, runs with it; selecting
 // exo's own switches back.
 func TestSelectedExecutorRunsTheNextTurn(t *testing.T) {
-	bin := filepath.Join(t.TempDir(), "tinyagent")
+	dir, err := os.MkdirTemp("/var/tmp", "exo-tinyagent-") // outside /tmp, which the agent's sandbox replaces
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	bin := filepath.Join(dir, "tinyagent")
 	if out, err := exec.Command("go", "build", "-o", bin, "../extexec/acp/testdata/tinyagent").CombinedOutput(); err != nil {
 		t.Fatalf("build tinyagent: %v\n%s", err, out)
 	}

@@ -212,7 +212,7 @@ func (s *Service) turnFunc(sessionID string, req api.TurnRequest, source string,
 			return s.x.PromptWith(ctx, sessionID, req.Text, source, to)
 		}, nil
 	}
-	key := fmt.Sprintf("%s native=%v headless=%v yes=%v approval=%s", name, req.NativeTools, to.Headless, to.AutoApprove, to.Approval)
+	key := fmt.Sprintf("%s native=%v headless=%v yes=%v approval=%s unconfined=%v", name, req.NativeTools, to.Headless, to.AutoApprove, to.Approval, req.AllowUnconfined)
 	s.runMu.Lock()
 	defer s.runMu.Unlock()
 	r := s.runners[key]
@@ -220,7 +220,7 @@ func (s *Service) turnFunc(sessionID string, req api.TurnRequest, source string,
 		xo := s.xo
 		xo.Headless, xo.AutoApprove, xo.Approval = to.Headless, to.AutoApprove, to.Approval
 		var err error
-		if r, err = executors.Open(s.h, name, executors.Options{Exec: xo, NativeTools: req.NativeTools}); err != nil {
+		if r, err = executors.Open(s.h, name, executors.Options{Exec: xo, NativeTools: req.NativeTools, AllowUnconfined: req.AllowUnconfined}); err != nil {
 			return nil, invalid(err)
 		}
 		s.runners[key] = r

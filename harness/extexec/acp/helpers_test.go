@@ -31,9 +31,17 @@ func newFixture(t testing.TB) *fixture {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return openFixture(t, t.TempDir(), sc, harness.Options{})
+}
+
+// openFixture is newFixture with EXO_HOME at home, the model server playing sc, and the harness
+// opened with opts (its sandbox helper always the test binary).
+func openFixture(t testing.TB, home string, sc *modeltest.Script, opts harness.Options) *fixture {
+	t.Helper()
 	srv := modeltest.NewAnthropic(sc)
 	t.Cleanup(srv.Close)
-	h, err := harness.Open(t.TempDir(), harness.Options{SandboxHelper: []string{os.Args[0], sandbox.HelperCommand}})
+	opts.SandboxHelper = []string{os.Args[0], sandbox.HelperCommand}
+	h, err := harness.Open(home, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -64,10 +72,15 @@ func (f *fixture) executor(t testing.TB, o Options) *Executor {
 	return x
 }
 
-// tinyAgent builds the test's own ACP agent.
+// tinyAgent builds the test's own ACP agent, outside /tmp (which the agent's sandbox replaces).
 func tinyAgent(t testing.TB) string {
 	t.Helper()
-	bin := filepath.Join(t.TempDir(), "tinyagent")
+	dir, err := os.MkdirTemp("/var/tmp", "exo-tinyagent-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	bin := filepath.Join(dir, "tinyagent")
 	out, err := exec.Command("go", "build", "-o", bin, "./testdata/tinyagent").CombinedOutput()
 	if err != nil {
 		t.Fatalf("build tinyagent: %v\n%s", err, out)

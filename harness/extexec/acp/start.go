@@ -47,11 +47,13 @@ type proc struct {
 
 // Start launches the agent for a session whose conversation so far is history, and opens an ACP
 // session (loading the agent's own when it still matches the log) with exo's tools as an MCP
-// server.
+// server. The agent acts itself, so it runs under exo's confinement helper (AgentSandbox), and is
+// refused where that is incomplete unless the user allowed it.
 func (a *agent) Start(ss *extexec.Session, s *harness.Session, spec harness.ModelSpec, history []provider.Message) (extexec.Proc, error) {
 	ss.Endpoint.ServeMCP(ss.Tools.Server("exo"))
+	c := extexec.Confinement{ActsItself: true, AllowUnconfined: a.opts.AllowUnconfined, Nested: true}
 	p, err := extexec.Start(extexec.Spec{Path: a.bin, Args: a.opts.Command[1:], Dir: s.Workspace, StderrLog: ss.Dirs.Stderr,
-		Env: a.env(ss, spec)})
+		Env: a.env(ss, spec), Confine: extexec.AgentSandbox(a.h, s, ss.Dirs, c), Caps: a.h.Capabilities(), Confinement: c})
 	if err != nil {
 		return nil, err
 	}
@@ -224,8 +226,9 @@ func historyText(msgs []provider.Message) string {
 // Alive reports whether the agent still runs.
 func (pr *proc) Alive() bool { return !pr.p.Exited() }
 
-// Enforcement is nil: the agent runs its own tools, each use asked of exo.
-func (pr *proc) Enforcement() *sandbox.Enforcement { return nil }
+// Enforcement is the confinement the agent runs under (it runs its own tools, each use asked of
+// exo; an agent that sandboxes its commands itself nests its sandbox in exo's).
+func (pr *proc) Enforcement() *sandbox.Enforcement { return pr.p.Enforcement() }
 
 // Stop saves the agent session for a later process, kills the agent's terminals and ends it.
 func (pr *proc) Stop() error {

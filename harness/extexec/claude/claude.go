@@ -28,6 +28,9 @@ type Options struct {
 	MaxRetries int
 	// ExtraArgs are appended to claude's arguments.
 	ExtraArgs []string
+	// AllowUnconfined runs Claude with native tools even where its process cannot be fully
+	// confined (the user's explicit consent; what is missing is recorded and shown).
+	AllowUnconfined bool
 }
 
 // Executor runs sessions' turns with Claude Code, one claude process per session (kept between

@@ -32,7 +32,7 @@ func TestBashRunsInExoSandboxAndEveryStepIsAnEvent(t *testing.T) {
 	mu.Unlock()
 	evs := f.events(t, f.s.ID)
 	got := types(evs)
-	for _, want := range []string{"executor.selected invocation.received", "step.started model.requested model.completed tool.started",
+	for _, want := range []string{"executor.selected executor.started invocation.received", "step.started model.requested model.completed tool.started",
 		"workspace.snapshot tool.completed step.started model.requested model.completed executor.result"} {
 		if !strings.Contains(got, want) {
 			t.Fatalf("events %s\nlack %s", got, want)

@@ -59,14 +59,22 @@ func newFixtureAt(t testing.TB, home string) *fixture {
 // openFixture is newFixtureAt, with commits not synced to disk when noSync (benchmarks only).
 func openFixture(t testing.TB, home string, noSync bool) *fixture {
 	t.Helper()
-	bin := claudeBinary(t)
 	sc, err := modeltest.LoadScript(filepath.Join("testdata", "turns.yaml"))
 	if err != nil {
 		t.Fatal(err)
 	}
+	return scriptedFixture(t, home, sc, harness.Options{NoSync: noSync})
+}
+
+// scriptedFixture opens the fixture with EXO_HOME at home, the model server playing sc, and the
+// harness opened with opts (its sandbox helper always the test binary).
+func scriptedFixture(t testing.TB, home string, sc *modeltest.Script, opts harness.Options) *fixture {
+	t.Helper()
+	bin := claudeBinary(t)
 	srv := modeltest.NewAnthropic(sc)
 	t.Cleanup(srv.Close)
-	h, err := harness.Open(home, harness.Options{NoSync: noSync, SandboxHelper: []string{os.Args[0], sandbox.HelperCommand}})
+	opts.SandboxHelper = []string{os.Args[0], sandbox.HelperCommand}
+	h, err := harness.Open(home, opts)
 	if err != nil {
 		t.Fatal(err)
 	}

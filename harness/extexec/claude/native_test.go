@@ -94,7 +94,7 @@ func TestNativeBashCannotWriteOutsideTheWorkspace(t *testing.T) {
 		return // without a mount namespace exo's files cannot be hidden (the confinement says so)
 	}
 	out := done[len(done)-1].Output
-	if !strings.Contains(out, "0 exo-native-home-test/secret.key") || !strings.Contains(out, "0 exo-native-home-test/exo.db") {
+	if !strings.Contains(out, "exo-native-home-test/secret.key: No such file") || !strings.Contains(out, "exo-native-home-test/exo.db: No such file") {
 		t.Fatalf("claude's Bash reads exo's home: %q", out)
 	}
 }

@@ -4,8 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -28,7 +26,9 @@ type proc struct {
 }
 
 // Start launches claude for a session whose conversation so far is history: a transcript of it
-// is written for `--resume`, so Claude knows exactly that.
+// is written for `--resume`, so Claude knows exactly that. Claude runs under exo's confinement
+// helper (AgentSandbox) in both modes; with native tools it is refused where that confinement is
+// incomplete, unless the user allowed it.
 func (a *agent) Start(ss *extexec.Session, s *harness.Session, spec harness.ModelSpec, history []provider.Message) (extexec.Proc, error) {
 	pr := &proc{a: a, ss: ss, native: newNativeCalls(), id: newUUID(), mcp: ss.Tools.Server("exo")}
 	resume := len(history) > 0
@@ -37,12 +37,10 @@ func (a *agent) Start(ss *extexec.Session, s *harness.Session, spec harness.Mode
 			return nil, err
 		}
 	}
-	ps := extexec.Spec{Path: a.bin, Args: a.args(s, spec, pr.id, resume), Dir: s.Workspace,
-		Env: a.env(ss.Dirs, ss.Endpoint, spec), StderrLog: ss.Dirs.Stderr}
-	if a.opts.NativeTools {
-		ps.Confine, ps.Caps = a.confinement(s, ss.Dirs), a.h.Capabilities()
-	}
-	p, err := extexec.Start(ps)
+	c := extexec.Confinement{ActsItself: a.opts.NativeTools, AllowUnconfined: a.opts.AllowUnconfined}
+	p, err := extexec.Start(extexec.Spec{Path: a.bin, Args: a.args(s, spec, pr.id, resume), Dir: s.Workspace,
+		Env: a.env(ss.Dirs, ss.Endpoint, spec), StderrLog: ss.Dirs.Stderr,
+		Confine: extexec.AgentSandbox(a.h, s, ss.Dirs, c), Caps: a.h.Capabilities(), Confinement: c})
 	if err != nil {
 		return nil, err
 	}
@@ -139,40 +137,4 @@ func (a *agent) env(d extexec.Dirs, ep *extexec.Endpoint, spec harness.ModelSpec
 		"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1", "DISABLE_AUTOUPDATER": "1", "DISABLE_TELEMETRY": "1",
 		"DISABLE_ERROR_REPORTING": "1", "CLAUDE_CODE_MAX_RETRIES": strconv.Itoa(a.opts.MaxRetries),
 	}
-}
-
-// confinement is how claude runs with native tools: under exo's confinement helper, writing only
-// to the workspace and its state folder, with exo's own files (the sealed secrets' key, the log,
-// other sessions' state) hidden where a mount namespace allows. Its network stays on: it must
-// reach exo's endpoint; its web tools follow the session's network setting through approvals.
-func (a *agent) confinement(s *harness.Session, d extexec.Dirs) *sandbox.Config {
-	cfg := &sandbox.Config{Workspace: s.Workspace, TmpDir: d.Tmp, Network: true, Fallback: sandbox.RunUnconfined,
-		Helper: a.h.SandboxHelper(), ExtraWritable: []string{d.Root},
-		MaskPaths: append(append([]string{}, sandbox.DefaultMaskPaths...), exoHomeMasks(a.h.Home(), d.Root)...)}
-	if s.Settings["isolation"] == "strict" {
-		cfg.Fallback = sandbox.Refuse
-	}
-	return cfg
-}
-
-// exoHomeMasks lists what of EXO_HOME to hide from a confined agent: everything but the path to
-// its own state folder.
-func exoHomeMasks(home, keep string) []string {
-	var out []string
-	var walk func(dir string)
-	walk = func(dir string) {
-		entries, _ := os.ReadDir(dir)
-		for _, en := range entries {
-			p := filepath.Join(dir, en.Name())
-			switch {
-			case p == keep:
-			case strings.HasPrefix(keep, p+string(filepath.Separator)):
-				walk(p)
-			default:
-				out = append(out, p)
-			}
-		}
-	}
-	walk(home)
-	return out
 }

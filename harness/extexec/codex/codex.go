@@ -23,6 +23,9 @@ type Options struct {
 	NativeTools bool
 	// Binary is the codex program (default: FindBinary).
 	Binary string
+	// AllowUnconfined runs Codex with native tools even where its process cannot be fully
+	// confined (the user's explicit consent; what is missing is recorded and shown).
+	AllowUnconfined bool
 }
 
 // Executor runs sessions' turns with Codex, one app-server process per session.

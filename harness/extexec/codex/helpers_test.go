@@ -45,14 +45,22 @@ type fixture struct {
 
 func newFixture(t testing.TB) *fixture {
 	t.Helper()
-	bin := codexBinary(t)
 	sc, err := modeltest.LoadScript(filepath.Join("testdata", "turns.yaml"))
 	if err != nil {
 		t.Fatal(err)
 	}
+	return openFixture(t, t.TempDir(), sc, harness.Options{})
+}
+
+// openFixture is newFixture with EXO_HOME at home, the model server playing sc, and the harness
+// opened with opts (its sandbox helper always the test binary).
+func openFixture(t testing.TB, home string, sc *modeltest.Script, opts harness.Options) *fixture {
+	t.Helper()
+	bin := codexBinary(t)
 	srv := modeltest.NewResponses(sc)
 	t.Cleanup(srv.Close)
-	h, err := harness.Open(t.TempDir(), harness.Options{SandboxHelper: []string{os.Args[0], sandbox.HelperCommand}})
+	opts.SandboxHelper = []string{os.Args[0], sandbox.HelperCommand}
+	h, err := harness.Open(home, opts)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -32,12 +32,17 @@ const startTimeout = 2 * time.Minute
 
 // Start launches codex app-server for a session whose conversation so far is history: a new
 // thread is started and given that history (thread/inject_items), so Codex knows exactly it.
+// Codex runs under exo's confinement helper (AgentSandbox): exo's home hidden, writes confined,
+// and /tmp its own temp folder, so even the codex-daemon-UID folder it makes in /tmp stays in
+// its state folder under EXO_HOME.
 func (a *agent) Start(ss *extexec.Session, s *harness.Session, spec harness.ModelSpec, history []provider.Message) (extexec.Proc, error) {
 	if err := os.WriteFile(filepath.Join(ss.Dirs.Config, "config.toml"), []byte(a.config(ss.Endpoint.URL()+"/v1", spec)), 0o600); err != nil {
 		return nil, fmt.Errorf("codex config: %w", err)
 	}
+	c := extexec.Confinement{ActsItself: a.opts.NativeTools, AllowUnconfined: a.opts.AllowUnconfined, Nested: true}
 	p, err := extexec.Start(extexec.Spec{Path: a.bin, Args: []string{"app-server"}, Dir: s.Workspace, StderrLog: ss.Dirs.Stderr,
-		Env: map[string]string{"HOME": ss.Dirs.Home, "CODEX_HOME": ss.Dirs.Config, "TMPDIR": ss.Dirs.Tmp, tokenEnv: ss.Endpoint.Token(), "NO_BROWSER": "1"}})
+		Env:     map[string]string{"HOME": ss.Dirs.Home, "CODEX_HOME": ss.Dirs.Config, "TMPDIR": ss.Dirs.Tmp, tokenEnv: ss.Endpoint.Token(), "NO_BROWSER": "1"},
+		Confine: extexec.AgentSandbox(a.h, s, ss.Dirs, c), Caps: a.h.Capabilities(), Confinement: c})
 	if err != nil {
 		return nil, err
 	}
@@ -212,8 +217,8 @@ func historyItems(msgs []provider.Message) []map[string]any {
 // Alive reports whether codex still runs.
 func (pr *proc) Alive() bool { return !pr.p.Exited() }
 
-// Enforcement is nil: codex runs its commands in its own sandbox.
-func (pr *proc) Enforcement() *sandbox.Enforcement { return nil }
+// Enforcement is the confinement codex runs under (its own sandbox for its commands nests in it).
+func (pr *proc) Enforcement() *sandbox.Enforcement { return pr.p.Enforcement() }
 
 // Stop closes codex's input and ends it.
 func (pr *proc) Stop() error {
