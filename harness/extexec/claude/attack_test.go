@@ -21,7 +21,7 @@ import (
 func TestNativeBashCannotReadExoHome(t *testing.T) {
 	home := attacktest.Home(t)
 	probes := attacktest.Probes(home)
-	f := scriptedFixture(t, home, attacktest.Script("Bash", "command", map[string]any{"description": "look around"}, probes), harness.Options{})
+	f := scriptedFixture(t, home, "", attacktest.Script("Bash", "command", map[string]any{"description": "look around"}, probes), harness.Options{})
 	attacktest.Control(t, home, t.TempDir())
 	if !f.h.Capabilities().MountNS {
 		t.Skip("no mount namespaces here: exo's home cannot be hidden (native Claude is refused; see TestNativeRefusedWhereUnconfinable)")
@@ -48,7 +48,7 @@ func TestNativeBashCannotReadExoHome(t *testing.T) {
 func TestNativeRefusedWhereUnconfinable(t *testing.T) {
 	caps := sandbox.Probe()
 	caps.MountNS, caps.PidNS = false, false
-	f := scriptedFixture(t, t.TempDir(), &modeltest.Script{Prompts: []modeltest.Prompt{{Turns: []modeltest.Turn{{Text: "Hello."}}}}}, harness.Options{Capabilities: &caps})
+	f := scriptedFixture(t, t.TempDir(), "", &modeltest.Script{Prompts: []modeltest.Prompt{{Turns: []modeltest.Turn{{Text: "Hello."}}}}}, harness.Options{Capabilities: &caps})
 	x := f.executor(t, Options{NativeTools: true})
 	_, err := x.Prompt(context.Background(), f.s.ID, "say hello", "test")
 	if !errors.Is(err, extexec.ErrUnconfined) || !strings.Contains(err.Error(), "hiding exo's home") {

@@ -9,6 +9,7 @@ package claude
 
 import (
 	"fmt"
+	"time"
 
 	"exo/harness"
 	"exo/harness/executor"
@@ -28,6 +29,8 @@ type Options struct {
 	MaxRetries int
 	// ExtraArgs are appended to claude's arguments.
 	ExtraArgs []string
+	// InitTimeout bounds how long Claude may take to answer exo's initialize (default 2 minutes).
+	InitTimeout time.Duration
 	// AllowUnconfined runs Claude with native tools even where its process cannot be fully
 	// confined (the user's explicit consent; what is missing is recorded and shown).
 	AllowUnconfined bool

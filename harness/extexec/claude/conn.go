@@ -25,6 +25,8 @@ type handlers struct {
 	mcp func(ctx context.Context, server string, msg json.RawMessage) json.RawMessage
 	// canUse decides a tool use.
 	canUse func(ctx context.Context, r controlRequest) permission
+	// hook answers a hook callback (exo's PreToolUse hook).
+	hook func(ctx context.Context, r controlRequest) map[string]any
 	// spent is told how long answering each request took (Claude waited that long on exo).
 	spent func(time.Duration)
 }
@@ -159,7 +161,7 @@ func (c *conn) answer(ctx context.Context, id string, r controlRequest) map[stri
 		}
 		return controlSuccess(id, map[string]any{"behavior": "allow", "updatedInput": in})
 	case "hook_callback":
-		return controlSuccess(id, map[string]any{})
+		return controlSuccess(id, c.h.hook(ctx, r))
 	}
 	return controlFailure(id, "exo does not handle control request "+r.Subtype)
 }

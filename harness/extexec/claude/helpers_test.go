@@ -63,12 +63,13 @@ func openFixture(t testing.TB, home string, noSync bool) *fixture {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return scriptedFixture(t, home, sc, harness.Options{NoSync: noSync})
+	return scriptedFixture(t, home, "", sc, harness.Options{NoSync: noSync})
 }
 
-// scriptedFixture opens the fixture with EXO_HOME at home, the model server playing sc, and the
-// harness opened with opts (its sandbox helper always the test binary).
-func scriptedFixture(t testing.TB, home string, sc *modeltest.Script, opts harness.Options) *fixture {
+// scriptedFixture opens the fixture with EXO_HOME at home, the session's workspace at ws (""
+// makes one), the model server playing sc, and the harness opened with opts (its sandbox helper
+// always the test binary).
+func scriptedFixture(t testing.TB, home, ws string, sc *modeltest.Script, opts harness.Options) *fixture {
 	t.Helper()
 	bin := claudeBinary(t)
 	srv := modeltest.NewAnthropic(sc)
@@ -86,7 +87,9 @@ func scriptedFixture(t testing.TB, home string, sc *modeltest.Script, opts harne
 		BaseURL: srv.URL, Secret: "anthropic-key"}); err != nil {
 		t.Fatal(err)
 	}
-	ws := t.TempDir()
+	if ws == "" {
+		ws = t.TempDir()
+	}
 	os.WriteFile(filepath.Join(ws, "README.md"), []byte("# sample\n"), 0o644)
 	s, err := h.NewSession(harness.NewSessionOptions{Name: "cc", Workspace: ws})
 	if err != nil {

@@ -21,10 +21,17 @@ const answerWait = 10 * time.Second
 
 // nativeCalls tracks Claude's own tool calls (native tools) through a turn.
 type nativeCalls struct {
-	mu       sync.Mutex
-	uses     map[string]nativeUse // tool_use blocks seen in answers, by id
-	started  map[string]bool      // recorded with tool.started
-	finished map[string]bool      // recorded with tool.completed
+	mu        sync.Mutex
+	uses      map[string]nativeUse // tool_use blocks seen in answers, by id
+	started   map[string]bool      // recorded with tool.started
+	finished  map[string]bool      // recorded with tool.completed
+	decisions map[string]*decision // exo's decision on each use, by id
+}
+
+// decision is exo's answer about one tool use, made once.
+type decision struct {
+	once sync.Once
+	p    permission
 }
 
 // nativeUse is a tool_use block of one of Claude's own tools.
@@ -34,7 +41,7 @@ type nativeUse struct {
 }
 
 func newNativeCalls() *nativeCalls {
-	return &nativeCalls{uses: map[string]nativeUse{}, started: map[string]bool{}, finished: map[string]bool{}}
+	return &nativeCalls{uses: map[string]nativeUse{}, started: map[string]bool{}, finished: map[string]bool{}, decisions: map[string]*decision{}}
 }
 
 // assistant remembers the native tool uses of an answer.
@@ -70,8 +77,60 @@ func (n *nativeCalls) state(id string) (use nativeUse, known, started, finished 
 	return use, known, n.started[id], n.finished[id]
 }
 
-// canUse answers Claude's permission request for a tool use.
+// decide returns exo's decision on a tool use, made once: exo's PreToolUse hook and
+// can_use_tool may both ask about the same use.
+func (n *nativeCalls) decide(id string, make func() permission) permission {
+	if id == "" {
+		return make()
+	}
+	n.mu.Lock()
+	d := n.decisions[id]
+	if d == nil {
+		d = &decision{}
+		n.decisions[id] = d
+	}
+	n.mu.Unlock()
+	d.once.Do(func() { d.p = make() })
+	return d.p
+}
+
+// preToolUseHook is the callback id of exo's PreToolUse hook, registered in initialize.
+const preToolUseHook = "exo_pre_tool_use"
+
+// preToolUseHooks registers exo's hook for every tool use (no matcher): Claude asks it before
+// each one, the uses it would allow itself (read-only Bash, reads in the workspace) included,
+// and an error or a malformed answer blocks the use. Its timeout (seconds) outlasts any approval.
+var preToolUseHooks = map[string]any{"PreToolUse": []map[string]any{{
+	"hookCallbackIds": []string{preToolUseHook}, "timeout": 7 * 24 * 3600, "onFailure": "block"}}}
+
+// hook answers exo's PreToolUse hook with exo's decision on the use: allow (then Claude asks
+// nothing more), or deny with the reason, which Claude gets as the tool's result.
+func (pr *proc) hook(ctx context.Context, r controlRequest) map[string]any {
+	var in hookInput
+	if r.CallbackID != preToolUseHook {
+		return map[string]any{} // not exo's: nothing to say
+	}
+	p := permission{Message: "exo could not read this tool use, so it is refused"}
+	if json.Unmarshal(r.Input, &in) == nil && in.HookEventName == "PreToolUse" && in.ToolName != "" {
+		p = pr.canUse(ctx, controlRequest{ToolName: in.ToolName, Input: in.ToolInput, ToolUseID: firstNonEmpty(in.ToolUseID, r.ToolUseID)})
+	}
+	out := map[string]any{"hookEventName": "PreToolUse", "permissionDecision": "deny", "permissionDecisionReason": p.Message}
+	if p.Allow {
+		out["permissionDecision"], out["permissionDecisionReason"] = "allow", "approved by exo"
+	}
+	return map[string]any{"hookSpecificOutput": out}
+}
+
+// canUse answers Claude's permission request for a tool use (from can_use_tool or exo's
+// PreToolUse hook), once per use.
 func (pr *proc) canUse(ctx context.Context, r controlRequest) permission {
+	return pr.native.decide(r.ToolUseID, func() permission { return pr.judge(ctx, r) })
+}
+
+// judge runs exo's checks and approval on a tool use: exo's own tools are judged when they run;
+// Claude's are refused unless native tools are on, then recorded, checked against the workspace,
+// the scope, secrets and the network setting, and put to the approval policy.
+func (pr *proc) judge(ctx context.Context, r controlRequest) permission {
 	if strings.HasPrefix(r.ToolName, hostPrefix) {
 		return permission{Allow: true} // exo's approval policy applies when the tool runs
 	}

@@ -21,13 +21,22 @@ type envelope struct {
 // controlRequest is the request of a control_request from Claude.
 type controlRequest struct {
 	Subtype string `json:"subtype"`
-	// can_use_tool
-	ToolName  string          `json:"tool_name"`
-	Input     json.RawMessage `json:"input"`
-	ToolUseID string          `json:"tool_use_id"`
+	// can_use_tool (Input is the tool's input), hook_callback (Input is the hook's input)
+	ToolName   string          `json:"tool_name"`
+	Input      json.RawMessage `json:"input"`
+	ToolUseID  string          `json:"tool_use_id"`
+	CallbackID string          `json:"callback_id"`
 	// mcp_message
 	ServerName string          `json:"server_name"`
 	Message    json.RawMessage `json:"message"`
+}
+
+// hookInput is the input of a hook_callback request for a PreToolUse hook.
+type hookInput struct {
+	HookEventName string          `json:"hook_event_name"`
+	ToolName      string          `json:"tool_name"`
+	ToolInput     json.RawMessage `json:"tool_input"`
+	ToolUseID     string          `json:"tool_use_id"`
 }
 
 // controlResponse is the response of a control_response from Claude.

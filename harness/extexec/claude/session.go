@@ -45,12 +45,35 @@ func (a *agent) Start(ss *extexec.Session, s *harness.Session, spec harness.Mode
 		return nil, err
 	}
 	pr.p = p
-	pr.conn = newConn(p, handlers{mcp: pr.mcpMessage, spent: ss.Log.AddOverhead, canUse: pr.canUse})
-	go func() { // initialize registers exo's in-band MCP server; its answer is not awaited
-		_, _ = pr.conn.request("initialize", map[string]any{"hooks": map[string]any{}, "sdkMcpServers": []string{"exo"}}, time.Minute)
-	}()
+	pr.conn = newConn(p, handlers{mcp: pr.mcpMessage, spent: ss.Log.AddOverhead, canUse: pr.canUse, hook: pr.hook})
+	if err := pr.initialize(); err != nil {
+		p.Stop(time.Second)
+		return nil, err
+	}
 	return pr, nil
 }
+
+// initialize registers exo's in-band MCP server and exo's PreToolUse hook, and waits for Claude
+// to take them: no prompt reaches Claude before every tool use goes through exo.
+func (pr *proc) initialize() error {
+	wait := pr.a.opts.InitTimeout
+	if wait <= 0 {
+		wait = defaultInitTimeout
+	}
+	_, err := pr.conn.request("initialize", map[string]any{"hooks": preToolUseHooks, "sdkMcpServers": []string{"exo"}}, wait)
+	if err == nil {
+		return nil
+	}
+	if tail := strings.TrimSpace(pr.p.StderrTail()); tail != "" {
+		lines := strings.Split(tail, "\n")
+		err = fmt.Errorf("%w (stderr: %s)", err, lines[len(lines)-1])
+	}
+	return fmt.Errorf("claude did not take exo's initialize (its tool server and approval hook), so nothing was sent to it: %w", err)
+}
+
+// defaultInitTimeout bounds how long Claude may take to answer initialize (it starts in about a
+// second; a loaded machine takes longer).
+const defaultInitTimeout = 2 * time.Minute
 
 // Alive reports whether claude still runs.
 func (pr *proc) Alive() bool { return !pr.p.Exited() }
