@@ -60,6 +60,8 @@ type SessionCreated struct {
 type InvocationReceived struct {
 	Text   string `json:"text"`
 	Source string `json:"source,omitempty"` // cli, tui, run, handoff
+	// Attachments are the workspace files the text mentions with @path (see Attach).
+	Attachments []Attachment `json:"attachments,omitempty"`
 }
 
 // StepStarted marks the start of one model-call-and-tools step of a turn.

@@ -56,6 +56,8 @@ type Item struct {
 	Artifact   string   `json:"artifact,omitempty"`
 	Diff       string   `json:"diff,omitempty"`
 	ResultSeq  uint64   `json:"result_seq,omitempty"`
+	// Attached names a user turn's attached files, each "path (size)" or "path: note".
+	Attached []string `json:"attached,omitempty"`
 }
 
 // recentItems bounds how many conversation items the projection keeps in memory; older items
@@ -143,7 +145,8 @@ var stateAppliers = map[string]func(*SessionState, store.Event, any){
 	TypeInvocationReceived: func(s *SessionState, e store.Event, p any) {
 		s.Turns++
 		s.Status, s.LastPromptAt = StatusPending, e.Time
-		s.addItem(Item{Seq: e.Seq, Kind: ItemUser, Text: p.(*InvocationReceived).Text})
+		inv := p.(*InvocationReceived)
+		s.addItem(Item{Seq: e.Seq, Kind: ItemUser, Text: inv.Text, Attached: attachedLines(inv.Attachments)})
 	},
 	TypeStepStarted: func(s *SessionState, _ store.Event, _ any) { s.Steps++; s.Status = StatusRunning },
 	TypeModelRequested: func(s *SessionState, e store.Event, p any) {

@@ -50,8 +50,12 @@ func (x *Executor) PromptWith(ctx context.Context, sessionID, text, source strin
 			text += "\n\n[context from a UserPromptSubmit hook]\n" + extra
 		}
 	}
+	atts, err := x.h.Attach(sessionID, text)
+	if err != nil {
+		return Result{SessionID: sessionID}, err
+	}
 	if _, err := x.h.Append(sessionID, harness.MustRecord(harness.TypeInvocationReceived, harness.ActorUser,
-		harness.InvocationReceived{Text: text, Source: source})); err != nil {
+		harness.InvocationReceived{Text: text, Source: source, Attachments: atts})); err != nil {
 		return Result{SessionID: sessionID}, err
 	}
 	if model != "" {

@@ -48,7 +48,7 @@ func (v *View) Apply(e store.Event) {
 	switch p := p.(type) {
 	case *harness.InvocationReceived:
 		v.turnStarted(e.Seq)
-		v.userNote(p.Text)
+		v.userNote(p.Text + harness.AttachmentsText(p.Attachments))
 	case *harness.ModelCompleted:
 		v.assistant(p)
 	case *harness.ToolCompleted:

@@ -48,9 +48,17 @@ type AgentResult struct {
 // turn records the prompt, lets the agent run the turn and sums it up.
 func (r *Runner) turn(ctx context.Context, ss *Session, s *harness.Session, text, source string, notes []string, entered time.Time) (executor.Result, error) {
 	t := &Turn{r: r, ss: ss, s: s, ctx: ctx, res: executor.Result{SessionID: s.ID}, red: r.h.RedactStream(), start: entered}
-	if _, err := r.h.AppendOn(s.ID, s.Branch, harness.MustRecord(harness.TypeInvocationReceived, harness.ActorUser,
-		harness.InvocationReceived{Text: text, Source: source})); err != nil {
+	atts, err := r.h.Attach(s.ID, text)
+	if err != nil {
 		return t.res, err
+	}
+	evs, err := r.h.AppendOn(s.ID, s.Branch, harness.MustRecord(harness.TypeInvocationReceived, harness.ActorUser,
+		harness.InvocationReceived{Text: text, Source: source, Attachments: atts}))
+	if err != nil {
+		return t.res, err
+	}
+	if p, err := harness.Decode(evs[0]); err == nil {
+		atts = p.(*harness.InvocationReceived).Attachments // as recorded: secrets redacted
 	}
 	if err := r.x.CloseOpenCalls(s.ID); err != nil {
 		return t.res, err
@@ -59,15 +67,15 @@ func (r *Runner) turn(ctx context.Context, ss *Session, s *harness.Session, text
 		return t.res, fmt.Errorf("snapshot the workspace before the turn: %w", err)
 	}
 	ss.Log.BeginTurn(s.Branch)
-	prompt := text
+	prompt := text + harness.AttachmentsText(atts)
 	if len(notes) > 0 {
-		prompt = strings.Join(notes, "\n\n") + "\n\n" + text
+		prompt = strings.Join(notes, "\n\n") + "\n\n" + prompt
 	}
 	t.sent = time.Now()
 	spanCtx, endSpan := r.x.TurnSpan(ctx, s.ID)
 	t.ctx = spanCtx
 	ss.Tools.setTurn(spanCtx)
-	err := ss.Proc.Turn(spanCtx, t, prompt)
+	err = ss.Proc.Turn(spanCtx, t, prompt)
 	ss.Tools.setTurn(nil)
 	t.finishSums()
 	t.measure()

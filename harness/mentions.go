@@ -1,0 +1,222 @@
+package harness
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io/fs"
+	"path"
+	"path/filepath"
+	"strings"
+	"unicode/utf8"
+
+	"exo/sandbox"
+)
+
+// Attachment is a workspace file a prompt mentioned with @path, attached to the user's turn.
+type Attachment struct {
+	// Path is the file's path relative to the workspace, as mentioned.
+	Path string `json:"path"`
+	// Content is the file's text (at most MaxAttachBytes of it); empty when Note says why.
+	Content string `json:"content,omitempty"`
+	// Size is the file's size in bytes.
+	Size int64 `json:"size"`
+	// Truncated says Content holds only the first MaxAttachBytes.
+	Truncated bool `json:"truncated,omitempty"`
+	// Note says why nothing or only part was attached (a binary file, a folder, a link…).
+	Note string `json:"note,omitempty"`
+}
+
+// MaxAttachBytes bounds the bytes of one attached file.
+const MaxAttachBytes = 256 << 10
+
+// maxMentions bounds how many files one prompt attaches.
+const maxMentions = 20
+
+// Mentions returns the @path mentions of a prompt in order, without duplicates: an @ at the
+// start or after a space, then a path up to the next space (or @"a quoted path"); trailing
+// punctuation is not part of the path. Whether a mention names a file is for Attach to say.
+func Mentions(text string) []string {
+	var out []string
+	seen := map[string]bool{}
+	for i := 0; i < len(text); i++ {
+		if text[i] != '@' || (i > 0 && !isSpace(text[i-1])) {
+			continue
+		}
+		p, n := mentionAt(text[i+1:])
+		i += n
+		if p != "" && !seen[p] && len(out) < maxMentions {
+			seen[p] = true
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// mentionAt reads the path after an @ and returns it with the bytes it took.
+func mentionAt(s string) (string, int) {
+	if strings.HasPrefix(s, `"`) {
+		if end := strings.IndexByte(s[1:], '"'); end > 0 {
+			return s[1 : 1+end], end + 2
+		}
+		return "", 0
+	}
+	end := strings.IndexFunc(s, func(r rune) bool { return r == ' ' || r == '\t' || r == '\n' || r == '\r' })
+	if end < 0 {
+		end = len(s)
+	}
+	return strings.TrimRight(s[:end], ".,;:!?)]}'\""), end
+}
+
+// isSpace reports whether b separates words.
+func isSpace(b byte) bool { return b == ' ' || b == '\t' || b == '\n' || b == '\r' || b == '(' }
+
+// Attach reads the files a prompt mentions from the session's workspace: through the
+// no-follow, beneath-only file layer, so a mention cannot reach a file outside the workspace
+// (a planted link is refused, not followed) or under exo's home. Mentions that name nothing
+// are left as text; a folder, a link, a binary or unreadable file is attached as a note.
+func (h *Harness) Attach(sessionID, text string) ([]Attachment, error) {
+	ms := Mentions(text)
+	if len(ms) == 0 {
+		return nil, nil
+	}
+	s, err := h.Session(sessionID)
+	if err != nil {
+		return nil, err
+	}
+	d, err := sandbox.OpenDir(s.Workspace)
+	if err != nil {
+		return nil, fmt.Errorf("attach files: open the workspace: %w", err)
+	}
+	defer d.Close()
+	var out []Attachment
+	for _, m := range ms {
+		if a, ok := h.attachOne(d, s.Workspace, m); ok {
+			out = append(out, a)
+		}
+	}
+	return out, nil
+}
+
+// attachOne reads one mentioned path; ok is false when it names nothing in the workspace.
+func (h *Harness) attachOne(d *sandbox.Dir, ws, mention string) (Attachment, bool) {
+	rel := path.Clean(strings.TrimPrefix(filepath.ToSlash(mention), "./"))
+	a := Attachment{Path: rel}
+	if rel == "." || path.IsAbs(rel) || rel == ".." || strings.HasPrefix(rel, "../") {
+		return a, false
+	}
+	fi, err := d.Lstat(rel)
+	switch {
+	case errors.Is(err, sandbox.ErrUnsafePath):
+		a.Note = "not attached: the path goes through a symbolic link, which exo does not follow"
+		return a, true
+	case err != nil:
+		return a, false
+	}
+	a.Size = fi.Size()
+	if why := h.SecretPathDenied(filepath.Join(ws, filepath.FromSlash(rel))); why != "" {
+		a.Note, a.Size = "not attached: "+why, 0
+		return a, true
+	}
+	switch {
+	case fi.Mode()&fs.ModeSymlink != 0:
+		a.Note = "not attached: a symbolic link, which exo does not follow"
+	case fi.IsDir():
+		a.Note, a.Content = "a folder: its entries are listed", listFolder(d, rel)
+	case !fi.Mode().IsRegular():
+		a.Note = "not attached: not a regular file"
+	default:
+		h.readAttachment(d, &a)
+	}
+	return a, true
+}
+
+// readAttachment reads a regular file's first MaxAttachBytes; binary content is refused.
+func (h *Harness) readAttachment(d *sandbox.Dir, a *Attachment) {
+	b, err := d.ReadFileLimit(a.Path, MaxAttachBytes+1)
+	if err != nil {
+		a.Note = "not attached: " + err.Error()
+		return
+	}
+	if len(b) > MaxAttachBytes {
+		b, a.Truncated = b[:MaxAttachBytes], true
+		for len(b) > 0 && !utf8.Valid(b[len(b)-min(len(b), 3):]) {
+			b = b[:len(b)-1] // do not end inside a character
+		}
+		a.Note = fmt.Sprintf("only the first %d KiB of %d bytes are attached", MaxAttachBytes>>10, a.Size)
+	}
+	if bytes.IndexByte(b, 0) >= 0 || !utf8.Valid(b) {
+		a.Note, a.Truncated = "not attached: a binary file", false
+		return
+	}
+	a.Content = string(b)
+}
+
+// listFolder lists a mentioned folder's entries (what .gitignore leaves in), one a line.
+func listFolder(d *sandbox.Dir, rel string) string {
+	var b strings.Builder
+	n := 0
+	sandbox.WalkFiles(d, rel, sandbox.WalkOptions{}, func(p string, e fs.DirEntry) error {
+		if n++; n > 200 {
+			b.WriteString("…\n")
+			return fs.SkipAll
+		}
+		b.WriteString(strings.TrimPrefix(p, rel+"/"))
+		if e.IsDir() {
+			b.WriteString("/")
+		}
+		b.WriteString("\n")
+		if e.IsDir() {
+			return fs.SkipDir
+		}
+		return nil
+	})
+	return b.String()
+}
+
+// AttachmentsText renders attachments for the model, after the prompt's own text.
+func AttachmentsText(as []Attachment) string {
+	var b strings.Builder
+	for _, a := range as {
+		fmt.Fprintf(&b, "\n\n<attached_file path=%q", a.Path)
+		if a.Note != "" {
+			fmt.Fprintf(&b, " note=%q", a.Note)
+		}
+		b.WriteString(">\n")
+		if a.Content != "" {
+			b.WriteString(a.Content)
+			if !strings.HasSuffix(a.Content, "\n") {
+				b.WriteString("\n")
+			}
+		}
+		b.WriteString("</attached_file>")
+	}
+	return b.String()
+}
+
+// attachedLines describes attachments for the conversation: "path (size)" or "path: note".
+func attachedLines(as []Attachment) []string {
+	var out []string
+	for _, a := range as {
+		switch {
+		case a.Note != "" && !a.Truncated:
+			out = append(out, a.Path+": "+a.Note)
+		case a.Truncated:
+			out = append(out, fmt.Sprintf("%s (%s, cut to %d KiB)", a.Path, sizeText(a.Size), MaxAttachBytes>>10))
+		default:
+			out = append(out, fmt.Sprintf("%s (%s)", a.Path, sizeText(a.Size)))
+		}
+	}
+	return out
+}
+
+// sizeText renders a byte count: 512 B, 1.2 KB, 3.4 MB.
+func sizeText(n int64) string {
+	switch {
+	case n < 1000:
+		return fmt.Sprintf("%d B", n)
+	case n < 1000*1000:
+		return fmt.Sprintf("%.1f KB", float64(n)/1000)
+	}
+	return fmt.Sprintf("%.1f MB", float64(n)/1e6)
+}
