@@ -88,14 +88,16 @@ func refusedSummary(err error) bool {
 // responsesParams maps a Request onto the Responses API's parameters. A
 // reasoning model gets its effort, summaries when allowed, and its
 // reasoning back as encrypted content (the conversation is not stored),
-// only to the endpoint and model (origin) that produced it.
+// only to the endpoint and model (origin) that produced it. A model is known
+// to reason by its id, by the effort its registration asks for, or, for a
+// deployment named otherwise (Azure), by a reasoning item it already sent.
 func responsesParams(req Request, summary bool, origin string) (responses.ResponseNewParams, error) {
 	p := responses.ResponseNewParams{
 		Model: req.Model,
 		Input: responses.ResponseNewParamsInputUnion{OfInputItemList: responsesInput(req.Messages, origin)},
 		Store: param.NewOpt(false),
 	}
-	if OpenAIReasoningModel(req.Model) || req.ReasoningEffort != "" {
+	if OpenAIReasoningModel(req.Model) || req.ReasoningEffort != "" || reasoned(req.Messages, origin) {
 		p.Include = []responses.ResponseIncludable{responses.ResponseIncludableReasoningEncryptedContent}
 		p.Reasoning = shared.ReasoningParam{Effort: shared.ReasoningEffort(req.ReasoningEffort)}
 		if summary {
@@ -173,4 +175,17 @@ func responsesReasoning(parts []Reasoning, origin string) []responses.ResponseIn
 		out = append(out, item)
 	}
 	return out
+}
+
+// reasoned reports whether the conversation holds a Responses reasoning item from origin:
+// the model reasons, whatever its name.
+func reasoned(msgs []Message, origin string) bool {
+	for _, m := range msgs {
+		for _, r := range m.Reasoning {
+			if r.Format == ReasoningResponses && r.Origin != "" && r.Origin == origin {
+				return true
+			}
+		}
+	}
+	return false
 }

@@ -290,3 +290,42 @@ func TestRedactedThinkingDecodes(t *testing.T) {
 	wantAt(t, b, first.Reasoning[0].Data, "messages", 1, "content", 0, "data")
 	wantAt(t, b, "tool_use", "messages", 1, "content", 1, "type")
 }
+
+// TestAzureDeploymentOfAReasoningModel replays Azure's recorded gpt-5-mini answers under a
+// deployment name exo cannot recognise: the first request asks for encrypted reasoning only
+// when the registration names an effort; without one, the answer's reasoning item tells exo
+// the model reasons, and the next request asks for it and carries the item back.
+func TestAzureDeploymentOfAReasoningModel(t *testing.T) {
+	c := cassette(t, "TestAzureResponsesWithSummaryThinking/azure-gpt-5-mini/thinking-streaming.yaml")
+	for _, effort := range []string{"", "low"} {
+		srv := providertest.NewReplyServer(c.Replies(0)...)
+		p := NewOpenAI(Config{APIKey: "k", BaseURL: srv.URL + "/openai/v1"})
+		req := Request{Model: "prod-reasoner", ReasoningEffort: effort, Messages: []Message{{Role: RoleUser, Text: "weather?"}},
+			Tools: []Tool{{Name: "weather", Schema: json.RawMessage(`{"type":"object","properties":{"location":{"type":"string"}}}`)}}}
+		resp, err := p.Stream(context.Background(), req, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(resp.Reasoning) == 0 || len(resp.ToolCalls) == 0 {
+			t.Fatalf("answer: %+v", resp)
+		}
+		req.Messages = append(req.Messages, Message{Role: RoleAssistant, Text: resp.Text, ToolCalls: resp.ToolCalls, Reasoning: resp.Reasoning},
+			Message{Role: RoleTool, ToolCallID: resp.ToolCalls[0].ID, Text: "40 C"})
+		if _, err := p.Stream(context.Background(), req, nil); err != nil {
+			t.Fatal(err)
+		}
+		reqs := srv.Requests()
+		srv.Close()
+		var b0, b1 map[string]any
+		_ = json.Unmarshal(reqs[0].Body, &b0)
+		_ = json.Unmarshal(reqs[1].Body, &b1)
+		if effort == "" {
+			wantAt(t, b0, nil, "include")
+		} else {
+			wantAt(t, b0, "reasoning.encrypted_content", "include", 0)
+			wantAt(t, b1, "reasoning", "input", 1, "type")
+			wantAt(t, b1, resp.Reasoning[0].Data, "input", 1, "encrypted_content")
+		}
+		wantAt(t, b1, "reasoning.encrypted_content", "include", 0)
+	}
+}
