@@ -9,7 +9,6 @@ import (
 	"hash"
 	"io"
 	"os"
-	"path/filepath"
 	"time"
 
 	"exo/internal/failpoint"
@@ -21,31 +20,6 @@ type Artifact struct {
 	Size    int64     `json:"size"`
 	Name    string    `json:"name,omitempty"`
 	Created time.Time `json:"created"`
-}
-
-// artifactDir is where blobs live, by the first two hex digits of their id.
-func (s *Store) artifactDir() string {
-	if s.blobDir != "" {
-		return s.blobDir
-	}
-	return filepath.Join(s.home, "artifacts")
-}
-
-// artifactTmpDir holds blobs being written.
-func (s *Store) artifactTmpDir() string { return filepath.Join(s.artifactDir(), "tmp") }
-
-// cleanArtifactTmp removes blobs left half-written by a process that died (the home lock
-// guarantees no other process is writing one now).
-func (s *Store) cleanArtifactTmp() {
-	left, _ := filepath.Glob(filepath.Join(s.artifactTmpDir(), "blob-*"))
-	for _, p := range left {
-		_ = os.Remove(p)
-	}
-}
-
-// artifactPath is the file of a blob.
-func (s *Store) artifactPath(id string) string {
-	return filepath.Join(s.artifactDir(), id[:2], id)
 }
 
 // ArtifactWriter streams a new artifact to disk while hashing it; memory use is constant.
@@ -61,7 +35,7 @@ type ArtifactWriter struct {
 
 // CreateArtifact starts writing a new artifact with a descriptive name.
 func (s *Store) CreateArtifact(name string) (*ArtifactWriter, error) {
-	f, err := os.CreateTemp(s.artifactTmpDir(), "blob-*")
+	f, err := s.blobs.Create()
 	if err != nil {
 		return nil, fmt.Errorf("create artifact %q: %w", name, err)
 	}
@@ -113,30 +87,10 @@ func (w *ArtifactWriter) Commit() (Artifact, error) {
 		return Artifact{}, fmt.Errorf("close artifact %q: %w", w.name, err)
 	}
 	a := Artifact{ID: hex.EncodeToString(w.h.Sum(nil)), Size: w.n, Name: w.name, Created: now()}
-	if err := w.s.placeBlob(tmp, a.ID); err != nil {
+	if err := w.s.blobs.Put(tmp, a.ID); err != nil {
 		return Artifact{}, err
 	}
 	return w.s.recordArtifact(a)
-}
-
-// placeBlob moves a finished temp file to its content address unless that blob exists.
-func (s *Store) placeBlob(tmp, id string) error {
-	dst := s.artifactPath(id)
-	if _, err := os.Stat(dst); err == nil {
-		return nil
-	}
-	dir := filepath.Dir(dst)
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return fmt.Errorf("create artifact dir %s: %w", dir, err)
-	}
-	if err := os.Rename(tmp, dst); err != nil {
-		return fmt.Errorf("store artifact %s: %w", id, err)
-	}
-	if d, err := os.Open(dir); err == nil {
-		_ = d.Sync()
-		d.Close()
-	}
-	return nil
 }
 
 // recordArtifact stores metadata for a blob, keeping the first record of identical content.
@@ -215,7 +169,7 @@ func (s *Store) OpenArtifact(ref string) (io.ReadCloser, Artifact, error) {
 	if err != nil {
 		return nil, a, err
 	}
-	f, err := os.Open(s.artifactPath(a.ID))
+	f, err := s.blobs.Open(a.ID)
 	if err != nil {
 		return nil, a, fmt.Errorf("open artifact %s: %w", a.ID, err)
 	}
@@ -245,3 +199,6 @@ func (s *Store) ArtifactStats() (count int, bytes int64, err error) {
 func hasPrefix(key []byte, p string) bool {
 	return len(key) >= len(p) && string(key[:len(p)]) == p
 }
+
+// Blobs returns where the store keeps artifact contents.
+func (s *Store) Blobs() Blobs { return s.blobs }

@@ -115,15 +115,19 @@ func openEtcdLocked(home string, cfg EtcdConfig) (*Store, error) {
 		eng.close()
 		return nil, fmt.Errorf("open %s: %w", where, err)
 	}
-	s := &Store{home: home, kv: eng, blobDir: cfg.BlobDir}
+	blobs := LocalBlobs(home)
+	if cfg.BlobDir != "" {
+		blobs = SharedFolderBlobs(cfg.BlobDir, cfg.Node)
+	}
+	s := &Store{home: home, kv: eng, blobs: blobs}
 	s.loadDamage()
 	if err := s.initSchema(); err != nil {
 		eng.close()
 		return nil, fmt.Errorf("open %s: %w", where, err)
 	}
-	if err := os.MkdirAll(s.artifactTmpDir(), 0o700); err != nil {
+	if err := blobs.prepare(); err != nil {
 		eng.close()
-		return nil, fmt.Errorf("create artifact dir: %w", err)
+		return nil, err
 	}
 	if err := s.View(func(tx *Tx) error { return tx.checkHeads() }); err != nil {
 		s.markDamaged(err)

@@ -21,8 +21,8 @@ type Store struct {
 	// db is the bbolt file (nil on another engine), for the checks only a local file has.
 	db   *bolt.DB
 	lock *homeLock
-	// blobDir is where artifacts are kept (empty: EXO_HOME/artifacts).
-	blobDir string
+	// blobs keeps artifact contents.
+	blobs Blobs
 	// branches caches immutable branch metadata by id.
 	branches sync.Map
 	// damage is why writes are refused (nil while the store is sound).
@@ -88,18 +88,18 @@ func openLocked(home string, opts Options) (*Store, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Store{home: home, db: db, kv: newBoltEngine(db)}
+	blobs := LocalBlobs(home)
+	s := &Store{home: home, db: db, kv: newBoltEngine(db), blobs: blobs}
 	s.rememberFile()
 	s.loadDamage()
 	if err := s.initSchema(); err != nil {
 		db.Close()
 		return nil, err
 	}
-	if err := os.MkdirAll(s.artifactTmpDir(), 0o700); err != nil {
+	if err := blobs.prepare(); err != nil {
 		db.Close()
-		return nil, fmt.Errorf("create artifact dir: %w", err)
+		return nil, err
 	}
-	s.cleanArtifactTmp()
 	if err := s.View(func(tx *Tx) error { return tx.checkHeads() }); err != nil {
 		s.markDamaged(err)
 	}

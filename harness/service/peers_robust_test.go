@@ -146,3 +146,36 @@ func TestBadPeerRecordsSkipped(t *testing.T) {
 		}
 	}
 }
+
+// TestLocalBlobsWarning: a daemon on an etcd store whose artifacts stay in EXO_HOME warns at
+// start that other machines cannot read them; with a shared blob folder it does not.
+func TestLocalBlobsWarning(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts an etcd server")
+	}
+	t.Parallel()
+	c := etcdtest.Start(t, 1, etcdtest.Options{})
+	_, local := daemonOn(t, c.Endpoints, "alpha")
+	if w := strings.Join(local.Warnings(), "\n"); !strings.Contains(w, "other machines cannot read them") || !strings.Contains(w, "blobs=") {
+		t.Fatalf("warnings with local blobs: %q", w)
+	}
+	url := fmt.Sprintf("etcd://%s/team?node=beta&blobs=%s", strings.Join(c.Endpoints, ","), t.TempDir())
+	h, err := harness.Open(t.TempDir(), harness.Options{NoSync: true, Store: url})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := New(h, Options{})
+	defer func() { s.Close(); h.Close() }()
+	if w := s.Warnings(); len(w) != 0 {
+		t.Fatalf("warnings with a shared blob folder: %q", w)
+	}
+	if w := func() []string {
+		hb, _ := harness.Open(t.TempDir(), harness.Options{NoSync: true})
+		defer hb.Close()
+		sb := New(hb, Options{})
+		defer sb.Close()
+		return sb.Warnings()
+	}(); len(w) != 0 {
+		t.Fatalf("warnings on a local store: %q", w)
+	}
+}

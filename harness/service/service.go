@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"slices"
 	"sync"
 	"time"
 
@@ -205,6 +206,15 @@ func (nopCloser) Close() error { return nil }
 // since is a duration in whole milliseconds since t.
 func since(t time.Time) int64 { return time.Since(t).Milliseconds() }
 
-// Warnings are problems that turned a plugin off without stopping the harness (a bad OTEL_*
-// value): the daemon logs them.
-func (s *Service) Warnings() []string { return s.plugins.Warnings }
+// Warnings are problems the daemon logs when it starts: a plugin turned off without stopping
+// the harness (a bad OTEL_* value), or a store shared through etcd whose artifacts only this
+// machine can read.
+func (s *Service) Warnings() []string {
+	out := slices.Clone(s.plugins.Warnings)
+	st := s.h.Store()
+	if st.Node() != "" && !st.Blobs().Shared() {
+		out = append(out, "the store is shared through etcd but artifacts are kept in "+st.Blobs().Where()+
+			": other machines cannot read them (their daemons show the metadata only); set blobs=/a/folder/every/machine/mounts in the store URL")
+	}
+	return out
+}
