@@ -2,9 +2,9 @@ package store
 
 import (
 	"bytes"
+	"context"
 	"crypto/rand"
 	"encoding/base64"
-	"context"
 	"errors"
 	"fmt"
 	"strings"
