@@ -259,7 +259,7 @@ func (m *Model) onEvent(e harness.Event) tea.Cmd {
 		m.overlay = views.NewApproval(m.common, views.ApprovalRequest{ID: p.CallID, Tool: p.Tool, Args: string(p.Args), Reason: "this tool's policy is ask"})
 		m.approvalID = p.CallID
 		m.resize()
-		return m.notify(fmt.Sprintf("%s waits for your approval: %s %s", m.sessionName(m.current()), p.Tool, p.Summary))
+		return m.notify(fmt.Sprintf("%s waits for your approval: %s %s", m.sessionName(m.current()), views.ToolLabel(p.Tool), p.Summary))
 	case *harness.ApprovalResolved:
 		if m.approvalID == p.CallID && m.overlay != nil {
 			m.overlay, m.approvalID = nil, ""

@@ -56,7 +56,7 @@ func (t *timelineSource) load(b int) []views.TimelineRow {
 	}
 	rows := make([]views.TimelineRow, len(evs))
 	for i, e := range evs {
-		rows[i] = views.TimelineRow{Seq: e.Seq, Time: e.Time, Actor: e.Actor, Type: e.Type, Summary: harness.Summary(e),
+		rows[i] = views.TimelineRow{Seq: e.Seq, Time: e.Time, Actor: e.Actor, Type: e.Type, Summary: views.LabelLeadingTool(harness.Summary(e)),
 			Branch: e.Branch, IsBranchPoint: t.points[e.Seq] > 0, Abandoned: t.abandoned}
 	}
 	return rows

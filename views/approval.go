@@ -101,7 +101,7 @@ func (a *Approval) View() string {
 	st := a.styles()
 	w := min(a.width, 72)
 	tw := max(w-6, 10)
-	body := []string{st.Conv.ToolName.Render("▣ " + plain(a.req.Tool))}
+	body := []string{st.Conv.ToolName.Render("▣ " + plain(ToolLabel(a.req.Tool)))}
 	args := wrapStyled(st.Text.Normal, a.req.Args, tw)
 	if lim := max(a.height-9, 1); len(args) > lim {
 		args = append(args[:lim], st.Text.Muted.Render("…"))

@@ -25,7 +25,7 @@ func (c *Conversation) copyBlock() (CopyRequest, bool) {
 		if it.Diff != "" {
 			text += "\n" + it.Diff
 		}
-		return CopyRequest{Text: text, What: "the " + it.Tool + " block"}, true
+		return CopyRequest{Text: text, What: "the " + ToolLabel(it.Tool) + " block"}, true
 	}
 	for i := len(c.entries) - 1; i >= 0; i-- {
 		if it := c.entries[i].item; it.Kind == KindAssistant && it.Text != "" {

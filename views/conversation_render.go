@@ -109,9 +109,9 @@ func (c *Conversation) renderTool(e *convEntry, w int) []string {
 func (c *Conversation) toolHeader(it ConvItem, w int, selected bool) string {
 	st := c.styles()
 	status := c.toolStatus(it)
-	name := st.Conv.ToolName.Render("▣ " + plain(it.Tool))
+	name := st.Conv.ToolName.Render("▣ " + plain(ToolLabel(it.Tool)))
 	if selected {
-		name = st.Conv.ToolSelected.Render("▸ " + plain(it.Tool))
+		name = st.Conv.ToolSelected.Render("▸ " + plain(ToolLabel(it.Tool)))
 	}
 	room := w - widthOf(name) - widthOf(status) - 2
 	args := ""

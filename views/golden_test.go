@@ -125,6 +125,24 @@ var goldenPanes = map[string]func(c *Common, W int) interface{ View() string }{
 		s.SetHints(NewTimeline(c).ShortHelp())
 		return s
 	},
+	"conversation-mcp": func(c *Common, _ int) interface{ View() string } {
+		p := NewConversation(c)
+		p.SetItems(mcpConversation())
+		p.Focus()
+		return sizer{p}
+	},
+	"approval-mcp": func(c *Common, _ int) interface{ View() string } {
+		return sizer{NewApproval(c, ApprovalRequest{ID: "a2", Tool: "mcp__fs__write_file", Args: `{"path":"notes/plan.md","content":"# Plan\n"}`, Reason: "this tool's policy is ask"})}
+	},
+	"status-mcp": func(c *Common, W int) interface{ View() string } {
+		s := NewStatusBar(c)
+		s.SetWidth(W)
+		info := sampleStatus()
+		info.MCP, info.MCPErr = "mcp 1/2 (web untrusted: exo trust)", true
+		s.SetInfo(info)
+		s.SetHints(NewTimeline(c).ShortHelp())
+		return s
+	},
 	"approval": func(c *Common, _ int) interface{ View() string } {
 		return sizer{NewApproval(c, ApprovalRequest{ID: "a1", Tool: "bash", Args: "rm -rf ./build && make release VERSION=1.2.3", Reason: "bash is not in the always-allowed list"})}
 	},
@@ -153,6 +171,12 @@ var goldenPanes = map[string]func(c *Common, W int) interface{ View() string }{
 		s.Focus()
 		return sizer{s}
 	},
+}
+
+// overlayPane reports whether a golden pane is a modal that is not sized to the whole area.
+func overlayPane(name string) bool {
+	base, _, _ := strings.Cut(name, "-")
+	return base == "approval" || base == "confirm" || base == "help"
 }
 
 // popupView shows the input's completion popup.
@@ -192,6 +216,19 @@ func remoteSiblings() []SiblingRow {
 	}
 }
 
+// mcpConversation is a turn that used MCP servers' tools: shown with their server.
+func mcpConversation() []ConvItem {
+	return []ConvItem{
+		{Kind: KindUser, Text: "Summarise the open issues into notes/plan.md."},
+		{Kind: KindTool, Tool: "mcp__github__list_issues", ArgsSummary: `{"state":"open"}`, Status: ToolOK, Duration: 820 * time.Millisecond,
+			Output: "#12 flaky test in store\n#15 timeline jumps on resize\n"},
+		{Kind: KindTool, Tool: "mcp__fs__write_file", ArgsSummary: "notes/plan.md", Status: ToolFailed, ExitCode: 1, Duration: 40 * time.Millisecond,
+			Output: "refused before calling MCP server fs: path \"notes/plan.md\": notes/plan.md is outside the session's scope\n"},
+		{Kind: KindNotice, Text: "mcp fs crashed: the server exited between calls; it will be started again on the next call"},
+		{Kind: KindTool, Tool: "mcp__fs__write_file", ArgsSummary: "src/plan.md", Status: ToolRunning},
+	}
+}
+
 func sampleStatus() StatusInfo {
 	return StatusInfo{Session: "health-check", Model: "scripted-demo", Scripted: true, ContextPct: 37, TokensIn: 48200, TokensOut: 3100,
 		Cost: 0.42, TTFT: 420 * time.Millisecond, Network: false, Confined: true}
@@ -210,7 +247,7 @@ func TestGolden(t *testing.T) {
 						s.SetSize(w, h)
 					}
 					view := p.View()
-					if _, ok := p.(sizer); ok && name != "approval" && name != "confirm" && name != "help" {
+					if _, ok := p.(sizer); ok && !overlayPane(name) {
 						checkSize(t, view, w, h)
 					}
 					checkMaxWidth(t, view, w, h)

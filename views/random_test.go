@@ -39,7 +39,7 @@ func TestRandomKeysKeepPanesSane(t *testing.T) {
 			}
 			p.Update(msg)
 			view := p.View()
-			if name == "approval" || name == "confirm" || name == "help" {
+			if overlayPane(name) {
 				checkMaxWidth(t, view, w, h)
 				continue
 			}

@@ -125,11 +125,11 @@ func (s *StatusBar) segments() []segment {
 		{s.on(st.Key).Render("tok ") + s.on(st.Value).Render(compact(i.TokensIn)+"↑ "+compact(i.TokensOut)+"↓"), 50},
 		{s.cost(), 60}, {s.policy(), 70}}
 	if i.MCP != "" {
-		style := st.OK
+		style, prio := st.OK, 45
 		if i.MCPErr {
-			style = st.Warn
+			style, prio = st.Warn, 65 // a failing or untrusted server outranks token and cost figures
 		}
-		segs = append(segs, segment{s.on(style).Render(oneLine(plain(i.MCP))), 45})
+		segs = append(segs, segment{s.on(style).Render(oneLine(plain(i.MCP))), prio})
 	}
 	if i.TTFT > 0 {
 		segs = append(segs, segment{s.on(st.Key).Render("ttft ") + s.on(st.Value).Render(fmtDuration(i.TTFT)), 40})
