@@ -26,6 +26,9 @@ type Notice struct {
 	// Clients, when set, is how many clients watch each session (published by the daemon when
 	// it changes; Session is empty).
 	Clients map[string]int
+	// Progress, when set, is long work going on in the session (its first snapshot of a big
+	// workspace), reported once it has taken more than half a second.
+	Progress *Progress
 }
 
 // maxQueuedBytes is how much streamed text, output and events a subscriber may fall behind

@@ -104,6 +104,7 @@ func (h *Harness) newRuntime(s *Session) (*Runtime, error) {
 		sh.Close()
 		return nil, fmt.Errorf("snapshots of %s: %w", s.Name, err)
 	}
+	snaps.OnProgress(h.progressReporter(s.ID))
 	tasks, err := sandbox.NewTaskManager(cfg, h.Capabilities(), func(ti sandbox.TaskInfo) { h.taskDone(s.ID, ti) })
 	if err != nil {
 		sh.Close()

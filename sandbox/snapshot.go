@@ -70,7 +70,9 @@ type Snapshotter struct {
 	git  gitRunner
 	opts SnapshotOptions
 	mu   sync.Mutex
-	n    int
+	// progress, when set, is told how each snapshot advances (OnProgress).
+	progress ProgressFunc
+	n        int
 	// headCommit and headTree cache the snapshot ref when headKnown.
 	headCommit, headTree string
 	headKnown            bool

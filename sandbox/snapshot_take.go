@@ -20,7 +20,9 @@ func (s *Snapshotter) Snapshot() (Snapshot, error) {
 }
 
 // snapshot is Snapshot without the lock, with a commit message.
-func (s *Snapshotter) snapshot(msg string) (Snapshot, error) {
+func (s *Snapshotter) snapshot(msg string) (snap Snapshot, err error) {
+	s.report(0, -1)
+	defer func() { s.finished(len(snap.Changed)) }()
 	st, err := s.stage()
 	if err != nil { // a damaged index (it is a cache) is rebuilt from the last snapshot once.
 		if rerr := s.resetIndex(); rerr != nil {
@@ -38,8 +40,7 @@ func (s *Snapshotter) snapshot(msg string) (Snapshot, error) {
 	if st.exact {
 		known = st.changes
 	}
-	snap, err := s.commit(tree, msg, known)
-	if err != nil {
+	if snap, err = s.commit(tree, msg, known); err != nil {
 		return Snapshot{}, fmt.Errorf("snapshot %s: %w", s.git.workTree, err)
 	}
 	snap.Skipped = st.skipped
@@ -120,7 +121,7 @@ func (s *Snapshotter) stage() (staged, error) {
 	}
 	st.settle()
 	if paths.Len() > 0 {
-		if _, err := s.git.run(&paths, "update-index", "--add", "--remove", "--replace", "-z", "--stdin"); err != nil {
+		if err := s.updateIndex(&paths, len(stagedPaths)); err != nil {
 			return staged{}, err
 		}
 		if err := s.verifyStaged(stagedPaths); err != nil {

@@ -32,7 +32,9 @@ func execCmd(e *env) *cobra.Command {
 				}
 				ctx, stop := signalContext()
 				defer stop()
+				stopProgress := e.watchProgress(c, s)
 				res, err := c.Exec(ctx, api.ExecRequest{Session: s.ID, Command: command, Timeout: secs(timeout)}, e.stdout)
+				stopProgress()
 				if err != nil && ctx.Err() != nil {
 					return failf(ExitInterrupted, "interrupted")
 				}

@@ -239,6 +239,10 @@ func (e *env) follow(w *api.Watcher, started api.TurnStarted) (harness.TurnResul
 			out.Flush()
 			fmt.Fprintf(e.stderr, "\nexo: this terminal fell too far behind the stream and missed part of it; the whole answer is in the log: exo log %s\n", started.Session)
 		}
+		if n.Progress != nil {
+			out.Flush()
+			e.printProgress(n.Progress)
+		}
 		if n.Delta != "" {
 			io.WriteString(out, n.Delta)
 			midLine = !strings.HasSuffix(n.Delta, "\n")

@@ -39,6 +39,11 @@ type (
 		Type    string `json:"type"` // lagged
 		Message string `json:"message"`
 	}
+	// streamProgress is long work going on (the first snapshot of a big workspace).
+	streamProgress struct {
+		Type string `json:"type"` // progress
+		*harness.Progress
+	}
 	// streamResult is the turn's outcome.
 	streamResult struct {
 		Type string `json:"type"` // result
@@ -60,6 +65,9 @@ func (e *env) followStream(w *api.Watcher, started api.TurnStarted) (harness.Tur
 			warned = true
 			writeJSONLine(e.stdout, streamNotice{Type: "lagged", Message: fmt.Sprintf(
 				"this reader fell too far behind and missed part of the stream; every event is in the log: exo log %s --json", started.Session)})
+		}
+		if p := n.Progress; p != nil {
+			writeJSONLine(e.stdout, streamProgress{Type: "progress", Progress: p})
 		}
 		if n.Reasoning != "" {
 			writeJSONLine(e.stdout, streamDelta{Type: "reasoning_delta", Text: n.Reasoning})

@@ -49,6 +49,8 @@ type frame struct {
 	HasClients bool `json:"has_clients,omitempty"`
 	// Peer names the daemon that runs Session elsewhere on a shared store.
 	Peer string `json:"peer,omitempty"`
+	// Progress is long work going on in Session.
+	Progress *harness.Progress `json:"progress,omitempty"`
 
 	// Result ends an exec stream; Error ends any stream that failed.
 	Result *api.ExecResult   `json:"result,omitempty"`
@@ -60,12 +62,12 @@ type frame struct {
 // noticeFrame encodes a notice.
 func noticeFrame(n harness.Notice) frame {
 	return frame{Session: n.Session, Events: n.Events, Delta: n.Delta, Reasoning: n.Reasoning, Output: string(n.Output), Lagged: n.Lagged,
-		Turn: n.Turn, Clients: n.Clients, HasClients: n.Clients != nil, Peer: n.Peer}
+		Turn: n.Turn, Clients: n.Clients, HasClients: n.Clients != nil, Peer: n.Peer, Progress: n.Progress}
 }
 
 // notice decodes a frame's notice.
 func (f frame) notice() harness.Notice {
-	n := harness.Notice{Session: f.Session, Events: f.Events, Delta: f.Delta, Reasoning: f.Reasoning, Lagged: f.Lagged, Turn: f.Turn, Peer: f.Peer}
+	n := harness.Notice{Session: f.Session, Events: f.Events, Delta: f.Delta, Reasoning: f.Reasoning, Lagged: f.Lagged, Turn: f.Turn, Peer: f.Peer, Progress: f.Progress}
 	if f.Output != "" {
 		n.Output = []byte(f.Output)
 	}

@@ -1,0 +1,66 @@
+package harness
+
+import (
+	"os"
+	"sync"
+	"time"
+
+	"exo/sandbox"
+)
+
+// Progress is long work going on in a session, as clients show it: a snapshot staging Done of
+// Total files (Total -1 while the workspace is scanned). Finished ends it.
+type Progress struct {
+	Task     string `json:"task"`
+	Done     int    `json:"done"`
+	Total    int    `json:"total"`
+	Finished bool   `json:"finished,omitempty"`
+}
+
+// progressQuiet is how long a snapshot runs before its progress is published: quick ones stay
+// silent. EXO_PROGRESS_AFTER (a Go duration) changes it, for tests.
+var progressQuiet = sync.OnceValue(func() time.Duration {
+	if d, err := time.ParseDuration(os.Getenv("EXO_PROGRESS_AFTER")); err == nil && d >= 0 {
+		return d
+	}
+	return 500 * time.Millisecond
+})
+
+// progressReporter publishes a session's snapshot progress once a snapshot has run for
+// progressQuiet (a timer covers a long scan that reports nothing), and its end when anything
+// was published.
+func (h *Harness) progressReporter(sessionID string) sandbox.ProgressFunc {
+	var mu sync.Mutex
+	var start time.Time
+	var shown bool
+	var timer *time.Timer
+	publish := func(p sandbox.Progress) {
+		shown = true
+		h.Publish(Notice{Session: sessionID, Progress: &Progress{Task: "snapshot", Done: p.Done, Total: p.Total, Finished: p.Finished}})
+	}
+	return func(p sandbox.Progress) {
+		mu.Lock()
+		defer mu.Unlock()
+		switch {
+		case p.Finished:
+			if timer != nil {
+				timer.Stop()
+			}
+			if shown {
+				publish(p)
+			}
+			shown, start = false, time.Time{}
+		case p.Total < 0:
+			start, shown = time.Now(), false
+			timer = time.AfterFunc(progressQuiet(), func() {
+				mu.Lock()
+				defer mu.Unlock()
+				if !shown && !start.IsZero() {
+					publish(sandbox.Progress{Total: -1})
+				}
+			})
+		case time.Since(start) >= progressQuiet():
+			publish(p)
+		}
+	}
+}
