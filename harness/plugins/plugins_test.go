@@ -95,8 +95,10 @@ func TestCustomCommandAndSkillsThroughTheModel(t *testing.T) {
 	if !strings.Contains(string(reqs[3].Body), "no file ../../../../../../etc/hostname in the skill") {
 		t.Errorf("a path out of the skill's folder was not refused: %s", reqs[3].Body)
 	}
-	if !strings.Contains(string(reqs[4].Body), "escape/hostname is outside the skill") {
-		t.Errorf("a symlink out of the skill's folder was followed")
+	host, _ := os.ReadFile("/etc/hostname")
+	if !strings.Contains(string(reqs[4].Body), "escape/hostname goes through a symbolic link") ||
+		(len(strings.TrimSpace(string(host))) > 3 && strings.Contains(string(reqs[4].Body), strings.TrimSpace(string(host)))) {
+		t.Errorf("a symlink out of the skill's folder was followed: %s", reqs[4].Body)
 	}
 	evs, _ := h.Events(s.ID, 0, 0)
 	for _, e := range evs {

@@ -125,7 +125,7 @@ func TestTwoDaemonsSeeEachOther(t *testing.T) {
 	if _, err := sb.TakeOver(ctx, s2.ID); !errors.Is(err, harness.ErrOrphaned) {
 		t.Fatalf("take over an orphan: %v", err)
 	}
-	if se, err := sb.TakeOver(ctx, s1.ID[:8]); err != nil || se.ID != s1.ID || se.Node != "" {
+	if se, err := sb.TakeOver(ctx, s1.ID[:12]); err != nil || se.ID != s1.ID || se.Node != "" {
 		t.Fatalf("take over: %+v %v", se, err)
 	}
 	if _, err := sb.TakeOver(ctx, s1.ID); !errors.Is(err, harness.ErrNoSession) {
