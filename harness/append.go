@@ -111,11 +111,21 @@ func (h *Harness) committed(sessionID, branch string, evs []store.Event) {
 	h.broker.publish(Notice{Session: sessionID, Events: evs})
 }
 
-// putCheckpoint stores a Session projection checkpoint. One that cannot be stored costs
-// replay when the branch is next opened, so it fails nothing, but it is logged.
+// putCheckpoint stores a Session projection checkpoint, then prunes the branch's older ones
+// that retention does not keep (the newest few and a thinning ladder of older ones: see
+// store.PruneCheckpoints). One that cannot be stored, or a prune that fails, costs replay or
+// space, so it fails nothing, but it is logged.
 func (h *Harness) putCheckpoint(branch string, at uint64, blob []byte) {
 	if err := h.st.PutCheckpoint(sessionProjection, branch, at, blob); err != nil {
 		h.log().Warn("checkpoint not stored: opening the session replays from an earlier one",
 			"branch", branch, "seq", at, "bytes", len(blob), "error", err)
+		return
+	}
+	if h.keepCheckpoints {
+		return
+	}
+	if _, err := h.st.PruneCheckpoints(sessionProjection, branch); err != nil {
+		h.log().Warn("older checkpoints not pruned: they keep taking space until the next checkpoint prunes them",
+			"branch", branch, "seq", at, "error", err)
 	}
 }

@@ -26,6 +26,8 @@ type Harness struct {
 	sec      secretState
 	snapHook SnapshotHook
 	recovery RecoveryReport
+	// keepCheckpoints turns checkpoint pruning off (benchmarks measuring what it saves).
+	keepCheckpoints bool
 }
 
 // Options tunes a Harness.

@@ -77,25 +77,7 @@ func (s *Store) putChunked(projection, branch string, seq uint64, blob []byte, s
 }
 
 // dropChunks removes the parts of a checkpoint whose write failed, best effort.
-func (s *Store) dropChunks(path []string) {
-	_ = s.Update(func(tx *Tx) error {
-		b, ok, err := tx.tx.bucket(path...)
-		if err != nil || !ok {
-			return err
-		}
-		var keys [][]byte
-		err = b.scan(nil, func(k, _ []byte) (bool, error) {
-			keys = append(keys, append([]byte(nil), k...))
-			return len(keys) < etcdPage, nil
-		})
-		for _, k := range keys {
-			if err := b.del(k); err != nil {
-				return err
-			}
-		}
-		return err
-	})
-}
+func (s *Store) dropChunks(path []string) { _ = s.dropParts(path) }
 
 // unchunk returns the checkpoint a stored value stands for: the value itself, or the parts
 // its manifest names, put together and checked against the manifest's size and digest. ok is

@@ -67,6 +67,7 @@ func TestConformance(t *testing.T) {
 		{"ForkRewind", confForkRewind},
 		{"Verify", confVerify},
 		{"Checkpoints", confCheckpoints},
+		{"CheckpointRetention", confCheckpointRetention},
 		{"RecordsArtifacts", confRecordsArtifacts},
 		{"CrashAtomic", confCrashAtomic},
 		{"TamperChanged", confTamperChanged},

@@ -19,6 +19,9 @@ type kvBucket interface {
 	// scan calls fn for every key >= from (all keys when from is nil), in key order, until fn
 	// returns false or an error.
 	scan(from []byte, fn func(k, v []byte) (bool, error)) error
+	// keys is scan without the values (an engine that would send them over the network
+	// does not).
+	keys(from []byte, fn func(k []byte) (bool, error)) error
 	// put stores val under key.
 	put(key, val []byte) error
 	// create stores val under a key that must not exist yet (events are never overwritten):

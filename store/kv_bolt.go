@@ -148,6 +148,10 @@ func (b boltBucket) scan(from []byte, fn func(k, v []byte) (bool, error)) error 
 	return nil
 }
 
+func (b boltBucket) keys(from []byte, fn func(k []byte) (bool, error)) error {
+	return b.scan(from, func(k, _ []byte) (bool, error) { return fn(k) })
+}
+
 func (b boltBucket) put(key, val []byte) error { return b.b.Put(key, val) }
 
 func (b boltBucket) create(key, val []byte) error {

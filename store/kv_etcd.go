@@ -204,10 +204,10 @@ func (t *etcdTx) get(key string) ([]byte, error) {
 }
 
 // rangeReq runs one range request at the transaction's revision, fixing it on the first read.
-func (t *etcdTx) rangeReq(key, end string, limit int64, descend bool) (*clientv3.GetResponse, error) {
+func (t *etcdTx) rangeReq(key, end string, limit int64, descend bool, extra ...clientv3.OpOption) (*clientv3.GetResponse, error) {
 	ctx, cancel := t.e.ctx()
 	defer cancel()
-	var opts []clientv3.OpOption // linearizable: a daemon sees every write acknowledged before
+	opts := append([]clientv3.OpOption(nil), extra...) // linearizable: a daemon sees every write acknowledged before
 	if end != "" {
 		opts = append(opts, clientv3.WithRange(end))
 	}
@@ -548,6 +548,16 @@ func (b etcdBucket) below(end string) ([]byte, []byte, error) {
 
 // scan pages through the bucket from key from, merging the transaction's own writes.
 func (b etcdBucket) scan(from []byte, fn func(k, v []byte) (bool, error)) error {
+	return b.scanWith(from, nil, fn)
+}
+
+// keys is scan without the values: the cluster sends only the keys.
+func (b etcdBucket) keys(from []byte, fn func(k []byte) (bool, error)) error {
+	return b.scanWith(from, []clientv3.OpOption{clientv3.WithKeysOnly()}, func(k, _ []byte) (bool, error) { return fn(k) })
+}
+
+// scanWith is scan with extra options on its range requests.
+func (b etcdBucket) scanWith(from []byte, extra []clientv3.OpOption, fn func(k, v []byte) (bool, error)) error {
 	start := b.pfx
 	if from != nil {
 		start = b.etcdKey(from)
@@ -569,7 +579,7 @@ func (b etcdBucket) scan(from []byte, fn func(k, v []byte) (bool, error)) error 
 		return fn(b.storeKey(k), v)
 	}
 	for lower := start; ; {
-		resp, err := b.t.rangeReq(lower, b.end(), etcdPage, false)
+		resp, err := b.t.rangeReq(lower, b.end(), etcdPage, false, extra...)
 		if err != nil {
 			return err
 		}
