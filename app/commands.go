@@ -198,7 +198,7 @@ func (m *Model) execCmd(command string) tea.Cmd {
 	id, c := m.current(), m.c
 	ctx, cancel := context.WithCancel(bg)
 	m.execCancel = cancel
-	m.sandboxOf(id).SetStatus(views.SandboxStatus{Command: command, Running: true})
+	m.sandboxOf(id).SetStatus(views.SandboxStatus{Command: command, Running: true, Started: time.Now()})
 	return func() tea.Msg {
 		defer cancel()
 		res, err := c.Exec(ctx, api.ExecRequest{Session: id, Command: command}, nil)

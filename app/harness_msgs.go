@@ -45,7 +45,11 @@ func (m *Model) onHarness(msg tea.Msg) (tea.Cmd, bool) {
 		return nil, true
 	case execDoneMsg:
 		m.execCancel = nil
-		m.sandboxOf(msg.session).SetStatus(views.SandboxStatus{Command: msg.command, ExitCode: msg.exit})
+		sb := m.sandboxOf(msg.session)
+		if st := sb.Status(); st.Running && st.Command == msg.command {
+			// The harness's tool.completed may follow with its own measure.
+			sb.SetStatus(views.SandboxStatus{Command: msg.command, ExitCode: msg.exit, Duration: time.Since(st.Started)})
+		}
 		if msg.err != nil {
 			return m.say(msg.err.Error(), true), true
 		}
@@ -268,7 +272,7 @@ func (m *Model) onEvent(e harness.Event) tea.Cmd {
 		}
 	case *harness.ToolStarted:
 		if p.Tool == "bash" {
-			m.sandbox.SetStatus(views.SandboxStatus{Command: p.Summary, Running: true})
+			m.sandbox.SetStatus(views.SandboxStatus{Command: p.Summary, Running: true, Started: time.Now()})
 		}
 	case *harness.ToolCompleted:
 		if p.Tool == "bash" && p.ExitCode != nil {

@@ -22,6 +22,9 @@ type SandboxStatus struct {
 	Running  bool          // Running is true while it runs.
 	ExitCode int           // ExitCode is the exit status once finished.
 	Duration time.Duration // Duration is the time it has run (supplied by the app).
+	// Started is when a running command began; while it runs, each spinner
+	// tick sets Duration from it, so the header counts up.
+	Started time.Time
 }
 
 // SandboxOutputMsg carries new output of the running command (already
@@ -108,6 +111,9 @@ func (s *Sandbox) Update(msg tea.Msg) (Pane, tea.Cmd) {
 		s.Write(msg.Text)
 	case SpinnerTickMsg:
 		s.frame++
+		if s.status.Running && !s.status.Started.IsZero() {
+			s.status.Duration = time.Since(s.status.Started)
+		}
 	case tea.MouseWheelMsg:
 		if msg.Button == tea.MouseWheelUp {
 			s.scroll(3)

@@ -1,0 +1,47 @@
+package app
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
+
+	"exo/views"
+)
+
+// sandboxHeader returns the sandbox pane's header line ("$ command … state") on screen.
+func sandboxHeader(m *Model) string {
+	for _, l := range strings.Split(ansi.Strip(m.render()), "\n") {
+		if i := strings.Index(l, "$ "); i >= 0 {
+			return strings.TrimRight(l[i:], "│ ")
+		}
+	}
+	return ""
+}
+
+// TestSandboxHeaderCountsWhileRunning: a `!` command's header counts up while it runs (it said
+// "running 0ms" until the end), and keeps the time it took when the command's end arrives before
+// the harness's tool.completed.
+func TestSandboxHeaderCountsWhileRunning(t *testing.T) {
+	m := newTestModel(t)
+	m.Update(tea.WindowSizeMsg{Width: 160, Height: 48})
+	m.execCmd("sleep 30") // the command itself is not run: only what the app shows
+	if h := sandboxHeader(m); !strings.Contains(h, "sleep 30") || !strings.Contains(h, "running") {
+		t.Fatalf("header while running: %q", h)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for strings.Contains(sandboxHeader(m), "running 0ms") {
+		if time.Now().After(deadline) {
+			t.Fatalf("the header still says %q after 10 s of ticks", sandboxHeader(m))
+		}
+		time.Sleep(5 * time.Millisecond)
+		m.Update(views.SpinnerTickMsg{})
+	}
+	m.Update(execDoneMsg{session: m.current(), command: "sleep 30", exit: 0})
+	h := sandboxHeader(m)
+	if !strings.Contains(h, "exit 0") || strings.HasSuffix(h, "· 0ms") {
+		t.Fatalf("header after the end: %q", h)
+	}
+}
