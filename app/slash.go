@@ -1,6 +1,7 @@
 package app
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
 
@@ -59,7 +60,11 @@ func parseSeq(s string) (uint64, error) {
 	if s == "" {
 		return 0, nil
 	}
-	return strconv.ParseUint(s, 10, 64)
+	n, err := strconv.ParseUint(s, 10, 64)
+	if err != nil {
+		return 0, fmt.Errorf("%q is not an event number (see the timeline)", s)
+	}
+	return n, nil
 }
 
 // scopeCmd shows the session's scope, or sets it from globs ("!glob" denies).

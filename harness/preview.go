@@ -1,15 +1,24 @@
 package harness
 
 import (
+	"fmt"
 	"sort"
 )
 
 // RewindPreview says what rewinding a session to seq would undo: how many events leave the live
-// history and which workspace files would change back.
+// history and which workspace files would change back. A seq past the head is refused as
+// Rewind refuses it, so nobody is asked to confirm a rewind that cannot happen.
 func (h *Harness) RewindPreview(sessionID string, seq uint64) (events int, files []string, err error) {
 	s, err := h.Session(sessionID)
 	if err != nil {
 		return 0, nil, err
+	}
+	head, _, err := h.st.Head(s.Branch)
+	if err != nil {
+		return 0, nil, err
+	}
+	if seq > head {
+		return 0, nil, fmt.Errorf("rewind %s: seq %d is past the head (%d): %w", s.Name, seq, head, ErrBadSeq)
 	}
 	evs, err := h.st.ReadRange(s.Branch, seq+1, 0)
 	if err != nil {
