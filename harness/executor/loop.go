@@ -194,8 +194,8 @@ func (t *turn) run(ctx context.Context) error {
 			}
 			return nil
 		}
-		if err := t.runTools(ctx, resp.ToolCalls); err != nil || t.res.StopReason == stopByHook {
-			return err
+		if err := t.runTools(ctx, resp.ToolCalls); err != nil || t.res.StopReason == stopByHook || t.res.Cancelled {
+			return err // runTools has recorded how the turn ended
 		}
 	}
 	t.res.StepLimit = true
