@@ -154,6 +154,10 @@ func (m *Model) onLoaded(msg sessionLoadedMsg) tea.Cmd {
 	if m.noModel {
 		return tea.Batch(watch, m.say("no model registered: type /model demo for the offline scripted demo, or exo model register NAME --provider …", true))
 	}
+	if w := m.opts.Warning; w != "" {
+		m.opts.Warning = "" // once
+		return tea.Batch(watch, m.say(w, true))
+	}
 	return watch
 }
 

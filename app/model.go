@@ -54,6 +54,9 @@ type Options struct {
 	// AllowUnconfined lets agents that act themselves (acp:…) run even where their process
 	// cannot be fully confined: the user's explicit consent.
 	AllowUnconfined bool
+	// Warning is shown in the status bar once the first session is on screen (exo's home inside
+	// the workspace).
+	Warning string
 }
 
 // Model is the root Bubble Tea model: layout, focus, routing and harness work in commands.

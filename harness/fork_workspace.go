@@ -85,7 +85,7 @@ func (h *Harness) cloneWorkspace(src *Session, dst, jid string) (string, error) 
 	kind := ""
 	if err == nil {
 		kind, err = sandbox.CloneWorkspace(src.Workspace, dst, sandbox.CloneOptions{
-			Caps: h.Capabilities(), Helper: h.opts.SandboxHelper, Hide: []string{h.Home()}})
+			Caps: h.Capabilities(), Helper: h.opts.SandboxHelper, Hide: []string{h.Home()}, Private: h.PrivateDirs()})
 	}
 	if err != nil {
 		h.rollbackClone(journalEntry{ID: jid, Op: opForkClone, Dir: dst, Source: src.Workspace})

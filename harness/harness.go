@@ -49,6 +49,9 @@ type Options struct {
 	// Log receives the harness's warnings, such as a checkpoint that could not be stored
 	// (default: discarded).
 	Log *slog.Logger
+	// PrivateDirs are exo's folders besides its home (the daemon's runtime folder): like the
+	// home, a workspace that holds one never has it snapshotted, watched, cloned or searched.
+	PrivateDirs []string
 }
 
 // log returns the harness's logger.

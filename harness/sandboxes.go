@@ -99,7 +99,7 @@ func (h *Harness) newRuntime(s *Session) (*Runtime, error) {
 		return nil, fmt.Errorf("sandbox of %s: %w", s.Name, err)
 	}
 	snaps, err := sandbox.NewSnapshotter(s.Workspace, sandbox.ShadowDir(h.Home(), s.Workspace),
-		sandbox.SnapshotOptions{Alternates: splitLines(s.Settings[alternatesKey])})
+		sandbox.SnapshotOptions{Alternates: splitLines(s.Settings[alternatesKey]), Private: h.PrivateDirs()})
 	if err != nil {
 		sh.Close()
 		return nil, fmt.Errorf("snapshots of %s: %w", s.Name, err)

@@ -18,14 +18,18 @@ func (h *Harness) OpenSecret(name string) ([]byte, error) {
 }
 
 // SecretPathDenied says why a tool may not read path ("" when it may): exo's home holds the
-// sealed secrets, their key and the event log.
+// sealed secrets, their key and the event log, and the runtime folder the daemon's socket.
 func (h *Harness) SecretPathDenied(abs string) string {
-	home := h.Home()
 	if real, err := filepath.EvalSymlinks(abs); err == nil {
 		abs = real
 	}
-	if abs == home || strings.HasPrefix(abs, home+string(filepath.Separator)) {
-		return "paths under exo's home (" + home + ") hold sealed secrets and are not readable by tools"
+	for _, dir := range h.PrivateDirs() {
+		if real, err := filepath.EvalSymlinks(dir); err == nil {
+			dir = real
+		}
+		if abs == dir || strings.HasPrefix(abs, dir+string(filepath.Separator)) {
+			return "paths under exo's own folder (" + dir + ") hold sealed secrets, the event log or the daemon's socket and are not readable by tools"
+		}
 	}
 	return ""
 }

@@ -16,7 +16,7 @@ const watchDebounce = 400 * time.Millisecond
 // governance can tell them apart from the session's own changes.
 func (h *Harness) watchWorkspace(sessionID string, rt *Runtime) (context.CancelFunc, error) {
 	ctx, cancel := context.WithCancel(context.Background())
-	ch, err := sandbox.Watch(ctx, rt.Workspace, sandbox.WatchOptions{Debounce: watchDebounce})
+	ch, err := sandbox.Watch(ctx, rt.Workspace, sandbox.WatchOptions{Debounce: watchDebounce, Private: h.PrivateDirs()})
 	if err != nil {
 		cancel()
 		return nil, err

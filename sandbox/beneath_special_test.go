@@ -87,7 +87,7 @@ func TestDirRefusesSpecialFiles(t *testing.T) {
 			t.Errorf("a folder no longer lists: %v %v", ents, err)
 		}
 		dst := filepath.Join(t.TempDir(), "copy")
-		if _, err := within2(t, func() (copyStats, error) { return copyTree(ws, dst) }); err != nil {
+		if _, err := within2(t, func() (copyStats, error) { return copyTree(ws, dst, nil) }); err != nil {
 			t.Errorf("copy of a workspace with special files: %v", err)
 		}
 	})

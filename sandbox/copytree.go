@@ -13,8 +13,12 @@ import (
 	"exo/internal/failpoint"
 )
 
-// copyStats counts how files were copied.
-type copyStats struct{ reflinked, copied int }
+// copyStats counts how files were copied; skip are relative paths never copied (exo's own
+// folders inside the workspace).
+type copyStats struct {
+	reflinked, copied int
+	skip              []string
+}
 
 // kind names the copy method used overall.
 func (c copyStats) kind() string {
@@ -32,8 +36,8 @@ const maxCopyDepth = 256
 // links are never used: siblings would then share content and clobber each other. src may
 // be changing under an agent's hands: every read stays beneath src and every write beneath
 // dst, and no link is followed, so a folder swapped for a link is refused, not copied from.
-func copyTree(src, dst string) (copyStats, error) {
-	var st copyStats
+func copyTree(src, dst string, skip []string) (copyStats, error) {
+	st := copyStats{skip: skip}
 	from, err := OpenDir(src)
 	if err != nil {
 		return st, fmt.Errorf("copy %s: %w", src, err)
@@ -67,6 +71,9 @@ func copyDirAt(from, to *Dir, rel string, st *copyStats, depth int) error {
 		return err
 	}
 	for _, e := range ents {
+		if IsPrivate(path.Join(rel, e.Name()), st.skip) {
+			continue
+		}
 		if err := copyEntryAt(from, to, path.Join(rel, e.Name()), e, st, depth); err != nil {
 			return err
 		}

@@ -256,7 +256,7 @@ func TestCloneIgnoresConfigPlantedAfterListing(t *testing.T) {
 	write(t, ws, "edit.txt", "edited after the plant\n")
 	clearMarkers(t, markers)
 	dst := filepath.Join(t.TempDir(), "fork")
-	if err := cloneWorktree(g, ws, dst, CloneOptions{Caps: testCaps()}); err != nil {
+	if err := cloneWorktree(g, ws, dst, nil, CloneOptions{Caps: testCaps()}); err != nil {
 		t.Fatal(err)
 	}
 	checkFile(t, dst, "edit.txt", "edited after the plant\n")

@@ -19,6 +19,9 @@ type CloneOptions struct {
 	Helper []string
 	// Hide are folders the confined git must not see (exo's home).
 	Hide []string
+	// Private are exo's own folders (absolute: its home, its runtime folder); one inside the
+	// workspace is not copied into the clone.
+	Private []string
 }
 
 // worktreesDir returns the repository's worktrees folder, made a real folder: for a .git

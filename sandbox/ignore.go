@@ -19,6 +19,9 @@ type WalkOptions struct {
 	// IncludeIgnored also walks what .gitignore files, .git/info/exclude and the list of
 	// dependency and build folders (node_modules, target, .venv…) leave out; .git never is.
 	IncludeIgnored bool
+	// Private are exo's own folders inside the walked folder (slash paths relative to it, as
+	// PrivateRels gives them): never walked, IncludeIgnored or not.
+	Private []string
 }
 
 // maxIgnoreFile bounds the bytes read of one ignore file (a larger one is read up to it).
@@ -138,7 +141,7 @@ func (w ignoreWalk) dir(rel string, pats []gitignore.Pattern) error {
 // entry reports one entry of the folder rel and walks it when it is a folder.
 func (w ignoreWalk) entry(rel string, domain []string, e fs.DirEntry, m gitignore.Matcher, pats []gitignore.Pattern) error {
 	name := e.Name()
-	if name == ".git" {
+	if name == ".git" || IsPrivate(path.Join(rel, name), w.opts.Private) {
 		return nil
 	}
 	if !w.opts.IncludeIgnored {

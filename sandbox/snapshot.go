@@ -56,6 +56,10 @@ type SnapshotOptions struct {
 	// LooseObjectLimit is git's gc.auto for the shadow repository: past it, a background
 	// `git gc --auto` packs the loose objects; default 2000.
 	LooseObjectLimit int
+	// Private are exo's own folders (absolute: its home, its runtime folder). One inside the
+	// workspace is never captured, restored or removed, and a shadow index that holds it from
+	// before drops it.
+	Private []string
 }
 
 // DefaultSkipDirs are dependency and build folders left out of snapshots.
@@ -78,6 +82,8 @@ type Snapshotter struct {
 	headKnown            bool
 	gcSlot               chan struct{}
 	gcRuns               sync.WaitGroup
+	// private are opts.Private inside the workspace, relative to it.
+	private []string
 }
 
 // ShadowDir returns the conventional shadow repository path for a workspace under home.
@@ -109,6 +115,7 @@ func NewSnapshotter(workspace, shadowDir string, opts SnapshotOptions) (*Snapsho
 		opts:   opts,
 		gcSlot: make(chan struct{}, 1),
 	}
+	s.private = privateRels(ws, opts.Private)
 	if err := s.init(); err != nil {
 		return nil, fmt.Errorf("open snapshots of %s: %w", ws, err)
 	}
@@ -145,6 +152,9 @@ func (s *Snapshotter) init() error {
 	if _, err := s.git.run(nil, "symbolic-ref", "HEAD", snapshotRef); err != nil {
 		return err
 	}
+	if err := s.dropPrivate(); err != nil {
+		return err
+	}
 	return s.writeExcludes()
 }
 
@@ -154,6 +164,9 @@ func (s *Snapshotter) writeExcludes() error {
 	b.WriteString("# written by exo: dependency and build folders are not snapshotted\n")
 	for _, d := range s.opts.SkipDirs {
 		fmt.Fprintf(&b, "%s/\n", d)
+	}
+	for _, p := range s.private {
+		fmt.Fprintf(&b, "/%s/\n", p)
 	}
 	if own, err := readWorkspaceExclude(s.git.workTree); err == nil {
 		b.Write(own)

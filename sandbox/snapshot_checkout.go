@@ -56,6 +56,7 @@ func (s *Snapshotter) apply(es []treeEntry) error {
 		return err
 	}
 	defer d.Close()
+	es = slices.DeleteFunc(slices.Clone(es), func(e treeEntry) bool { return IsPrivate(e.path, s.private) })
 	var writes []treeEntry
 	removals := slices.DeleteFunc(slices.Clone(es), func(e treeEntry) bool { return !e.remove })
 	slices.SortFunc(removals, func(a, b treeEntry) int { return strings.Compare(b.path, a.path) })

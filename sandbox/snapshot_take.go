@@ -96,7 +96,7 @@ type staged struct {
 // stat and untracked caches) finds what changed, and only those paths are hashed.
 // Large untracked files and nested repositories are left out and reported.
 func (s *Snapshotter) stage() (staged, error) {
-	out, err := s.git.run(nil, "status", "--porcelain=v1", "-z", "--untracked-files=all", "--no-renames", "--ignore-submodules=all")
+	out, err := s.git.run(nil, append([]string{"status", "--porcelain=v1", "-z", "--untracked-files=all", "--no-renames", "--ignore-submodules=all"}, s.pathspec()...)...)
 	if err != nil {
 		return staged{}, err
 	}
@@ -108,6 +108,9 @@ func (s *Snapshotter) stage() (staged, error) {
 			continue
 		}
 		x, y, p := e[0], e[1], string(e[3:])
+		if IsPrivate(p, s.private) {
+			continue
+		}
 		if x == '?' {
 			if skip, ok := s.skipUntracked(p); ok {
 				st.skipped = append(st.skipped, skip)
@@ -179,6 +182,9 @@ func (s *Snapshotter) skippedDirs() []SkippedFile {
 		if fi, err := os.Stat(filepath.Join(s.git.workTree, d)); err == nil && fi.IsDir() {
 			out = append(out, SkippedFile{Path: d + "/", Reason: "dependency or build folder"})
 		}
+	}
+	for _, p := range s.private {
+		out = append(out, SkippedFile{Path: p + "/", Reason: "exo's own folder (its home or runtime folder) inside the workspace"})
 	}
 	return out
 }

@@ -19,6 +19,9 @@ type WatchOptions struct {
 	Debounce time.Duration
 	// SkipDirs are directory names not watched; default .git plus DefaultSkipDirs.
 	SkipDirs []string
+	// Private are exo's own folders (absolute); one inside the root is not watched, so exo's
+	// own writes there (snapshots into a shadow repository) never look like changes.
+	Private []string
 }
 
 // Changes is one debounced batch of changed paths.
@@ -35,6 +38,7 @@ type watcher struct {
 	// realRoot is root with links resolved.
 	realRoot string
 	skip     []string
+	private  []string
 	fsw      *fsnotify.Watcher
 	pending  map[string]bool
 	over     bool
@@ -58,7 +62,7 @@ func Watch(ctx context.Context, root string, opts WatchOptions) (<-chan Changes,
 		fsw.Close()
 		return nil, fmt.Errorf("watch %s: %w", root, err)
 	}
-	w := &watcher{root: root, realRoot: real, skip: opts.SkipDirs, fsw: fsw, pending: map[string]bool{}}
+	w := &watcher{root: root, realRoot: real, skip: opts.SkipDirs, private: privateRels(root, opts.Private), fsw: fsw, pending: map[string]bool{}}
 	if err := w.addTree(root, false); err != nil {
 		fsw.Close()
 		return nil, fmt.Errorf("watch %s: %w", root, err)
@@ -79,7 +83,7 @@ func (w *watcher) addTree(dir string, report bool) error {
 			return err
 		}
 		if d.IsDir() {
-			if p != w.root && slices.Contains(w.skip, d.Name()) {
+			if p != w.root && (slices.Contains(w.skip, d.Name()) || w.isPrivate(p)) {
 				return filepath.SkipDir
 			}
 			if err := w.fsw.Add(p); err != nil {
@@ -111,7 +115,7 @@ func (w *watcher) inside(p string) bool {
 // record adds a changed path unless it lies in a skipped directory.
 func (w *watcher) record(p string) {
 	rel, err := filepath.Rel(w.root, p)
-	if err != nil || rel == "." {
+	if err != nil || rel == "." || IsPrivate(rel, w.private) {
 		return
 	}
 	for _, part := range splitPath(rel) {
@@ -120,6 +124,12 @@ func (w *watcher) record(p string) {
 		}
 	}
 	w.pending[filepath.ToSlash(rel)] = true
+}
+
+// isPrivate reports whether p (beneath the root) is one of exo's own folders or in one.
+func (w *watcher) isPrivate(p string) bool {
+	rel, err := filepath.Rel(w.root, p)
+	return err == nil && IsPrivate(rel, w.private)
 }
 
 // splitPath splits a relative path into its components.

@@ -34,8 +34,9 @@ func CloneWorkspace(src, dst string, opts CloneOptions) (string, error) {
 	if _, err := os.Lstat(dst); err == nil {
 		return "", fmt.Errorf("clone workspace to %s: already exists", dst)
 	}
+	private := privateRels(src, opts.Private)
 	if g, ok := repoTop(src); ok {
-		if err := cloneWorktree(g, src, dst, opts); err != nil {
+		if err := cloneWorktree(g, src, dst, private, opts); err != nil {
 			return "", fmt.Errorf("clone workspace %s: %w", src, err)
 		}
 		return KindWorktree, nil
@@ -43,7 +44,7 @@ func CloneWorkspace(src, dst string, opts CloneOptions) (string, error) {
 	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
 		return "", fmt.Errorf("clone workspace %s: %w", src, err)
 	}
-	st, err := copyTree(src, dst)
+	st, err := copyTree(src, dst, private)
 	if err != nil {
 		return "", fmt.Errorf("clone workspace %s: %w", src, err)
 	}
@@ -83,7 +84,7 @@ func repoTop(dir string) (gitRunner, bool) {
 // driver, and runs confined); the checkout, the status of src and the listing of submodules run
 // with a pinned git dir, so no config the agent wrote, even after exo looked, is read.
 // Submodules and nested repositories are copied as plain folders, never entered by git.
-func cloneWorktree(g gitRunner, src, dst string, opts CloneOptions) error {
+func cloneWorktree(g gitRunner, src, dst string, private []string, opts CloneOptions) error {
 	paths, err := userRepoPaths(g)
 	if err != nil {
 		return err
@@ -118,7 +119,7 @@ func cloneWorktree(g gitRunner, src, dst string, opts CloneOptions) error {
 	if err != nil {
 		return err
 	}
-	return replayInto(src, dst, changed)
+	return replayInto(src, dst, changed, private)
 }
 
 // uncommitted lists the paths to copy from the source work tree: what status reports changed
@@ -169,8 +170,8 @@ func gitlinks(g gitRunner) ([]string, error) {
 }
 
 // replayInto copies each path (file, link or whole folder) from src to dst, or removes it from
-// dst when src has none, never following a link on either side.
-func replayInto(src, dst string, paths []string) error {
+// dst when src has none, never following a link on either side; private paths are left out.
+func replayInto(src, dst string, paths, private []string) error {
 	from, err := OpenDir(src)
 	if err != nil {
 		return err
@@ -181,8 +182,11 @@ func replayInto(src, dst string, paths []string) error {
 		return err
 	}
 	defer to.Close()
-	var st copyStats
+	st := copyStats{skip: private}
 	for _, rel := range paths {
+		if IsPrivate(rel, private) {
+			continue
+		}
 		if err := replaceWith(from, to, rel, &st); err != nil {
 			return fmt.Errorf("copy uncommitted %s: %w", rel, err)
 		}

@@ -81,7 +81,9 @@ func (e *env) repl(f replFlags) error {
 			return err
 		}
 		e.trustPrompt(ctx, c, cwd())
-		return app.Run(c, appOptions(f, cfg))
+		o := appOptions(f, cfg)
+		o.Warning = homeInsideWarning(e, cwd())
+		return app.Run(c, o)
 	})
 }
 

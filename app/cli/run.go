@@ -322,6 +322,8 @@ func (e *env) runSession(ctx context.Context, c api.Client, f runFlags) (*harnes
 			return nil, usageErr(err)
 		}
 		return nil, err
+	} else {
+		e.warnHomeInside(s.Workspace)
 	}
 	if f.model != "" {
 		return c.SetSetting(ctx, s.ID, "model", f.model)

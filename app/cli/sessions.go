@@ -166,6 +166,7 @@ func newCmd(e *env) *cobra.Command {
 				}
 				fmt.Fprintln(e.stdout, s.ID)
 				fmt.Fprintf(e.stderr, "created session %s in %s\n", s.Name, s.Workspace)
+				e.warnHomeInside(s.Workspace)
 				return nil
 			})
 		},

@@ -68,6 +68,7 @@ func Run(o RunOptions) (err error) {
 	if o.Harness.Log == nil {
 		o.Harness.Log = log
 	}
+	o.Harness.PrivateDirs = append(o.Harness.PrivateDirs, dir)
 	h, err := openHarness(o)
 	if err != nil {
 		return err

@@ -43,6 +43,9 @@ func (tc toolCtx) checkWrite(abs string) error {
 	if rel == ".git" || strings.HasPrefix(rel, ".git/") {
 		return fmt.Errorf("%s: writing inside .git is not allowed; use git commands through bash", rel)
 	}
+	if sandbox.IsPrivate(rel, tc.x.h.PrivateIn(tc.ws)) {
+		return fmt.Errorf("%s is in exo's own folder (its home, with the sealed secrets and the event log): file tools do not write there", rel)
+	}
 	if pluginConfig[rel] {
 		return fmt.Errorf("%s configures hooks or MCP servers, which run outside the sandbox: exo's file tools do not change it; ask the user to", rel)
 	}

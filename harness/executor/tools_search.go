@@ -10,6 +10,7 @@ import (
 	"io/fs"
 	"path"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"syscall"
@@ -54,7 +55,7 @@ func runGlob(_ context.Context, tc toolCtx, raw json.RawMessage) toolOutput {
 	base, pattern := doublestar.SplitPattern(a.Pattern)
 	start, depth := path.Join(root, base), globDepth(pattern)
 	var out []string
-	err = sandbox.WalkFiles(d, start, sandbox.WalkOptions{IncludeIgnored: a.IncludeIgnored}, func(p string, e fs.DirEntry) error {
+	err = sandbox.WalkFiles(d, start, sandbox.WalkOptions{IncludeIgnored: a.IncludeIgnored, Private: tc.x.h.PrivateIn(tc.ws)}, func(p string, e fs.DirEntry) error {
 		rel := strings.TrimPrefix(p, start+"/")
 		if start == "." {
 			rel = p
@@ -131,7 +132,7 @@ func runGrep(ctx context.Context, tc toolCtx, raw json.RawMessage) toolOutput {
 		return toolOutput{text: "no matches for " + a.Pattern + " in " + root}
 	}
 	var out []string
-	walkErr := sandbox.WalkFiles(d, root, sandbox.WalkOptions{IncludeIgnored: a.IncludeIgnored}, func(p string, e fs.DirEntry) error {
+	walkErr := sandbox.WalkFiles(d, root, sandbox.WalkOptions{IncludeIgnored: a.IncludeIgnored, Private: tc.x.h.PrivateIn(tc.ws)}, func(p string, e fs.DirEntry) error {
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
@@ -201,6 +202,8 @@ func runListDir(_ context.Context, tc toolCtx, raw json.RawMessage) toolOutput {
 	if err != nil {
 		return fsError("list", a.Path, err)
 	}
+	priv := tc.x.h.PrivateIn(tc.ws)
+	entries = slices.DeleteFunc(entries, func(e fs.DirEntry) bool { return sandbox.IsPrivate(path.Join(root, e.Name()), priv) })
 	var b strings.Builder
 	for i, e := range entries {
 		if i >= maxListed {
