@@ -15,8 +15,8 @@ import (
 
 // ParseURL reads a store location: "" or "bbolt" is the local file in EXO_HOME (nil config);
 // etcd://host:2379,host2:2379/namespace?option=… names an etcd cluster. Options: node (this
-// daemon's name), blobs (the shared artifact folder), lease (e.g. 10s), timeout (of each
-// request, default 10s), user and password-file (auth), cacert, cert and key (TLS; files),
+// daemon's name), blobs (the shared artifact folder), lease (e.g. 10s), timeout (of connecting and of
+// each request; default 5s and 10s), user and password-file (auth), cacert, cert and key (TLS; files),
 // tls=1 (TLS with the system's roots), max-txn-ops and max-request-bytes (the cluster's
 // limits, when not etcd's defaults). An unknown option is refused; errors never repeat the
 // URL's values (a password put there by mistake stays out of logs).
@@ -62,6 +62,9 @@ func ParseURL(raw string) (*EtcdConfig, error) {
 				return nil, fmt.Errorf("store URL: %s %q: want a duration such as 10s", name, v)
 			}
 		}
+	}
+	if cfg.RequestTimeout > 0 {
+		cfg.DialTimeout = cfg.RequestTimeout // a slow cluster the user allowed for is slow to connect to as well
 	}
 	for name, dst := range map[string]*int{"max-txn-ops": &cfg.MaxTxnOps, "max-request-bytes": &cfg.MaxRequestBytes} {
 		if v := q.Get(name); v != "" {

@@ -33,9 +33,9 @@ func TestParseURL(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := fmt.Sprintf("%v|%s|%s|%s|%v|%v|%s|%s|%d|%d|%v", cfg.Endpoints, cfg.Namespace, cfg.Node, cfg.BlobDir, cfg.LeaseTTL, cfg.RequestTimeout,
+	got := fmt.Sprintf("%v|%s|%s|%s|%v|%v|%v|%s|%s|%d|%d|%v", cfg.Endpoints, cfg.Namespace, cfg.Node, cfg.BlobDir, cfg.LeaseTTL, cfg.RequestTimeout, cfg.DialTimeout,
 		cfg.Username, cfg.Password, cfg.MaxTxnOps, cfg.MaxRequestBytes, cfg.TLS != nil && cfg.TLS.RootCAs != nil && len(cfg.TLS.Certificates) == 1)
-	if want := "[10.0.0.1:2379 10.0.0.2:2379]|team|laptop|/mnt/b|3s|2s|exo|s3cret-pw|256|3000000|true"; got != want {
+	if want := "[10.0.0.1:2379 10.0.0.2:2379]|team|laptop|/mnt/b|3s|2s|2s|exo|s3cret-pw|256|3000000|true"; got != want {
 		t.Fatalf("parsed\n%s\nwant\n%s", got, want)
 	}
 	if cfg, err := ParseURL("etcd://h:1?tls=1"); err != nil || cfg.TLS == nil || cfg.TLS.RootCAs != nil {
