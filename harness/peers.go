@@ -29,7 +29,7 @@ type PeerSession struct {
 var ErrOrphaned = errors.New("session is orphaned: its daemon is gone and its workspace is not reachable here")
 
 // PeerSessions lists the sessions other daemons run on a shared store, oldest first (none on
-// a local store), with who owns them read in one request. A record that cannot be read is
+// a local store; removed ones left out, archived ones included and marked so), with who owns them read in one request. A record that cannot be read is
 // skipped and named in skipped, so one bad record hides only itself.
 func (h *Harness) PeerSessions() (out []PeerSession, skipped []error, err error) {
 	recs, err := h.st.PeerRecords(store.Sessions)
@@ -50,6 +50,9 @@ func (h *Harness) PeerSessions() (out []PeerSession, skipped []error, err error)
 		if s.ID == "" || s.Branch == "" {
 			skipped = append(skipped, fmt.Errorf("session record %s of daemon %s: no id or branch", r.Key, r.Node))
 			continue
+		}
+		if s.Deleted {
+			continue // exo session rm on its daemon: gone from every list
 		}
 		s.Node = r.Node
 		p := PeerSession{Node: r.Node, Session: &s, Live: owners[s.Branch] != ""}
@@ -183,6 +186,16 @@ func (w *peerWatch) track(p *PeerSession) {
 	}
 }
 
+// untrack stops following node's session id.
+func (w *peerWatch) untrack(node, id string) {
+	for br, p := range w.byBranch {
+		if p.Node == node && p.Session.ID == id {
+			delete(w.byBranch, br)
+			delete(w.seen, br)
+		}
+	}
+}
+
 // apply handles one change.
 func (w *peerWatch) apply(c store.Change) {
 	self := w.h.st.Node()
@@ -191,13 +204,19 @@ func (w *peerWatch) apply(c store.Change) {
 		if c.Bucket != store.Sessions || c.Node == self {
 			return
 		}
-		if c.Deleted {
+		if c.Deleted { // moved to another daemon (a take-over), or reported gone by a re-list
+			w.untrack(c.Node, c.Key)
 			w.h.Publish(Notice{Session: c.Key, Peer: c.Node})
 			return
 		}
 		var s Session
 		if err := json.Unmarshal(c.Value, &s); err != nil || s.Branch == "" {
 			w.warn(fmt.Errorf("session record %s of daemon %s: unreadable: %v", c.Key, c.Node, err))
+			return
+		}
+		if s.Deleted {
+			w.untrack(c.Node, s.ID)
+			w.h.Publish(Notice{Session: s.ID, Peer: c.Node})
 			return
 		}
 		w.track(&PeerSession{Node: c.Node, Session: &s, Live: true})

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"sort"
 	"strings"
 	"time"
 
@@ -64,8 +65,10 @@ func (s *Store) Revision() (int64, error) {
 
 // Watch reports the changes made to a shared store after revision rev (0: from now): heads,
 // records of every node, daemons joining and leaving. When the watch falls behind a
-// compaction it re-lists heads, records and nodes (changes marked Resync) and goes on from the
-// list's revision, so nothing is lost. The channel closes when ctx ends. On a local store it
+// compaction it re-lists heads, records and nodes (changes marked Resync), reports as deleted
+// (also marked Resync) those it knew of that are gone, and goes on from the list's revision,
+// so nothing is lost. (Deletions before the watch started are not known: a rev already
+// compacted when Watch is called starts from a plain re-list.) The channel closes when ctx ends. On a local store it
 // fails: there is nobody else to watch.
 func (s *Store) Watch(ctx context.Context, rev int64) (<-chan Change, error) {
 	e, ok := s.kv.(*etcdEngine)
@@ -84,15 +87,24 @@ func (s *Store) Watch(ctx context.Context, rev int64) (<-chan Change, error) {
 	return out, nil
 }
 
-// watchLoop watches from rev until ctx ends, re-listing after a compaction.
+// watchLoop watches from rev until ctx ends, re-listing after a compaction. It keeps the keys
+// it knows to exist (listed at rev, then followed), so a re-list also reports, as deleted,
+// those that went while the watch was behind.
 func (e *etcdEngine) watchLoop(ctx context.Context, rev int64, out chan<- Change) {
 	defer close(out)
+	known, err := e.listAt(ctx, rev)
+	if err != nil { // rev is compacted already (or unreadable): start from a re-list
+		known = map[string]bool{}
+		if r, err := e.relist(ctx, out, known); err == nil {
+			rev = r
+		}
+	}
 	for ctx.Err() == nil {
 		wctx := clientv3.WithRequireLeader(ctx)
 		ch := e.cli.Watch(wctx, e.prefix, clientv3.WithPrefix(), clientv3.WithRev(rev+1))
 		for resp := range ch {
 			if resp.CompactRevision > 0 || errors.Is(resp.Err(), rpctypes.ErrCompacted) {
-				r, err := e.relist(ctx, out)
+				r, err := e.relist(ctx, out, known)
 				if err == nil {
 					rev = r
 				}
@@ -102,9 +114,15 @@ func (e *etcdEngine) watchLoop(ctx context.Context, rev int64, out chan<- Change
 				break
 			}
 			for _, ev := range resp.Events {
-				c, ok := e.change(string(ev.Kv.Key), ev.Kv.Value, ev.Type == clientv3.EventTypeDelete)
+				key, deleted := string(ev.Kv.Key), ev.Type == clientv3.EventTypeDelete
+				c, ok := e.change(key, ev.Kv.Value, deleted)
 				if !ok {
 					continue
+				}
+				if deleted {
+					delete(known, key)
+				} else {
+					known[key] = true
 				}
 				c.Rev = ev.Kv.ModRevision
 				select {
@@ -122,13 +140,40 @@ func (e *etcdEngine) watchLoop(ctx context.Context, rev int64, out chan<- Change
 	}
 }
 
-// relist reports the current heads, records and nodes as Resync changes and returns the
-// revision they were read at.
-func (e *etcdEngine) relist(ctx context.Context, out chan<- Change) (int64, error) {
+// relistPrefixes are the prefixes a re-list reads: heads, and the nodes' records and presence.
+func (e *etcdEngine) relistPrefixes() []string {
+	return []string{e.prefix + pathHeads + "/", e.prefix + "nodes/"}
+}
+
+// listAt returns the watched keys that exist at revision rev (keys only).
+func (e *etcdEngine) listAt(ctx context.Context, rev int64) (map[string]bool, error) {
+	known := map[string]bool{}
+	for _, pfx := range e.relistPrefixes() {
+		rctx, cancel := e.ctx()
+		resp, err := e.cli.Get(rctx, pfx, clientv3.WithPrefix(), clientv3.WithKeysOnly(), clientv3.WithRev(rev))
+		cancel()
+		if err != nil {
+			return nil, fmt.Errorf("list watched keys at revision %d: %w", rev, err)
+		}
+		for _, kv := range resp.Kvs {
+			if _, ok := e.change(string(kv.Key), nil, false); ok {
+				known[string(kv.Key)] = true
+			}
+		}
+	}
+	return known, nil
+}
+
+// relist reports the current heads, records and nodes as Resync changes, then, as deleted,
+// those of known that are gone (sessions removed or archived, daemons that left, while the
+// watch was behind); known becomes what it read. It returns the revision it read at.
+func (e *etcdEngine) relist(ctx context.Context, out chan<- Change, known map[string]bool) (int64, error) {
 	rctx, cancel := e.ctx()
 	defer cancel()
 	var rev int64
-	for _, pfx := range []string{e.prefix + pathHeads + "/", e.prefix + "nodes/"} {
+	var changes []Change
+	now := map[string]bool{}
+	for _, pfx := range e.relistPrefixes() {
 		opts := []clientv3.OpOption{clientv3.WithPrefix()}
 		if rev > 0 {
 			opts = append(opts, clientv3.WithRev(rev))
@@ -143,13 +188,33 @@ func (e *etcdEngine) relist(ctx context.Context, out chan<- Change) (int64, erro
 			if !ok {
 				continue
 			}
+			now[string(kv.Key)] = true
 			c.Resync, c.Rev = true, kv.ModRevision
-			select {
-			case out <- c:
-			case <-ctx.Done():
-				return 0, ctx.Err()
-			}
+			changes = append(changes, c)
 		}
+	}
+	var gone []string
+	for key := range known {
+		if !now[key] {
+			gone = append(gone, key)
+		}
+	}
+	sort.Strings(gone)
+	for _, key := range gone {
+		c, _ := e.change(key, nil, true)
+		c.Resync, c.Rev = true, rev
+		changes = append(changes, c)
+	}
+	for _, c := range changes {
+		select {
+		case out <- c:
+		case <-ctx.Done():
+			return 0, ctx.Err()
+		}
+	}
+	clear(known)
+	for key := range now {
+		known[key] = true
 	}
 	return rev, nil
 }

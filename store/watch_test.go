@@ -93,3 +93,88 @@ func TestEtcdWatchRelistsAfterCompaction(t *testing.T) {
 		}
 	}
 }
+
+// TestEtcdWatchReportsDeletionsAfterCompaction: a daemon's watch is cut off (the only member it
+// talks to is down) while another daemon removes a session record and a third daemon leaves,
+// and the cluster is compacted past all of it. When the member is back the watch re-lists and
+// reports the removed record and the daemon that left as deleted, besides what is still there,
+// then goes on live.
+func TestEtcdWatchReportsDeletionsAfterCompaction(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts an etcd cluster")
+	}
+	t.Parallel()
+	c := etcdtest.Start(t, 3, etcdtest.Options{})
+	a := openNode(t, c.Endpoints[:1], "gone", "a", 0)
+	b := openNode(t, c.Endpoints[1:], "gone", "b", 0)
+	d := openNode(t, c.Endpoints[1:], "gone", "d", 0)
+	for _, k := range []string{"s1", "s2"} {
+		if err := b.PutRecord(Sessions, k, []byte(`{"id":"`+k+`"}`)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	ch, err := a.Watch(ctx, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	next := func(want func(Change) bool, what string) {
+		t.Helper()
+		deadline := time.After(60 * time.Second) // a loaded machine; a member restarting
+		for {
+			select {
+			case c, ok := <-ch:
+				if !ok {
+					t.Fatalf("the watch ended before %s", what)
+				}
+				if want(c) {
+					return
+				}
+			case <-deadline:
+				t.Fatalf("never saw %s", what)
+			}
+		}
+	}
+	b.PutRecord(Sessions, "s3", []byte(`{"id":"s3"}`))
+	next(func(c Change) bool { return c.Kind == ChangeRecord && c.Key == "s3" && !c.Resync }, "s3 live")
+
+	c.Kill(0)
+	if err := b.DeleteRecord(Sessions, "s1"); err != nil {
+		t.Fatal(err)
+	}
+	b.PutRecord(Sessions, "s4", []byte(`{"id":"s4"}`))
+	d.Close() // its lease is revoked: it left
+	admin, err := clientv3.New(clientv3.Config{Endpoints: c.Endpoints[1:], DialTimeout: 5 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer admin.Close()
+	resp, err := admin.Get(context.Background(), "exo/v1/gone/", clientv3.WithPrefix(), clientv3.WithCountOnly())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := admin.Compact(context.Background(), resp.Header.Revision); err != nil {
+		t.Fatal(err)
+	}
+	c.Restart(0)
+
+	var s1Gone, dGone, s4, s2 bool
+	next(func(c Change) bool {
+		switch {
+		case c.Kind == ChangeRecord && c.Key == "s1" && c.Deleted:
+			s1Gone = c.Resync
+		case c.Kind == ChangeNode && c.Node == "d" && c.Deleted:
+			dGone = c.Resync
+		case c.Kind == ChangeRecord && c.Key == "s4" && !c.Deleted:
+			s4 = c.Resync
+		case c.Kind == ChangeRecord && c.Key == "s2" && !c.Deleted:
+			s2 = c.Resync
+		case c.Kind == ChangeRecord && c.Deleted:
+			t.Fatalf("reported deleted though it is there: %+v", c)
+		}
+		return s1Gone && dGone && s4 && s2
+	}, "the re-list with s1 and daemon d deleted")
+	b.DeleteRecord(Sessions, "s2")
+	next(func(c Change) bool { return c.Kind == ChangeRecord && c.Key == "s2" && c.Deleted && !c.Resync }, "s2 deleted live")
+}
