@@ -83,6 +83,9 @@ func (m *Model) onHarness(msg tea.Msg) (tea.Cmd, bool) {
 		if msg.err != nil {
 			return m.say(msg.err.Error(), true), true
 		}
+		// A new session waits for its first prompt: typing goes to the input, not to the
+		// siblings pane's keys (where n was pressed).
+		m.setFocus(focusInput)
 		return m.switchTo(msg.s.ID), true
 	case splitLoadedMsg:
 		m.onSplitLoaded(msg)

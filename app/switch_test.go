@@ -1,6 +1,7 @@
 package app
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -152,5 +153,37 @@ func TestInputGrowsWithThePrompt(t *testing.T) {
 	m.Update(tea.KeyPressMsg{Code: tea.KeyEnd})
 	if m.lay.input.h != base {
 		t.Fatalf("input %d rows tall once empty, want %d", m.lay.input.h, base)
+	}
+}
+
+// TestNewSessionTakesThePrompt: n in the siblings pane makes a session, selects its row (in view
+// however long the list) and puts the focus on the input, so the prompt typed next is text and
+// not the siblings pane's keys (an "n" in it made yet another session).
+func TestNewSessionTakesThePrompt(t *testing.T) {
+	m := newTestModel(t)
+	m.Update(tea.WindowSizeMsg{Width: 120, Height: 40})
+	for i := 0; i < 14; i++ {
+		if _, err := m.c.NewSession(bg, api.NewSessionRequest{Name: fmt.Sprintf("filler-%02d", i)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	m.Update(m.siblingsCmd()())
+	m.setFocus(focusSiblings)
+	_, cmd := m.Update(tea.KeyPressMsg{Code: 'n', Text: "n"})
+	_, cmd = m.Update(cmd()) // the pane asks for a new session
+	made, ok := cmd().(newSessionMsg)
+	if !ok || made.err != nil {
+		t.Fatalf("n made no session: %+v", made)
+	}
+	m.Update(made)
+	switchSession(m, made.s.ID)
+	if m.focus != focusInput {
+		t.Fatalf("after n the focus is on pane %d, not the input", m.focus)
+	}
+	if m.current() == "" || m.sessionName(m.current()) == "layout" {
+		t.Fatal("n did not switch to a new session")
+	}
+	if row := markedRow(t, m); !strings.Contains(row, m.sessionName(m.current())) {
+		t.Fatalf("the new session's row is not in view (▸ on %q)", row)
 	}
 }

@@ -328,3 +328,40 @@ func TestSiblingsColumnsAlignAndMoreMarker(t *testing.T) {
 		t.Fatalf("no marker for the sessions below:\n%s", v)
 	}
 }
+
+// TestSiblingsShowTheCurrentSessionAndItsProject: opened on (or switched to) a session far down
+// the list, the pane selects it so its ▸ row is in view; the marker line says "above" only when
+// rows are above; and when sessions of several projects are listed, the project column is
+// kept at a width where it used to be dropped first.
+func TestSiblingsShowTheCurrentSessionAndItsProject(t *testing.T) {
+	var rows []SiblingRow
+	for i := 1; i <= 13; i++ {
+		dir := "exo"
+		if i > 7 {
+			dir = "website"
+		}
+		rows = append(rows, SiblingRow{ID: fmt.Sprintf("s%d", i), Name: fmt.Sprintf("session-%d", i), Dir: dir, Model: "gpt-5", Cost: 0.1, Clients: 1})
+	}
+	s := NewSiblings(NewCommon(themes.Dark()))
+	s.SetSize(49, 9)
+	s.SetCurrent("s13") // the app knows its session before the list arrives
+	s.SetRows(rows)
+	v := ansi.Strip(s.View())
+	if !strings.Contains(v, "▸○ session-13") {
+		t.Fatalf("the current session's row is not in view:\n%s", v)
+	}
+	if !strings.Contains(v, "website") {
+		t.Fatalf("sessions of two projects and no project column:\n%s", v)
+	}
+	s.SetCurrent("s1")
+	v = ansi.Strip(s.View())
+	if !strings.Contains(v, "▸○ session-1 ") || strings.Contains(v, "above") || !strings.Contains(v, "↓ 7 more · j/k") {
+		t.Fatalf("after a switch to the first row:\n%s", v)
+	}
+	s.SetRows(rows) // a refresh does not move the selection the user made
+	s.move(12)
+	s.SetRows(rows)
+	if r, _ := s.Selected(); r.ID != "s13" {
+		t.Fatalf("a refresh moved the selection to %s", r.ID)
+	}
+}

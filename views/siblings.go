@@ -46,6 +46,8 @@ type Siblings struct {
 	frame  int
 	// current is the session the app shows (marked ▸), set by SetCurrent.
 	current string
+	// follow is set when current changes: the selection moves to its row once it is listed.
+	follow bool
 }
 
 // NewSiblings returns an empty siblings pane.
@@ -68,6 +70,21 @@ func (s *Siblings) SetRows(rows []SiblingRow) {
 	for i, r := range s.rows {
 		if r.ID == selID {
 			s.cursor = i
+		}
+	}
+	s.followCurrent()
+}
+
+// followCurrent selects the current session's row after the app switched to it (opened on
+// it, made it with n, forked it): the ▸ row is then in view, wherever it is in the list.
+func (s *Siblings) followCurrent() {
+	if !s.follow {
+		return
+	}
+	for i, r := range s.rows {
+		if r.ID == s.current {
+			s.cursor, s.follow = i, false
+			return
 		}
 	}
 }
@@ -107,7 +124,13 @@ func treeOrder(rows []SiblingRow) ([]SiblingRow, []int) {
 }
 
 // SetCurrent marks the session the app shows (▸), whatever the rows' own Current says.
-func (s *Siblings) SetCurrent(id string) { s.current = id }
+// When it changes, the selection follows it to its row.
+func (s *Siblings) SetCurrent(id string) {
+	if id != s.current {
+		s.current, s.follow = id, true
+	}
+	s.followCurrent()
+}
 
 // Selected returns the selected session and whether there is one.
 func (s *Siblings) Selected() (SiblingRow, bool) {
@@ -224,7 +247,11 @@ func (s *Siblings) View() string {
 	}
 	if more {
 		below := len(s.rows) - s.top - len(lines)
-		lines = append(lines, s.styles().Text.Muted.Render(truncate(fmt.Sprintf("↓ %d more · %d above · j/k", below, s.top), w)))
+		more := fmt.Sprintf("↓ %d more · j/k", below)
+		if s.top > 0 {
+			more = fmt.Sprintf("↓ %d more · ↑ %d above · j/k", below, s.top)
+		}
+		lines = append(lines, s.styles().Text.Muted.Render(truncate(more, w)))
 	}
 	if len(s.rows) == 0 {
 		lines = append(lines, s.styles().Text.Muted.Render(truncate("no sessions · n starts one", w)))
@@ -287,6 +314,19 @@ func (s *Siblings) remoteState(r SiblingRow) string {
 	return st.Status.Warn.Render("gone")
 }
 
+// dirColumn is the index of the project directory column in sibColumns.
+const dirColumn = 2
+
+// dirsMixed reports whether the rows work in more than one project directory.
+func (s *Siblings) dirsMixed() bool {
+	for _, r := range s.rows {
+		if r.Dir != s.rows[0].Dir {
+			return true
+		}
+	}
+	return false
+}
+
 // maxNameRoom is the most the tree and name column takes before columns are dropped for it.
 const maxNameRoom = 26
 
@@ -303,9 +343,14 @@ func (s *Siblings) columnWidths(w int) []int {
 	}
 	budget := w - min(nameW, maxNameRoom) - 1
 	keep := make([]bool, len(sibColumns))
+	mixed := s.dirsMixed()
 	for prio := 1; prio <= len(sibColumns); prio++ {
 		for j, c := range sibColumns {
-			if c.prio == prio && widths[j] > 0 && widths[j]+1 <= budget {
+			p := c.prio
+			if j == dirColumn && mixed {
+				p = 4 // sessions of several projects: which one a row works in matters more
+			}
+			if p == prio && widths[j] > 0 && widths[j]+1 <= budget {
 				keep[j], budget = true, budget-widths[j]-1
 			}
 		}
