@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 	"time"
@@ -28,10 +29,38 @@ func TestBackgroundExecOutlivesTheCLI(t *testing.T) {
 	long, _, _ := exoEnv(t, home, ws, nil, "exec", "bg", "--background", "--", "sleep 60")
 	long = strings.TrimSpace(long)
 	waitTask(t, home, ws, long, "running")
+	checkTaskJSON(t, home, ws, long, "running", nil)
+	exit3 := 3
+	checkTaskJSON(t, home, ws, id, "exited", &exit3)
 	if _, errs, code := exoEnv(t, home, ws, nil, "task", "kill", long); code != 0 {
 		t.Fatal(errs)
 	}
 	waitTask(t, home, ws, long, "killed")
+}
+
+// checkTaskJSON finds a task in exo task ls --json and checks its state and exit code (none
+// and no end time while it runs: the record's exit 0 and zero time are not shown).
+func checkTaskJSON(t *testing.T, home, ws, id, state string, exit *int) {
+	t.Helper()
+	out, errs, code := exoEnv(t, home, ws, nil, "task", "ls", "--json")
+	var ts []map[string]any
+	if err := json.Unmarshal([]byte(out), &ts); err != nil || code != 0 {
+		t.Fatalf("task ls --json: %v %s\n%s", err, errs, out)
+	}
+	for _, tk := range ts {
+		if tk["id"] != id {
+			continue
+		}
+		_, ended := tk["ended"]
+		if tk["state"] != state || (exit == nil) != (tk["exit_code"] == nil) || (exit == nil) == ended {
+			t.Fatalf("task %s: %v, want state %s exit %v", id, tk, state, exit)
+		}
+		if exit != nil && tk["exit_code"] != float64(*exit) {
+			t.Fatalf("task %s: exit %v, want %d", id, tk["exit_code"], *exit)
+		}
+		return
+	}
+	t.Fatalf("task %s not listed:\n%s", id, out)
 }
 
 // waitTask polls exo task ls until the task is in state.

@@ -102,7 +102,7 @@ func taskCmd(e *env) *cobra.Command {
 					return err
 				}
 				if asJSON {
-					return writeJSON(e.stdout, ts)
+					return writeJSON(e.stdout, tasksJSON(ts))
 				}
 				tw := table(e.stdout)
 				fmt.Fprintln(tw, "TASK\tSTATE\tEXIT\tSTARTED\tCOMMAND")
