@@ -115,3 +115,24 @@ func init() {
 		s.addItem(Item{Seq: e.Seq, Kind: ItemError, Text: Summary(e)})
 	}
 }
+
+// ExoMCPServer is the name exo gives its tools' MCP server when it offers them to an agent; the
+// agents that reach tools over MCP name them after it (Claude Code and the Claude ACP adapter:
+// mcp__exo__bash).
+const ExoMCPServer = "exo"
+
+// exoToolPrefix is how Claude Code names the tools of the MCP server named exo.
+const exoToolPrefix = "mcp__" + ExoMCPServer + "__"
+
+// ExoToolName returns the name exo knows one of its own tools by, given the name an agent used
+// for it (mcp__exo__bash → bash); any other name is returned as it is. What is recorded uses
+// exo's names, so every executor reads the same conversation.
+func ExoToolName(name string) string {
+	if rest, ok := strings.CutPrefix(name, exoToolPrefix); ok && rest != "" {
+		return rest
+	}
+	return name
+}
+
+// AgentToolName is the name Claude Code knows one of exo's tools by (bash → mcp__exo__bash).
+func AgentToolName(name string) string { return exoToolPrefix + name }

@@ -75,10 +75,12 @@ type SessionState struct {
 	Status Status `json:"status"`
 	Model  string `json:"model,omitempty"`
 	// Executor is the executor in force (executor.selected); "" is exo's own.
-	Executor     string    `json:"executor,omitempty"`
-	Turns        int       `json:"turns"`
-	Steps        int       `json:"steps"`
-	ModelCalls   int       `json:"model_calls"`
+	Executor   string `json:"executor,omitempty"`
+	Turns      int    `json:"turns"`
+	Steps      int    `json:"steps"`
+	ModelCalls int    `json:"model_calls"`
+	// SideCalls counts an agent's model calls beside the conversation (model.side).
+	SideCalls    int       `json:"side_calls,omitempty"`
 	ToolCalls    int       `json:"tool_calls"`
 	ToolErrors   int       `json:"tool_errors"`
 	Violations   int       `json:"violations"`

@@ -135,7 +135,8 @@ func (v *View) assistant(p *harness.ModelCompleted) {
 	m := provider.Message{Role: provider.RoleAssistant, Text: p.Text, Reasoning: p.Reasoning}
 	v.flushPending("")
 	for _, c := range p.ToolCalls {
-		m.ToolCalls = append(m.ToolCalls, provider.ToolCall{ID: c.ID, Name: c.Name, Arguments: c.Arguments})
+		// exo's names: events recorded before agents' names were normalised hold mcp__exo__bash.
+		m.ToolCalls = append(m.ToolCalls, provider.ToolCall{ID: c.ID, Name: harness.ExoToolName(c.Name), Arguments: c.Arguments})
 		v.pending[c.ID] = true
 	}
 	v.add(m)

@@ -51,6 +51,10 @@ func (v *View) applyLongRunning(e store.Event, p any) bool {
 	case *harness.ModelCompleted:
 		v.comp.spent.Tokens += p.Usage.Input + p.Usage.Output
 		v.comp.spent.Cost += p.Cost
+	case *harness.ModelSide: // an agent's call beside the conversation: spent, never a message
+		v.comp.spent.Tokens += p.Usage.Input + p.Usage.Output
+		v.comp.spent.Cost += p.Cost
+		return true
 	case *harness.CompactionCost:
 		v.comp.spent.Tokens += p.Usage.Input + p.Usage.Output
 		v.comp.spent.Cost += p.Cost

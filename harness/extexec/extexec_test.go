@@ -89,6 +89,7 @@ func endpointFixture(t *testing.T, script string) (*harness.Harness, *harness.Se
 	spec, _ := h.Model("")
 	log := NewLog(h, s.ID, "agent", spec)
 	log.BeginTurn(s.Branch)
+	log.Expect("hi")
 	ep, err := NewEndpoint(log, up)
 	if err != nil {
 		t.Fatal(err)
@@ -237,6 +238,7 @@ prompts:
 	spec, _ := h.Model("")
 	log := NewLog(h, s.ID, "agent", spec)
 	log.BeginTurn(s.Branch)
+	log.Expect("hi")
 	ep, err := NewEndpoint(log, up)
 	if err != nil {
 		t.Fatal(err)

@@ -32,8 +32,14 @@ type Log struct {
 	sums     Sums
 	recorded map[string]bool // tool call ids of recorded model answers
 	inflight int
-	err      error // the first failed queued write since the last Flush
-	closed   bool
+	// prompt is the text exo sent the agent this turn; lastCalls the tool calls of the
+	// conversation's last answer; turnMain counts the turn's answers on the conversation (see
+	// place).
+	prompt    string
+	lastCalls map[string]bool
+	turnMain  int
+	err       error // the first failed queued write since the last Flush
+	closed    bool
 }
 
 // logJob is one queued write: records appended in order, then after runs.
@@ -43,9 +49,11 @@ type logJob struct {
 	after  func(err error)
 }
 
-// Sums add up a turn's model calls.
+// Sums add up a turn's model calls: Calls, TTFT and Text those of the conversation, Usage and
+// Cost the side calls' too.
 type Sums struct {
 	Calls     int
+	SideCalls int
 	Usage     provider.Usage
 	Cost      float64
 	TTFT      time.Duration // of the turn's first call
@@ -183,7 +191,15 @@ func (l *Log) Spec() harness.ModelSpec { return l.spec }
 func (l *Log) BeginTurn(branch string) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	l.branch, l.step, l.sums = branch, 0, Sums{}
+	l.branch, l.step, l.sums, l.turnMain = branch, 0, Sums{}, 0
+}
+
+// Expect notes the prompt exo sends the agent (the user's, or a Stop hook's message): the model
+// call that carries it is the conversation's.
+func (l *Log) Expect(prompt string) {
+	l.mu.Lock()
+	l.prompt = prompt
+	l.mu.Unlock()
 }
 
 // Sums returns the current turn's sums.
@@ -213,88 +229,6 @@ func (l *Log) overhead(d time.Duration) {
 	l.mu.Lock()
 	l.sums.Overhead += d
 	l.mu.Unlock()
-}
-
-// requested queues the start of a model call: step.started and model.requested in one write.
-func (l *Log) requested(messages int) {
-	l.mu.Lock()
-	l.step++
-	l.inflight++
-	step := l.step
-	l.mu.Unlock()
-	l.enqueue(nil,
-		harness.MustRecord(harness.TypeStepStarted, l.actor, harness.StepStarted{Step: step}),
-		harness.MustRecord(harness.TypeModelRequested, l.actor, harness.ModelRequested{Model: l.spec.Label(), Provider: l.provider,
-			Step: step, Messages: messages}))
-}
-
-// Answer is a model call's outcome as the endpoint saw it.
-type Answer struct {
-	Text      string
-	ToolCalls []harness.ToolCall
-	Usage     provider.Usage
-	Stop      string
-	TTFT      time.Duration
-	Took      time.Duration
-}
-
-// completed queues a model answer; once committed, its tool calls count as recorded.
-func (l *Log) completed(a Answer) {
-	cost := l.spec.Cost(a.Usage)
-	l.mu.Lock()
-	l.sums.Calls++
-	l.sums.Usage = l.sums.Usage.Add(a.Usage)
-	l.sums.Cost += cost
-	if l.sums.TTFT == 0 {
-		l.sums.TTFT = a.TTFT
-	}
-	l.sums.ModelTime += a.Took
-	if a.Text != "" {
-		l.sums.Text = a.Text
-	}
-	l.mu.Unlock()
-	l.enqueue(func(error) {
-		l.mu.Lock()
-		defer l.mu.Unlock()
-		for _, c := range a.ToolCalls {
-			l.recorded[c.ID] = true
-		}
-		l.done()
-	}, harness.MustRecord(harness.TypeModelCompleted, l.actor, harness.ModelCompleted{Model: l.spec.Label(), Text: a.Text, ToolCalls: a.ToolCalls,
-		Usage: harness.Usage{Input: int(a.Usage.Input), Output: int(a.Usage.Output), Cached: int(a.Usage.Cached)},
-		Cost:  cost, TTFTMs: a.TTFT.Milliseconds(), DurationMs: a.Took.Milliseconds(), StopReason: a.Stop}))
-}
-
-// failed queues a model call that ended without an answer (an upstream error).
-func (l *Log) failed(kind, msg string, retryable bool, took time.Duration) {
-	msg = l.h.Redact(msg)
-	l.mu.Lock()
-	l.sums.Failure = msg
-	l.sums.ModelTime += took
-	l.mu.Unlock()
-	l.enqueue(l.doneLocked, harness.MustRecord(harness.TypeModelFailed, l.actor, harness.ModelFailed{Model: l.spec.Label(), Error: msg, Kind: kind, Retryable: retryable}))
-}
-
-// abandoned notes a call the agent gave up on (it went away mid-answer): nothing is recorded
-// for it here; the adapter records how the turn ended.
-func (l *Log) abandoned(took time.Duration) {
-	l.mu.Lock()
-	l.sums.ModelTime += took
-	l.mu.Unlock()
-	l.enqueue(l.doneLocked)
-}
-
-// doneLocked ends an in-flight call once the queue reaches it.
-func (l *Log) doneLocked(error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	l.done()
-}
-
-// done ends an in-flight call (l.mu held).
-func (l *Log) done() {
-	l.inflight--
-	l.cond.Broadcast()
 }
 
 // WaitAnswer waits until the model answer that made tool call id is recorded, so that a tool's

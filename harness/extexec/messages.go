@@ -17,12 +17,12 @@ func (e *Endpoint) messages(w http.ResponseWriter, r *http.Request) {
 	if model != e.up.Spec.ModelID {
 		body = withModel(body, e.up.Spec.ModelID)
 	}
-	e.log.requested(n)
+	c := e.log.begin(anthropicShape(body), n)
 	if !e.up.passes(provider.KindAnthropic) {
-		e.translate(w, r, body, arrived)
+		e.translate(w, r, c, body, arrived)
 		return
 	}
-	e.forward(w, r, body, arrived, e.up.BaseURL+r.URL.RequestURI(), func(h http.Header) {
+	e.forward(w, r, c, body, arrived, e.up.BaseURL+r.URL.RequestURI(), func(h http.Header) {
 		if e.up.key != "" {
 			h.Set("X-Api-Key", e.up.key)
 		}

@@ -74,12 +74,12 @@ var dropResponseHeaders = map[string]bool{"Content-Length": true, "Content-Encod
 
 // forward sends a call to the provider at url with the sealed key (set by auth) and streams the
 // answer back, folding it into tap as it passes.
-func (e *Endpoint) forward(w http.ResponseWriter, r *http.Request, body []byte, arrived time.Time, url string, auth func(http.Header), tap streamTap) {
+func (e *Endpoint) forward(w http.ResponseWriter, r *http.Request, c *modelCall, body []byte, arrived time.Time, url string, auth func(http.Header), tap streamTap) {
 	start := time.Now()
 	e.log.overhead(start.Sub(arrived))
 	up, err := http.NewRequestWithContext(r.Context(), http.MethodPost, url, bytes.NewReader(body))
 	if err != nil {
-		e.failUp(w, r, "bad_request", err, start)
+		e.failUp(w, r, c, "bad_request", err, start)
 		return
 	}
 	for k, vs := range r.Header {
@@ -90,7 +90,7 @@ func (e *Endpoint) forward(w http.ResponseWriter, r *http.Request, body []byte, 
 	auth(up.Header)
 	res, err := e.client.Do(up)
 	if err != nil {
-		e.failUp(w, r, "network", err, start)
+		e.failUp(w, r, c, "network", err, start)
 		return
 	}
 	defer res.Body.Close()
@@ -101,11 +101,11 @@ func (e *Endpoint) forward(w http.ResponseWriter, r *http.Request, body []byte, 
 	}
 	w.WriteHeader(res.StatusCode)
 	if res.StatusCode != http.StatusOK {
-		e.relayError(w, r, res, start)
+		e.relayError(w, r, c, res, start)
 		return
 	}
 	if strings.HasPrefix(res.Header.Get("Content-Type"), "text/event-stream") {
-		e.relayStream(w, r, res.Body, tap, start)
+		e.relayStream(w, r, c, res.Body, tap, start)
 		return
 	}
 	raw, err := io.ReadAll(res.Body)
@@ -113,11 +113,11 @@ func (e *Endpoint) forward(w http.ResponseWriter, r *http.Request, body []byte, 
 	if err == nil {
 		tap.whole(raw)
 	}
-	e.finish(r, tap, err, start)
+	e.finish(r, c, tap, err, start)
 }
 
 // relayStream copies an SSE answer chunk by chunk, flushing each, and records it at the end.
-func (e *Endpoint) relayStream(w http.ResponseWriter, r *http.Request, body io.Reader, tap streamTap, start time.Time) {
+func (e *Endpoint) relayStream(w http.ResponseWriter, r *http.Request, c *modelCall, body io.Reader, tap streamTap, start time.Time) {
 	fl, _ := w.(http.Flusher)
 	sp := &sseSplitter{onEvent: tap.event}
 	buf := make([]byte, 32<<10)
@@ -127,7 +127,7 @@ func (e *Endpoint) relayStream(w http.ResponseWriter, r *http.Request, body io.R
 		if n > 0 {
 			sp.Write(buf[:n])
 			if _, werr := w.Write(buf[:n]); werr != nil {
-				e.finish(r, tap, nil, start) // the agent went away: recorded only if the answer was whole
+				e.finish(r, c, tap, nil, start) // the agent went away: recorded only if the answer was whole
 				return
 			}
 			if fl != nil {
@@ -142,40 +142,40 @@ func (e *Endpoint) relayStream(w http.ResponseWriter, r *http.Request, body io.R
 		}
 	}
 	ended := time.Now()
-	e.finish(r, tap, readErr, start)
+	e.finish(r, c, tap, readErr, start)
 	e.log.overhead(time.Since(ended))
 }
 
 // finish records the answer, a failure, or nothing when the agent went away mid-answer (it
 // interrupted). An answer that arrived whole is recorded even if the agent hung up right after
 // reading its end (Codex closes the connection on response.completed, before the upstream's EOF).
-func (e *Endpoint) finish(r *http.Request, tap streamTap, readErr error, start time.Time) {
+func (e *Endpoint) finish(r *http.Request, c *modelCall, tap streamTap, readErr error, start time.Time) {
 	took := time.Since(start)
 	complete, kind, msg := tap.outcome()
 	switch {
 	case complete && msg == "":
-		e.log.completed(tap.answer(took))
+		c.completed(tap.answer(took))
 	case r.Context().Err() != nil:
-		e.log.abandoned(took)
+		c.abandoned(took)
 	case msg != "":
-		e.log.failed(kind, msg, true, took)
+		c.failed(kind, msg, true, took)
 	case readErr != nil || !complete:
 		msg := "the answer stream ended before it was complete"
 		if readErr != nil {
 			msg += ": " + readErr.Error()
 		}
-		e.log.failed("stream_cut", msg, true, took)
+		c.failed("stream_cut", msg, true, took)
 	default:
-		e.log.completed(tap.answer(took))
+		c.completed(tap.answer(took))
 	}
 }
 
 // relayError copies an error answer and records it as a failed call.
-func (e *Endpoint) relayError(w http.ResponseWriter, r *http.Request, res *http.Response, start time.Time) {
+func (e *Endpoint) relayError(w http.ResponseWriter, r *http.Request, c *modelCall, res *http.Response, start time.Time) {
 	raw, _ := io.ReadAll(io.LimitReader(res.Body, 1<<20))
 	_, _ = w.Write(raw)
 	if r.Context().Err() != nil {
-		e.log.abandoned(time.Since(start))
+		c.abandoned(time.Since(start))
 		return
 	}
 	kind, retry := statusKind(res.StatusCode)
@@ -188,17 +188,17 @@ func (e *Endpoint) relayError(w http.ResponseWriter, r *http.Request, res *http.
 	if json.Unmarshal(raw, &ae) == nil && ae.Error.Message != "" {
 		msg += ": " + ae.Error.Message
 	}
-	e.log.failed(kind, msg, retry, time.Since(start))
+	c.failed(kind, msg, retry, time.Since(start))
 }
 
 // failUp answers a call that could not reach the provider and records it.
-func (e *Endpoint) failUp(w http.ResponseWriter, r *http.Request, kind string, err error, start time.Time) {
+func (e *Endpoint) failUp(w http.ResponseWriter, r *http.Request, c *modelCall, kind string, err error, start time.Time) {
 	if r.Context().Err() != nil || errors.Is(err, context.Canceled) {
-		e.log.abandoned(time.Since(start))
+		c.abandoned(time.Since(start))
 		return
 	}
 	msg := fmt.Sprintf("exo could not reach %s: %v", e.up.Spec.Name, err)
-	e.log.failed(kind, msg, true, time.Since(start))
+	c.failed(kind, msg, true, time.Since(start))
 	writeAPIError(w, http.StatusBadGateway, "api_error", msg)
 }
 

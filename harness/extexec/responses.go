@@ -16,13 +16,13 @@ func (e *Endpoint) responses(w http.ResponseWriter, r *http.Request) {
 	if model != e.up.Spec.ModelID {
 		body = withModel(body, e.up.Spec.ModelID)
 	}
-	e.log.requested(n)
+	c := e.log.begin(responsesShape(body), n)
 	if !e.up.passes(WireResponses) {
-		e.translateResponses(w, r, body, arrived)
+		e.translateResponses(w, r, c, body, arrived)
 		return
 	}
 	url := e.up.BaseURL + strings.TrimPrefix(r.URL.RequestURI(), "/v1")
-	e.forward(w, r, body, arrived, url, func(h http.Header) {
+	e.forward(w, r, c, body, arrived, url, func(h http.Header) {
 		if e.up.key != "" {
 			h.Set("Authorization", "Bearer "+e.up.key)
 		}

@@ -14,16 +14,16 @@ import (
 // translate serves a Messages call through exo's own provider for a registered model of another
 // kind (OpenAI, an OpenAI-compatible server, the scripted model): the agent gets the answer in
 // the Messages wire format, streamed as the provider streams it.
-func (e *Endpoint) translate(w http.ResponseWriter, r *http.Request, body []byte, arrived time.Time) {
+func (e *Endpoint) translate(w http.ResponseWriter, r *http.Request, c *modelCall, body []byte, arrived time.Time) {
 	var a anthropicRequest
 	if err := json.Unmarshal(body, &a); err != nil {
-		e.log.failed("bad_request", "exo: unreadable Messages request: "+err.Error(), false, 0)
+		c.failed("bad_request", "exo: unreadable Messages request: "+err.Error(), false, 0)
 		writeAPIError(w, http.StatusBadRequest, "invalid_request_error", "exo: "+err.Error())
 		return
 	}
 	req, err := a.toProvider(e.up.Spec.ModelID, e.up.Spec.MaxOutput)
 	if err != nil {
-		e.log.failed("bad_request", "exo: "+err.Error(), false, 0)
+		c.failed("bad_request", "exo: "+err.Error(), false, 0)
 		writeAPIError(w, http.StatusBadRequest, "invalid_request_error", "exo: "+err.Error())
 		return
 	}
@@ -38,24 +38,24 @@ func (e *Endpoint) translate(w http.ResponseWriter, r *http.Request, body []byte
 	took := time.Since(start)
 	switch {
 	case r.Context().Err() != nil:
-		e.log.abandoned(took)
+		c.abandoned(took)
 	case err != nil:
-		e.providerFailed(w, enc, err, took)
+		e.providerFailed(w, c, enc, err, took)
 	default:
 		ended := time.Now()
 		enc.finish(resp)
 		a := Answer{Text: resp.Text, Usage: resp.Usage, Stop: string(resp.StopReason), TTFT: resp.TTFT, Took: took}
-		for _, c := range resp.ToolCalls {
-			a.ToolCalls = append(a.ToolCalls, harness.ToolCall{ID: c.ID, Name: enc.req.offered(c.Name), Arguments: rawJSON(c.Arguments)})
+		for _, tc := range resp.ToolCalls {
+			a.ToolCalls = append(a.ToolCalls, harness.ToolCall{ID: tc.ID, Name: enc.req.offered(tc.Name), Arguments: rawJSON(tc.Arguments)})
 		}
-		e.log.completed(a)
+		c.completed(a)
 		e.log.overhead(time.Since(ended))
 	}
 }
 
 // providerFailed records a failed call and tells the agent: an HTTP error it retries when
 // nothing was streamed yet, else an error event in the stream.
-func (e *Endpoint) providerFailed(w http.ResponseWriter, enc *anthropicEncoder, err error, took time.Duration) {
+func (e *Endpoint) providerFailed(w http.ResponseWriter, c *modelCall, enc *anthropicEncoder, err error, took time.Duration) {
 	kind, retry, status, typ := "error", false, http.StatusInternalServerError, "api_error"
 	var pe *provider.Error
 	if errors.As(err, &pe) {
@@ -72,7 +72,7 @@ func (e *Endpoint) providerFailed(w http.ResponseWriter, enc *anthropicEncoder, 
 		}
 	}
 	msg := e.log.h.Redact(fmt.Sprintf("%s: %v", e.up.Spec.Name, err))
-	e.log.failed(kindName(kind), msg, retry, took)
+	c.failed(kindName(kind), msg, retry, took)
 	if !enc.started {
 		writeAPIError(w, status, typ, msg)
 		return
@@ -93,16 +93,16 @@ func kindName(s string) string {
 
 // translateResponses serves a Responses call through exo's own provider for a registered model of
 // another kind (Anthropic, an OpenAI-compatible server, the scripted model).
-func (e *Endpoint) translateResponses(w http.ResponseWriter, r *http.Request, body []byte, arrived time.Time) {
+func (e *Endpoint) translateResponses(w http.ResponseWriter, r *http.Request, c *modelCall, body []byte, arrived time.Time) {
 	var q responsesRequest
 	if err := json.Unmarshal(body, &q); err != nil {
-		e.log.failed("bad_request", "exo: unreadable Responses request: "+err.Error(), false, 0)
+		c.failed("bad_request", "exo: unreadable Responses request: "+err.Error(), false, 0)
 		writeOpenAIError(w, http.StatusBadRequest, "exo: "+err.Error())
 		return
 	}
 	req, err := q.toProvider(e.up.Spec.ModelID, e.up.Spec.MaxOutput)
 	if err != nil {
-		e.log.failed("bad_request", "exo: "+err.Error(), false, 0)
+		c.failed("bad_request", "exo: "+err.Error(), false, 0)
 		writeOpenAIError(w, http.StatusBadRequest, "exo: "+err.Error())
 		return
 	}
@@ -113,11 +113,11 @@ func (e *Endpoint) translateResponses(w http.ResponseWriter, r *http.Request, bo
 	took := time.Since(start)
 	switch {
 	case r.Context().Err() != nil:
-		e.log.abandoned(took)
+		c.abandoned(took)
 	case err != nil:
 		kind, retry, status := providerKind(err)
 		msg := e.log.h.Redact(fmt.Sprintf("%s: %v", e.up.Spec.Name, err))
-		e.log.failed(kindName(kind), msg, retry, took)
+		c.failed(kindName(kind), msg, retry, took)
 		if !enc.started {
 			writeOpenAIError(w, status, msg)
 			return
@@ -127,10 +127,10 @@ func (e *Endpoint) translateResponses(w http.ResponseWriter, r *http.Request, bo
 		ended := time.Now()
 		enc.finish(resp)
 		a := Answer{Text: resp.Text, Usage: resp.Usage, Stop: string(resp.StopReason), TTFT: resp.TTFT, Took: took}
-		for _, c := range resp.ToolCalls {
-			a.ToolCalls = append(a.ToolCalls, harness.ToolCall{ID: c.ID, Name: c.Name, Arguments: rawJSON(c.Arguments)})
+		for _, tc := range resp.ToolCalls {
+			a.ToolCalls = append(a.ToolCalls, harness.ToolCall{ID: tc.ID, Name: tc.Name, Arguments: rawJSON(tc.Arguments)})
 		}
-		e.log.completed(a)
+		c.completed(a)
 		e.log.overhead(time.Since(ended))
 	}
 }

@@ -71,6 +71,7 @@ func (r *Runner) turn(ctx context.Context, ss *Session, s *harness.Session, text
 	if len(notes) > 0 {
 		prompt = strings.Join(notes, "\n\n") + "\n\n" + prompt
 	}
+	ss.Log.Expect(prompt)
 	t.sent = time.Now()
 	spanCtx, endSpan := r.x.TurnSpan(ctx, s.ID)
 	t.ctx = spanCtx
@@ -94,6 +95,11 @@ func (t *Turn) Context() context.Context { return t.ctx }
 
 // Harness is the harness the turn records into.
 func (t *Turn) Harness() *harness.Harness { return t.r.h }
+
+// Expect tells exo the exact text the adapter sends the agent as the prompt, when it is not the
+// prompt it was given (an ACP agent's first prompt carries the conversation so far): the model
+// call that carries it is the conversation's, any other is a side call.
+func (t *Turn) Expect(text string) { t.ss.Log.Expect(text) }
 
 // Interrupt notes that the user cancelled and the agent was asked to stop.
 func (t *Turn) Interrupt() { t.interrupted = true }
@@ -162,6 +168,7 @@ func (t *Turn) GoOn() (string, bool, error) {
 	}
 	t.stops++
 	t.ended = time.Time{}
+	t.ss.Log.Expect(msg)
 	return msg, true, nil
 }
 

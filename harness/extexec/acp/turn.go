@@ -38,6 +38,7 @@ func (pr *proc) Turn(ctx context.Context, t *extexec.Turn, text string) error {
 	pr.mu.Unlock()
 	defer pr.endTurn()
 	text, pr.history = pr.history+text, ""
+	t.Expect(text)
 	done := pr.prompt(text)
 	cancel := ctx.Done()
 	var deadline <-chan time.Time

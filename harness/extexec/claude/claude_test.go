@@ -39,7 +39,7 @@ func TestBashRunsInExoSandboxAndEveryStepIsAnEvent(t *testing.T) {
 		}
 	}
 	comp := payloads[harness.ModelCompleted](t, evs, harness.TypeModelCompleted)
-	if len(comp[0].ToolCalls) != 1 || comp[0].ToolCalls[0].Name != "mcp__exo__bash" || comp[0].Usage.Input == 0 || comp[0].Cost == 0 {
+	if len(comp[0].ToolCalls) != 1 || comp[0].ToolCalls[0].Name != "bash" || comp[0].Usage.Input == 0 || comp[0].Cost == 0 {
 		t.Fatalf("first model.completed %+v", comp[0])
 	}
 	tc := payloads[harness.ToolCompleted](t, evs, harness.TypeToolCompleted)

@@ -33,7 +33,7 @@ func (a *agent) Start(ss *extexec.Session, s *harness.Session, spec harness.Mode
 	pr := &proc{a: a, ss: ss, native: newNativeCalls(), id: newUUID(), mcp: ss.Tools.Server("exo")}
 	resume := len(history) > 0
 	if resume {
-		if err := writeTranscript(ss.Dirs.Config, s.Workspace, pr.id, spec.ModelID, a.versionNumber(), history); err != nil {
+		if err := writeTranscript(ss.Dirs.Config, s.Workspace, pr.id, spec.ModelID, a.versionNumber(), history, a.exoTools(s.ID)); err != nil {
 			return nil, err
 		}
 	}
@@ -96,6 +96,15 @@ func (pr *proc) mcpMessage(ctx context.Context, server string, msg json.RawMessa
 		return json.RawMessage(`{"jsonrpc":"2.0","id":null,"error":{"code":-32601,"message":"exo serves only the exo MCP server"}}`)
 	}
 	return pr.mcp.Handle(ctx, msg)
+}
+
+// exoTools are the names of exo's tools for a session (as exo knows them).
+func (a *agent) exoTools(sessionID string) map[string]bool {
+	out := map[string]bool{}
+	for _, t := range a.x.HostTools(context.Background(), sessionID) {
+		out[t.Name] = true
+	}
+	return out
 }
 
 // versionNumber is the version without the product name ("2.1.330").

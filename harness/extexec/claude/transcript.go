@@ -12,6 +12,7 @@ import (
 	"slices"
 	"time"
 
+	"exo/harness"
 	"exo/harness/provider"
 )
 
@@ -53,10 +54,11 @@ type transcriptLine struct {
 }
 
 // writeTranscript writes msgs as session id's transcript for cwd, with model as the answers'
-// model. Consecutive messages of one role are merged, tool results go in user messages, and a
+// model, and exo's tools (exoTools) by the names Claude knows them (bash → mcp__exo__bash; the
+// log holds exo's names whichever executor called them). Consecutive messages of one role are merged, tool results go in user messages, and a
 // tool call without a result gets one saying it was interrupted (the API needs every call
 // answered).
-func writeTranscript(configDir, cwd, id, model, version string, msgs []provider.Message) error {
+func writeTranscript(configDir, cwd, id, model, version string, msgs []provider.Message, exoTools map[string]bool) error {
 	path := transcriptPath(configDir, cwd, id)
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return fmt.Errorf("write the transcript for claude: %w", err)
@@ -69,7 +71,7 @@ func writeTranscript(configDir, cwd, id, model, version string, msgs []provider.
 	enc := json.NewEncoder(w)
 	var parent *string
 	now := time.Now().UTC()
-	for i, m := range turns(msgs) {
+	for i, m := range turns(msgs, exoTools) {
 		u := newUUID()
 		line := transcriptLine{ParentUUID: parent, Type: m.role, UUID: u, UserType: "external", CWD: cwd, SessionID: id, Version: version,
 			Timestamp: now.Add(time.Duration(i) * time.Millisecond).Format("2006-01-02T15:04:05.000Z")}
@@ -99,8 +101,9 @@ type turn struct {
 	stop   string
 }
 
-// turns maps exo's prompt view onto alternating user and assistant messages.
-func turns(msgs []provider.Message) []turn {
+// turns maps exo's prompt view onto alternating user and assistant messages, exo's tools named
+// as Claude knows them.
+func turns(msgs []provider.Message, exoTools map[string]bool) []turn {
 	var out []turn
 	add := func(role string, bs ...contentBlock) {
 		if n := len(out); n > 0 && out[n-1].role == role {
@@ -125,7 +128,11 @@ func turns(msgs []provider.Message) []turn {
 				bs = append(bs, contentBlock{Type: "text", Text: m.Text})
 			}
 			for _, c := range m.ToolCalls {
-				bs = append(bs, contentBlock{Type: "tool_use", ID: c.ID, Name: c.Name, Input: inputObject(c.Arguments)})
+				name := c.Name
+				if exoTools[name] {
+					name = harness.AgentToolName(name)
+				}
+				bs = append(bs, contentBlock{Type: "tool_use", ID: c.ID, Name: name, Input: inputObject(c.Arguments)})
 				open[c.ID] = true
 			}
 			if len(bs) > 0 {

@@ -1,0 +1,140 @@
+package extexec
+
+import (
+	"time"
+
+	"exo/harness"
+	"exo/harness/provider"
+)
+
+// modelCall is one model call through the endpoint, placed on the conversation (main: recorded
+// as step.started, model.requested, then model.completed or model.failed) or beside it (a side
+// call: one model.side when it ends).
+type modelCall struct {
+	l       *Log
+	main    bool
+	purpose string
+}
+
+// begin places a call and, for one on the conversation, queues step.started and
+// model.requested in one write.
+func (l *Log) begin(sh callShape, messages int) *modelCall {
+	l.mu.Lock()
+	pl := l.place(sh)
+	l.inflight++
+	c := &modelCall{l: l, main: pl.main, purpose: pl.purpose}
+	if !c.main {
+		l.mu.Unlock()
+		return c
+	}
+	l.step++
+	step := l.step
+	l.mu.Unlock()
+	l.enqueue(nil,
+		harness.MustRecord(harness.TypeStepStarted, l.actor, harness.StepStarted{Step: step}),
+		harness.MustRecord(harness.TypeModelRequested, l.actor, harness.ModelRequested{Model: l.spec.Label(), Provider: l.provider,
+			Step: step, Messages: messages}))
+	return c
+}
+
+// Answer is a model call's outcome as the endpoint saw it.
+type Answer struct {
+	Text      string
+	ToolCalls []harness.ToolCall
+	Usage     provider.Usage
+	Stop      string
+	TTFT      time.Duration
+	Took      time.Duration
+}
+
+// completed queues the call's answer; once committed, its tool calls count as recorded. Tool
+// names are recorded as exo knows them (mcp__exo__bash is exo's bash), so every executor reads
+// one conversation.
+func (c *modelCall) completed(a Answer) {
+	l := c.l
+	cost := l.spec.Cost(a.Usage)
+	for i := range a.ToolCalls {
+		a.ToolCalls[i].Name = harness.ExoToolName(a.ToolCalls[i].Name)
+	}
+	u := harness.Usage{Input: int(a.Usage.Input), Output: int(a.Usage.Output), Cached: int(a.Usage.Cached)}
+	l.mu.Lock()
+	l.sums.Usage = l.sums.Usage.Add(a.Usage)
+	l.sums.Cost += cost
+	l.sums.ModelTime += a.Took
+	var rec harness.Record
+	if c.main {
+		l.sums.Calls++
+		l.turnMain++
+		if l.sums.TTFT == 0 {
+			l.sums.TTFT = a.TTFT
+		}
+		if a.Text != "" {
+			l.sums.Text = a.Text
+		}
+		l.lastCalls = map[string]bool{}
+		for _, tc := range a.ToolCalls {
+			l.lastCalls[tc.ID] = true
+		}
+		rec = harness.MustRecord(harness.TypeModelCompleted, l.actor, harness.ModelCompleted{Model: l.spec.Label(), Text: a.Text,
+			ToolCalls: a.ToolCalls, Usage: u, Cost: cost, TTFTMs: a.TTFT.Milliseconds(), DurationMs: a.Took.Milliseconds(), StopReason: a.Stop})
+	} else {
+		l.sums.SideCalls++
+		side := harness.ModelSide{Model: l.spec.Label(), Purpose: c.purpose, Text: harness.CutSideText(a.Text), Usage: u, Cost: cost,
+			TTFTMs: a.TTFT.Milliseconds(), DurationMs: a.Took.Milliseconds(), StopReason: a.Stop}
+		for _, tc := range a.ToolCalls {
+			side.ToolCalls = append(side.ToolCalls, tc.Name)
+		}
+		rec = harness.MustRecord(harness.TypeModelSide, l.actor, side)
+	}
+	l.mu.Unlock()
+	l.enqueue(func(error) {
+		l.mu.Lock()
+		defer l.mu.Unlock()
+		for _, tc := range a.ToolCalls {
+			l.recorded[tc.ID] = true
+		}
+		l.done()
+	}, rec)
+}
+
+// failed queues a call that ended without an answer (an upstream error): model.failed for the
+// conversation's, model.side with the error for a side call (which does not fail the turn).
+func (c *modelCall) failed(kind, msg string, retryable bool, took time.Duration) {
+	l := c.l
+	msg = l.h.Redact(msg)
+	l.mu.Lock()
+	l.sums.ModelTime += took
+	if c.main {
+		l.sums.Failure = msg
+	}
+	l.mu.Unlock()
+	rec := harness.MustRecord(harness.TypeModelFailed, l.actor, harness.ModelFailed{Model: l.spec.Label(), Error: msg, Kind: kind, Retryable: retryable})
+	if !c.main {
+		rec = harness.MustRecord(harness.TypeModelSide, l.actor, harness.ModelSide{Model: l.spec.Label(), Purpose: c.purpose, Error: msg, Kind: kind,
+			DurationMs: took.Milliseconds()})
+	}
+	l.enqueue(l.doneLocked, rec)
+}
+
+// abandoned notes a call the agent gave up on (it went away mid-answer): nothing is recorded
+// for it here; the adapter records how the turn ended.
+func (c *modelCall) abandoned(took time.Duration) {
+	l := c.l
+	l.mu.Lock()
+	l.sums.ModelTime += took
+	l.mu.Unlock()
+	l.enqueue(l.doneLocked)
+}
+
+// doneLocked ends an in-flight call once the queue reaches it.
+func (l *Log) doneLocked(error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.done()
+}
+
+// done ends an in-flight call (l.mu held).
+func (l *Log) done() {
+	l.inflight--
+	l.cond.Broadcast()
+}
