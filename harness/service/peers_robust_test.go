@@ -79,7 +79,7 @@ func TestPeerWatchRetries(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	waitPeer(t, w, s1.ID)
+	waitPeerLong(t, w, s1.ID) // the retry may be in a backoff of up to 30 s by then
 }
 
 // TestBadPeerRecordsSkipped: a peer session record that is not JSON, or names a branch that
