@@ -29,7 +29,7 @@ func convItem(it harness.Item) views.ConvItem {
 	c := views.ConvItem{Seq: it.Seq, Text: it.Text}
 	switch it.Kind {
 	case harness.ItemUser:
-		c.Kind = views.KindUser
+		c.Kind, c.Attached = views.KindUser, strings.Join(it.Attached, "\n")
 	case harness.ItemAssistant:
 		c.Kind = views.KindAssistant
 	case harness.ItemThinking:

@@ -104,7 +104,7 @@ func (m *Model) onKey(msg tea.KeyPressMsg) tea.Cmd {
 		_, cmd := m.timeline.Update(msg) // typing a filter: every key is text
 		return cmd
 	}
-	completing := m.focus == focusInput && len(m.input.Completions()) > 0
+	completing := m.focus == focusInput && (len(m.input.Completions()) > 0 || len(m.input.MentionMatches()) > 0)
 	switch {
 	case key.Matches(msg, g.NextPane) && !completing:
 		m.setFocus(m.focus + 1)
@@ -312,6 +312,11 @@ func (m *Model) onPaneMsg(msg tea.Msg) tea.Cmd {
 		return m.toggleSplit(msg.ID)
 	case views.EditPromptMsg:
 		return writeDraftCmd(msg.Text)
+	case views.FilesRequestedMsg:
+		return m.filesCmd()
+	case filesMsg:
+		m.onFiles(msg)
+		return nil
 	case editorReadyMsg, editorDoneMsg:
 		return m.onEditor(msg)
 	case views.CopyRequest:
@@ -395,6 +400,7 @@ func (m *Model) submit(text string) tea.Cmd {
 // switchTo shows another session.
 func (m *Model) switchTo(id string) tea.Cmd {
 	m.conv.ClearPreview()
+	m.input.SetFiles(nil) // another workspace: listed again on the next @
 	m.streaming = false
 	return tea.Batch(m.loadCmd(id), m.siblingsCmd())
 }

@@ -220,3 +220,55 @@ func sizeText(n int64) string {
 	}
 	return fmt.Sprintf("%.1f MB", float64(n)/1e6)
 }
+
+// maxListedFiles bounds the paths ListFiles returns.
+const maxListedFiles = 20_000
+
+// ListFiles lists a session's workspace for @path completion, with the walk glob and grep use
+// (what .gitignore leaves in, links not followed): slash paths in walk order, folders with a
+// trailing slash, at most maxListedFiles. exo's home, when the workspace holds it, is left out.
+func (h *Harness) ListFiles(sessionID string) ([]string, error) {
+	s, err := h.Session(sessionID)
+	if err != nil {
+		return nil, err
+	}
+	d, err := sandbox.OpenDir(s.Workspace)
+	if err != nil {
+		return nil, fmt.Errorf("list files: open the workspace: %w", err)
+	}
+	defer d.Close()
+	home := h.homeBeneath(s.Workspace)
+	out := []string{}
+	err = sandbox.WalkFiles(d, ".", sandbox.WalkOptions{}, func(p string, e fs.DirEntry) error {
+		if p == home {
+			return fs.SkipDir // exo's home is not the user's to mention
+		}
+		if e.IsDir() {
+			p += "/"
+		}
+		out = append(out, p)
+		if len(out) >= maxListedFiles {
+			return fs.SkipAll
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("list files: %w", err)
+	}
+	return out, nil
+}
+
+// homeBeneath returns exo's home as a slash path relative to the workspace ws, or "" when the
+// home is not inside it (both with links resolved, since the walk follows none).
+func (h *Harness) homeBeneath(ws string) string {
+	home, err1 := filepath.EvalSymlinks(h.Home())
+	root, err2 := filepath.EvalSymlinks(ws)
+	if err1 != nil || err2 != nil {
+		return ""
+	}
+	rel, err := filepath.Rel(root, home)
+	if err != nil || rel == "." || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return ""
+	}
+	return filepath.ToSlash(rel)
+}

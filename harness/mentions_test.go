@@ -116,3 +116,38 @@ func attachSetup(t *testing.T) (*Harness, string) {
 	t.Cleanup(func() { h.Close() })
 	return h, t.TempDir()
 }
+
+// TestListFiles lists a workspace for @ completion: folders with a slash, what .gitignore
+// (nested, with a negation) leaves out is left out, a planted link to a folder outside is
+// listed but never entered, and exo's home inside the workspace is not listed.
+func TestListFiles(t *testing.T) {
+	h, _ := attachSetup(t)
+	ws := filepath.Dir(h.Home())
+	outside := t.TempDir()
+	os.WriteFile(filepath.Join(outside, "secret.txt"), []byte("x"), 0o600)
+	os.WriteFile(filepath.Join(h.Home(), "planted.txt"), []byte("x"), 0o600)
+	for p, b := range map[string]string{
+		".gitignore": "*.log\nbuild/\n", "main.go": "package main\n", "app.log": "x",
+		"build/out.bin": "x", "pkg/.gitignore": "*.tmp\n!keep.tmp\n", "pkg/a.go": "x",
+		"pkg/x.tmp": "x", "pkg/keep.tmp": "x",
+	} {
+		os.MkdirAll(filepath.Dir(filepath.Join(ws, p)), 0o755)
+		os.WriteFile(filepath.Join(ws, p), []byte(b), 0o644)
+	}
+	os.Symlink(outside, filepath.Join(ws, "out"))
+	s, err := h.NewSession(NewSessionOptions{Name: "l", Workspace: ws})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := h.ListFiles(s.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{".gitignore", "main.go", "out", "pkg/", "pkg/.gitignore", "pkg/a.go", "pkg/keep.tmp"}
+	if !slices.Equal(got, want) {
+		t.Fatalf("got %q\nwant %q", got, want)
+	}
+	if _, err := h.ListFiles("no-such-session"); err == nil {
+		t.Fatal("listed the files of a session that does not exist")
+	}
+}

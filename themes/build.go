@@ -18,7 +18,8 @@ func build(name string, p Palette, glam ansi.StyleConfig) *Styles {
 		Title:         fg(p.Muted),
 		TitleFocused:  fg(p.Accent).Bold(true),
 	}
-	s.Text = TextStyles{Normal: fg(p.Fg), Muted: fg(p.Muted), Dim: fg(p.Subtle).Faint(p.Mono), Strong: fg(p.Fg).Bold(true)}
+	s.Text = TextStyles{Normal: fg(p.Fg), Muted: fg(p.Muted), Dim: fg(p.Subtle).Faint(p.Mono), Strong: fg(p.Fg).Bold(true),
+		Mention: fg(p.Accent2).Underline(true)}
 	s.Conv = ConvStyles{
 		UserLabel: fg(p.User).Bold(true), User: fg(p.Fg),
 		AssistantLabel: fg(p.Accent2).Bold(true),

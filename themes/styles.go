@@ -40,6 +40,8 @@ type TextStyles struct {
 	Muted  lipgloss.Style // Muted is secondary text.
 	Dim    lipgloss.Style // Dim is de-emphasised text (abandoned branches).
 	Strong lipgloss.Style // Strong is emphasised text.
+	// Mention is an @path mention in the prompt and an attachment line in the conversation.
+	Mention lipgloss.Style
 }
 
 // ConvStyles styles conversation items.

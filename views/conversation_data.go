@@ -35,6 +35,7 @@ type ConvItem struct {
 	Seq         uint64        // Seq is the event the item comes from (for the app; not shown).
 	Kind        ConvKind      // Kind selects how the item renders.
 	Text        string        // Text is the user text, assistant markdown or notice text.
+	Attached    string        // Attached lists a user turn's attached files, one a line ("path (size)" or "path: note").
 	Tool        string        // Tool is the tool name of a tool block.
 	ArgsSummary string        // ArgsSummary is a one-line summary of the tool arguments.
 	Status      ToolStatus    // Status is the tool call state.

@@ -20,6 +20,12 @@ func (c *Conversation) renderEntry(e *convEntry, w int) []string {
 	switch e.item.Kind {
 	case KindUser:
 		lines = prefixed(st.Conv.UserLabel.Render("› "), "  ", st.Conv.User.Render, e.item.Text, w)
+		for _, a := range strings.Split(e.item.Attached, "\n") {
+			if a == "" {
+				continue
+			}
+			lines = append(lines, prefixed("  "+st.Text.Muted.Render("⎘ "), "    ", st.Text.Mention.Render, "attached "+a, w)...)
+		}
 	case KindAssistant:
 		head := []string{st.Conv.AssistantLabel.Render("● assistant") + c.streamMark(e)}
 		if e.md == nil {

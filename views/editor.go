@@ -14,6 +14,8 @@ type editor struct {
 	lines    [][]rune
 	row, col int
 	top      int // top is the first visual line shown.
+	// decorate, when set, styles each wrapped chunk of text before the cursor is drawn.
+	decorate func(string) string
 }
 
 // newEditor returns an empty editor.
@@ -30,12 +32,18 @@ func (e *editor) Value() string {
 
 // SetValue replaces the text and puts the cursor at its end.
 func (e *editor) SetValue(s string) {
+	d := e.decorate
 	*e = newEditor()
+	e.decorate = d
 	e.Insert(s)
 }
 
 // Reset empties the editor.
-func (e *editor) Reset() { *e = newEditor() }
+func (e *editor) Reset() {
+	d := e.decorate
+	*e = newEditor()
+	e.decorate = d
+}
 
 // Line returns the cursor's line.
 func (e *editor) Line() int { return e.row }
@@ -187,6 +195,9 @@ func (e *editor) view(w, h int, prompt, cont string, cursor func(string) string)
 			cursorLine = len(vis) + at
 		}
 		for i, c := range chunks {
+			if e.decorate != nil {
+				c = e.decorate(c)
+			}
 			p := cont
 			if r == 0 && i == 0 {
 				p = prompt
@@ -258,4 +269,22 @@ func drawCursor(line string, pw, col int, cursor func(string) string) string {
 		cell = " "
 	}
 	return ansi.Cut(line, 0, x) + cursor(cell) + ansi.Cut(line, x+1, ansi.StringWidth(line))
+}
+
+// wordBeforeCursor returns the text from the last space before the cursor up to it.
+func (e *editor) wordBeforeCursor() string {
+	l := e.lines[e.row][:e.col]
+	i := len(l)
+	for i > 0 && !unicode.IsSpace(l[i-1]) {
+		i--
+	}
+	return string(l[i:])
+}
+
+// replaceWordBeforeCursor replaces what wordBeforeCursor returns with s.
+func (e *editor) replaceWordBeforeCursor(s string) {
+	for range []rune(e.wordBeforeCursor()) {
+		e.backspace()
+	}
+	e.Insert(s)
 }

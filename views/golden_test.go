@@ -75,6 +75,27 @@ var goldenPanes = map[string]func(c *Common, W int) interface{ View() string }{
 		p.Update(press("down"))
 		return popupView{p, min(W, 48)}
 	},
+	"popup-mention": func(c *Common, W int) interface{ View() string } {
+		p := NewInput(c)
+		p.Focus()
+		p.SetFiles(sampleFiles())
+		p.SetValue("explain @stor")
+		p.Update(press("down"))
+		return popupView{p, min(W, 60)}
+	},
+	"popup-mentionfolder": func(c *Common, W int) interface{ View() string } {
+		p := NewInput(c)
+		p.Focus()
+		p.SetFiles(sampleFiles())
+		p.SetValue("@harness/")
+		return popupView{p, min(W, 60)}
+	},
+	"input-mention": func(c *Common, _ int) interface{ View() string } {
+		p := NewInput(c)
+		p.Focus()
+		p.SetValue("explain @store/event.go and @\"docs/a b.md\" please")
+		return sizer{p}
+	},
 	"timeline-filter": func(c *Common, _ int) interface{ View() string } {
 		p := NewTimeline(c)
 		p.SetSource(sampleRows(200))
@@ -177,6 +198,13 @@ var goldenPanes = map[string]func(c *Common, W int) interface{ View() string }{
 func overlayPane(name string) bool {
 	base, _, _ := strings.Cut(name, "-")
 	return base == "approval" || base == "confirm" || base == "help"
+}
+
+// sampleFiles is a workspace listing as the harness gives it for @ completion.
+func sampleFiles() []string {
+	return []string{".gitignore", "README.md", "docs/", "docs/a b.md", "go.mod", "harness/", "harness/api/", "harness/api/api.go",
+		"harness/events.go", "harness/mentions.go", "harness/projection.go", "main.go", "store/", "store/append.go",
+		"store/checkpoint.go", "store/event.go", "store/event_zstd.go", "store/kv_bolt.go", "store/testdata/", "views/", "views/input.go"}
 }
 
 // popupView shows the input's completion popup.

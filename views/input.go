@@ -56,6 +56,8 @@ type Input struct {
 	draftPastes []string
 	// target names the session a prompt goes to, shown in the title while several are on screen.
 	target string
+	// ment is the @path completion.
+	ment mentionState
 }
 
 // SetTarget names the session the prompt goes to ("" hides it: only one session is shown).
@@ -63,7 +65,9 @@ func (in *Input) SetTarget(name string) { in.target = name }
 
 // NewInput returns an empty, focused-ready input pane.
 func NewInput(c *Common) *Input {
-	return &Input{base: base{common: c}, Keys: DefaultInputKeyMap(), ta: newEditor()}
+	in := &Input{base: base{common: c}, Keys: DefaultInputKeyMap(), ta: newEditor()}
+	in.ta.decorate = in.highlightMentions
+	return in
 }
 
 // hintLines is 1 when the pane is tall enough for the completion line.
@@ -107,7 +111,7 @@ func (in *Input) DesiredHeight(w, minH, maxH int) int {
 // Reset empties the editor and drops pasted chips.
 func (in *Input) Reset() {
 	in.ta.Reset()
-	in.pastes, in.compSel = nil, 0
+	in.pastes, in.compSel, in.ment.dismissed = nil, 0, ""
 }
 
 // SetHistory replaces the prompt history, oldest first.
@@ -126,11 +130,17 @@ func (in *Input) Update(msg tea.Msg) (Pane, tea.Cmd) {
 	case tea.PasteMsg:
 		return in, in.paste(msg.Content)
 	case tea.KeyPressMsg:
+		if ms := in.MentionMatches(); len(ms) > 0 && in.mentionKey(msg.String(), ms) {
+			return in, nil
+		}
 		if cmd, ok := in.handleKey(msg); ok {
 			return in, cmd
 		}
 		in.ta.handle(msg)
 		in.clampCompletion()
+		if _, ok := in.MentionQuery(); ok && !in.HasFiles() {
+			return in, emit(FilesRequestedMsg{})
+		}
 	}
 	return in, nil
 }
@@ -284,5 +294,5 @@ func (in *Input) ShortHelp() []key.Binding {
 
 // FullHelp lists all input bindings.
 func (in *Input) FullHelp() [][]key.Binding {
-	return [][]key.Binding{{in.Keys.Send, in.Keys.Newline, in.Keys.HistPrev, in.Keys.HistNext, in.Keys.Complete, in.Keys.Editor}}
+	return [][]key.Binding{{in.Keys.Send, in.Keys.Newline, in.Keys.HistPrev, in.Keys.HistNext, in.Keys.Complete, in.Keys.Editor, mentionBinding}}
 }

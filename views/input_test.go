@@ -174,3 +174,73 @@ func TestInputEscapesAndRecalledChips(t *testing.T) {
 		t.Errorf("recalled chip sent %q", msg.Text)
 	}
 }
+
+// TestInputMentionCompletion types an @ mention: the first @ asks the app for the files, the
+// popup fuzzy-matches them, tab into a folder keeps it open on the folder's entries, enter on a
+// file completes it with a space, a path with a space is quoted, esc closes the popup for that
+// mention, and while the popup shows, ↑/↓ move in it rather than in the history.
+func TestInputMentionCompletion(t *testing.T) {
+	in := NewInput(NewCommon(themes.Dark()))
+	in.Focus()
+	in.SetHistory([]string{"an older prompt"})
+	typeText(in, "explain ")
+	_, cmd := in.Update(press("@"))
+	if cmd == nil {
+		t.Fatal("typing @ did not ask for the files")
+	}
+	if _, ok := cmd().(FilesRequestedMsg); !ok {
+		t.Fatal("typing @ did not ask for the files")
+	}
+	in.SetFiles(sampleFiles())
+	if _, cmd := in.Update(press("s")); cmd != nil {
+		t.Fatal("the files were asked for again")
+	}
+	typeText(in, "tev")
+	if m := in.MentionMatches(); len(m) == 0 || m[0] != "store/event.go" {
+		t.Fatalf("matches for @stev: %q", m)
+	}
+	in.Update(press("down"))
+	in.Update(press("up"))
+	if in.Value() != "explain @stev" {
+		t.Fatalf("↑/↓ changed the text: %q", in.Value())
+	}
+	in.Update(press("enter"))
+	if in.Value() != "explain @store/event.go " {
+		t.Fatalf("after enter: %q", in.Value())
+	}
+	if in.PopupView(60) != "" {
+		t.Fatal("the popup stayed open after a file was completed")
+	}
+	typeText(in, "and @harn")
+	in.Update(press("tab"))
+	if !strings.HasSuffix(in.Value(), "@harness/") {
+		t.Fatalf("tab on a folder: %q", in.Value())
+	}
+	if m := in.MentionMatches(); len(m) != 4 || m[0] != "harness/api/" {
+		t.Fatalf("the folder's entries: %q", m)
+	}
+	in.Update(press("tab"))
+	in.Update(press("tab"))
+	if !strings.HasSuffix(in.Value(), "@harness/api/api.go ") {
+		t.Fatalf("walking down: %q", in.Value())
+	}
+	typeText(in, "@docs/a")
+	in.Update(press("enter"))
+	if !strings.HasSuffix(in.Value(), `@"docs/a b.md" `) {
+		t.Fatalf("a path with a space: %q", in.Value())
+	}
+	typeText(in, "@main")
+	in.Update(press("esc"))
+	if in.PopupView(60) != "" || len(in.MentionMatches()) != 0 {
+		t.Fatal("esc did not close the popup")
+	}
+	_, cmd = in.Update(press("enter"))
+	msg, ok := cmd().(SubmitMsg)
+	if !ok || msg.Text != `explain @store/event.go and @harness/api/api.go @"docs/a b.md" @main` {
+		t.Fatalf("sent %#v", msg)
+	}
+	in.Update(press("up"))
+	if in.Value() != msg.Text {
+		t.Fatalf("history after the popup: %q", in.Value())
+	}
+}

@@ -100,6 +100,9 @@ func (in *Input) IsCustomCommand(name string) bool {
 // PopupView renders the completions as a box at most w cells wide, for the
 // app to draw just above the input; it is empty when nothing completes.
 func (in *Input) PopupView(w int) string {
+	if pop := in.mentionPopup(w); pop != "" {
+		return pop
+	}
 	comps := in.Completions()
 	if len(comps) == 0 || w < 8 {
 		return ""

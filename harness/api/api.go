@@ -74,6 +74,9 @@ type Sessions interface {
 	RewindPreview(ctx context.Context, sessionID string, seq uint64) (RewindPlan, error)
 	// Say appends a user message without running a turn.
 	Say(ctx context.Context, sessionID, text, source string) (harness.Event, error)
+	// Files lists the session's workspace for @path completion: what .gitignore leaves in,
+	// folders with a trailing slash (see harness.ListFiles).
+	Files(ctx context.Context, sessionID string) ([]string, error)
 	// State returns the Session projection of a branch at its head.
 	State(ctx context.Context, branch string) (*harness.SessionState, error)
 	// StateAt returns the Session projection of a branch as of seq.

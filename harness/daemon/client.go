@@ -231,6 +231,12 @@ func (c *Client) RewindPreview(ctx context.Context, sessionID string, seq uint64
 	return out, c.call(ctx, "GET", "/v1/sessions/"+esc(sessionID)+"/rewind?seq="+u64(seq), nil, &out)
 }
 
+// Files lists the session's workspace for @path completion.
+func (c *Client) Files(ctx context.Context, sessionID string) ([]string, error) {
+	var out []string
+	return out, c.call(ctx, "GET", "/v1/sessions/"+esc(sessionID)+"/files", nil, &out)
+}
+
 // Say appends a user message.
 func (c *Client) Say(ctx context.Context, sessionID, text, source string) (harness.Event, error) {
 	var out harness.Event

@@ -205,6 +205,9 @@ func (s *Server) sessionRoutes(h func(string, func(http.ResponseWriter, *http.Re
 		}
 		return reply(w)(s.svc.RewindPreview(r.Context(), r.PathValue("id"), seq))
 	})
+	h("GET /v1/sessions/{id}/files", func(w http.ResponseWriter, r *http.Request) error {
+		return reply(w)(s.svc.Files(r.Context(), r.PathValue("id")))
+	})
 	h("POST /v1/sessions/{id}/messages", func(w http.ResponseWriter, r *http.Request) error {
 		var body struct{ Text, Source string }
 		if err := readJSON(r, &body); err != nil {

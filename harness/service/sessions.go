@@ -197,6 +197,15 @@ func (s *Service) RewindPreview(ctx context.Context, sessionID string, seq uint6
 	return api.RewindPlan{Seq: seq, Events: n, Files: files}, err
 }
 
+// Files lists the session's workspace for @path completion.
+func (s *Service) Files(ctx context.Context, sessionID string) ([]string, error) {
+	se, err := s.session(sessionID)
+	if err != nil {
+		return nil, err
+	}
+	return s.h.ListFiles(se.ID)
+}
+
 // Say appends a user message without running a turn.
 func (s *Service) Say(ctx context.Context, sessionID, text, source string) (harness.Event, error) {
 	if text == "" {
