@@ -47,9 +47,14 @@ func (s *Shell) Run(ctx context.Context, command string, opts RunOptions) (Resul
 	defer p.setCur(nil)
 	if err := p.write(p.runLine(nonce)); err != nil {
 		s.discard(p, "writing to it failed")
+		p.removeCtl("cmd.sh")
 		return r, fmt.Errorf("run in shell: %w", err)
 	}
 	s.wait(ctx, p, st, opts.timeout(), &r)
+	// The command may hold a secret the model was given: it must not stay on disk once run.
+	if err := p.removeCtl("cmd.sh"); err != nil {
+		r.Notes = append(r.Notes, fmt.Sprintf("the command's file could not be removed: %v", err))
+	}
 	r.Duration = time.Since(start)
 	if err := st.finish(&r); err != nil {
 		r.Notes = append(r.Notes, err.Error())

@@ -87,6 +87,17 @@ func (p *shellProc) writeCtl(name string, data []byte) error {
 	return d.WriteFile(rel, data, 0o600)
 }
 
+// removeCtl removes one of the shell's control files once the shell is done with it, beneath
+// the tmp dir without following links (a missing file or folder is not an error).
+func (p *shellProc) removeCtl(name string) error {
+	d, err := OpenDir(p.tmp)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	return d.RemoveAll(ctlDirName + "/" + name)
+}
+
 // initArgs writes the init file and returns the shell's arguments.
 func (p *shellProc) initArgs(ready string) ([]string, error) {
 	init := "PS1=''; PS2=''; PS0=''; PS4='+ '\nunset PROMPT_COMMAND HISTFILE MAIL MAILPATH ENV\n"
