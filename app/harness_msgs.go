@@ -137,6 +137,10 @@ func (m *Model) onLoaded(msg sessionLoadedMsg) tea.Cmd {
 	sameBranch := m.session != nil && m.session.Branch == msg.session.Branch && m.source != nil
 	m.session, m.state, m.model = msg.session, msg.state, msg.model
 	m.noModel = msg.modelErr != nil
+	m.conv.SetEmptyText("")
+	if m.noModel {
+		m.conv.SetEmptyText(noModelHelp) // the status bar's message fades and is cut when narrow
+	}
 	if _, previewing := m.conv.Preview(); !previewing {
 		m.conv.SetItems(msg.items)
 		m.streaming = false

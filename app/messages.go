@@ -103,3 +103,9 @@ type splitLoadedMsg struct {
 
 // fadeMsg clears a status message if it is still the one shown.
 type fadeMsg struct{ id int }
+
+// noModelHelp is what an empty conversation says while no model is registered.
+const noModelHelp = "No model is registered yet.\n\n" +
+	"Type /model demo for the offline scripted demo (always shown as scripted), or register " +
+	"a model in a shell: exo model register NAME --provider openai|anthropic|openai-compatible " +
+	"(exo model register --help says more)."

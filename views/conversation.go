@@ -57,6 +57,7 @@ type Conversation struct {
 	base
 	Keys    ConversationKeyMap // Keys are the pane's bindings.
 	title   string
+	empty   string // empty is what an empty conversation says ("" means "no messages yet").
 	entries []*convEntry
 	md      mdRenderers
 	top     anchor // top is the first visible line when not following.
@@ -76,6 +77,10 @@ func NewConversation(c *Common) *Conversation {
 
 // SetTitle sets the frame title (e.g. the session name in split view).
 func (c *Conversation) SetTitle(t string) { c.title = oneLine(plain(t)) }
+
+// SetEmptyText sets what the pane says while the conversation is empty (wrapped to the pane;
+// "" restores "no messages yet"): e.g. how to start when no model is registered.
+func (c *Conversation) SetEmptyText(t string) { c.empty = t }
 
 // SetItems replaces all items, e.g. on a session switch or a preview, and
 // shows the end. Entries whose item is unchanged at the same position keep

@@ -8,7 +8,11 @@ func (c *Conversation) View() string {
 		body = append(body, c.banner(w))
 	}
 	if len(c.entries) == 0 {
-		body = append(body, c.styles().Text.Muted.Render(truncate("no messages yet", w)))
+		empty := c.empty
+		if empty == "" {
+			empty = "no messages yet"
+		}
+		body = append(body, wrapStyled(c.styles().Text.Muted, empty, w)...)
 	} else {
 		body = append(body, c.visible(w, h)...)
 	}

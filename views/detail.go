@@ -19,7 +19,7 @@ type DetailKeyMap struct {
 	Close key.Binding // Close closes the overlay.
 }
 
-// Detail is the overlay showing one event as pretty-printed JSON.
+// Detail is the overlay showing one event as pretty-printed JSON, or a diff in colour.
 type Detail struct {
 	base
 	Keys  DetailKeyMap // Keys are the overlay's bindings.
@@ -46,6 +46,8 @@ func (d *Detail) pretty(raw []byte) []string {
 	text := string(raw)
 	if json.Indent(&buf, raw, "", "  ") == nil {
 		text = buf.String()
+	} else if isDiff(text) {
+		return renderDiff(d.styles(), text, 1<<16) // a conflict diff (d in the sessions pane)
 	}
 	st := d.styles()
 	lines := strings.Split(Sanitize(text), "\n")
@@ -55,6 +57,12 @@ func (d *Detail) pretty(raw []byte) []string {
 		}
 	}
 	return lines
+}
+
+// isDiff reports whether text holds a unified diff.
+func isDiff(text string) bool {
+	return strings.HasPrefix(text, "--- ") || strings.HasPrefix(text, "diff ") || strings.Contains(text, "\n@@ ") ||
+		strings.Contains(text, "\n--- a/")
 }
 
 // Update scrolls and closes.

@@ -197,7 +197,7 @@ var goldenPanes = map[string]func(c *Common, W int) interface{ View() string }{
 // overlayPane reports whether a golden pane is a modal that is not sized to the whole area.
 func overlayPane(name string) bool {
 	base, _, _ := strings.Cut(name, "-")
-	return base == "approval" || base == "confirm" || base == "help"
+	return base == "approval" || base == "confirm" || base == "help" || base == "quit"
 }
 
 // sampleFiles is a workspace listing as the harness gives it for @ completion.
