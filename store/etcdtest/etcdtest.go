@@ -68,6 +68,7 @@ func start(tb testing.TB, n int, o Options) (*Cluster, error) {
 		cfg := embed.NewConfig()
 		cfg.Name = fmt.Sprintf("m%d", i)
 		cfg.Dir = tb.TempDir()
+		cfg.BcryptCost = 4 // bcrypt's minimum: password checks at the default cost take seconds under -race on a loaded machine
 		cu, pu := freeURL(tb), freeURL(tb)
 		if o.TLS != nil {
 			cu.Scheme = "https"
@@ -134,7 +135,7 @@ func (c *Cluster) enableAuth(o Options) error {
 		return err
 	}
 	defer cli.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
 	steps := []func() error{
 		func() error { _, err := cli.UserAdd(ctx, "root", o.Password); return err },
