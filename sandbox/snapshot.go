@@ -84,6 +84,9 @@ type Snapshotter struct {
 	gcRuns               sync.WaitGroup
 	// private are opts.Private inside the workspace, relative to it.
 	private []string
+	// afterStatus, for tests, runs between git status and staging (where an agent's process
+	// can change the workspace).
+	afterStatus func()
 }
 
 // ShadowDir returns the conventional shadow repository path for a workspace under home.

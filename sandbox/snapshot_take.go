@@ -101,7 +101,6 @@ func (s *Snapshotter) stage() (staged, error) {
 		return staged{}, err
 	}
 	st := staged{exact: true}
-	var paths bytes.Buffer
 	var stagedPaths []string
 	for _, e := range bytes.Split(out, []byte{0}) {
 		if len(e) < 4 {
@@ -118,21 +117,36 @@ func (s *Snapshotter) stage() (staged, error) {
 			}
 		}
 		st.note(x, y, p)
-		paths.WriteString(p)
-		paths.WriteByte(0)
 		stagedPaths = append(stagedPaths, p)
 	}
+	if s.afterStatus != nil {
+		s.afterStatus()
+	}
 	st.settle()
-	if paths.Len() > 0 {
-		if err := s.updateIndex(&paths, len(stagedPaths)); err != nil {
+	if len(stagedPaths) > 0 {
+		kept, raced, err := s.stagePaths(stagedPaths)
+		if err != nil {
 			return staged{}, err
 		}
-		if err := s.verifyStaged(stagedPaths); err != nil {
+		if len(raced) > 0 {
+			st.leaveOut(raced)
+		}
+		if err := s.verifyStaged(kept); err != nil {
 			return staged{}, err
 		}
 	}
 	st.skipped = append(st.skipped, s.skippedDirs()...)
 	return st, nil
+}
+
+// leaveOut drops the changes of paths that were not staged and reports them as skipped.
+func (st *staged) leaveOut(raced []string) {
+	out := make(map[string]bool, len(raced))
+	for _, p := range raced {
+		out[p] = true
+		st.skipped = append(st.skipped, SkippedFile{Path: p, Reason: racedReason})
+	}
+	st.changes = slices.DeleteFunc(st.changes, func(c Change) bool { return out[c.Path] })
 }
 
 // note records one status entry as a change, or marks the changes inexact.
