@@ -179,4 +179,15 @@ func TestPasteReachesThePrompt(t *testing.T) {
 	if sub, ok := cmd().(views.SubmitMsg); !ok || sub.Text != big {
 		t.Fatalf("sent %#v", sub)
 	}
+	// Terminals send pasted line ends as CR (CRLF from Windows text): lines stay lines.
+	m.input.SetValue("")
+	m.Update(tea.PasteMsg{Content: "a1\rb2\r\nc3"})
+	if v := m.input.Value(); v != "a1\nb2\nc3" {
+		t.Fatalf("a 3-line paste with CR line ends became %q", v)
+	}
+	m.input.SetValue("")
+	m.Update(tea.PasteMsg{Content: strings.Repeat("line\r", 300)})
+	if v := m.input.Value(); !strings.Contains(v, "300 lines") {
+		t.Fatalf("a 300-line paste with CR line ends: %q", v)
+	}
 }

@@ -142,6 +142,9 @@ func (m *Model) onPaste(msg tea.PasteMsg) tea.Cmd {
 	if m.focus != focusInput {
 		m.setFocus(focusInput)
 	}
+	// Terminals send a pasted line end as CR (xterm, VTE, tmux; Windows text as CRLF): make
+	// them newlines, or the lines run together and a large paste counts as one line.
+	msg.Content = strings.ReplaceAll(strings.ReplaceAll(msg.Content, "\r\n", "\n"), "\r", "\n")
 	_, cmd := m.input.Update(msg)
 	return cmd
 }
