@@ -38,9 +38,13 @@ type Options struct {
 	NoSync bool
 	// DemoScript is the built-in scripted-model script used by a scripted model without a path.
 	DemoScript []byte
-	// Store names the store: "" (then EXO_STORE or EXO_HOME/store.url decide; default the
-	// local bbolt file) or etcd://host:2379,…/namespace?options (see store.ParseURL).
+	// Store names the store: "" (then EXO_STORE, ConfigFile's store key or EXO_HOME/store.url
+	// decide; default the local bbolt file) or etcd://host:2379,…/namespace?options (see
+	// store.ParseURL).
 	Store string
+	// ConfigFile is the user's configuration file, whose store key names the store when
+	// neither Store nor EXO_STORE does ("" reads none: tests and embedders).
+	ConfigFile string
 	// SandboxHelper is the argv prefix that runs sandbox.HelperMain (default: this executable).
 	SandboxHelper []string
 	// Capabilities, when set, stand in for the probe of what isolation this machine supports

@@ -7,21 +7,33 @@ import (
 	"path/filepath"
 	"strings"
 
+	"exo/harness/config"
 	"exo/store"
 )
 
-// StoreURLFile is the user configuration, in EXO_HOME, that names the store a daemon opens
-// when neither `exo daemon --store` nor EXO_STORE does (one line: bbolt, or etcd://host:2379,…).
+// StoreURLFile is the older user configuration, in EXO_HOME, that names the store a daemon
+// opens when neither `exo daemon --store`, EXO_STORE nor the user's config.toml does (one
+// line: bbolt, or etcd://host:2379,…).
 const StoreURLFile = "store.url"
 
-// StoreURL returns the store location for home: the option, else EXO_STORE, else the user
-// configuration file, else "" (the local bbolt file).
-func StoreURL(home, option string) (string, error) {
+// StoreURL returns the store location for home: the option, else EXO_STORE, else the store
+// key of the user's configuration file configFile ("" reads none; a project's file never
+// names the store), else EXO_HOME/store.url, else "" (the local bbolt file).
+func StoreURL(home, option, configFile string) (string, error) {
 	if option != "" {
 		return option, nil
 	}
 	if v := os.Getenv("EXO_STORE"); v != "" {
 		return v, nil
+	}
+	if configFile != "" {
+		cfg, err := config.Load(config.Options{UserFile: configFile})
+		if err != nil {
+			return "", fmt.Errorf("read the store from the configuration: %w", err)
+		}
+		if cfg.FromFile(config.KeyStore) {
+			return cfg.Get(config.KeyStore), nil
+		}
 	}
 	b, err := os.ReadFile(filepath.Join(home, StoreURLFile))
 	if errors.Is(err, os.ErrNotExist) {
@@ -35,7 +47,7 @@ func StoreURL(home, option string) (string, error) {
 
 // openStore opens the store the options and configuration name.
 func openStore(home string, opts Options) (*store.Store, error) {
-	where, err := StoreURL(home, opts.Store)
+	where, err := StoreURL(home, opts.Store, opts.ConfigFile)
 	if err != nil {
 		return nil, err
 	}

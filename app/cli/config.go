@@ -20,7 +20,8 @@ func configCmd(e *env) *cobra.Command {
 		Short: "Show the configuration in force here: each key, its value and the file it comes from (or default)",
 		Long: "exo reads " + displayUserFile() + " (the user's; $XDG_CONFIG_HOME/exo/config.toml, else\n" +
 			"~/.config/exo/config.toml) and the project's .exo/config.toml over it. A project may only tighten the\n" +
-			"approval mode and may not choose the executor unless you trust its config (exo trust).",
+			"approval mode and may not choose the executor unless you trust its config (exo trust); it may never\n" +
+			"choose the store (where your sessions go): only your own file sets store.",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return e.withClient(func(ctx context.Context, c api.Client) error {

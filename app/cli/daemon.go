@@ -13,6 +13,7 @@ import (
 
 	"exo/harness"
 	"exo/harness/api"
+	"exo/harness/config"
 	"exo/harness/daemon"
 )
 
@@ -31,11 +32,11 @@ func daemonCmd(e *env) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return daemon.Run(daemon.RunOptions{Home: home, IdleTimeout: idle, Harness: harness.Options{DemoScript: e.demo, Store: storeURL}})
+			return daemon.Run(daemon.RunOptions{Home: home, IdleTimeout: idle, Harness: harness.Options{DemoScript: e.demo, Store: storeURL, ConfigFile: config.UserFile()}})
 		},
 	}
 	cmd.Flags().DurationVar(&idle, "idle", 0, "exit after this long with no clients and no work (negative: never)")
-	cmd.Flags().StringVar(&storeURL, "store", "", "store to open: bbolt (default) or etcd://host:2379,…/namespace?node=…&blobs=DIR&cacert=…&cert=…&key=…&user=…&password-file=… (else EXO_STORE, else EXO_HOME/store.url)")
+	cmd.Flags().StringVar(&storeURL, "store", "", "store to open: bbolt (default) or etcd://host:2379,…/namespace?node=…&blobs=DIR&cacert=…&cert=…&key=…&user=…&password-file=… (else EXO_STORE, else the store key of "+displayUserFile()+", else EXO_HOME/store.url)")
 	cmd.AddCommand(daemonStatusCmd(e), daemonStopCmd(e), daemonLogsCmd(e))
 	return cmd
 }

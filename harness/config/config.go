@@ -4,7 +4,8 @@
 // daemon reads only a session's project file, for the approval mode it may tighten.
 //
 // A project file is written by the repository, not by the user: unless the user trusted it
-// (exo trust), it may only tighten the approval mode and may not choose the executor.
+// (exo trust), it may only tighten the approval mode and may not choose the executor; trusted
+// or not, it may never choose the store (where the user's sessions go).
 package config
 
 import (
@@ -191,7 +192,7 @@ func ProjectApproval(project string) (string, error) {
 // Loosens lists what a project file's contents would set that needs the user's trust (the
 // executor, an approval mode looser than read-only): what `exo trust` shows for it.
 func Loosens(path string, data []byte) ([]string, error) {
-	f, err := parse(path, data)
+	f, err := parse(path, data, true)
 	if err != nil {
 		return nil, err
 	}

@@ -188,6 +188,7 @@ func FuzzParseNeverPanics(f *testing.F) {
 	f.Add("[keys\n")
 	f.Add("approval = [1,2]\nkeys.quit = 'x'\n")
 	f.Fuzz(func(t *testing.T, s string) {
-		_, _ = parse("f.toml", []byte(s))
+		_, _ = parse("f.toml", []byte(s), false)
+		_, _ = parse("f.toml", []byte(s), true)
 	})
 }

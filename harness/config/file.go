@@ -19,6 +19,8 @@ const maxFileBytes = 1 << 20
 
 // file is one configuration file read and checked: its values by flat key and its warnings.
 type file struct {
+	// project is set for a project's file, which may not set every key.
+	project  bool
 	raw      []byte
 	values   map[string]string
 	warnings []string
@@ -40,16 +42,16 @@ func readFile(project, path string) (*file, error) {
 	case err != nil:
 		return nil, fmt.Errorf("configuration %s: %w", path, err)
 	}
-	return parse(path, raw)
+	return parse(path, raw, project != "")
 }
 
-// parse decodes and checks a configuration file's contents.
-func parse(path string, raw []byte) (*file, error) {
+// parse decodes and checks a configuration file's contents (a project's when project is set).
+func parse(path string, raw []byte, project bool) (*file, error) {
 	var doc map[string]any
 	if _, err := toml.Decode(string(raw), &doc); err != nil {
 		return nil, syntaxError(path, err)
 	}
-	f := &file{raw: raw, values: map[string]string{}}
+	f := &file{project: project, raw: raw, values: map[string]string{}}
 	keys := make([]string, 0, len(doc))
 	for k := range doc {
 		keys = append(keys, k)
@@ -73,10 +75,16 @@ func (f *file) top(path, k string, v any) error {
 		return f.keys(path, tbl)
 	}
 	switch k {
+	case KeyStore:
+		if f.project {
+			f.warn(path, "", k, "store ignored: a project's configuration may not choose where your sessions are stored (set it in "+userFileName()+", or exo daemon --store)")
+			return nil
+		}
+		return f.set(path, "", k, k, v)
 	case KeyModel, KeyTheme, KeyApproval, KeyExecutor, KeyNotify:
 		return f.set(path, "", k, k, v)
 	}
-	f.warn(path, "", k, fmt.Sprintf("unknown key %q ignored (known: %s, [keys])", k, strings.Join(Known()[:5], ", ")))
+	f.warn(path, "", k, fmt.Sprintf("unknown key %q ignored (known: %s, [keys])", k, strings.Join(Known()[:6], ", ")))
 	return nil
 }
 

@@ -12,6 +12,10 @@ const (
 	KeyApproval = "approval" // KeyApproval is the approval mode: auto, ask or read-only.
 	KeyExecutor = "executor" // KeyExecutor is the executor of new sessions.
 	KeyNotify   = "notify"   // KeyNotify lists the notification styles (EXO_NOTIFY overrides it).
+	// KeyStore names the store the daemon opens: bbolt (the local file) or
+	// etcd://host:2379,…/namespace?options (TLS and auth as options; see store.ParseURL).
+	// Only the user's file may set it: a repository must not redirect the user's data.
+	KeyStore = "store"
 )
 
 // Approval modes, from the loosest to the strictest.
@@ -44,7 +48,7 @@ const keyPrefix = "keys."
 
 // Known lists every key in the order `exo config` shows them.
 func Known() []string {
-	out := []string{KeyModel, KeyTheme, KeyApproval, KeyExecutor, KeyNotify}
+	out := []string{KeyModel, KeyTheme, KeyApproval, KeyExecutor, KeyNotify, KeyStore}
 	for _, a := range KeyActions {
 		out = append(out, keyPrefix+a.Action)
 	}
@@ -53,7 +57,7 @@ func Known() []string {
 
 // defaults returns every key at its default value.
 func defaults() map[string]Value {
-	d := map[string]string{KeyModel: "", KeyTheme: "auto", KeyApproval: ApprovalAuto, KeyExecutor: "default", KeyNotify: "bell,osc9"}
+	d := map[string]string{KeyModel: "", KeyTheme: "auto", KeyApproval: ApprovalAuto, KeyExecutor: "default", KeyNotify: "bell,osc9", KeyStore: "bbolt"}
 	for _, a := range KeyActions {
 		d[keyPrefix+a.Action] = a.Default
 	}
@@ -113,6 +117,8 @@ func validate(key, v string) error {
 				return err
 			}
 		}
+	case KeyStore:
+		return validateStore(v)
 	case KeyModel:
 		if strings.ContainsAny(v, " \t\n") {
 			return fmt.Errorf("model %q: a registered model's name has no spaces", v)
