@@ -208,6 +208,9 @@ func (m *Model) onNotices(batch []harness.Notice) tea.Cmd {
 		if m.splitOn {
 			splitStale = m.splitNotice(n) || splitStale
 		}
+		if p := n.Progress; p != nil && n.Session == cur {
+			cmds = append(cmds, m.say(progressNote(p), false)) // the first snapshot of a big workspace
+		}
 		if sb, ok := m.sandboxes[n.Session]; ok && len(n.Output) > 0 {
 			sb.Update(views.SandboxOutputMsg{Text: string(n.Output)}) // every shown session keeps its own output
 		}
@@ -397,4 +400,15 @@ func promptHistory(st *harness.SessionState) []string {
 		}
 	}
 	return out
+}
+
+// progressNote renders long work's progress for the status bar.
+func progressNote(p *harness.Progress) string {
+	switch {
+	case p.Finished:
+		return fmt.Sprintf("workspace snapshot done (%d files)", p.Done)
+	case p.Total < 0:
+		return "snapshotting the workspace: scanning files…"
+	}
+	return fmt.Sprintf("snapshotting the workspace: %d/%d files", p.Done, p.Total)
 }
