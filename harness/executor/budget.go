@@ -150,3 +150,46 @@ func (t *turn) exceeded(b budget) error {
 		harness.MustRecord(harness.TypeTurnCancelled, t.x.actor(), harness.TurnCancelled{Reason: err.Error()}))
 	return aerr
 }
+
+// BudgetCheck is a session's budgets against what its current branch has spent, for a turn exo
+// does not run itself (an external agent's).
+type BudgetCheck struct {
+	// Exceeded is the first spent budget (nil when none is); Err describes it as exo's own
+	// executor does (wrapping ErrBudgetExceeded).
+	Exceeded *harness.BudgetExceeded
+	Err      error
+	// Warnings are the budgets past 80% that the branch holds no budget.warning for at their
+	// limit.
+	Warnings []harness.BudgetWarning
+}
+
+// HasBudgets reports whether a session has a token or cost budget.
+func HasBudgets(s *harness.Session) bool { return len(budgetsOf(s, spend{})) > 0 }
+
+// Budgets checks a session's budgets against what its current branch has spent (model calls,
+// agents' side calls, compaction and subagents), reading the session record again so that a
+// budget raised meanwhile counts. It does not wait for a turn running on the session.
+func (x *Executor) Budgets(sessionID string) (BudgetCheck, error) {
+	s, err := x.h.Session(sessionID)
+	if err != nil || !HasBudgets(s) {
+		return BudgetCheck{}, err
+	}
+	m, err := x.h.Model(s.Settings["model"])
+	if err != nil {
+		return BudgetCheck{}, err
+	}
+	v, err := x.ViewOf(s.Branch, m.ModelID)
+	if err != nil {
+		return BudgetCheck{}, err
+	}
+	var c BudgetCheck
+	for _, b := range budgetsOf(s, v.comp.spent) {
+		switch {
+		case b.spent >= b.limit && c.Exceeded == nil:
+			c.Exceeded, c.Err = &harness.BudgetExceeded{Budget: b.kind, Spent: b.spent, Limit: b.limit}, exceededErr(s, b)
+		case b.spent >= budgetWarnShare*b.limit && b.spent < b.limit && v.comp.warned[b.kind] != b.limit:
+			c.Warnings = append(c.Warnings, harness.BudgetWarning{Budget: b.kind, Spent: b.spent, Limit: b.limit})
+		}
+	}
+	return c, nil
+}

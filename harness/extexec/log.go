@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"exo/harness"
+	"exo/harness/executor"
 	"exo/harness/provider"
 )
 
@@ -40,6 +41,11 @@ type Log struct {
 	turnMain  int
 	err       error // the first failed queued write since the last Flush
 	closed    bool
+	// budget checks the session's budgets (nil: none checked); refused is the turn's spent
+	// budget, once a call was refused for it; warned the budgets warned about (kind → limit).
+	budget  func() (executor.BudgetCheck, error)
+	refused error
+	warned  map[string]float64
 }
 
 // logJob is one queued write: records appended in order, then after runs.
@@ -167,14 +173,19 @@ func (l *Log) Close() {
 // Flush waits until every queued write is committed and returns the first that failed since
 // the last Flush.
 func (l *Log) Flush() error {
-	done := make(chan struct{})
-	l.enqueue(func(error) { close(done) })
-	<-done
+	l.wait()
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	err := l.err
 	l.err = nil
 	return err
+}
+
+// wait waits until every queued write is committed.
+func (l *Log) wait() {
+	done := make(chan struct{})
+	l.enqueue(func(error) { close(done) })
+	<-done
 }
 
 // Actor is the executor's event actor.
@@ -191,7 +202,7 @@ func (l *Log) Spec() harness.ModelSpec { return l.spec }
 func (l *Log) BeginTurn(branch string) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	l.branch, l.step, l.sums, l.turnMain = branch, 0, Sums{}, 0
+	l.branch, l.step, l.sums, l.turnMain, l.refused = branch, 0, Sums{}, 0, nil
 }
 
 // Expect notes the prompt exo sends the agent (the user's, or a Stop hook's message): the model

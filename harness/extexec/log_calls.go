@@ -14,11 +14,17 @@ type modelCall struct {
 	l       *Log
 	main    bool
 	purpose string
+	// refusal is set when the call must not reach the model (a spent budget): the endpoint
+	// answers it with this message and nothing else is recorded for it.
+	refusal string
 }
 
-// begin places a call and, for one on the conversation, queues step.started and
-// model.requested in one write.
+// begin checks the budgets, places a call and, for one on the conversation, queues
+// step.started and model.requested in one write.
 func (l *Log) begin(sh callShape, messages int) *modelCall {
+	if err := l.checkBudget(); err != nil {
+		return &modelCall{l: l, refusal: l.h.Redact(err.Error())}
+	}
 	l.mu.Lock()
 	pl := l.place(sh)
 	l.inflight++

@@ -18,6 +18,10 @@ func (e *Endpoint) messages(w http.ResponseWriter, r *http.Request) {
 		body = withModel(body, e.up.Spec.ModelID)
 	}
 	c := e.log.begin(anthropicShape(body), n)
+	if c.refusal != "" { // not retried by the agent: a 400 it shows and ends the turn on
+		writeAPIError(w, http.StatusBadRequest, "invalid_request_error", c.refusal)
+		return
+	}
 	if !e.up.passes(provider.KindAnthropic) {
 		e.translate(w, r, c, body, arrived)
 		return

@@ -17,6 +17,10 @@ func (e *Endpoint) responses(w http.ResponseWriter, r *http.Request) {
 		body = withModel(body, e.up.Spec.ModelID)
 	}
 	c := e.log.begin(responsesShape(body), n)
+	if c.refusal != "" { // not retried by the agent: a 400 it shows and ends the turn on
+		writeOpenAIError(w, http.StatusBadRequest, c.refusal)
+		return
+	}
 	if !e.up.passes(WireResponses) {
 		e.translateResponses(w, r, c, body, arrived)
 		return

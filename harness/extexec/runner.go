@@ -226,6 +226,15 @@ func (r *Runner) start(s *harness.Session, spec harness.ModelSpec, msgs []provid
 		return nil, err
 	}
 	log := NewLog(r.h, s.ID, r.agent.Name(), spec)
+	id := s.ID
+	log.SetBudget(func() (executor.BudgetCheck, error) {
+		cur, err := r.h.Session(id)
+		if err != nil || !executor.HasBudgets(cur) {
+			return executor.BudgetCheck{}, err
+		}
+		log.wait() // the answers so far count
+		return r.x.Budgets(id)
+	})
 	ep, err := NewEndpoint(log, up)
 	if err != nil {
 		log.Close()

@@ -78,6 +78,9 @@ func (r *Runner) turn(ctx context.Context, ss *Session, s *harness.Session, text
 	ss.Tools.setTurn(spanCtx)
 	err = ss.Proc.Turn(spanCtx, t, prompt)
 	ss.Tools.setTurn(nil)
+	if berr := t.budgetEnd(); err == nil {
+		err = berr
+	}
 	t.finishSums()
 	t.measure()
 	endSpan(t.res, err)
@@ -159,7 +162,7 @@ func (t *Turn) Finish(a AgentResult) error {
 // GoOn asks the Stop hooks whether a finished turn goes on; when one says so, its message is
 // recorded and returned for the adapter to send (the turn then continues).
 func (t *Turn) GoOn() (string, bool, error) {
-	if t.res.Cancelled || t.res.Failure != "" {
+	if t.res.Cancelled || t.res.Failure != "" || t.ss.Log.Refused() != nil {
 		return "", false, nil
 	}
 	msg, again, err := t.r.x.StopHook(t.ctx, t.s.ID, t.stops)
@@ -201,6 +204,21 @@ func (t *Turn) Died(cause error, code *int, signal, stderr string) error {
 		return t.ss.Log.Record(harness.TypeTurnCancelled, harness.TurnCancelled{Reason: "cancelled by the user"})
 	}
 	return nil
+}
+
+// budgetEnd ends a turn whose model calls were refused for a spent budget as exo's own executor
+// does: turn.cancelled with the reason (budget.exceeded was recorded when the first call was
+// refused), and the result's failure and stop reason say so.
+func (t *Turn) budgetEnd() error {
+	refused := t.ss.Log.Refused()
+	if refused == nil {
+		return nil
+	}
+	t.res.Failure, t.res.StopReason = refused.Error(), "budget"
+	if t.res.Cancelled {
+		return nil
+	}
+	return t.ss.Log.Record(harness.TypeTurnCancelled, harness.TurnCancelled{Reason: refused.Error()})
 }
 
 // finishSums fills the result from the calls the endpoint recorded.
