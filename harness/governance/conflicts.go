@@ -123,21 +123,9 @@ func Members(h *harness.Harness) ([]Member, map[string]*State, error) { return m
 
 // members is Members with a given loader.
 func members(h *harness.Harness, load loader) ([]Member, map[string]*State, error) {
-	all, err := h.Sessions()
+	all, byID, nodes, err := withPeerSessions(h)
 	if err != nil {
 		return nil, nil, err
-	}
-	byID := map[string]*harness.Session{}
-	for _, s := range all {
-		byID[s.ID] = s
-	}
-	nodes := map[string]string{}
-	peers, _, err := h.PeerSessions() // unreadable peers only hide themselves
-	for _, p := range peers {
-		if _, dup := byID[p.Session.ID]; !dup && err == nil {
-			all = append(all, p.Session)
-			byID[p.Session.ID], nodes[p.Session.ID] = p.Session, p.Node
-		}
 	}
 	var ms []Member
 	states := map[string]*State{}
@@ -157,6 +145,28 @@ func members(h *harness.Harness, load loader) ([]Member, map[string]*State, erro
 			Project: projectRoot(byID, s), Files: st.Files})
 	}
 	return ms, states, nil
+}
+
+// withPeerSessions lists this daemon's sessions and, on a shared store, the other daemons'
+// after them (unreadable peers only hide themselves), by id, with the node of each peer's.
+func withPeerSessions(h *harness.Harness) ([]*harness.Session, map[string]*harness.Session, map[string]string, error) {
+	all, err := h.Sessions()
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	byID := map[string]*harness.Session{}
+	for _, s := range all {
+		byID[s.ID] = s
+	}
+	nodes := map[string]string{}
+	peers, _, err := h.PeerSessions()
+	for _, p := range peers {
+		if _, dup := byID[p.Session.ID]; !dup && err == nil {
+			all = append(all, p.Session)
+			byID[p.Session.ID], nodes[p.Session.ID] = p.Session, p.Node
+		}
+	}
+	return all, byID, nodes, nil
 }
 
 // projectRoot is the project a session works on, compared across machines: its project id
