@@ -55,8 +55,9 @@ func slotWidth(age uint64) uint64 {
 // PruneCheckpoints drops the checkpoints of a projection's branch that retention does not
 // keep, never the newest nor the one the branch's pointer names. A checkpoint stored in parts
 // goes with its parts in one commit; when they do not fit one, its manifest goes first and
-// the parts after it, so no manifest ever outlives its parts. It returns how many checkpoints
-// it dropped; on error those dropped so far stay dropped and the rest stay whole.
+// the parts after it, so no manifest ever outlives its parts. Parts left without a manifest
+// by a daemon that stopped part-way are swept too (checkpoint_orphans.go). It returns how many
+// checkpoints it dropped; on error those dropped so far stay dropped and the rest stay whole.
 func (s *Store) PruneCheckpoints(projection, branch string) (int, error) {
 	seqs, err := s.checkpointSeqs(projection, branch)
 	if err != nil {
@@ -81,6 +82,9 @@ func (s *Store) PruneCheckpoints(projection, branch string) (int, error) {
 			}
 		}
 		drop = drop[cut.consumed:]
+	}
+	if _, err := s.sweepOrphanParts(projection, branch); err != nil {
+		return dropped, fmt.Errorf("prune checkpoints %s of %s: %w", projection, branch, err)
 	}
 	return dropped, nil
 }

@@ -173,3 +173,67 @@ func seqOf(t *testing.T, key string) uint64 {
 
 // lastPart is what follows a key's last slash.
 func lastPart(key string) string { return key[strings.LastIndexByte(key, '/')+1:] }
+
+// TestEtcdPruneSweepsOrphanParts: parts left without a manifest (a daemon stopped while
+// writing a checkpoint, or while pruning one) are removed by the branch's next prune once they
+// are older than its newest four checkpoints; those of a write that may still run (newer) stay.
+func TestEtcdPruneSweepsOrphanParts(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts an etcd server")
+	}
+	t.Parallel()
+	const limit = 64 << 10
+	c := etcdtest.Start(t, 1, etcdtest.Options{MaxRequestBytes: limit})
+	s, err := OpenEtcd(t.TempDir(), EtcdConfig{Endpoints: c.Endpoints, Namespace: "orphans", Node: "a",
+		MaxRequestBytes: limit, RequestTimeout: 15 * time.Second}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	s.NewBranch("m")
+	mustAppend(t, s, "m", 200, 100)
+	size := func(at uint64) int { return limit - 11 } // two parts each
+	plant := func(seq uint64) {
+		for i := range 2 {
+			rawPut(t, s, chunkKey(i), pattern(limit/2, byte(i)), chunkPath("session", "m", seq)...)
+		}
+	}
+	for at := uint64(10); at <= 100; at += 10 {
+		if err := s.PutCheckpoint("session", "m", at, pattern(size(at), byte(at))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	plant(15)  // a write cut short long ago
+	plant(75)  // one cut short among the newest four's span: kept for now
+	plant(115) // a write still running, past the newest
+	cli := adminClient(t, c.Endpoints)
+	hasParts := func(seq uint64) bool {
+		resp, err := cli.Get(context.Background(), s.kv.(*etcdEngine).bucketPrefix(chunkPath("session", "m", seq)), clientv3.WithPrefix(), clientv3.WithCountOnly())
+		if err != nil {
+			t.Fatal(err)
+		}
+		return resp.Count > 0
+	}
+	if _, err := s.PruneCheckpoints("session", "m"); err != nil {
+		t.Fatal(err)
+	}
+	if hasParts(15) || !hasParts(75) || !hasParts(115) {
+		t.Fatalf("after the first prune: 15 %v, 75 %v, 115 %v", hasParts(15), hasParts(75), hasParts(115))
+	}
+	if err := s.PutCheckpoint("session", "m", 110, pattern(size(110), 110)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.PruneCheckpoints("session", "m"); err != nil {
+		t.Fatal(err)
+	}
+	if hasParts(75) || !hasParts(115) {
+		t.Fatalf("after the second prune: 75 %v, 115 %v", hasParts(75), hasParts(115))
+	}
+	if err := s.dropParts(chunkPath("session", "m", 115)); err != nil {
+		t.Fatal(err)
+	}
+	kept := checkChunkInvariant(t, cli, s, "m", size)
+	if kept[len(kept)-1] != 110 || len(kept) < 5 {
+		t.Fatalf("kept %v", kept)
+	}
+}
