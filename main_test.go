@@ -144,6 +144,21 @@ func TestCLIUsageErrorsExit2(t *testing.T) {
 			t.Errorf("exo %v: exit %d, stderr %q; want exit 2 and one line", args, code, errs)
 		}
 	}
+	// The line says what was wrong in words: the usage of a command given too few arguments,
+	// no strconv in a bad number's message, and an unknown shell for completion is an error.
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"say"}, "(usage: exo say SESSION TEXT"},
+		{[]string{"log", "demo", "--from", "abc"}, `"abc" for "--from" flag: not a number`},
+		{[]string{"completion", "tcsh"}, `unknown command "tcsh"`},
+	} {
+		_, errs, code := run(t, home, c.args...)
+		if code != 2 || !strings.Contains(errs, c.want) || strings.Contains(errs, "strconv") {
+			t.Errorf("exo %v: exit %d, stderr %q; want exit 2 and %q", c.args, code, errs, c.want)
+		}
+	}
 }
 
 // TestCLIEmptyJSONListsAreArrays: a --json list with nothing in it prints [] (never null).

@@ -101,7 +101,7 @@ func newRoot(e *env) *cobra.Command {
 	}
 	addReplFlags(root, &rf)
 	root.PersistentFlags().StringVar(&e.home, "home", "", "exo home directory (default $EXO_HOME or ~/.exo)")
-	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageErr(err) })
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageErr(plainFlagError(err)) })
 	root.AddCommand(
 		sessionsCmd(e), newCmd(e), sayCmd(e), logCmd(e), forkCmd(e), rewindCmd(e),
 		verifyCmd(e), artifactCmd(e), doctorCmd(e), runCmd(e), modelCmd(e), execCmd(e), replCmd(e), secretCmd(e), taskCmd(e), compactCmd(e),
@@ -110,16 +110,36 @@ func newRoot(e *env) *cobra.Command {
 	root.AddCommand(governanceCmds(e)...)
 	root.AddCommand(mcpCmd(e), trustCmd(e), configCmd(e), sessionCmd(e), gcCmd(e))
 	root.AddCommand(e.hidden...)
+	strictCompletion(root)
 	wrapArgs(root) // an unknown command or a stray argument is a usage error (exit 2)
 	addCompletions(e, root)
 	return root
 }
 
-// wrapArgs makes argument-count errors of a command (and its children) usage errors.
+// strictCompletion adds cobra's completion command now (it is otherwise added when the command
+// line runs) and makes it runnable, so an unknown shell (exo completion tcsh) is a usage error
+// instead of its help and exit 0.
+func strictCompletion(root *cobra.Command) {
+	root.InitDefaultCompletionCmd()
+	for _, c := range root.Commands() {
+		if c.Name() == "completion" && c.Run == nil && c.RunE == nil {
+			c.RunE = func(cmd *cobra.Command, _ []string) error { return cmd.Help() }
+		}
+	}
+}
+
+// wrapArgs makes argument-count errors of a command (and its children) usage errors that show
+// the command's usage line ("accepts 2 arg(s), received 0" alone does not say which).
 func wrapArgs(c *cobra.Command) {
 	if c.Args != nil {
 		inner := c.Args
-		c.Args = func(cmd *cobra.Command, args []string) error { return usageErr(inner(cmd, args)) }
+		c.Args = func(cmd *cobra.Command, args []string) error {
+			err := inner(cmd, args)
+			if err != nil && !strings.HasPrefix(err.Error(), "unknown command") {
+				err = fmt.Errorf("%w (usage: %s)", err, cmd.UseLine())
+			}
+			return usageErr(err)
+		}
 	}
 	for _, sub := range c.Commands() {
 		wrapArgs(sub)
