@@ -40,6 +40,7 @@ func convItem(it harness.Item) views.ConvItem {
 		if it.ExitCode != nil {
 			c.ExitCode = *it.ExitCode
 		}
+		c.NoExitCode = it.ExitCode == nil && c.Status != views.ToolRunning
 	case harness.ItemDenied:
 		c.Kind = views.KindDenied
 	case harness.ItemViolation:

@@ -8,6 +8,8 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
+	"exo/harness"
+	"exo/harness/service"
 	"exo/views"
 )
 
@@ -43,5 +45,33 @@ func TestSandboxHeaderCountsWhileRunning(t *testing.T) {
 	h := sandboxHeader(m)
 	if !strings.Contains(h, "exit 0") || strings.HasSuffix(h, "· 0ms") {
 		t.Fatalf("header after the end: %q", h)
+	}
+}
+
+// TestToolWithoutExitCodeSaysFailed: a call refused before it ran (no approver) or a file tool's
+// error has no exit status; its block said "✗ 0", which reads as a success code.
+func TestToolWithoutExitCodeSaysFailed(t *testing.T) {
+	m := newTestModel(t)
+	m.Update(tea.WindowSizeMsg{Width: 160, Height: 48})
+	id := m.current()
+	h := m.c.(*service.Service).Harness()
+	if _, err := h.Append(id,
+		harness.MustRecord(harness.TypeToolStarted, "tool:bash", harness.ToolStarted{CallID: "r1", Tool: "bash", Summary: "rm -rf build"}),
+		harness.MustRecord(harness.TypeToolCompleted, "tool:bash", harness.ToolCompleted{CallID: "r1", Tool: "bash", Output: "approval needed for bash but nobody can answer", IsError: true}),
+	); err != nil {
+		t.Fatal(err)
+	}
+	m.Update(m.loadCmd(id)())
+	var header string
+	for _, l := range strings.Split(ansi.Strip(m.render()), "\n") {
+		if strings.Contains(l, "rm -rf build") {
+			header = l
+		}
+	}
+	if !strings.Contains(header, "✗ failed") || strings.Contains(header, "✗ 0") {
+		t.Fatalf("the refused call's header: %q", header)
+	}
+	if !strings.Contains(ansi.Strip(m.render()), "✓ 0") {
+		t.Fatal("a command's exit code 0 is no longer shown")
 	}
 }

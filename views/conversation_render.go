@@ -137,9 +137,17 @@ func (c *Conversation) toolStatus(it ConvItem) string {
 	case ToolPending:
 		return st.Status.Warn.Render("… pending")
 	case ToolOK:
-		return st.Status.OK.Render(fmt.Sprintf("✓ %d", it.ExitCode)) + st.Text.Muted.Render(" · "+fmtDuration(it.Duration))
+		mark := fmt.Sprintf("✓ %d", it.ExitCode)
+		if it.NoExitCode {
+			mark = "✓"
+		}
+		return st.Status.OK.Render(mark) + st.Text.Muted.Render(" · "+fmtDuration(it.Duration))
 	case ToolFailed:
-		return st.Status.Err.Render(fmt.Sprintf("✗ %d", it.ExitCode)) + st.Text.Muted.Render(" · "+fmtDuration(it.Duration))
+		mark := fmt.Sprintf("✗ %d", it.ExitCode)
+		if it.NoExitCode {
+			mark = "✗ failed"
+		}
+		return st.Status.Err.Render(mark) + st.Text.Muted.Render(" · "+fmtDuration(it.Duration))
 	case ToolDenied:
 		return st.Status.Err.Render("⊘ denied")
 	case ToolCanceled:

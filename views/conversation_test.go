@@ -17,7 +17,7 @@ func sampleConversation() []ConvItem {
 		{Kind: KindAssistant, Text: "I'll look at the **server** first.\n\n- find the router\n- add `/healthz`\n\n```go\nfunc health(w http.ResponseWriter, r *http.Request) {\n\tw.WriteHeader(200)\n}\n```\n"},
 		{Kind: KindTool, Tool: "bash", ArgsSummary: "grep -rn HandleFunc ./cmd", Status: ToolOK, Duration: 340 * time.Millisecond,
 			Output: "cmd/server/main.go:12: http.HandleFunc(\"/\", root)\ncmd/server/main.go:13: http.HandleFunc(\"/api\", api)\nline three\nline four\n"},
-		{Kind: KindTool, Tool: "edit", ArgsSummary: "cmd/server/main.go", Status: ToolOK, Duration: 12 * time.Millisecond,
+		{Kind: KindTool, Tool: "edit", ArgsSummary: "cmd/server/main.go", Status: ToolOK, NoExitCode: true, Duration: 12 * time.Millisecond,
 			Diff: "--- a/cmd/server/main.go\n+++ b/cmd/server/main.go\n@@ -12,2 +12,3 @@\n http.HandleFunc(\"/\", root)\n+http.HandleFunc(\"/healthz\", health)\n-// TODO\n"},
 		{Kind: KindDenied, Text: "OPENAI_API_KEY (tool bash tried to read it)"},
 		{Kind: KindViolation, Text: "wrote /etc/hosts outside scope cmd/**"},
