@@ -108,7 +108,7 @@ func newRoot(e *env) *cobra.Command {
 		daemonCmd(e), attachCmd(e), tailCmd(e), takeoverCmd(e),
 	)
 	root.AddCommand(governanceCmds(e)...)
-	root.AddCommand(mcpCmd(e), trustCmd(e), configCmd(e), sessionCmd(e), gcCmd(e))
+	root.AddCommand(mcpCmd(e), trustCmd(e), configCmd(e), sessionCmd(e), gcCmd(e), backupCmd(e))
 	root.AddCommand(e.hidden...)
 	strictCompletion(root)
 	wrapArgs(root) // an unknown command or a stray argument is a usage error (exit 2)

@@ -17,6 +17,15 @@ type Lifecycle interface {
 	RemoveSession(ctx context.Context, ref string) (RemoveResult, error)
 	// GC lists (dryRun) or removes the folders of exo's that no live session uses.
 	GC(ctx context.Context, dryRun bool) (harness.GCReport, error)
+	// Backup writes a consistent copy of the event store to path (absolute, not existing; ""
+	// for EXO_HOME/backups/exo-TIME.db) while the daemon runs on. ErrInvalid on an etcd store.
+	Backup(ctx context.Context, path string) (BackupResult, error)
+}
+
+// BackupResult is where a backup was written and its size.
+type BackupResult struct {
+	Path  string `json:"path"`
+	Bytes int64  `json:"bytes"`
 }
 
 // RemoveResult is a removed session and the folders removed with it.

@@ -31,6 +31,15 @@ func (s *Server) lifecycleRoutes(h func(string, func(http.ResponseWriter, *http.
 		}
 		return reply(w)(s.svc.GC(r.Context(), body.DryRun))
 	})
+	h("POST /v1/backup", func(w http.ResponseWriter, r *http.Request) error {
+		var body struct {
+			Path string `json:"path"`
+		}
+		if err := readJSON(r, &body); err != nil {
+			return err
+		}
+		return reply(w)(s.svc.Backup(r.Context(), body.Path))
+	})
 }
 
 // ArchiveSession hides a session from lists (or brings it back).
@@ -49,4 +58,10 @@ func (c *Client) RemoveSession(ctx context.Context, ref string) (api.RemoveResul
 func (c *Client) GC(ctx context.Context, dryRun bool) (harness.GCReport, error) {
 	var out harness.GCReport
 	return out, c.call(ctx, "POST", "/v1/gc", map[string]bool{"dry_run": dryRun}, &out)
+}
+
+// Backup writes a consistent copy of the event store.
+func (c *Client) Backup(ctx context.Context, path string) (api.BackupResult, error) {
+	var out api.BackupResult
+	return out, c.call(ctx, "POST", "/v1/backup", map[string]string{"path": path}, &out)
 }

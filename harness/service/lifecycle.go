@@ -2,10 +2,13 @@ package service
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"path/filepath"
 
 	"exo/harness"
 	"exo/harness/api"
+	"exo/store"
 )
 
 // ArchiveSession hides a session from lists (or brings it back).
@@ -45,4 +48,16 @@ func (s *Service) RemoveSession(ctx context.Context, ref string) (api.RemoveResu
 // GC lists or removes the folders no live session uses.
 func (s *Service) GC(ctx context.Context, dryRun bool) (harness.GCReport, error) {
 	return s.h.GC(dryRun)
+}
+
+// Backup writes a consistent copy of the event store.
+func (s *Service) Backup(ctx context.Context, path string) (api.BackupResult, error) {
+	if path != "" && !filepath.IsAbs(path) {
+		return api.BackupResult{}, fmt.Errorf("%w: backup path %q is not absolute", api.ErrInvalid, path)
+	}
+	p, n, err := s.h.Backup(path)
+	if errors.Is(err, store.ErrNotLocal) {
+		err = fmt.Errorf("%w: %v", api.ErrInvalid, err)
+	}
+	return api.BackupResult{Path: p, Bytes: n}, err
 }

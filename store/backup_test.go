@@ -1,0 +1,142 @@
+package store
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	bolt "go.etcd.io/bbolt"
+)
+
+// TestBackupConsistentWhileAppending: a backup taken while another goroutine appends is a
+// sound database: opened as a store of its own, every chain verifies and it holds a prefix of
+// what was appended; restored over the original (closed) file it opens and takes appends again.
+func TestBackupConsistentWhileAppending(t *testing.T) {
+	home := t.TempDir()
+	s, err := Open(home, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.NewBranch("main"); err != nil {
+		t.Fatal(err)
+	}
+	mustAppend(t, s, "main", 300, 10)
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		for i := 0; ; i++ {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			if _, err := s.Append("main", rec(1000+i)); err != nil {
+				t.Errorf("append during backup: %v", err)
+				return
+			}
+		}
+	}()
+	dir := t.TempDir()
+	var copies []string
+	for i := range 5 {
+		p := filepath.Join(dir, "b"+string(rune('0'+i))+".db")
+		n, err := s.Backup(p)
+		if err != nil {
+			t.Fatalf("backup %d: %v", i, err)
+		}
+		if fi, err := os.Stat(p); err != nil || fi.Size() != n || fi.Mode().Perm() != 0o600 {
+			t.Fatalf("backup %d: %v size %d mode %v, reported %d", i, err, fi.Size(), fi.Mode(), n)
+		}
+		copies = append(copies, p)
+	}
+	close(stop)
+	wg.Wait()
+	headSeq, _, _ := s.Head("main")
+	for _, p := range copies {
+		h2 := t.TempDir()
+		b, _ := os.ReadFile(p)
+		os.WriteFile(filepath.Join(h2, DBName), b, 0o600)
+		c, err := Open(h2, Options{})
+		if err != nil {
+			t.Fatalf("the copy %s does not open: %v", p, err)
+		}
+		rep, err := c.VerifyAll()
+		seq, _, _ := c.Head("main")
+		c.Close()
+		if err != nil || !rep.OK() {
+			t.Fatalf("the copy %s does not verify: %+v %v", p, rep, err)
+		}
+		if seq < 300 || seq > headSeq {
+			t.Fatalf("the copy holds %d events; the original had 300 before and %d after", seq, headSeq)
+		}
+	}
+	if ents, _ := os.ReadDir(dir); len(ents) != len(copies) {
+		t.Fatalf("temporary files left beside the backups: %d entries", len(ents))
+	}
+	// Restore: the original closed, a backup copied over its file.
+	s.Close()
+	b, _ := os.ReadFile(copies[0])
+	if err := os.WriteFile(filepath.Join(home, DBName), b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	r, err := Open(home, Options{})
+	if err != nil {
+		t.Fatalf("the restored store does not open: %v", err)
+	}
+	defer r.Close()
+	if _, err := r.Append("main", rec(5000)); err != nil {
+		t.Fatalf("the restored store takes no appends: %v", err)
+	}
+}
+
+// TestBackupRefusals: an existing file, a planted link (to a file that must survive), a missing
+// folder and a damaged store are refused with a clear error and nothing written.
+func TestBackupRefusals(t *testing.T) {
+	s := openTest(t, Options{})
+	s.NewBranch("main")
+	mustAppend(t, s, "main", 20, 5)
+	dir := t.TempDir()
+	victim := filepath.Join(dir, "victim")
+	os.WriteFile(victim, []byte("keep me"), 0o644)
+	os.Symlink(victim, filepath.Join(dir, "link.db"))
+	os.WriteFile(filepath.Join(dir, "exists.db"), []byte("old backup"), 0o600)
+	for _, name := range []string{"exists.db", "link.db"} {
+		if _, err := s.Backup(filepath.Join(dir, name)); !errors.Is(err, os.ErrExist) {
+			t.Fatalf("%s: %v", name, err)
+		}
+	}
+	if b, _ := os.ReadFile(victim); string(b) != "keep me" {
+		t.Fatalf("the link's target was written: %q", b)
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, "exists.db")); string(b) != "old backup" {
+		t.Fatalf("an existing backup was overwritten: %q", b)
+	}
+	if _, err := s.Backup(filepath.Join(dir, "no", "such", "dir.db")); err == nil {
+		t.Fatal("a backup into a missing folder succeeded")
+	}
+	if ents, _ := os.ReadDir(dir); len(ents) != 3 {
+		t.Fatalf("the refusals left files: %d entries", len(ents))
+	}
+
+	home, path := buildStore(t)
+	db, err := bolt.Open(path, 0o600, &bolt.Options{Timeout: time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	db.Update(func(tx *bolt.Tx) error { return tx.Bucket(eventsBucket).Bucket([]byte("side")).Delete(seqKey(160)) })
+	db.Close()
+	d, err := Open(home, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	if _, err := d.Backup(filepath.Join(dir, "damaged.db")); !errors.Is(err, ErrCorrupt) || !strings.Contains(err.Error(), "back up") {
+		t.Fatalf("backup of a damaged store: %v", err)
+	}
+}
