@@ -289,8 +289,14 @@ func (m *Model) onEvent(e harness.Event) tea.Cmd {
 			m.sandbox.SetStatus(views.SandboxStatus{Command: p.Summary, Running: true, Started: time.Now()})
 		}
 	case *harness.ToolCompleted:
-		if p.Tool == "bash" && p.ExitCode != nil {
-			m.sandbox.SetStatus(views.SandboxStatus{Command: m.sandbox.Status().Command, ExitCode: *p.ExitCode, Duration: time.Duration(p.DurationMs) * time.Millisecond})
+		if p.Tool == "bash" {
+			// A call refused before it ran has no exit code: it ends all the same (it stayed
+			// "running" for good).
+			st := views.SandboxStatus{Command: m.sandbox.Status().Command, Duration: time.Duration(p.DurationMs) * time.Millisecond, NoExitCode: p.ExitCode == nil}
+			if p.ExitCode != nil {
+				st.ExitCode = *p.ExitCode
+			}
+			m.sandbox.SetStatus(st)
 		}
 	case *harness.SecretDenied:
 		return m.say("denied: "+p.Reason, true)

@@ -75,3 +75,35 @@ func TestToolWithoutExitCodeSaysFailed(t *testing.T) {
 		t.Fatal("a command's exit code 0 is no longer shown")
 	}
 }
+
+// TestSandboxEndsWhenACallIsRefused: a bash call refused before it ran (its tool.completed has no
+// exit code) ends the sandbox's "running" header; it stayed running for good. A command started
+// from another terminal keeps the clock going, so its header counts too.
+func TestSandboxEndsWhenACallIsRefused(t *testing.T) {
+	m := newTestModel(t)
+	m.Update(tea.WindowSizeMsg{Width: 160, Height: 48})
+	id := m.current()
+	h := m.c.(*service.Service).Harness()
+	evs, err := h.Append(id, harness.MustRecord(harness.TypeToolStarted, "tool:bash", harness.ToolStarted{CallID: "r2", Tool: "bash", Summary: "sleep 100"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.onEvent(evs[0])
+	if !strings.Contains(sandboxHeader(m), "running") {
+		t.Fatalf("header after tool.started: %q", sandboxHeader(m))
+	}
+	if !m.animating() {
+		t.Fatal("a command running in the sandbox does not keep the clock going")
+	}
+	evs, err = h.Append(id, harness.MustRecord(harness.TypeToolCompleted, "tool:bash", harness.ToolCompleted{CallID: "r2", Tool: "bash", Output: "approval needed for bash but nobody can answer", IsError: true}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.onEvent(evs[0])
+	if hd := sandboxHeader(m); strings.Contains(hd, "running") || !strings.Contains(hd, "✗ failed") {
+		t.Fatalf("header after the refusal: %q", hd)
+	}
+	if m.animating() {
+		t.Fatal("the clock keeps running after the refusal")
+	}
+}

@@ -29,7 +29,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 // animating reports whether anything on screen moves: a turn runs (in any session: the siblings
 // pane spins), a user command runs, or an answer streams.
 func (m *Model) animating() bool {
-	return len(m.running) > 0 || m.execCancel != nil || m.streaming
+	return len(m.running) > 0 || m.execCancel != nil || m.streaming || m.sandbox.Status().Running
 }
 
 // update is the root dispatcher: window and theme first, then harness results, then keys and

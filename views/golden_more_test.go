@@ -37,6 +37,12 @@ func init() {
 	goldenPanes["sandbox-empty"] = func(c *Common, _ int) interface{ View() string } {
 		return sizer{NewSandbox(c, 100)}
 	}
+	goldenPanes["sandbox-refused"] = func(c *Common, _ int) interface{ View() string } {
+		p := NewSandbox(c, 100)
+		p.Write("tick 1\ntick 2\n")
+		p.SetStatus(SandboxStatus{Command: "rm -rf build && make", NoExitCode: true})
+		return sizer{p}
+	}
 }
 
 // TestDetailColoursADiff: the conflict diff (d in the sessions pane) is coloured like the

@@ -25,6 +25,8 @@ type SandboxStatus struct {
 	// Started is when a running command began; while it runs, each spinner
 	// tick sets Duration from it, so the header counts up.
 	Started time.Time
+	// NoExitCode marks a command that ended without an exit status (refused before it ran).
+	NoExitCode bool
 }
 
 // SandboxOutputMsg carries new output of the running command (already
@@ -186,6 +188,8 @@ func (s *Sandbox) header(w int) string {
 		return st.Text.Muted.Render(truncate("no command yet", w))
 	case s.status.Running:
 		state = st.Spinner.Render(spinnerFrame(s.frame)) + st.Text.Muted.Render(" running "+fmtDuration(s.status.Duration))
+	case s.status.NoExitCode:
+		state = st.Status.Err.Render("✗ failed") + st.Text.Muted.Render(" · "+fmtDuration(s.status.Duration))
 	case s.status.ExitCode == 0:
 		state = st.Status.OK.Render("✓ exit 0") + st.Text.Muted.Render(" · "+fmtDuration(s.status.Duration))
 	default:
