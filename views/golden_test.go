@@ -35,7 +35,7 @@ func layout(pane string, W, H int) (int, int) {
 		return rw, mh - mh/2 - mh/4
 	case "status":
 		return W, 1
-	case "split":
+	case "split", "picker":
 		return W, mh
 	}
 	return W - 4, H - 4 // overlays
@@ -94,6 +94,20 @@ var goldenPanes = map[string]func(c *Common, W int) interface{ View() string }{
 		p := NewInput(c)
 		p.Focus()
 		p.SetValue("explain @store/event.go and @\"docs/a b.md\" please")
+		return sizer{p}
+	},
+	"picker": func(c *Common, _ int) interface{ View() string } {
+		p := NewPicker(c)
+		p.SetRows(samplePickerRows())
+		p.Update(press("down"))
+		return sizer{p}
+	},
+	"picker-filter": func(c *Common, _ int) interface{ View() string } {
+		p := NewPicker(c)
+		p.SetRows(samplePickerRows())
+		for _, k := range "bench" {
+			p.Update(press(string(k)))
+		}
 		return sizer{p}
 	},
 	"timeline-filter": func(c *Common, _ int) interface{ View() string } {
@@ -298,5 +312,16 @@ func checkMaxWidth(t *testing.T, view string, w, h int) {
 		if ansi.StringWidth(l) > w {
 			t.Errorf("line %d: %d cells > %d", i, ansi.StringWidth(l), w)
 		}
+	}
+}
+
+// samplePickerRows are sessions for the resume picker: this directory's first.
+func samplePickerRows() []PickerRow {
+	return []PickerRow{
+		{ID: "a1b2c3d4e5f6", Name: "health-check", Dir: "exo", Here: true, Status: StatusIdle, Age: "3m", Prompt: "why is the store twice the size of Crush's? measure it per bucket"},
+		{ID: "b2c3d4e5f6a1", Name: "try-middleware", Dir: "exo", Here: true, Status: StatusRunning, Age: "1h", Prompt: "add a retry middleware to the HTTP client"},
+		{ID: "c3d4e5f6a1b2", Name: "bench", Dir: "exo", Here: true, Status: StatusFinished, Age: "2d", Prompt: "run BenchmarkAppend before and after"},
+		{ID: "d4e5f6a1b2c3", Name: "docs-pass", Dir: "website", Status: StatusApproval, Age: "5d", Prompt: "proofread the getting started page\nand fix links"},
+		{ID: "e5f6a1b2c3d4", Name: "bench-site", Dir: "website", Status: StatusFailed, Age: "3w", Prompt: "lighthouse score of the landing page"},
 	}
 }

@@ -45,6 +45,13 @@ func addCompletions(e *env, root *cobra.Command) {
 		}
 	}
 	walk(root)
+	sessions := e.completeSessionArg(false)
+	root.ValidArgsFunction = func(cmd *cobra.Command, args []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
+		if r, _ := cmd.Flags().GetBool("resume"); r {
+			return sessions(cmd, args, toComplete) // exo -r SESSION
+		}
+		return nil, cobra.ShellCompDirectiveNoFileComp
+	}
 }
 
 // completeSessionArg completes the first argument with session names (and NAME@SEQ).

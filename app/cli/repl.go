@@ -19,6 +19,8 @@ type replFlags struct {
 	override, allowUnconfined       bool
 	// themeSet is true when --theme was given (it then wins over the configuration).
 	themeSet bool
+	// resume (exo -r with no session named) shows the session picker before the app.
+	resume bool
 }
 
 func replCmd(e *env) *cobra.Command {
@@ -80,8 +82,15 @@ func (e *env) repl(f replFlags) error {
 		if err != nil {
 			return err
 		}
-		e.trustPrompt(ctx, c, cwd())
 		o := appOptions(f, cfg)
+		if f.resume && f.session == "" {
+			id, err := app.Pick(c, app.PickOptions{Workspace: cwd(), Theme: o.Theme})
+			if err != nil || id == "" {
+				return err // esc: nothing opens
+			}
+			o.Session = id
+		}
+		e.trustPrompt(ctx, c, cwd())
 		o.Warning = homeInsideWarning(e, cwd())
 		return app.Run(c, o)
 	})

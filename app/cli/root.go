@@ -90,16 +90,25 @@ func newRoot(e *env) *cobra.Command {
 	root := &cobra.Command{
 		Use:           "exo",
 		Short:         "exo — a terminal agent harness with an event-sourced log, fork and rewind",
-		Long:          "exo with no command opens the full-screen app on the newest session of this directory (or a new one).",
+		Long:          "exo with no command opens the full-screen app on the newest session of this directory (or a new one); exo -r picks another session first.",
 		SilenceUsage:  true,
 		SilenceErrors: true,
-		Args:          cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
+		Args: func(cmd *cobra.Command, args []string) error {
+			if rf.resume {
+				return cobra.MaximumNArgs(1)(cmd, args) // exo -r SESSION opens it
+			}
+			return cobra.NoArgs(cmd, args)
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
 			rf.themeSet = cmd.Flags().Changed("theme")
+			if len(args) == 1 {
+				rf.session = args[0]
+			}
 			return e.repl(rf)
 		},
 	}
 	addReplFlags(root, &rf)
+	root.Flags().BoolVarP(&rf.resume, "resume", "r", false, "pick a session to resume (this directory's first; type to filter), or open the one named: exo -r [SESSION]")
 	root.PersistentFlags().StringVar(&e.home, "home", "", "exo home directory (default $EXO_HOME or ~/.exo)")
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageErr(plainFlagError(err)) })
 	root.AddCommand(

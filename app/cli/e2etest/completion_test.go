@@ -67,6 +67,12 @@ func TestBashCompletionAsksTheDaemon(t *testing.T) {
 	if !has(got, "alpha") || !has(got, "beta") || has(got, "gamma") {
 		t.Fatalf("exo attach <Tab>: %q", got)
 	}
+	if got := bashComplete(t, u, "exo -r be"); len(got) != 1 || got[0] != "beta" {
+		t.Fatalf("exo -r be<Tab>: %q", got)
+	}
+	if got := bashComplete(t, u, "exo att"); !has(got, "attach") || has(got, "alpha") {
+		t.Fatalf("exo att<Tab>: %q", got)
+	}
 	if got := bashComplete(t, u, "exo session rm al"); len(got) != 1 || got[0] != "alpha" {
 		t.Fatalf("exo session rm al<Tab>: %q", got)
 	}
