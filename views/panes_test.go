@@ -350,6 +350,9 @@ func TestSiblingsShowTheCurrentSessionAndItsProject(t *testing.T) {
 	if !strings.Contains(v, "▸○ session-13") {
 		t.Fatalf("the current session's row is not in view:\n%s", v)
 	}
+	if strings.Contains(v, "↓ 0 more") || !strings.Contains(v, "↑ 7 above · j/k") {
+		t.Fatalf("at the end of the list the marker line says:\n%s", v)
+	}
 	if !strings.Contains(v, "website") {
 		t.Fatalf("sessions of two projects and no project column:\n%s", v)
 	}

@@ -247,10 +247,14 @@ func (s *Siblings) View() string {
 	}
 	if more {
 		below := len(s.rows) - s.top - len(lines)
-		more := fmt.Sprintf("↓ %d more · j/k", below)
-		if s.top > 0 {
-			more = fmt.Sprintf("↓ %d more · ↑ %d above · j/k", below, s.top)
+		var parts []string
+		if below > 0 {
+			parts = append(parts, fmt.Sprintf("↓ %d more", below))
 		}
+		if s.top > 0 {
+			parts = append(parts, fmt.Sprintf("↑ %d above", s.top))
+		}
+		more := strings.Join(append(parts, "j/k"), " · ")
 		lines = append(lines, s.styles().Text.Muted.Render(truncate(more, w)))
 	}
 	if len(s.rows) == 0 {
