@@ -78,3 +78,46 @@ func TestCheckpointsPruned(t *testing.T) {
 		t.Fatal("the fork's state from a kept checkpoint differs from a full replay")
 	}
 }
+
+// TestGCPrunesOldCheckpoints: a session checkpointed before retention existed (every one
+// kept) has its surplus counted by a dry run, which drops nothing, and pruned by exo gc; the
+// session then opens from what is kept as a full replay does.
+func TestGCPrunesOldCheckpoints(t *testing.T) {
+	h := openTest(t, Options{CheckpointEvery: 8})
+	h.keepCheckpoints = true
+	s, _ := h.NewSession(NewSessionOptions{Name: "old"})
+	h.State(s.ID)
+	for i := 0; i < 60; i++ {
+		if _, err := h.Append(s.ID, turn(i)...); err != nil {
+			t.Fatal(err)
+		}
+	}
+	st, _ := h.State(s.ID)
+	before := len(keptCheckpoints(t, h, s.Branch, st.Head))
+	plan, err := h.GC(true)
+	if err != nil || plan.Checkpoints == 0 || plan.Removed {
+		t.Fatalf("dry run: %+v %v", plan, err)
+	}
+	if n := len(keptCheckpoints(t, h, s.Branch, st.Head)); n != before {
+		t.Fatalf("the dry run dropped checkpoints: %d of %d left", n, before)
+	}
+	rep, err := h.GC(false)
+	if err != nil || rep.Checkpoints != plan.Checkpoints || len(rep.Problems) > 0 {
+		t.Fatalf("gc: %+v %v (plan %d)", rep, err, plan.Checkpoints)
+	}
+	if n := len(keptCheckpoints(t, h, s.Branch, st.Head)); n != before-rep.Checkpoints {
+		t.Fatalf("%d checkpoints left of %d, %d pruned", n, before, rep.Checkpoints)
+	}
+	if again, _ := h.GC(true); again.Checkpoints != 0 {
+		t.Fatalf("still prunable after gc: %d", again.Checkpoints)
+	}
+	cp, _, err := h.LoadState(s.Branch, 0, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	full, _, _ := h.LoadState(s.Branch, 0, false)
+	cp.LastActivity = full.LastActivity
+	if !reflect.DeepEqual(cp, full) {
+		t.Fatal("after gc the session opens differently from a full replay")
+	}
+}

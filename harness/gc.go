@@ -1,6 +1,7 @@
 package harness
 
 import (
+	"fmt"
 	"io/fs"
 	"path/filepath"
 	"sort"
@@ -21,8 +22,12 @@ type GCReport struct {
 	// Bytes adds up the items' sizes.
 	Bytes int64 `json:"bytes"`
 	// Removed is false for a dry run.
-	Removed  bool     `json:"removed"`
-	Problems []string `json:"problems,omitempty"`
+	Removed bool `json:"removed"`
+	// Checkpoints counts the Session checkpoints pruned (would be, in a dry run) from this
+	// daemon's sessions' branches: those retention does not keep (store.PruneCheckpoints), left
+	// by sessions last checkpointed before it existed.
+	Checkpoints int      `json:"checkpoints"`
+	Problems    []string `json:"problems,omitempty"`
 }
 
 // gcGlobs are where exo keeps sessions' folders, with their kinds.
@@ -33,7 +38,8 @@ var gcGlobs = []struct{ glob, kind string }{
 // GC finds exo's folders that no live session uses (those of deleted sessions, of removals a
 // crash cut short, of forks never recorded) and, unless dryRun, removes them, working copies
 // with their records in the user's `git worktree list`. Removals a crash left in the journal
-// are completed first. Artifacts are not collected (the log's events still name them).
+// are completed first. Artifacts are not collected (the log's events still name them). The
+// old checkpoints of every session's branches that retention does not keep are pruned too.
 func (h *Harness) GC(dryRun bool) (GCReport, error) {
 	rep := GCReport{Items: []GCItem{}, Removed: !dryRun}
 	if !dryRun {
@@ -61,6 +67,9 @@ func (h *Harness) GC(dryRun bool) (GCReport, error) {
 			rep.Items = append(rep.Items, GCItem{Path: p, Kind: g.kind, Bytes: duBytes(p)})
 		}
 	}
+	if err := h.gcCheckpoints(dryRun, &rep); err != nil {
+		return rep, err
+	}
 	sort.Slice(rep.Items, func(i, j int) bool { return rep.Items[i].Path < rep.Items[j].Path })
 	for _, it := range rep.Items {
 		rep.Bytes += it.Bytes
@@ -86,4 +95,34 @@ func duBytes(path string) int64 {
 		return nil
 	})
 	return n
+}
+
+// gcCheckpoints prunes (or, in a dry run, counts) the checkpoints retention does not keep on
+// every branch of this daemon's sessions. A branch that cannot be pruned is a problem of the
+// report; the rest go on.
+func (h *Harness) gcCheckpoints(dryRun bool, rep *GCReport) error {
+	all, err := h.Sessions()
+	if err != nil {
+		return err
+	}
+	seen := map[string]bool{}
+	for _, s := range all {
+		for _, br := range append([]string{s.Branch}, s.Branches...) {
+			if br == "" || seen[br] {
+				continue
+			}
+			seen[br] = true
+			var n int
+			if dryRun {
+				n, err = h.st.PrunableCheckpoints(sessionProjection, br)
+			} else {
+				n, err = h.st.PruneCheckpoints(sessionProjection, br)
+			}
+			rep.Checkpoints += n
+			if err != nil {
+				rep.Problems = append(rep.Problems, fmt.Sprintf("checkpoints of session %s: %v", s.Name, err))
+			}
+		}
+	}
+	return nil
 }

@@ -89,6 +89,16 @@ func (s *Store) PruneCheckpoints(projection, branch string) (int, error) {
 	return dropped, nil
 }
 
+// PrunableCheckpoints counts the checkpoints of a projection's branch that PruneCheckpoints
+// would drop now (what `exo gc --dry-run` reports).
+func (s *Store) PrunableCheckpoints(projection, branch string) (int, error) {
+	seqs, err := s.checkpointSeqs(projection, branch)
+	if err != nil {
+		return 0, err
+	}
+	return len(prunable(seqs)), nil
+}
+
 // checkpointSeqs lists the seqs of a branch's checkpoints, ascending, without reading them.
 func (s *Store) checkpointSeqs(projection, branch string) ([]uint64, error) {
 	var seqs []uint64

@@ -131,11 +131,11 @@ func (e *env) gc(ctx context.Context, c api.Client, dryRun, yes, asJSON bool) er
 	if err != nil {
 		return err
 	}
-	if dryRun || len(plan.Items) == 0 {
+	if dryRun || len(plan.Items) == 0 && plan.Checkpoints == 0 {
 		return e.printGC(plan, asJSON)
 	}
 	e.printGC(plan, false)
-	if !ask(e.stdin, e.stderr, fmt.Sprintf("Remove these %d folders (%s)? [y/N] ", len(plan.Items), humanBytes(plan.Bytes))) {
+	if !ask(e.stdin, e.stderr, fmt.Sprintf("Remove these %d folders (%s) and %d old checkpoints? [y/N] ", len(plan.Items), humanBytes(plan.Bytes), plan.Checkpoints)) {
 		return failf(ExitFailure, "nothing removed (pass --yes to remove without asking)")
 	}
 	rep, err := c.GC(ctx, false)
@@ -160,6 +160,13 @@ func (e *env) printGC(rep harness.GCReport, asJSON bool) error {
 	}
 	tw.Flush()
 	fmt.Fprintf(e.stdout, "%s %s in %d folders\n", verb, humanBytes(rep.Bytes), len(rep.Items))
+	if rep.Checkpoints > 0 {
+		pruned := "would prune"
+		if rep.Removed {
+			pruned = "pruned"
+		}
+		fmt.Fprintf(e.stdout, "%s %d old checkpoints (sessions open from a newer one; scrubbing back replays a little more)\n", pruned, rep.Checkpoints)
+	}
 	for _, p := range rep.Problems {
 		fmt.Fprintf(e.stderr, "exo: %s\n", p)
 	}
