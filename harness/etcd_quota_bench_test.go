@@ -3,6 +3,8 @@ package harness
 import (
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -95,4 +97,60 @@ func quotaRun(b *testing.B, keep bool) {
 	b.ReportMetric(float64(live)/(1<<20), "checkpoint-MiB")
 	b.ReportMetric(float64(count), "checkpoints")
 	b.ReportMetric(float64(st.DbSize)/(1<<20), "db-MiB")
+}
+
+// BenchmarkBoltCheckpointFile is BenchmarkEtcdCheckpointQuota on the local bbolt file: the
+// same 100k-event session with pruning ("pruned") and without ("kept"), reporting the
+// checkpoints kept and the size of exo.db (bbolt reuses freed pages; the file does not
+// shrink). Run it with -benchtime=1x.
+func BenchmarkBoltCheckpointFile(b *testing.B) {
+	for _, mode := range []string{"pruned", "kept"} {
+		b.Run(mode, func(b *testing.B) {
+			for i := 0; i < b.N; i++ {
+				b.StopTimer()
+				home := b.TempDir()
+				h, err := Open(home, Options{NoSync: true, SandboxHelper: testHelper()})
+				if err != nil {
+					b.Fatal(err)
+				}
+				h.keepCheckpoints = mode == "kept"
+				s, err := h.NewSession(NewSessionOptions{Name: "long", Workspace: b.TempDir()})
+				if err != nil {
+					b.Fatal(err)
+				}
+				h.State(s.ID)
+				b.StartTimer()
+				for i := 0; ; i += 10 {
+					if st, _ := h.State(s.ID); st.Head >= 100_000 {
+						break
+					}
+					var recs []store.Record
+					for j := range 10 {
+						recs = append(recs, realisticTurn(i+j)...)
+					}
+					if _, err := h.Append(s.ID, recs...); err != nil {
+						b.Fatal(err)
+					}
+				}
+				b.StopTimer()
+				st, _ := h.State(s.ID)
+				kept := map[uint64]bool{}
+				h.st.View(func(tx *store.Tx) error {
+					for seq := uint64(DefaultCheckpointEvery); seq <= st.Head; seq += DefaultCheckpointEvery / 4 {
+						if at, _, ok, err := tx.LatestCheckpoint(sessionProjection, s.Branch, seq); err == nil && ok {
+							kept[at] = true
+						}
+					}
+					return nil
+				})
+				h.Close()
+				fi, err := os.Stat(filepath.Join(home, store.DBName))
+				if err != nil {
+					b.Fatal(err)
+				}
+				b.ReportMetric(float64(len(kept)), "checkpoints")
+				b.ReportMetric(float64(fi.Size())/(1<<20), "file-MiB")
+			}
+		})
+	}
 }

@@ -42,7 +42,8 @@ type Change struct {
 	// Value is the record's new value.
 	Value []byte `json:"-"`
 	// Resync is set on changes reported by a re-list after the watch fell behind a
-	// compaction: the receiver compares them with what it saw and reads what it missed.
+	// compaction (what is there, and, Deleted, what the watch knew of that is gone): the
+	// receiver compares them with what it saw and reads what it missed.
 	Resync bool `json:"resync,omitempty"`
 	// Rev is the cluster revision of the change.
 	Rev int64 `json:"rev"`
