@@ -100,7 +100,10 @@ func (m *Model) executorCmd(name string) tea.Cmd {
 			if cur == "" {
 				cur = "default"
 			}
-			return infoMsg{text: "executor: " + cur + " — /executor default|claude-code|codex|acp:COMMAND [ARGS] changes it for the next turn (exo doctor shows which are usable)"}
+			if st.ExecutorNative {
+				cur += " with its own tools"
+			}
+			return infoMsg{text: "executor: " + cur + " — /executor default|claude-code|codex [--native-tools]|acp:COMMAND [ARGS] changes it for the next turn (exo doctor shows which are usable)"}
 		}
 		in, err := c.SelectExecutor(bg, id, name)
 		if err != nil {
@@ -109,6 +112,9 @@ func (m *Model) executorCmd(name string) tea.Cmd {
 		text := "executor: " + in.Name
 		if in.Version != "" {
 			text += " (" + in.Version + ")"
+		}
+		if in.NativeTools {
+			text += " with its own tools, each use approved by exo"
 		}
 		return executorSetMsg{text: text + "; the next turn runs with it"}
 	}

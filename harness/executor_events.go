@@ -101,7 +101,8 @@ func init() {
 		return p.Executor + " failed: " + oneLine(p.Error)
 	}))
 	stateAppliers[TypeExecutorSelected] = func(s *SessionState, e Event, p any) {
-		s.Executor = p.(*ExecutorSelected).Name
+		sel := p.(*ExecutorSelected)
+		s.Executor, s.ExecutorNative, s.ExecutorConfinement = sel.Name, sel.NativeTools, sel.Confinement
 		s.addItem(Item{Seq: e.Seq, Kind: ItemNotice, Text: Summary(e)})
 	}
 	stateAppliers[TypeExecutorStarted] = func(s *SessionState, e Event, p any) {

@@ -75,10 +75,14 @@ type SessionState struct {
 	Status Status `json:"status"`
 	Model  string `json:"model,omitempty"`
 	// Executor is the executor in force (executor.selected); "" is exo's own.
-	Executor   string `json:"executor,omitempty"`
-	Turns      int    `json:"turns"`
-	Steps      int    `json:"steps"`
-	ModelCalls int    `json:"model_calls"`
+	Executor string `json:"executor,omitempty"`
+	// ExecutorNative and ExecutorConfinement are the native tool mode and the agent process's
+	// confinement the last executor.selected recorded: the session's settings of its executor.
+	ExecutorNative      bool   `json:"executor_native,omitempty"`
+	ExecutorConfinement string `json:"executor_confinement,omitempty"`
+	Turns               int    `json:"turns"`
+	Steps               int    `json:"steps"`
+	ModelCalls          int    `json:"model_calls"`
 	// SideCalls counts an agent's model calls beside the conversation (model.side).
 	SideCalls    int       `json:"side_calls,omitempty"`
 	ToolCalls    int       `json:"tool_calls"`

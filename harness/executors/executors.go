@@ -89,6 +89,39 @@ type Info struct {
 	Binary  string `json:"binary,omitempty"`
 	Version string `json:"version,omitempty"`
 	Problem string `json:"problem,omitempty"`
+	// NativeTools is set when the agent was selected with its own tools.
+	NativeTools bool `json:"native_tools,omitempty"`
+}
+
+// NativeFlag after an executor's name selects it with its own tools (claude-code --native-tools).
+const NativeFlag = "--native-tools"
+
+// ParseChoice reads an executor choice, "NAME [--native-tools]": the name and whether the agent
+// keeps its own tools. An ACP agent's words are its command line, taken as they are (ACP agents
+// always run their own tools); exo's own executor has no other tools.
+func ParseChoice(choice string) (name string, native bool, err error) {
+	choice = strings.TrimSpace(choice)
+	if strings.HasPrefix(choice, acp.Prefix) {
+		return choice, false, nil
+	}
+	f := strings.Fields(choice)
+	if len(f) == 0 {
+		return Default, false, nil
+	}
+	name = f[0]
+	for _, w := range f[1:] {
+		if w != NativeFlag {
+			return name, false, fmt.Errorf("executor %s: unknown option %q (only %s)", name, w, NativeFlag)
+		}
+		native = true
+	}
+	if native && (name == Default || name == "") {
+		return name, false, fmt.Errorf("%s is for external agents: exo's own executor runs exo's tools", NativeFlag)
+	}
+	if name == "claude" {
+		name = claude.Name
+	}
+	return name, native, nil
 }
 
 // Probe checks which executors can run on this machine (binary found, version); ACP agents are

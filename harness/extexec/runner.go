@@ -103,18 +103,19 @@ func (r *Runner) Prompt(ctx context.Context, sessionID, text, source string) (ex
 	return r.turn(ctx, ss, s, text, source, notes, entered)
 }
 
-// selected records executor.selected when the session's executor in force is another one.
+// selected records executor.selected when the session's executor in force, its native tool mode
+// or its process's confinement is not the one this turn runs with.
 func (r *Runner) selected(s *harness.Session, ss *Session) error {
 	st, err := r.h.State(s.ID)
 	if err != nil {
 		return err
 	}
-	if st.Executor == r.agent.Name() {
-		return nil
-	}
 	rec := harness.ExecutorSelected{Name: r.agent.Name(), Version: r.agent.Version(), Binary: r.agent.Binary(), NativeTools: r.agent.NativeTools()}
 	if enf := ss.Proc.Enforcement(); enf != nil {
 		rec.Confinement = enf.String()
+	}
+	if st.Executor == rec.Name && st.ExecutorNative == rec.NativeTools && st.ExecutorConfinement == rec.Confinement {
+		return nil
 	}
 	_, err = r.h.AppendOn(s.ID, s.Branch, harness.MustRecord(harness.TypeExecutorSelected, harness.ActorUser, rec))
 	return err

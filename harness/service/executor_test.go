@@ -2,6 +2,7 @@ package service
 
 import (
 	"context"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -75,7 +76,18 @@ func TestSelectedExecutorRunsTheNextTurn(t *testing.T) {
 			n++
 		}
 	}
-	if n != 1 {
+	// The selection, then the first turn's, which adds how the agent process is confined.
+	sel := 0
+	for _, e := range evs {
+		if e.Type == harness.TypeExecutorSelected {
+			p, _ := harness.Decode(e)
+			if c := p.(*harness.ExecutorSelected).Confinement; (sel == 0) != (c == "") {
+				t.Fatalf("executor.selected %d: confinement %q", sel, c)
+			}
+			sel++
+		}
+	}
+	if n != 2 {
 		t.Fatalf("%d executor.selected events", n)
 	}
 	all, _ := svc.ListSessions(ctx)
@@ -87,5 +99,71 @@ func TestSelectedExecutorRunsTheNextTurn(t *testing.T) {
 	}
 	if st, _ := h.State(s.ID); st.Executor != "default" {
 		t.Fatalf("executor after switching back: %q", st.Executor)
+	}
+}
+
+// Native tool mode is a setting of the session: selected with the executor (/executor
+// claude-code --native-tools), kept for turns that name no executor, changed by the next
+// selection or a turn that names its executor; exo's own executor refuses it.
+func TestNativeToolModeIsKeptPerSession(t *testing.T) {
+	claudeBin := os.Getenv("EXO_CLAUDE_BIN")
+	if claudeBin == "" {
+		t.Skip("EXO_CLAUDE_BIN names the claude binary (.ci/run sets it)")
+	}
+	h, err := harness.Open(t.TempDir(), harness.Options{SandboxHelper: []string{os.Args[0], sandbox.HelperCommand}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { h.Close() })
+	s, err := h.NewSession(harness.NewSessionOptions{Name: "n", Workspace: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	svc := New(h, Options{})
+	t.Cleanup(func() { svc.Close() })
+	ctx := context.Background()
+	selected := func() []*harness.ExecutorSelected {
+		var out []*harness.ExecutorSelected
+		evs, _ := h.Events(s.ID, 0, 0)
+		for _, e := range evs {
+			if e.Type == harness.TypeExecutorSelected {
+				p, _ := harness.Decode(e)
+				out = append(out, p.(*harness.ExecutorSelected))
+			}
+		}
+		return out
+	}
+	in, err := svc.SelectExecutor(ctx, s.ID, "claude-code --native-tools")
+	if err != nil || in.Name != "claude-code" || !in.NativeTools {
+		t.Fatalf("select: %+v %v", in, err)
+	}
+	if st, _ := h.State(s.ID); st.Executor != "claude-code" || !st.ExecutorNative {
+		t.Fatalf("state %q native=%v", st.Executor, st.ExecutorNative)
+	}
+	if !svc.nativeTools(s.ID, "claude-code", api.TurnRequest{Session: s.ID}) {
+		t.Fatal("a turn naming no executor does not keep the session's native mode")
+	}
+	if svc.nativeTools(s.ID, "claude-code", api.TurnRequest{Session: s.ID, Executor: "claude-code"}) {
+		t.Fatal("a turn naming its executor without --native-tools kept native mode")
+	}
+	if _, err := svc.SelectExecutor(ctx, s.ID, "claude-code --native-tools"); err != nil || len(selected()) != 1 {
+		t.Fatalf("the same choice again: %v, %d executor.selected", err, len(selected()))
+	}
+	if in, err := svc.SelectExecutor(ctx, s.ID, "claude-code"); err != nil || in.NativeTools {
+		t.Fatalf("select without native tools: %+v %v", in, err)
+	}
+	if sel := selected(); len(sel) != 2 || sel[1].NativeTools || !sel[0].NativeTools {
+		t.Fatalf("executor.selected %+v", sel)
+	}
+	if svc.nativeTools(s.ID, "claude-code", api.TurnRequest{Session: s.ID}) {
+		t.Fatal("native mode outlived the selection that turned it off")
+	}
+	for _, bad := range []string{"default --native-tools", "claude-code --native", "codex --yolo"} {
+		if _, err := svc.SelectExecutor(ctx, s.ID, bad); !errors.Is(err, api.ErrInvalid) {
+			t.Fatalf("%q: %v", bad, err)
+		}
+	}
+	if len(selected()) != 2 {
+		t.Fatal("a refused choice was recorded")
 	}
 }

@@ -212,7 +212,8 @@ func (s *Service) turnFunc(sessionID string, req api.TurnRequest, source string,
 			return s.x.PromptWith(ctx, sessionID, req.Text, source, to)
 		}, nil
 	}
-	key := fmt.Sprintf("%s native=%v headless=%v yes=%v approval=%s unconfined=%v", name, req.NativeTools, to.Headless, to.AutoApprove, to.Approval, req.AllowUnconfined)
+	native := s.nativeTools(sessionID, name, req)
+	key := fmt.Sprintf("%s native=%v headless=%v yes=%v approval=%s unconfined=%v", name, native, to.Headless, to.AutoApprove, to.Approval, req.AllowUnconfined)
 	s.runMu.Lock()
 	defer s.runMu.Unlock()
 	r := s.runners[key]
@@ -220,7 +221,7 @@ func (s *Service) turnFunc(sessionID string, req api.TurnRequest, source string,
 		xo := s.xo
 		xo.Headless, xo.AutoApprove, xo.Approval = to.Headless, to.AutoApprove, to.Approval
 		var err error
-		if r, err = executors.Open(s.h, name, executors.Options{Exec: xo, NativeTools: req.NativeTools, AllowUnconfined: req.AllowUnconfined}); err != nil {
+		if r, err = executors.Open(s.h, name, executors.Options{Exec: xo, NativeTools: native, AllowUnconfined: req.AllowUnconfined}); err != nil {
 			return nil, invalid(err)
 		}
 		s.runners[key] = r
@@ -230,6 +231,17 @@ func (s *Service) turnFunc(sessionID string, req api.TurnRequest, source string,
 	}, nil
 }
 
+// nativeTools says whether executor name runs a turn with its own tools: as the request asks,
+// or, when the request names no executor, as the session's executor was selected (native mode
+// is a setting of the session, kept until an executor is selected again).
+func (s *Service) nativeTools(sessionID, name string, req api.TurnRequest) bool {
+	if req.NativeTools || req.Executor != "" {
+		return req.NativeTools
+	}
+	st, err := s.h.State(sessionID)
+	return err == nil && st.Executor == name && st.ExecutorNative
+}
+
 // SelectExecutor records executor.selected for name when it can run here and is not the one in
 // force; the session's next turn runs with it.
 func (s *Service) SelectExecutor(ctx context.Context, sessionID, name string) (executors.Info, error) {
@@ -237,22 +249,27 @@ func (s *Service) SelectExecutor(ctx context.Context, sessionID, name string) (e
 	if err != nil {
 		return executors.Info{}, err
 	}
-	in, err := executors.Check(strings.TrimSpace(name))
+	name, native, err := executors.ParseChoice(name)
+	if err != nil {
+		return executors.Info{Name: name}, invalid(err)
+	}
+	in, err := executors.Check(name)
 	if err != nil {
 		return in, invalid(err)
 	}
+	in.NativeTools = native
 	st, err := s.h.State(se.ID)
 	if err != nil {
 		return in, err
 	}
-	if st.Executor == in.Name || (st.Executor == "" && in.Name == executors.Default) {
+	if st.Executor == in.Name && st.ExecutorNative == native || (st.Executor == "" && in.Name == executors.Default) {
 		return in, nil
 	}
 	if s.runningTurn(se.ID) != nil {
 		return in, fmt.Errorf("%w: a turn runs on the session; the executor changes between turns", api.ErrBusy)
 	}
 	_, err = s.h.Append(se.ID, harness.MustRecord(harness.TypeExecutorSelected, harness.ActorUser,
-		harness.ExecutorSelected{Name: in.Name, Version: in.Version, Binary: in.Binary}))
+		harness.ExecutorSelected{Name: in.Name, Version: in.Version, Binary: in.Binary, NativeTools: native}))
 	return in, err
 }
 

@@ -113,3 +113,22 @@ func lockAcrossCheckouts(t *testing.T, path string) {
 	}
 	t.Cleanup(func() { f.Close() })
 }
+
+// executor.selected is recorded whenever the executor, its native tool mode or its confinement
+// changes, not only its name: the same claude-code with and without its own tools are two
+// selections, and the same mode again is none.
+func TestExecutorSelectedRecordsNativeModeChanges(t *testing.T) {
+	f := newFixture(t)
+	plain, native := f.executor(t, Options{}), f.executor(t, Options{NativeTools: true, AllowUnconfined: true})
+	for _, x := range []*Executor{plain, plain, native, plain} {
+		res, err := x.Prompt(context.Background(), f.s.ID, "say hello", "test")
+		okResult(t, res, err)
+	}
+	sel := payloads[harness.ExecutorSelected](t, f.events(t, f.s.ID), harness.TypeExecutorSelected)
+	if len(sel) != 3 || sel[0].NativeTools || !sel[1].NativeTools || sel[2].NativeTools || sel[1].Confinement == "" {
+		t.Fatalf("executor.selected %+v", sel)
+	}
+	if st, _ := f.h.State(f.s.ID); st.ExecutorNative || st.ExecutorConfinement != sel[2].Confinement {
+		t.Fatalf("state native=%v confinement %q", st.ExecutorNative, st.ExecutorConfinement)
+	}
+}
