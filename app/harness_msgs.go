@@ -43,6 +43,11 @@ func (m *Model) onHarness(msg tea.Msg) (tea.Cmd, bool) {
 			m.conv.SetPreview(msg.seq)
 		}
 		return nil, true
+	case approvalArmMsg:
+		if ap, ok := m.overlay.(*views.Approval); ok && ap.Request().ID == msg.id {
+			ap.Arm()
+		}
+		return nil, true
 	case execDoneMsg:
 		m.execCancel = nil
 		sb := m.sandboxOf(msg.session)
@@ -274,10 +279,12 @@ func (m *Model) onEvent(e harness.Event) tea.Cmd {
 	}
 	switch p := p.(type) {
 	case *harness.ApprovalRequested:
-		m.overlay = views.NewApproval(m.common, views.ApprovalRequest{ID: p.CallID, Tool: p.Tool, Args: string(p.Args), Reason: "this tool's policy is ask"})
-		m.approvalID = p.CallID
+		ap := views.NewApproval(m.common, views.ApprovalRequest{ID: p.CallID, Tool: p.Tool, Args: string(p.Args), Reason: "this tool's policy is ask"})
+		ap.Hold() // it may open while the user types: "/compact"'s o approved a command
+		m.overlay, m.approvalID = ap, p.CallID
 		m.resize()
-		return m.notify(fmt.Sprintf("%s waits for your approval: %s %s", m.sessionName(m.current()), views.ToolLabel(p.Tool), p.Summary))
+		arm := tea.Tick(approvalGrace, func(time.Time) tea.Msg { return approvalArmMsg{id: p.CallID} })
+		return tea.Batch(arm, m.notify(fmt.Sprintf("%s waits for your approval: %s %s", m.sessionName(m.current()), views.ToolLabel(p.Tool), p.Summary)))
 	case *harness.ApprovalResolved:
 		if m.approvalID == p.CallID && m.overlay != nil {
 			m.overlay, m.approvalID = nil, ""

@@ -1,6 +1,8 @@
 package app
 
 import (
+	"time"
+
 	"exo/harness"
 	"exo/views"
 )
@@ -109,3 +111,10 @@ const noModelHelp = "No model is registered yet.\n\n" +
 	"Type /model demo for the offline scripted demo (always shown as scripted), or register " +
 	"a model in a shell: exo model register NAME --provider openai|anthropic|openai-compatible " +
 	"(exo model register --help says more)."
+
+// approvalGrace is how long a new approval ignores keys, so that a prompt being typed when it
+// opens does not answer it.
+const approvalGrace = 800 * time.Millisecond
+
+// approvalArmMsg lets the approval of a call take keys once approvalGrace has passed.
+type approvalArmMsg struct{ id string }

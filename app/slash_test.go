@@ -7,6 +7,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
+	"exo/harness"
 	"exo/harness/api"
 )
 
@@ -55,5 +56,39 @@ func TestNoModelSaysHowToStart(t *testing.T) {
 	m.Update(m.loadCmd(s.ID)())
 	if screen := ansi.Strip(m.render()); strings.Contains(screen, "No model is registered") || !strings.Contains(screen, "no messages yet") {
 		t.Fatalf("after /model demo the pane still says no model:\n%s", screen)
+	}
+}
+
+// TestApprovalIgnoresKeysTypedAsItOpens: an approval that opens while the user types a prompt is
+// not answered by the letters that follow ("/compact"'s o approved a command once); after a
+// moment its keys answer it.
+func TestApprovalIgnoresKeysTypedAsItOpens(t *testing.T) {
+	m := newTestModel(t)
+	m.Update(tea.WindowSizeMsg{Width: 120, Height: 40})
+	id := m.current()
+	rec := harness.MustRecord(harness.TypeApprovalRequested, harness.ActorHarness, harness.ApprovalRequested{CallID: "c7", Tool: "bash", Summary: "rm -rf build"})
+	m.Update(noticesMsg{[]harness.Notice{{Session: id, Events: []harness.Event{{Branch: id, Seq: 99, Type: rec.Type, Actor: rec.Actor, Data: rec.Data}}}}})
+	if m.approvalID != "c7" || m.overlay == nil {
+		t.Fatal("the approval did not open")
+	}
+	for _, k := range "/compact" {
+		m.Update(tea.KeyPressMsg{Code: k, Text: string(k)})
+	}
+	if m.approvalID != "c7" || m.overlay == nil {
+		t.Fatal("keys typed as the approval opened answered it")
+	}
+	if !strings.Contains(ansi.Strip(m.render()), "keys answer in a moment") {
+		t.Fatal("the held approval does not say its keys wait")
+	}
+	m.Update(approvalArmMsg{id: "c7"}) // a moment later
+	if !strings.Contains(ansi.Strip(m.render()), "y approve once") {
+		t.Fatal("the armed approval shows no answers")
+	}
+	_, cmd := m.Update(tea.KeyPressMsg{Code: 'n', Text: "n"})
+	if cmd != nil {
+		m.Update(cmd())
+	}
+	if m.approvalID != "" || m.overlay != nil {
+		t.Fatal("n after a moment did not answer the approval")
 	}
 }

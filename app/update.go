@@ -96,6 +96,9 @@ func (m *Model) onKey(msg tea.KeyPressMsg) tea.Cmd {
 		return m.say("mouse released: select text with the terminal (alt+m: the wheel scrolls panes)", false)
 	}
 	if m.overlay != nil {
+		if ap, ok := m.overlay.(*views.Approval); ok && ap.Held() {
+			return m.say("an approval just opened: keys typed in its first moment are not taken as an answer", true)
+		}
 		var cmd tea.Cmd
 		m.overlay, cmd = m.overlay.Update(msg)
 		return cmd

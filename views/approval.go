@@ -57,7 +57,18 @@ type Approval struct {
 	Keys ApprovalKeyMap // Keys are the modal's bindings.
 	req  ApprovalRequest
 	sel  int
+	held bool // held ignores keys: the modal has just opened (see Hold).
 }
+
+// Hold makes the modal ignore keys until Arm: it opened while the user may be typing, and the
+// letters that follow must not answer it. Its buttons say so meanwhile.
+func (a *Approval) Hold() { a.held = true }
+
+// Arm lets keys answer the modal.
+func (a *Approval) Arm() { a.held = false }
+
+// Held reports whether the modal still ignores keys.
+func (a *Approval) Held() bool { return a.held }
 
 // NewApproval returns the approval modal for a request; SetSize gives the
 // largest box it may take (usually the screen).
@@ -71,7 +82,7 @@ func (a *Approval) Request() ApprovalRequest { return a.req }
 // Update answers on y/a/n, or moves between and picks the choices.
 func (a *Approval) Update(msg tea.Msg) (Pane, tea.Cmd) {
 	k, ok := msg.(tea.KeyPressMsg)
-	if !ok {
+	if !ok || a.held {
 		return a, nil
 	}
 	switch {
@@ -111,7 +122,11 @@ func (a *Approval) View() string {
 		body = append(body, "")
 		body = append(body, wrapStyled(st.Text.Muted, a.req.Reason, tw)...)
 	}
-	body = append(body, "", buttons(st, []string{"y approve once", "a always", "n deny"}, a.sel))
+	if a.held {
+		body = append(body, "", st.Text.Muted.Render(truncate("  read it first: keys answer in a moment", tw)))
+	} else {
+		body = append(body, "", buttons(st, []string{"y approve once", "a always", "n deny"}, a.sel))
+	}
 	return dialog(st, "Approve tool call?", body, w, a.height)
 }
 

@@ -34,6 +34,11 @@ func init() {
 	goldenPanes["siblings-empty"] = func(c *Common, _ int) interface{ View() string } {
 		return sizer{NewSiblings(c)}
 	}
+	goldenPanes["approval-held"] = func(c *Common, _ int) interface{ View() string } {
+		a := NewApproval(c, ApprovalRequest{ID: "a3", Tool: "bash", Args: "rm -rf ./build && make release", Reason: "this tool's policy is ask"})
+		a.Hold()
+		return sizer{a}
+	}
 	goldenPanes["sandbox-empty"] = func(c *Common, _ int) interface{ View() string } {
 		return sizer{NewSandbox(c, 100)}
 	}
@@ -60,3 +65,4 @@ func TestDetailColoursADiff(t *testing.T) {
 		}
 	}
 }
+

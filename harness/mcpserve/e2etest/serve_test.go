@@ -306,7 +306,7 @@ func TestMCPServeApprovalAnsweredInTheApp(t *testing.T) {
 		json.Unmarshal([]byte(out), &tr)
 		done <- tr
 	}()
-	scr.waitFor("the approval in the app", "Approve tool call?")
+	scr.waitFor("the approval in the app, taking keys", "y approve once") // keys wait a moment after it opens
 	select {
 	case tr := <-done:
 		t.Fatalf("run_turn returned before the user answered: %+v", tr)
