@@ -2,6 +2,7 @@ package views
 
 import (
 	"fmt"
+	"regexp"
 	"strings"
 	"time"
 )
@@ -74,6 +75,19 @@ func prefixed(first, rest string, style func(...string) string, text string, w i
 	return out
 }
 
+// cutMarkRE matches the line the harness puts where it left out the middle of a long output.
+var cutMarkRE = regexp.MustCompile(`^… (\d+) bytes left out here \(the log holds all of it\) …$`)
+
+// cutBytes returns how many bytes the harness left out of lines ("" when it left none out).
+func cutBytes(lines []string) string {
+	for _, l := range lines {
+		if m := cutMarkRE.FindStringSubmatch(stripToPlain(l)); m != nil {
+			return m[1]
+		}
+	}
+	return ""
+}
+
 // renderTool renders a tool call block: a header, then output and diff.
 func (c *Conversation) renderTool(e *convEntry, w int) []string {
 	st := c.styles()
@@ -86,7 +100,12 @@ func (c *Conversation) renderTool(e *convEntry, w int) []string {
 	if out := strings.TrimRight(c.content(Sanitize(e.item.Output)), "\n"); out != "" {
 		ol := strings.Split(out, "\n")
 		if !e.expanded && len(ol) > collapsedOutputLines {
-			body = append(body, st.Text.Muted.Render(fmt.Sprintf("… %s · enter expands", plural(len(ol)-collapsedOutputLines, "more line"))))
+			hidden := ol[:len(ol)-collapsedOutputLines]
+			more := plural(len(hidden), "more line")
+			if cut := cutBytes(hidden); cut != "" {
+				more += " and " + cut + " bytes only the log holds" // the line count alone read as the whole output's
+			}
+			body = append(body, st.Text.Muted.Render(truncate("… "+more+" · enter expands", w-2)))
 			ol = ol[len(ol)-collapsedOutputLines:]
 		}
 		for _, l := range ol {

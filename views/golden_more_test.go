@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"github.com/charmbracelet/x/ansi"
+
+	"exo/themes"
 )
 
 // Goldens of the panes and states the first set left out: the quit question, a conflict diff in
@@ -66,3 +68,14 @@ func TestDetailColoursADiff(t *testing.T) {
 	}
 }
 
+// TestCollapsedCutOutputSaysTheLogHoldsMore: a long output the harness cut in the middle (head,
+// a marker, tail) collapsed says how much only the log holds, not just the kept lines' count.
+func TestCollapsedCutOutputSaysTheLogHoldsMore(t *testing.T) {
+	c := NewConversation(NewCommon(themes.Dark()))
+	c.SetSize(100, 12)
+	out := "1\n2\n3\n… 15710 bytes left out here (the log holds all of it) …\n4998\n4999\n5000\nLAST\n"
+	c.SetItems([]ConvItem{{Kind: KindTool, Tool: "bash", ArgsSummary: "seq 1 5000; echo LAST", Status: ToolOK, Output: out}})
+	if v := ansi.Strip(c.View()); !strings.Contains(v, "… 5 more lines and 15710 bytes only the log holds · enter expands") {
+		t.Fatalf("collapsed cut output:\n%s", v)
+	}
+}
