@@ -93,8 +93,8 @@ func (s *Store) Watch(ctx context.Context, rev int64) (<-chan Change, error) {
 // those that went while the watch was behind.
 func (e *etcdEngine) watchLoop(ctx context.Context, rev int64, out chan<- Change) {
 	defer close(out)
-	known, err := e.listAt(ctx, rev)
-	if err != nil { // rev is compacted already (or unreadable): start from a re-list
+	known, ok := e.startKnown(ctx, rev)
+	if !ok { // rev is compacted already: start from a re-list
 		known = map[string]bool{}
 		if r, err := e.relist(ctx, out, known); err == nil {
 			rev = r
@@ -136,6 +136,25 @@ func (e *etcdEngine) watchLoop(ctx context.Context, rev int64, out chan<- Change
 		}
 		select { // the watch ended (no leader, connection lost): try again shortly
 		case <-ctx.Done():
+		case <-time.After(200 * time.Millisecond):
+		}
+	}
+}
+
+// startKnown lists the watched keys at rev, trying again while the cluster does not answer;
+// ok is false when rev is compacted (or ctx ended).
+func (e *etcdEngine) startKnown(ctx context.Context, rev int64) (map[string]bool, bool) {
+	for {
+		known, err := e.listAt(ctx, rev)
+		if err == nil {
+			return known, true
+		}
+		if errors.Is(err, rpctypes.ErrCompacted) {
+			return nil, false
+		}
+		select {
+		case <-ctx.Done():
+			return nil, false
 		case <-time.After(200 * time.Millisecond):
 		}
 	}
