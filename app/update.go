@@ -332,6 +332,9 @@ func (m *Model) onPaneMsg(msg tea.Msg) tea.Cmd {
 		return m.cycleBranch()
 	case views.ConflictDiff:
 		return m.conflictDiffCmd(msg.ID, msg.Name)
+	case views.ArchiveRequest, views.DeleteRequest, archiveConfirmed, deleteConfirmed, lifecycleDoneMsg:
+		cmd, _ := m.onLifecycle(msg)
+		return cmd
 	case views.TakeOver:
 		if msg.Refused != "" {
 			return m.say(msg.Refused, true)

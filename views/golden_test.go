@@ -96,6 +96,12 @@ var goldenPanes = map[string]func(c *Common, W int) interface{ View() string }{
 		p.SetValue("explain @store/event.go and @\"docs/a b.md\" please")
 		return sizer{p}
 	},
+	"ask-delete": func(c *Common, _ int) interface{ View() string } {
+		return sizer{NewAsk(c, "Delete try-middleware?", []string{
+			"Its fork's working copy, snapshots and sandbox state are removed; your own workspace is not touched.",
+			"Its events stay in the log (exo verify still checks them), but no command finds the session again.",
+		}, "delete", true, CloseOverlay{})}
+	},
 	"picker": func(c *Common, _ int) interface{ View() string } {
 		p := NewPicker(c)
 		p.SetRows(samplePickerRows())
@@ -211,7 +217,7 @@ var goldenPanes = map[string]func(c *Common, W int) interface{ View() string }{
 // overlayPane reports whether a golden pane is a modal that is not sized to the whole area.
 func overlayPane(name string) bool {
 	base, _, _ := strings.Cut(name, "-")
-	return base == "approval" || base == "confirm" || base == "help" || base == "quit"
+	return base == "approval" || base == "confirm" || base == "help" || base == "quit" || base == "ask"
 }
 
 // sampleFiles is a workspace listing as the harness gives it for @ completion.

@@ -19,6 +19,8 @@ type SiblingsKeyMap struct {
 	Diff   key.Binding // Diff shows the changes the selected session and the shown one both made.
 	// TakeOver makes the selected session of a daemon that is gone this daemon's.
 	TakeOver key.Binding
+	Archive  key.Binding // Archive hides the selected session (after a question).
+	Delete   key.Binding // Delete removes the selected session (after a question).
 }
 
 // DefaultSiblingsKeyMap returns the siblings pane's default bindings.
@@ -32,6 +34,8 @@ func DefaultSiblingsKeyMap() SiblingsKeyMap {
 		Diff:   key.NewBinding(key.WithKeys("d"), key.WithHelp("d", "diff conflicts")),
 		TakeOver: key.NewBinding(key.WithKeys("T"), key.WithHelp("T", "take over (its daemon is gone)"),
 			key.WithDisabled()),
+		Archive: key.NewBinding(key.WithKeys("a"), key.WithHelp("a", "archive")),
+		Delete:  key.NewBinding(key.WithKeys("x"), key.WithHelp("x", "delete")),
 	}
 }
 
@@ -173,6 +177,10 @@ func (s *Siblings) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 		return emit(ToggleSplit{ID: r.ID})
 	case key.Matches(msg, s.Keys.Diff) && ok:
 		return emit(ConflictDiff{ID: r.ID, Name: r.Name})
+	case key.Matches(msg, s.Keys.Archive) && ok:
+		return emit(ArchiveRequest{ID: r.ID, Name: r.Name, Refused: s.lifecycleRefusal(r, "archive")})
+	case key.Matches(msg, s.Keys.Delete) && ok:
+		return emit(DeleteRequest{ID: r.ID, Name: r.Name, Refused: s.lifecycleRefusal(r, "delete")})
 	case msg.String() == "T" && ok:
 		t := TakeOver{ID: r.ID, Name: r.Name}
 		if !r.TakeOverable() {
@@ -181,6 +189,19 @@ func (s *Siblings) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 		return emit(t)
 	}
 	return nil
+}
+
+// lifecycleRefusal says why a session cannot be archived or deleted from here ("" when it can).
+func (s *Siblings) lifecycleRefusal(r SiblingRow, what string) string {
+	switch {
+	case r.Remote():
+		return r.Name + " is daemon " + r.Node + "'s session: " + what + " it there (or take it over first)"
+	case what == "delete" && r.ID == s.current:
+		return r.Name + " is the session shown: switch to another one to delete it"
+	case what == "delete" && (r.Status == StatusRunning || r.Status == StatusApproval):
+		return r.Name + " is running a turn: wait for it or cancel it first"
+	}
+	return ""
 }
 
 // takeOverRefusal says why T does nothing on a row.
@@ -214,7 +235,7 @@ func (s *Siblings) ShortHelp() []key.Binding {
 // FullHelp lists all siblings bindings.
 func (s *Siblings) FullHelp() [][]key.Binding {
 	s.syncKeys()
-	return [][]key.Binding{{s.Keys.Up, s.Keys.Down}, {s.Keys.Switch, s.Keys.New, s.Keys.Split, s.Keys.Diff, s.Keys.TakeOver}}
+	return [][]key.Binding{{s.Keys.Up, s.Keys.Down}, {s.Keys.Switch, s.Keys.New, s.Keys.Split, s.Keys.Diff, s.Keys.TakeOver}, {s.Keys.Archive, s.Keys.Delete}}
 }
 
 // View renders the visible sessions as a table whose columns line up; when some do not fit, the

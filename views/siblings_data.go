@@ -96,3 +96,13 @@ type NewSession struct{}
 type ToggleSplit struct {
 	ID string // ID is the selected session.
 }
+
+// ArchiveRequest asks to archive a session (Refused says why it cannot be, from here).
+type ArchiveRequest struct {
+	ID, Name, Refused string
+}
+
+// DeleteRequest asks to delete a session (Refused says why it cannot be, from here).
+type DeleteRequest struct {
+	ID, Name, Refused string
+}

@@ -1,0 +1,105 @@
+package app
+
+import (
+	"strings"
+	"testing"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
+
+	"exo/harness/api"
+)
+
+// selectFromTop moves the sessions pane's selection to the top, then to the session named name.
+func selectFromTop(t *testing.T, m *Model, name string) {
+	t.Helper()
+	m.setFocus(focusSiblings)
+	for range len(m.siblings.Rows()) {
+		m.Update(tea.KeyPressMsg{Code: 'k', Text: "k"})
+	}
+	selectRow(t, m, name)
+}
+
+// press sends a key and runs what it asks for.
+func press(m *Model, k rune) {
+	_, cmd := m.Update(tea.KeyPressMsg{Code: k, Text: string(k)})
+	feed(m, cmd, 2)
+}
+
+// listed reports whether the daemon still lists a session by name (archived ones included).
+func listed(t *testing.T, m *Model, name string) (found, archived bool) {
+	t.Helper()
+	all, err := m.c.ListSessions(bg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, in := range all {
+		if in.Session.Name == name {
+			return true, in.Session.Archived
+		}
+	}
+	return false, false
+}
+
+// TestSiblingsArchiveAndDelete: in the sessions pane, a asks before archiving and x before
+// deleting; n keeps the session, y archives it (it leaves the pane) or deletes it (the daemon
+// no longer lists it); the session shown cannot be deleted from the pane.
+func TestSiblingsArchiveAndDelete(t *testing.T) {
+	m := newTestModel(t)
+	m.Update(tea.WindowSizeMsg{Width: 160, Height: 48})
+	for _, n := range []string{"keepme", "gone"} {
+		if _, err := m.c.NewSession(bg, api.NewSessionRequest{Name: n}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	m.Update(m.siblingsCmd()())
+
+	selectFromTop(t, m, "keepme")
+	press(m, 'a')
+	if m.overlay == nil || !strings.Contains(ansi.Strip(m.render()), "Archive keepme?") {
+		t.Fatalf("a did not ask:\n%s", ansi.Strip(m.render()))
+	}
+	_, cmd := m.Update(tea.KeyPressMsg{Code: 'n', Text: "n"})
+	feed(m, cmd, 3)
+	if found, archived := listed(t, m, "keepme"); m.overlay != nil || !found || archived {
+		t.Fatalf("n: overlay %v, archived %v", m.overlay != nil, archived)
+	}
+	press(m, 'a')
+	_, cmd = m.Update(tea.KeyPressMsg{Code: 'y', Text: "y"})
+	feed(m, cmd, 4)
+	if _, archived := listed(t, m, "keepme"); !archived || m.overlay != nil {
+		t.Fatal("y did not archive keepme")
+	}
+	for _, r := range m.siblings.Rows() {
+		if r.Name == "keepme" {
+			t.Fatal("the archived session is still in the pane")
+		}
+	}
+	if !strings.Contains(m.info.Message, "archived keepme") {
+		t.Fatalf("status: %q", m.info.Message)
+	}
+
+	selectFromTop(t, m, "gone")
+	press(m, 'x')
+	if s := ansi.Strip(m.render()); !strings.Contains(s, "Delete gone?") || !strings.Contains(s, "events stay in the log") {
+		t.Fatalf("x did not ask:\n%s", s)
+	}
+	_, cmd = m.Update(tea.KeyPressMsg{Code: 'y', Text: "y"})
+	feed(m, cmd, 4)
+	if found, _ := listed(t, m, "gone"); found {
+		t.Fatal("y did not delete the session")
+	}
+	if !strings.Contains(m.info.Message, "deleted gone") {
+		t.Fatalf("status: %q", m.info.Message)
+	}
+
+	selectFromTop(t, m, "layout") // the session shown
+	_, cmd = m.Update(tea.KeyPressMsg{Code: 'x', Text: "x"})
+	feed(m, cmd, 2)
+	if m.overlay != nil || !m.info.MessageErr || !strings.Contains(m.info.Message, "switch to another") {
+		t.Fatalf("deleting the shown session: overlay %v, status %q", m.overlay != nil, m.info.Message)
+	}
+	if found, _ := listed(t, m, "layout"); !found {
+		t.Fatal("the shown session was deleted")
+	}
+}
