@@ -279,7 +279,7 @@ func (m *Model) onEvent(e harness.Event) tea.Cmd {
 	}
 	switch p := p.(type) {
 	case *harness.ApprovalRequested:
-		ap := views.NewApproval(m.common, views.ApprovalRequest{ID: p.CallID, Tool: p.Tool, Args: string(p.Args), Reason: "this tool's policy is ask"})
+		ap := views.NewApproval(m.common, views.ApprovalRequest{ID: p.CallID, Tool: p.Tool, Args: approvalArgs(p.Tool, p.Args), Reason: "this tool's policy is ask"})
 		ap.Hold() // it may open while the user types: "/compact"'s o approved a command
 		m.overlay, m.approvalID = ap, p.CallID
 		m.resize()

@@ -92,3 +92,23 @@ func TestApprovalIgnoresKeysTypedAsItOpens(t *testing.T) {
 		t.Fatal("n after a moment did not answer the approval")
 	}
 }
+
+// TestApprovalShowsTheCommand: a shell command waiting for approval is shown as the command
+// (its lines and quotes as they are), not as JSON with escapes; other arguments below it.
+func TestApprovalShowsTheCommand(t *testing.T) {
+	m := newTestModel(t)
+	m.Update(tea.WindowSizeMsg{Width: 120, Height: 40})
+	id := m.current()
+	rec := harness.MustRecord(harness.TypeApprovalRequested, harness.ActorHarness, harness.ApprovalRequested{CallID: "c8", Tool: "bash",
+		Args: []byte(`{"command":"rm -rf build\necho \"done\"","background":true}`), Summary: "rm -rf build"})
+	m.Update(noticesMsg{[]harness.Notice{{Session: id, Events: []harness.Event{{Branch: id, Seq: 99, Type: rec.Type, Actor: rec.Actor, Data: rec.Data}}}}})
+	screen := ansi.Strip(m.render())
+	for _, want := range []string{"│ rm -rf build", `│ echo "done"`, "│ background: true"} {
+		if !strings.Contains(screen, want) {
+			t.Fatalf("the approval does not show %q:\n%s", want, screen)
+		}
+	}
+	if strings.Contains(screen, `{"command"`) || strings.Contains(screen, `\"done\"`) {
+		t.Fatalf("the approval shows the command as JSON:\n%s", screen)
+	}
+}
