@@ -178,7 +178,7 @@ func (h *Harness) atRest(branch string) (bool, error) {
 	}
 	last := evs[0]
 	switch last.Type {
-	case TypeSessionCreated, TypeInvocationReceived, TypeTurnCancelled, TypeTurnInterrupted, TypeModelFailed,
+	case TypeSessionCreated, TypeInvocationReceived, TypeTurnCancelled, TypeTurnStepLimit, TypeTurnInterrupted, TypeModelFailed,
 		TypeSessionFinished, TypeSessionSuspended, TypeSessionResumed, TypeSessionRewound:
 		return true, nil
 	case TypeModelCompleted:

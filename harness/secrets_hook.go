@@ -23,13 +23,17 @@ func (h *Harness) SecretPathDenied(abs string) string {
 	if real, err := filepath.EvalSymlinks(abs); err == nil {
 		abs = real
 	}
-	for _, dir := range h.PrivateDirs() {
+	for i, dir := range h.PrivateDirs() {
 		if real, err := filepath.EvalSymlinks(dir); err == nil {
 			dir = real
 		}
-		if abs == dir || strings.HasPrefix(abs, dir+string(filepath.Separator)) {
-			return "paths under exo's own folder (" + dir + ") hold sealed secrets, the event log or the daemon's socket and are not readable by tools"
+		if abs != dir && !strings.HasPrefix(abs, dir+string(filepath.Separator)) {
+			continue
 		}
+		if i == 0 {
+			return "paths under exo's home (" + dir + ") hold sealed secrets and are not readable by tools"
+		}
+		return "paths under exo's runtime folder (" + dir + ") hold the daemon's socket and are not readable by tools"
 	}
 	return ""
 }

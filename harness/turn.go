@@ -16,7 +16,8 @@ type TurnResult struct {
 	// ModelMs is the time spent inside model calls (the rest of DurationMs is exo's own).
 	ModelMs int64 `json:"model_ms"`
 	// Failure is set when the turn ended on a model or tool failure; Cancelled when the user
-	// stopped it; StepLimit when it reached its step limit (Cancelled is set too).
+	// stopped it; StepLimit when it reached its step limit (recorded as turn.step_limit;
+	// Cancelled is set too).
 	Failure   string `json:"failure,omitempty"`
 	Cancelled bool   `json:"cancelled,omitempty"`
 	StepLimit bool   `json:"step_limit,omitempty"`

@@ -198,8 +198,16 @@ func (t *turn) run(ctx context.Context) error {
 			return err // runTools has recorded how the turn ended
 		}
 	}
-	t.res.StepLimit = true
-	return t.cancelled(fmt.Sprintf("step limit reached (%d model calls in one turn)", t.to.MaxSteps))
+	return t.stepLimit()
+}
+
+// stepLimit records the end of a turn that made all the model calls it was allowed: its own
+// record (turn.step_limit), not the user's cancel. The result stays Cancelled too, with
+// StepLimit set.
+func (t *turn) stepLimit() error {
+	t.res.StepLimit, t.res.Cancelled = true, true
+	t.res.StopReason = harness.StopStepLimit
+	return t.append(harness.TypeTurnStepLimit, harness.TurnStepLimit{Limit: t.to.MaxSteps})
 }
 
 // cancelled records the end of a turn stopped before the model finished.

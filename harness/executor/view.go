@@ -67,6 +67,8 @@ func (v *View) Apply(e store.Event) {
 			break
 		}
 		v.userNote("[the user cancelled the previous turn: " + p.Reason + "]")
+	case *harness.TurnStepLimit:
+		v.userNote(fmt.Sprintf("[harness: the previous turn stopped at its step limit (%d model calls); it was not finished]", p.Limit))
 	case *harness.WorkspaceRestored:
 		v.userNote(fmt.Sprintf("[harness: the workspace files were restored to how they were at event %d]", p.AtSeq))
 	case *harness.ApprovalResolved:
