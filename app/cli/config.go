@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"fmt"
+	"os"
 	"path/filepath"
 
 	"github.com/spf13/cobra"
@@ -29,6 +30,7 @@ func configCmd(e *env) *cobra.Command {
 				if err != nil {
 					return err
 				}
+				cfg.WithStoreEnv(os.Getenv("EXO_STORE"))
 				if asJSON {
 					return writeJSON(e.stdout, cfg)
 				}

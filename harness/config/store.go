@@ -10,7 +10,7 @@ import (
 // credentials in it. The daemon checks its options when it opens the store. Errors never
 // repeat the value: a password put there by mistake stays off the screen and out of logs.
 func validateStore(v string) error {
-	if v == "" || v == "bbolt" {
+	if v == "" || v == "bbolt" || strings.HasPrefix(v, "bbolt:") {
 		return nil
 	}
 	const want = "store: want bbolt or etcd://host:2379,…/namespace?options"
@@ -38,4 +38,27 @@ func userFileName() string {
 		return f
 	}
 	return "your own config.toml"
+}
+
+// SourceStoreEnv is the source of a store EXO_STORE names (over the files: a daemon started
+// from this environment opens it).
+const SourceStoreEnv = "EXO_STORE"
+
+// WithStoreEnv shows the store EXO_STORE names (env, "" when unset) in place of the files'
+// one, as the daemon started from this environment would open it. A value that is not a valid
+// store is not shown (it may carry a credential): a warning says so.
+func (c *Config) WithStoreEnv(env string) {
+	if env = strings.TrimSpace(env); env == "" {
+		return
+	}
+	shown := env
+	if err := validateStore(env); err != nil {
+		shown = "(invalid)"
+		c.Warnings = append(c.Warnings, "EXO_STORE: "+err.Error()+" (the daemon refuses to start with it)")
+	}
+	for i, v := range c.Values {
+		if v.Key == KeyStore {
+			c.Values[i] = Value{Key: KeyStore, Value: shown, Source: SourceStoreEnv}
+		}
+	}
 }

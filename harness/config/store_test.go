@@ -69,3 +69,26 @@ func TestStoreValueChecked(t *testing.T) {
 		t.Fatalf("bbolt: %v", err)
 	}
 }
+
+// TestStoreEnvShown: EXO_STORE shows in place of the files' store with its source; an
+// invalid one is not shown (it may carry a password) and is a warning.
+func TestStoreEnvShown(t *testing.T) {
+	user := filepath.Join(t.TempDir(), "config.toml")
+	write(t, user, "store = \"etcd://conf:2379/ns\"\n")
+	c, err := Load(Options{UserFile: user})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.WithStoreEnv("")
+	if c.Get(KeyStore) != "etcd://conf:2379/ns" || c.Source(KeyStore) != user {
+		t.Fatalf("no EXO_STORE: %q from %q", c.Get(KeyStore), c.Source(KeyStore))
+	}
+	c.WithStoreEnv("etcd://env:2379/ns?node=n")
+	if c.Get(KeyStore) != "etcd://env:2379/ns?node=n" || c.Source(KeyStore) != SourceStoreEnv || len(c.Warnings) != 0 {
+		t.Fatalf("EXO_STORE: %q from %q %v", c.Get(KeyStore), c.Source(KeyStore), c.Warnings)
+	}
+	c.WithStoreEnv("etcd://me:hunter2@env:2379/ns")
+	if c.Get(KeyStore) != "(invalid)" || len(c.Warnings) != 1 || strings.Contains(c.Warnings[0], "hunter2") {
+		t.Fatalf("invalid EXO_STORE: %q %v", c.Get(KeyStore), c.Warnings)
+	}
+}

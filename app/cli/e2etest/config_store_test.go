@@ -69,6 +69,12 @@ func TestStoreKeyInUserConfigOnly(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(u.home, "exo.db")); err == nil {
 		t.Fatal("the daemon opened the local file too")
 	}
+	// EXO_STORE wins over the file (a daemon started from here would open it): exo config says so.
+	env := "etcd://" + c.Endpoints[0] + "/fromenv?node=laptop"
+	u.env = append(u.env, "EXO_STORE="+env)
+	if out := u.must("config"); !strings.Contains(out, env) || !strings.Contains(out, "EXO_STORE") {
+		t.Fatalf("exo config with EXO_STORE set:\n%s", out)
+	}
 
 	// A user without a store setting: the daemon keeps the local file.
 	v := newUser(t)
