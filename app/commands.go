@@ -39,7 +39,8 @@ func (m *Model) attachCmd() tea.Cmd {
 	}
 }
 
-// pickSession resolves Options.Session, or the newest session of the workspace, or makes one.
+// pickSession resolves Options.Session, or the workspace's most recently used session (its
+// newest prompt, or its creation; archived ones left out), or makes one.
 func pickSession(c api.Client, o Options) (*harness.Session, error) {
 	if o.Session != "" {
 		return c.Session(bg, o.Session)
@@ -49,10 +50,18 @@ func pickSession(c api.Client, o Options) (*harness.Session, error) {
 		return nil, err
 	}
 	ws, _ := filepath.Abs(o.Workspace)
-	for i := len(all) - 1; i >= 0; i-- {
-		if all[i].Session.Workspace == ws {
-			return all[i].Session, nil
+	var best *api.SessionInfo
+	for i := range all {
+		in := &all[i]
+		if in.Session.Workspace != ws || in.Session.Archived || in.Orphaned {
+			continue // an archived session is hidden, as from exo run -c
 		}
+		if best == nil || !in.LastUsed.Before(best.LastUsed) {
+			best = in
+		}
+	}
+	if best != nil {
+		return best.Session, nil
 	}
 	s, err := c.NewSession(bg, api.NewSessionRequest{Workspace: ws, OverrideGovernance: o.OverrideGovernance})
 	if err == nil && o.Model != "" {

@@ -89,3 +89,39 @@ func TestShortAge(t *testing.T) {
 		}
 	}
 }
+
+// TestPlainExoOpensTheMostRecentlyUsed: the app opened with no session takes the directory's
+// most recently used one (a prompt makes an older session newer), never an archived one.
+func TestPlainExoOpensTheMostRecentlyUsed(t *testing.T) {
+	h, err := harness.Open(t.TempDir(), harness.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { h.Close() })
+	ws := t.TempDir()
+	svc := service.New(h, service.Options{})
+	t.Cleanup(func() { svc.Close() })
+	ctx := context.Background()
+	var ids []string
+	for _, n := range []string{"first", "second", "archived"} {
+		s, err := h.NewSession(harness.NewSessionOptions{Name: n, Workspace: ws})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, s.ID)
+		time.Sleep(5 * time.Millisecond)
+	}
+	if _, err := svc.ArchiveSession(ctx, ids[2], true); err != nil {
+		t.Fatal(err)
+	}
+	got, err := pickSession(svc, Options{Workspace: ws})
+	if err != nil || got.ID != ids[1] {
+		t.Fatalf("opened %v (%v), want second", got, err)
+	}
+	if _, err := svc.Say(ctx, ids[0], "back to the first", "user"); err != nil {
+		t.Fatal(err)
+	}
+	if got, err = pickSession(svc, Options{Workspace: ws}); err != nil || got.ID != ids[0] {
+		t.Fatalf("after a prompt to first, opened %v (%v)", got.Name, err)
+	}
+}

@@ -90,7 +90,7 @@ func newRoot(e *env) *cobra.Command {
 	root := &cobra.Command{
 		Use:           "exo",
 		Short:         "exo — a terminal agent harness with an event-sourced log, fork and rewind",
-		Long:          "exo with no command opens the full-screen app on the newest session of this directory (or a new one); exo -r picks another session first.",
+		Long:          "exo with no command opens the full-screen app on the most recently used session of this directory (or a new one); exo -r picks another session first.",
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		Args: func(cmd *cobra.Command, args []string) error {
