@@ -25,9 +25,12 @@ type callShape struct {
 	// input items) carries; extraText is set when text other than system reminders follows them.
 	results   []string
 	extraText bool
-	// tools counts the tools offered; system is the start of the system prompt (for the label).
+	// tools counts the tools offered; system is the start of the system prompt (for the label),
+	// or systemRaw the Messages system field, read only when a side call is labelled (Claude's
+	// system prompt is long, and most calls are the conversation's).
 	tools     int
 	system    string
+	systemRaw json.RawMessage
 	maxTokens int
 }
 
@@ -43,7 +46,7 @@ func anthropicShape(body []byte) callShape {
 		MaxTokens int               `json:"max_tokens"`
 	}
 	_ = json.Unmarshal(body, &req)
-	sh := callShape{tools: len(req.Tools), maxTokens: req.MaxTokens, system: clipText(textOf(req.System), 2048)}
+	sh := callShape{tools: len(req.Tools), maxTokens: req.MaxTokens, systemRaw: req.System}
 	// The last message that is not a system message (Claude Code puts one with the environment
 	// after the prompt when the model is not one of Anthropic's).
 	var last anthropicMsg
@@ -178,7 +181,11 @@ func (l *Log) answersLast(ids []string) bool {
 
 // sidePurpose labels a side call from its request.
 func sidePurpose(sh callShape) string {
-	low := strings.ToLower(sh.system + "\n" + sh.lastText)
+	system := sh.system
+	if system == "" && len(sh.systemRaw) > 0 {
+		system = clipText(textOf(sh.systemRaw), 2048)
+	}
+	low := strings.ToLower(system + "\n" + sh.lastText)
 	switch {
 	case sh.maxTokens == 1 || strings.TrimSpace(strings.ToLower(sh.userText)) == "quota":
 		return harness.SideQuota
