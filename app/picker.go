@@ -146,3 +146,42 @@ func (m *pickModel) View() tea.View {
 	v.WindowTitle = "exo · resume"
 	return v
 }
+
+// pickerRowsMsg carries the sessions for the /resume picker.
+type pickerRowsMsg struct {
+	rows []views.PickerRow
+	err  error
+}
+
+// resumeCmd lists the sessions for /resume, the picker inside the app.
+func (m *Model) resumeCmd() tea.Cmd {
+	c, ws := m.c, m.opts.Workspace
+	if abs, err := filepath.Abs(ws); err == nil && ws != "" {
+		ws = abs
+	}
+	return func() tea.Msg {
+		all, err := c.ListSessions(bg)
+		return pickerRowsMsg{rows: PickerRows(all, ws, time.Now()), err: err}
+	}
+}
+
+// onPicker opens the /resume picker over the app, and switches to the session chosen.
+func (m *Model) onPicker(msg tea.Msg) tea.Cmd {
+	switch msg := msg.(type) {
+	case pickerRowsMsg:
+		if msg.err != nil {
+			return m.say("/resume: "+msg.err.Error(), true)
+		}
+		p := views.NewPicker(m.common)
+		p.SetRows(msg.rows)
+		m.overlay = p
+		m.resize()
+	case views.PickedMsg:
+		m.overlay = nil
+		m.resize()
+		if msg.ID != "" && msg.ID != m.current() {
+			return m.switchTo(msg.ID)
+		}
+	}
+	return nil
+}

@@ -11,7 +11,9 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"exo/harness"
+	"exo/harness/api"
 	"exo/harness/service"
+	"exo/views"
 )
 
 // TestPickerRowsThroughTheService lists real sessions for exo -r: this directory's first
@@ -123,5 +125,43 @@ func TestPlainExoOpensTheMostRecentlyUsed(t *testing.T) {
 	}
 	if got, err = pickSession(svc, Options{Workspace: ws}); err != nil || got.ID != ids[0] {
 		t.Fatalf("after a prompt to first, opened %v (%v)", got.Name, err)
+	}
+}
+
+// TestSlashResume: /resume opens the picker over the app; typing filters it, enter switches to
+// the chosen session, and esc on a second /resume closes it, leaving the session shown.
+func TestSlashResume(t *testing.T) {
+	m := newTestModel(t)
+	m.Update(tea.WindowSizeMsg{Width: 140, Height: 40})
+	other, err := m.c.NewSession(bg, api.NewSessionRequest{Name: "elsewhere"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	typeKeys := func(s string) {
+		for _, k := range s {
+			_, cmd := m.Update(tea.KeyPressMsg{Code: k, Text: string(k)})
+			feed(m, cmd, 3)
+		}
+	}
+	enter := func() {
+		_, cmd := m.Update(tea.KeyPressMsg{Code: tea.KeyEnter})
+		feed(m, cmd, 4)
+	}
+	typeKeys("/resume")
+	enter()
+	if _, ok := m.overlay.(*views.Picker); !ok || !strings.Contains(ansi.Strip(m.render()), "Resume a session") {
+		t.Fatalf("/resume did not open the picker:\n%s", ansi.Strip(m.render()))
+	}
+	typeKeys("elsew")
+	enter()
+	if m.overlay != nil || m.current() != other.ID {
+		t.Fatalf("after enter: overlay %v, current %s, want %s", m.overlay != nil, m.current(), other.ID)
+	}
+	typeKeys("/resume")
+	enter()
+	_, cmd := m.Update(tea.KeyPressMsg{Code: tea.KeyEscape})
+	feed(m, cmd, 2)
+	if m.overlay != nil || m.current() != other.ID {
+		t.Fatalf("after esc: overlay %v, current %s", m.overlay != nil, m.current())
 	}
 }

@@ -13,6 +13,8 @@ func (m *Model) slash(name, args string) tea.Cmd {
 	switch name {
 	case "new":
 		return m.newSessionCmd()
+	case "resume":
+		return m.resumeCmd()
 	case "fork":
 		seq, err := parseSeq(args)
 		if err != nil {

@@ -332,6 +332,8 @@ func (m *Model) onPaneMsg(msg tea.Msg) tea.Cmd {
 		return m.cycleBranch()
 	case views.ConflictDiff:
 		return m.conflictDiffCmd(msg.ID, msg.Name)
+	case pickerRowsMsg, views.PickedMsg:
+		return m.onPicker(msg)
 	case views.ArchiveRequest, views.DeleteRequest, archiveConfirmed, deleteConfirmed, lifecycleDoneMsg:
 		cmd, _ := m.onLifecycle(msg)
 		return cmd

@@ -14,6 +14,7 @@ var SlashCommands = []SlashCommand{
 	{Name: "new", Help: "start a new session"},
 	{Name: "fork", Args: "[seq]", Help: "fork a sibling session"},
 	{Name: "rewind", Args: "<seq>", Help: "rewind this session"},
+	{Name: "resume", Help: "pick a session to open"},
 	{Name: "model", Args: "<name>", Help: "switch model"},
 	{Name: "executor", Args: "<name>", Help: "switch executor"},
 	{Name: "compact", Help: "compact the context now"},
