@@ -111,12 +111,18 @@ func TestCLISessionsForkRewindLog(t *testing.T) {
 		Events   uint64
 		Parent   string
 		Branches int
+		Project  string
 	}
-	if err := json.Unmarshal([]byte(mustRun(t, home, "sessions", "--json")), &rows); err != nil {
+	if err := json.Unmarshal([]byte(in("sessions", "--json")), &rows); err != nil {
 		t.Fatal(err)
 	}
 	if len(rows) != 2 || rows[0].Events != 3 || rows[0].Branches != 2 || rows[1].Parent != "demo" || rows[1].Events != 4 {
 		t.Fatalf("sessions: %+v", rows)
+	}
+	// Sessions of every directory are listed: each names its project, a fork its project's
+	// (not its working copy under EXO_HOME).
+	if p := filepath.Base(repo); rows[0].Project != p || rows[1].Project != p || !strings.Contains(in("sessions"), "PROJECT") {
+		t.Fatalf("projects %q and %q, want %q", rows[0].Project, rows[1].Project, p)
 	}
 	lines := strings.Split(strings.TrimSpace(mustRun(t, home, "log", fork, "--json")), "\n")
 	if len(lines) != 4 || !strings.Contains(lines[3], "only in the fork") || !strings.Contains(lines[2], "session.forked") {

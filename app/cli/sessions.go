@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"time"
@@ -36,6 +37,21 @@ type sessionRow struct {
 	Live     bool   `json:"live,omitempty"`
 	Orphaned bool   `json:"orphaned,omitempty"`
 	Archived bool   `json:"archived,omitempty"`
+	// Project is the project directory's name (a fork's is its project's, not its working copy's).
+	Project string `json:"project,omitempty"`
+}
+
+// projectName names the project a session works for: its project setting (a fork's working copy
+// is elsewhere) or its workspace, as the folder's name.
+func projectName(s *harness.Session) string {
+	p := s.Settings["project"]
+	if p == "" {
+		p = s.Workspace
+	}
+	if p == "" {
+		return "-"
+	}
+	return filepath.Base(p)
 }
 
 // where says where a remote session runs: "-" for this daemon's own, else the daemon and
@@ -96,7 +112,7 @@ func sessionRows(ctx context.Context, c api.Client, all bool) ([]sessionRow, err
 		rows = append(rows, sessionRow{ID: s.ID, Name: s.Name, Status: in.Status, Events: in.Head,
 			Parent: names[s.Parent], ParentSeq: s.ParentSeq, Branch: s.Branch, Branches: len(s.Branches),
 			Workspace: s.Workspace, Model: in.Model, Created: s.Created, Running: in.Running, Clients: in.Clients,
-			Node: in.Node, Live: in.Live, Orphaned: in.Orphaned, Archived: s.Archived})
+			Node: in.Node, Live: in.Live, Orphaned: in.Orphaned, Archived: s.Archived, Project: projectName(s)})
 	}
 	return rows, nil
 }
@@ -108,7 +124,7 @@ func printSessions(e *env, rows []sessionRow) error {
 	}
 	remote := slices.ContainsFunc(rows, func(r sessionRow) bool { return r.Node != "" })
 	tw := table(e.stdout)
-	head := "NAME\tID\tSTATUS\tEVENTS\tPARENT\tBRANCHES\tCREATED"
+	head := "NAME\tID\tSTATUS\tPROJECT\tEVENTS\tPARENT\tBRANCHES\tCREATED"
 	if remote {
 		head += "\tNODE"
 	}
@@ -122,7 +138,7 @@ func printSessions(e *env, rows []sessionRow) error {
 		if r.Archived {
 			status += " (archived)"
 		}
-		line := fmt.Sprintf("%s\t%s\t%s\t%d\t%s\t%d\t%s", r.Name, r.ID, status, r.Events, parent, r.Branches, ago(r.Created))
+		line := fmt.Sprintf("%s\t%s\t%s\t%s\t%d\t%s\t%d\t%s", r.Name, r.ID, status, r.Project, r.Events, parent, r.Branches, ago(r.Created))
 		if remote {
 			line += "\t" + r.where()
 		}
