@@ -29,7 +29,9 @@ type Enforcement struct {
 	// sandbox's mount namespace, so no path spelling reaches them.
 	HomeHidden bool
 	// SocketsHidden is true when unix socket files outside the writable dirs are hidden in the
-	// mount namespace (/run, the runtime dir, exo's daemon dir and every socket bound at start).
+	// mount namespace: /run, the runtime dir, exo's daemon dir, /dev/shm and every
+	// socket bound in exo's network namespace at start. One bound later elsewhere, or bound in
+	// another network namespace elsewhere, stays reachable: doctor says so.
 	SocketsHidden bool
 	// Scoped is true when Landlock scopes abstract unix sockets and signals to the sandbox.
 	Scoped bool
@@ -77,9 +79,9 @@ func (e Enforcement) String() string {
 	}
 	switch {
 	case e.SocketsHidden && (e.Scoped || e.NetworkIsolated):
-		parts = append(parts, "unix sockets outside: hidden")
+		parts = append(parts, "unix sockets outside: "+socketsHiddenText+", abstract ones scoped; "+socketsLeftText)
 	case e.SocketsHidden:
-		parts = append(parts, "unix sockets outside: files hidden, abstract ones reachable")
+		parts = append(parts, "unix sockets outside: "+socketsHiddenText+", abstract ones REACHABLE; "+socketsLeftText)
 	}
 	if e.NoSetid {
 		parts = append(parts, "set-id files: refused (seccomp)")
@@ -96,6 +98,13 @@ func (e Enforcement) String() string {
 	}
 	return strings.Join(parts, ", ")
 }
+
+// socketsHiddenText and socketsLeftText say what hiding socket files covers and what it cannot:
+// sockets are found from /proc/net/unix, which lists only exo's network namespace.
+const (
+	socketsHiddenText = "files hidden in /run, the runtime dir, /dev/shm and wherever bound at start"
+	socketsLeftText   = "one bound elsewhere later or from another network namespace REACHABLE"
+)
 
 // fmtLimit renders one limit value, in MiB when it is a size.
 func fmtLimit(v uint64, bytes bool) string {

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"testing"
 	"unsafe"
@@ -29,6 +30,21 @@ func probeMain(args []string) int {
 	case "fork":
 		n, _ := strconv.Atoi(args[1])
 		probeFork(n)
+	case "listen":
+		// Binds each path and prints LISTENING, then holds them until stdin closes.
+		var held []net.Listener // kept referenced: a collected listener is closed
+		for _, p := range args[1:] {
+			ln, err := net.Listen("unix", p)
+			held = append(held, ln)
+			if err != nil {
+				fmt.Printf("listen %s: %v\n", p, err)
+				return 1
+			}
+			os.Chmod(p, 0o777) // a service anyone may connect to, whatever uid the sandbox has
+		}
+		fmt.Println("LISTENING")
+		io.Copy(io.Discard, os.Stdin)
+		runtime.KeepAlive(held)
 	case "connect":
 		for _, p := range args[1:] {
 			addr := p
@@ -40,7 +56,7 @@ func probeMain(args []string) int {
 				c.Close()
 				fmt.Printf("CONNECTED %s\n", p)
 			} else {
-				fmt.Printf("refused %s\n", p)
+				fmt.Printf("refused %s (%v)\n", p, err)
 			}
 		}
 	}

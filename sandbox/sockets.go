@@ -8,17 +8,28 @@ import (
 	"strings"
 )
 
+// sharedDirs are folders any process may write, whatever its network namespace, that hold
+// nothing a command needs to read: a socket bound there by a process in another network
+// namespace is missing from exo's /proc/net/unix, so they are hidden whole. (/var/tmp is
+// writable by all too but holds what users keep across reboots, so it stays readable.)
+var sharedDirs = []string{"/dev/shm"}
+
 // socketMasks lists what else must be hidden so that no unix socket outside the sandbox's
 // writable dirs can be connected to: the user's runtime dir and exo's daemon dirs
-// ($XDG_RUNTIME_DIR/exo, $TMPDIR/exo-UID), a temporary dir other than /tmp, and every socket
-// file bound at this moment (listed by /proc/net/unix) outside the writable dirs. A socket
-// bound later elsewhere than those places is not covered; Landlock scoping covers abstract
-// sockets, the network namespace too.
+// ($XDG_RUNTIME_DIR/exo, $TMPDIR/exo-UID), a temporary dir other than /tmp, /dev/shm, and every socket file bound at this moment in exo's network namespace (listed
+// by /proc/net/unix) outside the writable dirs. A socket bound elsewhere later, or in another
+// network namespace, is not covered; Landlock scoping covers abstract sockets, the network
+// namespace too.
 func socketMasks(writable []string) []string {
 	var out []string
 	add := func(p string) {
 		if p != "" && filepath.IsAbs(p) && !underAny(filepath.Clean(p), writable) {
 			out = append(out, filepath.Clean(p))
+		}
+	}
+	for _, d := range sharedDirs {
+		if fi, err := os.Lstat(d); err == nil && fi.IsDir() {
+			add(d)
 		}
 	}
 	if rt := os.Getenv("XDG_RUNTIME_DIR"); rt != "" {
