@@ -14,12 +14,14 @@ import (
 // Turn is one running turn of an agent. The Runner records the prompt before it and the sums
 // after it; the adapter's Proc reports what happens in between through its methods.
 type Turn struct {
-	r     *Runner
-	ss    *Session
-	s     *harness.Session
-	ctx   context.Context
-	res   executor.Result
-	red   *secrets.Stream
+	r   *Runner
+	ss  *Session
+	s   *harness.Session
+	ctx context.Context
+	res executor.Result
+	red *secrets.Stream
+	// think redacts streamed reasoning, as red the answer.
+	think *secrets.Stream
 	start time.Time
 	sent  time.Time
 	ended time.Time
@@ -47,7 +49,8 @@ type AgentResult struct {
 
 // turn records the prompt, lets the agent run the turn and sums it up.
 func (r *Runner) turn(ctx context.Context, ss *Session, s *harness.Session, text, source string, notes []string, entered time.Time) (executor.Result, error) {
-	t := &Turn{r: r, ss: ss, s: s, ctx: ctx, res: executor.Result{SessionID: s.ID}, red: r.h.RedactStream(), start: entered}
+	t := &Turn{r: r, ss: ss, s: s, ctx: ctx, res: executor.Result{SessionID: s.ID}, red: r.h.RedactStream(), think: r.h.RedactStream(),
+		start: entered}
 	atts, err := r.h.Attach(s.ID, text)
 	if err != nil {
 		return t.res, err
@@ -118,10 +121,26 @@ func (t *Turn) Delta(text string) {
 	t.publish(text)
 }
 
+// Thinking shows a piece of the agent's reasoning live (redacted), as "thinking", as exo's own
+// executor streams a model's reasoning.
+func (t *Turn) Thinking(text string) {
+	if t.think != nil {
+		text = string(t.think.Next([]byte(text)))
+	}
+	if text != "" {
+		t.r.h.Publish(harness.Notice{Session: t.s.ID, Reasoning: text})
+	}
+}
+
 // EndMessage releases answer text the redactor held back at the end of a message.
 func (t *Turn) EndMessage() {
 	if t.red != nil {
 		t.publish(string(t.red.Flush()))
+	}
+	if t.think != nil {
+		if rest := string(t.think.Flush()); rest != "" {
+			t.r.h.Publish(harness.Notice{Session: t.s.ID, Reasoning: rest})
+		}
 	}
 }
 

@@ -162,7 +162,7 @@ func fromUpdate(v any) toolCall {
 	return u
 }
 
-// update records one session update into the running turn: answer text streams live, tool calls
+// update records one session update into the running turn: answer text and thoughts stream live, tool calls
 // the agent ran itself are recorded when they end (exo's own tools record themselves). Updates
 // outside a turn (session/load replaying history, late ones) are dropped.
 func (pr *proc) update(u sdk.SessionUpdate) {
@@ -177,6 +177,10 @@ func (pr *proc) update(u sdk.SessionUpdate) {
 		if b := u.AgentMessageChunk.Content.Text; b != nil {
 			pr.tools.chunk(u.AgentMessageChunk.MessageId, b.Text)
 			t.Delta(b.Text)
+		}
+	case u.AgentThoughtChunk != nil:
+		if b := u.AgentThoughtChunk.Content.Text; b != nil {
+			t.Thinking(b.Text)
 		}
 	case u.ToolCall != nil:
 		pr.tools.chunk(nil, "") // the answer is the text after the last tool call

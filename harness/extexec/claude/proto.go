@@ -51,8 +51,9 @@ type controlResponse struct {
 type streamEvent struct {
 	Type  string `json:"type"`
 	Delta *struct {
-		Type string `json:"type"`
-		Text string `json:"text"`
+		Type     string `json:"type"`
+		Text     string `json:"text"`
+		Thinking string `json:"thinking"`
 	} `json:"delta"`
 }
 

@@ -84,7 +84,7 @@ func agentResult(r *resultMessage) extexec.AgentResult {
 		Cancelled: r.Subtype == "error_during_execution" && !r.IsError}
 }
 
-// streamEvent shows answer text live.
+// streamEvent shows answer text and thinking live.
 func (pr *proc) streamEvent(t *extexec.Turn, raw json.RawMessage) {
 	var ev streamEvent
 	if json.Unmarshal(raw, &ev) != nil {
@@ -93,6 +93,8 @@ func (pr *proc) streamEvent(t *extexec.Turn, raw json.RawMessage) {
 	switch {
 	case ev.Type == "content_block_delta" && ev.Delta != nil && ev.Delta.Type == "text_delta":
 		t.Delta(ev.Delta.Text)
+	case ev.Type == "content_block_delta" && ev.Delta != nil && ev.Delta.Type == "thinking_delta":
+		t.Thinking(ev.Delta.Thinking)
 	case ev.Type == "message_stop":
 		t.EndMessage()
 	}

@@ -100,6 +100,8 @@ func (pr *proc) handle(t *extexec.Turn, n extexec.Notification, turnID string) (
 	switch n.Method {
 	case "item/agentMessage/delta":
 		t.Delta(p.Delta)
+	case "item/reasoning/summaryTextDelta", "item/reasoning/textDelta":
+		t.Thinking(p.Delta)
 	case "item/completed":
 		pr.itemCompleted(t, p.Item)
 	case "error":

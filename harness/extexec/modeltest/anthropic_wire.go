@@ -111,6 +111,17 @@ func (s *sseWriter) blocks(t *Turn, toolPrefix string) int {
 		chunk = 8
 	}
 	idx, out := 0, 0
+	if t.Thinking != "" {
+		s.event("content_block_start", map[string]any{"type": "content_block_start", "index": idx, "content_block": map[string]any{"type": "thinking", "thinking": "", "signature": ""}})
+		for _, p := range pieces(t.Thinking, chunk) {
+			s.pause()
+			s.event("content_block_delta", map[string]any{"type": "content_block_delta", "index": idx, "delta": map[string]any{"type": "thinking_delta", "thinking": p}})
+		}
+		s.event("content_block_delta", map[string]any{"type": "content_block_delta", "index": idx, "delta": map[string]any{"type": "signature_delta", "signature": "c2NyaXB0ZWQ="}})
+		s.event("content_block_stop", map[string]any{"type": "content_block_stop", "index": idx})
+		out += len(t.Thinking)/4 + 1
+		idx++
+	}
 	if t.Text != "" {
 		s.event("content_block_start", map[string]any{"type": "content_block_start", "index": idx, "content_block": map[string]any{"type": "text", "text": ""}})
 		for _, p := range pieces(t.Text, chunk) {

@@ -188,6 +188,23 @@ func (r *Responses) stream(w http.ResponseWriter, req *http.Request, q *response
 	}
 	var output []any
 	idx, out := 0, 0
+	if t.Thinking != "" { // a reasoning item with a summary, as reasoning models stream it
+		rsid := fmt.Sprintf("rs_fake%06d", id)
+		ev("response.output_item.added", map[string]any{"output_index": idx, "item": map[string]any{"id": rsid, "type": "reasoning", "summary": []any{}}})
+		ev("response.reasoning_summary_part.added", map[string]any{"item_id": rsid, "output_index": idx, "summary_index": 0, "part": map[string]any{"type": "summary_text", "text": ""}})
+		for _, piece := range pieces(t.Thinking, chunk) {
+			sse.pause()
+			ev("response.reasoning_summary_text.delta", map[string]any{"item_id": rsid, "output_index": idx, "summary_index": 0, "delta": piece})
+		}
+		part := map[string]any{"type": "summary_text", "text": t.Thinking}
+		ev("response.reasoning_summary_text.done", map[string]any{"item_id": rsid, "output_index": idx, "summary_index": 0, "text": t.Thinking})
+		ev("response.reasoning_summary_part.done", map[string]any{"item_id": rsid, "output_index": idx, "summary_index": 0, "part": part})
+		item := map[string]any{"id": rsid, "type": "reasoning", "summary": []any{part}}
+		ev("response.output_item.done", map[string]any{"output_index": idx, "item": item})
+		output = append(output, item)
+		out += len(t.Thinking)/4 + 1
+		idx++
+	}
 	if t.Text != "" {
 		mid := fmt.Sprintf("msg_fake%06d", id)
 		ev("response.output_item.added", map[string]any{"output_index": idx, "item": map[string]any{"id": mid, "type": "message", "status": "in_progress", "content": []any{}, "role": "assistant"}})

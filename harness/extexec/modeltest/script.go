@@ -46,6 +46,9 @@ type Prompt struct {
 type Turn struct {
 	// Text is the answer's text.
 	Text string `yaml:"text"`
+	// Thinking is reasoning streamed before the text (a thinking block; a reasoning item with a
+	// summary on the Responses wire).
+	Thinking string `yaml:"thinking"`
 	// ToolCalls are the tools the model calls after the text.
 	ToolCalls []Call `yaml:"tool_calls"`
 	// Chunk splits text and tool input into pieces of this many bytes (default 8).
