@@ -306,4 +306,7 @@ type HandoffRecorded struct {
 	From string `json:"from"`
 	To   string `json:"to"`
 	Note string `json:"note,omitempty"`
+	// FromName and ToName are the sessions' names (records made before they were kept have none).
+	FromName string `json:"from_name,omitempty"`
+	ToName   string `json:"to_name,omitempty"`
 }

@@ -85,7 +85,11 @@ var eventTypes = map[string]TypeInfo{
 	TypeSessionResumed:   typed(FamilySession, func(p *SessionResumed) string { return "resumed " + p.Reason }),
 	TypeSessionFinished:  typed(FamilySession, func(p *SessionFinished) string { return "finished: " + oneLine(p.Summary) }),
 	TypeHandoffRecorded: typed(FamilySession, func(p *HandoffRecorded) string {
-		return fmt.Sprintf("handoff %s → %s: %s", p.From, p.To, oneLine(p.Note))
+		from, to := p.FromName, p.ToName
+		if from == "" || to == "" {
+			from, to = p.From, p.To // names were not recorded
+		}
+		return fmt.Sprintf("handoff %s → %s: %s", from, to, oneLine(p.Note))
 	}),
 }
 
