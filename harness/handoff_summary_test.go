@@ -20,3 +20,12 @@ func TestHandoffSummaryNamesSessions(t *testing.T) {
 		}
 	}
 }
+
+// TestRewoundSummaryNamesNoBranchID: a rewind says which events it set aside, not the old
+// branch's id.
+func TestRewoundSummaryNamesNoBranchID(t *testing.T) {
+	got := Summary(store.Event{Type: TypeSessionRewound, Actor: ActorHarness, Data: []byte(`{"from_branch":"6b076ae984931e0e","abandoned_head":9,"to_seq":4}`)})
+	if got != "rewound to @4 (@5..9 kept on an abandoned branch)" {
+		t.Fatalf("summary %q", got)
+	}
+}

@@ -79,7 +79,11 @@ var eventTypes = map[string]TypeInfo{
 		return fmt.Sprintf("forked from %s@%d as %s", from, p.AtSeq, p.Name)
 	}),
 	TypeSessionRewound: typed(FamilySession, func(p *SessionRewound) string {
-		return fmt.Sprintf("rewound to @%d (abandoned %s..%d)", p.ToSeq, p.FromBranch, p.AbandonedAt)
+		// The abandoned branch has no name: say which events it holds (the timeline's b shows them).
+		if p.AbandonedAt <= p.ToSeq {
+			return fmt.Sprintf("rewound to @%d (nothing after it to abandon)", p.ToSeq)
+		}
+		return fmt.Sprintf("rewound to @%d (@%d..%d kept on an abandoned branch)", p.ToSeq, p.ToSeq+1, p.AbandonedAt)
 	}),
 	TypeSessionSuspended: typed(FamilySession, func(p *SessionSuspended) string { return "suspended " + p.Reason }),
 	TypeSessionResumed:   typed(FamilySession, func(p *SessionResumed) string { return "resumed " + p.Reason }),
