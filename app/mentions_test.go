@@ -74,4 +74,13 @@ func TestAppMentionCompletion(t *testing.T) {
 	if m.focus != focus || m.input.Value() != "@main.go " {
 		t.Fatalf("tab: focus %v (was %v), input %q", m.focus, focus, m.input.Value())
 	}
+	// A file made since (by the agent, say) is offered at the next @.
+	os.WriteFile(filepath.Join(ws, "made_later.go"), []byte("package main\n"), 0o644)
+	for _, k := range "@made" {
+		_, cmd := m.Update(tea.KeyPressMsg{Code: k, Text: string(k)})
+		feed(m, cmd, 3)
+	}
+	if pop := m.input.PopupView(60); !strings.Contains(pop, "made_later.go") {
+		t.Fatalf("a new file is not offered:\n%s", pop)
+	}
 }

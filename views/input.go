@@ -138,8 +138,8 @@ func (in *Input) Update(msg tea.Msg) (Pane, tea.Cmd) {
 		}
 		in.ta.handle(msg)
 		in.clampCompletion()
-		if _, ok := in.MentionQuery(); ok && !in.HasFiles() {
-			return in, emit(FilesRequestedMsg{})
+		if q, ok := in.MentionQuery(); ok && (!in.HasFiles() || q == "" && msg.Text == "@") {
+			return in, emit(FilesRequestedMsg{}) // each new mention lists the workspace again (the agent may have made files)
 		}
 	}
 	return in, nil

@@ -28,7 +28,8 @@ func (in *Input) SetFiles(files []string) {
 	in.ment.files, in.ment.sel = files, 0
 }
 
-// HasFiles reports whether the input holds a file list (the app fetches one on the first @).
+// HasFiles reports whether the input holds a file list (the app fetches one on each new @,
+// keeping the last one meanwhile).
 func (in *Input) HasFiles() bool { return in.ment.files != nil }
 
 // MentionQuery returns the path typed after an @ just before the cursor; ok is false when the
