@@ -159,6 +159,7 @@ func TestCLIUsageErrorsExit2(t *testing.T) {
 		{[]string{"say"}, "(usage: exo say SESSION TEXT"},
 		{[]string{"log", "demo", "--from", "abc"}, `"abc" for "--from" flag: not a number`},
 		{[]string{"completion", "tcsh"}, `unknown command "tcsh"`},
+		{[]string{"artifact", "get", "abcdef12"}, `no artifact matches "abcdef12"`},
 	} {
 		_, errs, code := run(t, home, c.args...)
 		if code != 2 || !strings.Contains(errs, c.want) || strings.Contains(errs, "strconv") {

@@ -20,8 +20,8 @@ func artifactCmd(e *env) *cobra.Command {
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return e.withClient(func(ctx context.Context, c api.Client) error {
 				r, err := c.Artifact(ctx, args[0])
-				if errors.Is(err, api.ErrNotFound) {
-					return usageErr(err)
+				if errors.Is(err, api.ErrNotFound) { // its message said "not found" twice
+					return usagef("no artifact matches %q (exo log shows the ids of a session's artifacts)", args[0])
 				}
 				if err != nil {
 					return err
