@@ -17,6 +17,11 @@ type mentionState struct {
 	files     []string
 	sel       int
 	dismissed string
+	// memo holds the matches of memoQ, so a key press matches the files once, not once per
+	// caller (the app, the key handler and the view each ask); SetFiles clears it.
+	memo    []string
+	memoQ   string
+	memoSet bool
 }
 
 // FilesRequestedMsg asks the app for the session's workspace files (the user typed @).
@@ -26,6 +31,7 @@ type FilesRequestedMsg struct{}
 // folders with a trailing slash.
 func (in *Input) SetFiles(files []string) {
 	in.ment.files, in.ment.sel = files, 0
+	in.ment.memo, in.ment.memoSet = nil, false
 }
 
 // HasFiles reports whether the input holds a file list (the app fetches one on each new @,
@@ -50,6 +56,16 @@ func (in *Input) MentionMatches() []string {
 	if !ok || len(in.ment.files) == 0 {
 		return nil
 	}
+	if in.ment.memoSet && in.ment.memoQ == q {
+		return in.ment.memo
+	}
+	out := in.matchFiles(q)
+	in.ment.memo, in.ment.memoQ, in.ment.memoSet = out, q, true
+	return out
+}
+
+// matchFiles computes MentionMatches for the query q.
+func (in *Input) matchFiles(q string) []string {
 	base, pat := "", q
 	if i := strings.LastIndexByte(q, '/'); i >= 0 {
 		base, pat = q[:i+1], q[i+1:]
