@@ -3,8 +3,10 @@ package harness
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"os/exec"
 	"os/signal"
@@ -35,6 +37,9 @@ type DetachedTask struct {
 	KillReason string    `json:"kill_reason,omitempty"`
 	Done       bool      `json:"done"`
 	Recorded   bool      `json:"recorded"`
+	// Artifact holds the output, redacted, once the end is recorded (output.log, which the
+	// runner wrote raw, is then removed, and Command redacted).
+	Artifact string `json:"artifact,omitempty"`
 }
 
 // State describes a detached task in one word.
@@ -118,6 +123,7 @@ func (h *Harness) DetachedTasks() ([]DetachedTask, error) {
 	var out []DetachedTask
 	for _, d := range dirs {
 		if t, err := readTask(d); err == nil {
+			t.Command = h.Redact(t.Command)
 			out = append(out, t)
 		}
 	}
@@ -147,9 +153,13 @@ func (h *Harness) RecordDetached() {
 			f.Close()
 		}
 		if _, err := h.Append(t.Session, MustRecord(TypeTaskCompleted, ActorHarness, p)); err == nil {
-			t.Recorded = true
-			writeTask(d, t)
 			h.recordSandboxSpan(t.Session, t.Command, SandboxDetached, t.Started, t.Ended, t.ExitCode, t.KillReason)
+			// What stays on disk holds no secret: the command redacted, the raw output
+			// replaced by its redacted artifact.
+			t.Recorded, t.Command, t.Artifact = true, h.Redact(t.Command), p.Artifact
+			if writeTask(d, t) == nil && p.Artifact != "" {
+				os.Remove(taskOutput(d))
+			}
 		}
 	}
 }
@@ -172,7 +182,19 @@ func (h *Harness) putRedacted(name string, r io.Reader) (string, error) {
 
 // DetachedOutput copies a detached task's output so far to w, redacted.
 func (h *Harness) DetachedOutput(id string, w io.Writer) error {
-	f, err := os.Open(taskOutput(filepath.Join(h.tasksDir(), filepath.Base(id))))
+	dir := filepath.Join(h.tasksDir(), filepath.Base(id))
+	f, err := os.Open(taskOutput(dir))
+	if errors.Is(err, fs.ErrNotExist) {
+		if t, terr := readTask(dir); terr == nil && t.Artifact != "" { // recorded: the redacted copy
+			rc, aerr := h.OpenArtifact(t.Artifact)
+			if aerr != nil {
+				return fmt.Errorf("output of %s: %w", id, aerr)
+			}
+			defer rc.Close()
+			_, err = io.Copy(w, rc)
+			return err
+		}
+	}
 	if err != nil {
 		return fmt.Errorf("output of %s: %w", id, err)
 	}
