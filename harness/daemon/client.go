@@ -34,6 +34,9 @@ type Client struct {
 	home string
 	// starter starts a new daemon when a request finds none (nil: the client never starts one).
 	starter *starter
+	// asIs keeps the daemon found whatever its build (exo daemon status and stop look at the
+	// daemon that runs; replacing an older one would make them report or stop the wrong one).
+	asIs bool
 }
 
 // Daemon describes the daemon this client reached (from its hello).

@@ -23,7 +23,8 @@ import (
 type ConnectOptions struct {
 	// Executable is the exo binary that runs `exo daemon` (default: this executable).
 	Executable string
-	// NoStart returns ErrUnavailable instead of starting a daemon when none runs.
+	// NoStart returns ErrUnavailable instead of starting a daemon when none runs, and keeps
+	// the daemon that runs whatever its build (an older idle one is not replaced).
 	NoStart bool
 	// StartTimeout bounds the wait for a new daemon to answer (default 30 s: opening a large
 	// store may take a while).
@@ -52,6 +53,7 @@ func Connect(ctx context.Context, home string, o ConnectOptions) (*Client, error
 	if !o.NoStart {
 		c.starter = &starter{dir: dir, opts: o}
 	}
+	c.asIs = o.NoStart
 	if _, err := c.usable(ctx, home); err == nil || !errors.Is(err, api.ErrUnavailable) || o.NoStart {
 		return c, err
 	}
@@ -111,7 +113,7 @@ func (c *Client) usable(ctx context.Context, home string) (*Client, error) {
 	if filepath.Clean(info.Home) != filepath.Clean(home) {
 		return c, fmt.Errorf("the exo daemon at %s serves %s, not %s: stop it with 'exo daemon stop --home %s'", c.socket, info.Home, home, info.Home)
 	}
-	if info.Protocol == Protocol && info.Build == BuildID() {
+	if (info.Protocol == Protocol && info.Build == BuildID()) || c.asIs {
 		return c, nil
 	}
 	if !newerThan(info) {

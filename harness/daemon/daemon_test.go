@@ -670,3 +670,21 @@ func TestClientRestartsAKilledDaemon(t *testing.T) {
 		t.Fatalf("daemon pid %d after the restart (killed %d)", pid, first)
 	}
 }
+
+// TestStatusAndStopKeepAnOlderDaemon: a client that may not start a daemon (exo daemon status
+// and stop) of a newer build never asks an older idle daemon to drain: status reports it and
+// stop stops that one (it said "no exo daemon runs" after draining it).
+func TestStatusAndStopKeepAnOlderDaemon(t *testing.T) {
+	c, drains := fakeDaemon(t, api.DaemonInfo{Pid: 4242, Build: "older", Built: time.Unix(1, 0), Protocol: Protocol, Home: "/h"})
+	c.asIs = true
+	if _, err := c.usable(context.Background(), "/h"); err != nil {
+		t.Fatalf("status of an older daemon: %v", err)
+	}
+	if c.Daemon().Build != "older" || drains.Load() != 0 {
+		t.Fatalf("reached %+v after %d drains", c.Daemon(), drains.Load())
+	}
+	c2, drains2 := fakeDaemon(t, api.DaemonInfo{Pid: 4242, Build: "older", Built: time.Unix(1, 0), Protocol: Protocol, Home: "/h"})
+	if _, err := c2.usable(context.Background(), "/h"); err != nil || drains2.Load() != 1 {
+		t.Fatalf("a client that starts daemons asks an older one to drain: %v, %d drains", err, drains2.Load())
+	}
+}
