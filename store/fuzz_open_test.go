@@ -3,6 +3,7 @@ package store
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"sync"
@@ -124,9 +125,28 @@ func FuzzOpenDamaged(f *testing.F) {
 			return
 		}
 		if !sameEvents(got, want) {
-			t.Fatalf("damage went unnoticed: what reads back differs from what was stored (kind %d at %d)", kind%5, off%uint32(len(orig)))
+			brs, _ := s.Branches()
+			t.Fatalf("damage went unnoticed: what reads back differs from what was stored (kind %d at %d): %s; branches now %+v",
+				kind%5, off%uint32(len(orig)), firstDifference(got, want), brs)
 		}
 	})
+}
+
+// firstDifference describes where two sets of branch histories first differ.
+func firstDifference(got, want map[string][]Event) string {
+	for id, ew := range want {
+		eg := got[id]
+		for i := range min(len(eg), len(ew)) {
+			x, y := eg[i], ew[i]
+			if x.Hash != y.Hash || x.Seq != y.Seq || x.Branch != y.Branch || !bytes.Equal(encodeEvent(&x), encodeEvent(&y)) {
+				return fmt.Sprintf("%s@%d reads %+v, was %+v", id, y.Seq, x, y)
+			}
+		}
+		if len(eg) != len(ew) {
+			return fmt.Sprintf("%s has %d events, had %d", id, len(eg), len(ew))
+		}
+	}
+	return fmt.Sprintf("%d branches, had %d", len(got), len(want))
 }
 
 // sameEvents reports whether two sets of branch histories are identical.

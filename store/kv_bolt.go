@@ -2,6 +2,7 @@ package store
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 
 	bolt "go.etcd.io/bbolt"
@@ -74,6 +75,10 @@ func (t boltTx) createBucket(path ...string) (kvBucket, error) {
 			break
 		}
 		b, err = b.CreateBucketIfNotExists([]byte(p))
+	}
+	if errors.Is(err, bolt.ErrIncompatibleValue) {
+		// exo only ever keeps buckets at these paths: a plain value there is a damaged page.
+		return nil, fmt.Errorf("create bucket %v: a value where a bucket belongs: %w (%s)", path, ErrCorrupt, wayOut)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("create bucket %v: %w", path, err)

@@ -177,6 +177,10 @@ func guard(path string, fn func() error) (err error) {
 	return fn()
 }
 
+// maxPlausibleSchema bounds the schema versions a later exo could have written: one step per
+// layout change leaves this far away, so a larger number is a damaged meta page, not the future.
+const maxPlausibleSchema = 1 << 16
+
 // checkSchema verifies the magic and schema version of an opened database.
 func checkSchema(path string, tx kvTx) error {
 	meta, ok, err := tx.bucket(pathMeta)
@@ -190,6 +194,9 @@ func checkSchema(path string, tx kvTx) error {
 		}
 		if len(top) == 0 {
 			return nil // a bbolt file we created but never initialised
+		}
+		if ours := exoBuckets(top); ours > 0 {
+			return fmt.Errorf("open %s: it has %d of exo's buckets but its metadata is unreadable: %w (%s)", path, ours, ErrCorrupt, wayOut)
 		}
 		return fmt.Errorf("open %s: %w: it has no exo metadata (move it aside or set EXO_HOME elsewhere)", path, ErrForeign)
 	}
@@ -205,6 +212,9 @@ func checkSchema(path string, tx kvTx) error {
 		return err
 	}
 	v := keySeq(sv)
+	if len(sv) != 8 || v > maxPlausibleSchema {
+		return fmt.Errorf("open %s: schema version %x is no version any exo writes: %w (%s)", path, sv, ErrCorrupt, wayOut)
+	}
 	if v > SchemaVersion {
 		return fmt.Errorf("open %s: schema %d, this exo reads %d: %w (upgrade exo)", path, v, SchemaVersion, ErrNewerSchema)
 	}
@@ -253,6 +263,19 @@ func (s *Store) initSchema() error {
 		}
 		return s.migrate(&Tx{s: s, tx: tx})
 	})
+}
+
+// exoBuckets counts the names among top that are exo's own buckets.
+func exoBuckets(top []string) int {
+	n := 0
+	for _, name := range top {
+		for _, b := range topBuckets() {
+			if name == string(b) {
+				n++
+			}
+		}
+	}
+	return n
 }
 
 // schemaOf reads the schema version, 0 when the database has none yet.

@@ -3,6 +3,7 @@ package store
 import (
 	"bytes"
 	"crypto/sha256"
+	"encoding/binary"
 	"errors"
 	"os"
 	"path/filepath"
@@ -93,6 +94,29 @@ func TestRefusesForeignCorruptNewer(t *testing.T) {
 			s.db.Update(func(tx *bolt.Tx) error { return tx.Bucket(metaBucket).Put(metaSchemaKey, seqKey(99)) })
 			s.db.Close()
 		}, ErrNewerSchema, "upgrade exo"},
+		"schema version no exo writes": {func(t *testing.T, p string) {
+			s, _ := openLocked(filepath.Dir(p), Options{})
+			s.db.Update(func(tx *bolt.Tx) error { return tx.Bucket(metaBucket).Put(metaSchemaKey, seqKey(58546795155816450)) })
+			s.db.Close()
+		}, ErrCorrupt, "no version any exo writes"},
+		"a value where a bucket belongs": {func(t *testing.T, p string) {
+			s, _ := openLocked(filepath.Dir(p), Options{})
+			s.db.Close()
+			b, _ := os.ReadFile(p)
+			if !unflagBucket(b, string(artifactsBucket)) {
+				t.Fatal("no bucket element found to damage")
+			}
+			os.WriteFile(p, b, 0o600)
+		}, ErrCorrupt, "a value where a bucket belongs"},
+		"metadata damaged into a value": {func(t *testing.T, p string) {
+			s, _ := openLocked(filepath.Dir(p), Options{})
+			s.db.Close()
+			b, _ := os.ReadFile(p)
+			if !unflagBucket(b, string(metaBucket)) {
+				t.Fatal("no bucket element found to damage")
+			}
+			os.WriteFile(p, b, 0o600)
+		}, ErrCorrupt, "metadata is unreadable"},
 		"damaged pages": {func(t *testing.T, p string) {
 			s, _ := openLocked(filepath.Dir(p), Options{})
 			s.NewBranch("m")
@@ -148,4 +172,31 @@ func TestSecondOpenFailsFastNamingHolder(t *testing.T) {
 	if time.Since(start) > time.Second {
 		t.Fatalf("second open took %v", time.Since(start))
 	}
+}
+
+// unflagBucket finds the leaf element of the top-level bucket name in a bbolt file's pages and
+// clears its bucket flag, so the bucket reads as a plain value: damage no API call can make.
+func unflagBucket(b []byte, name string) bool {
+	const pageSize, leafPage, bucketLeaf = 4096, 0x02, 0x01
+	for off := 2 * pageSize; off+pageSize <= len(b); off += pageSize {
+		pg := b[off : off+pageSize]
+		if binary.LittleEndian.Uint16(pg[8:]) != leafPage {
+			continue
+		}
+		count := int(binary.LittleEndian.Uint16(pg[10:]))
+		for i := range count {
+			el := 16 + 16*i
+			if el+16 > len(pg) {
+				break
+			}
+			flags := binary.LittleEndian.Uint32(pg[el:])
+			pos := int(binary.LittleEndian.Uint32(pg[el+4:]))
+			ksize := int(binary.LittleEndian.Uint32(pg[el+8:]))
+			if k := el + pos; flags == bucketLeaf && k+ksize <= len(pg) && string(pg[k:k+ksize]) == name {
+				binary.LittleEndian.PutUint32(pg[el:], 0)
+				return true
+			}
+		}
+	}
+	return false
 }
