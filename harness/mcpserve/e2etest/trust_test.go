@@ -62,17 +62,28 @@ func TestAgentCannotPlantHostCode(t *testing.T) {
 	)
 	defer srv.Close()
 	home, ws := t.TempDir(), t.TempDir()
+	// The planted "server" never answers MCP: a short start timeout keeps each trusted turn from
+	// waiting the default 30 s for it (the daemon reads MCP_TIMEOUT from the first command's env).
+	env := []string{"MCP_TIMEOUT=2000"}
+	mustRun := func(args ...string) string {
+		t.Helper()
+		out, errs, code := exoEnv(t, home, ws, env, args...)
+		if code != 0 {
+			t.Fatalf("exo %v: exit %d: %s", args, code, errs)
+		}
+		return out
+	}
 	os.WriteFile(filepath.Join(ws, "README"), []byte("hello\n"), 0o644)
-	mustRunIn(t, home, ws, "model", "register", "m", "--provider", "openai-compatible", "--model-id", "gpt-4.1", "--base-url", srv.BaseURL())
+	mustRun("model", "register", "m", "--provider", "openai-compatible", "--model-id", "gpt-4.1", "--base-url", srv.BaseURL())
 	runTurn := func(prompt string) string {
 		t.Helper()
-		_, errs, code := exoEnv(t, home, ws, nil, "run", "--session", "victim", prompt)
+		_, errs, code := exoEnv(t, home, ws, env, "run", "--session", "victim", prompt)
 		if code != 0 {
 			t.Fatalf("exo run %q: exit %d: %s", prompt, code, errs)
 		}
 		return errs
 	}
-	mustRunIn(t, home, ws, "new", "--name", "victim")
+	mustRun("new", "--name", "victim")
 	runTurn("set things up")
 	if _, err := os.Stat(filepath.Join(ws, ".mcp.json")); err != nil {
 		t.Fatal("the agent's bash did not write .mcp.json")
@@ -84,21 +95,21 @@ func TestAgentCannotPlantHostCode(t *testing.T) {
 	if !strings.Contains(errs, "not running this project's .mcp.json (untrusted), .exo/settings.json (untrusted)") {
 		t.Fatalf("exo run gave no notice: %s", errs)
 	}
-	logOut := mustRunIn(t, home, ws, "log", "victim")
+	logOut := mustRun("log", "victim")
 	if !strings.Contains(logOut, "planted") || !strings.Contains(logOut, "not trusted") {
 		t.Fatalf("the log does not say why the server and hooks are off:\n%s", logOut)
 	}
-	show := mustRunIn(t, home, ws, "trust", "--show")
+	show := mustRun("trust", "--show")
 	for _, want := range []string{".mcp.json  [untrusted]", "MCP server planted (stdio): sh -c touch " + serverMark, "unsandboxed",
 		".exo/settings.json  [untrusted]", "hook PreToolUse: touch " + hookMark} {
 		if !strings.Contains(show, want) {
 			t.Errorf("exo trust --show lacks %q:\n%s", want, show)
 		}
 	}
-	if _, _, code := exoEnv(t, home, ws, nil, "trust"); code == 0 {
+	if _, _, code := exoEnv(t, home, ws, env, "trust"); code == 0 {
 		t.Fatal("exo trust with no answer on stdin trusted the files")
 	}
-	mustRunIn(t, home, ws, "trust", "--yes")
+	mustRun("trust", "--yes")
 	runTurn("now with trust")
 	if !waitFile(hookMark, 5*time.Second) || !waitFile(serverMark, 5*time.Second) {
 		t.Fatal("trusted hook or server did not run")
@@ -107,7 +118,7 @@ func TestAgentCannotPlantHostCode(t *testing.T) {
 	if waitFile(hook2Mark, time.Second) {
 		t.Fatal("the hook the agent changed after the trust ran")
 	}
-	if show := mustRunIn(t, home, ws, "trust", "--show"); !strings.Contains(show, ".exo/settings.json  [changed]") || !strings.Contains(show, ".mcp.json  [trusted]") {
+	if show := mustRun("trust", "--show"); !strings.Contains(show, ".exo/settings.json  [changed]") || !strings.Contains(show, ".mcp.json  [trusted]") {
 		t.Fatalf("after the change:\n%s", show)
 	}
 }
