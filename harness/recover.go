@@ -39,6 +39,7 @@ func (h *Harness) Recover() RecoveryReport {
 		return rep
 	}
 	h.recoverShadows(&rep)
+	h.sweepBackups(&rep)
 	h.recoverJournal(&rep)
 	h.recoverTurns(&rep)
 	h.mu.Lock()

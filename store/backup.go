@@ -1,61 +1,59 @@
 package store
 
 import (
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 
 	bolt "go.etcd.io/bbolt"
-	"golang.org/x/sys/unix"
+
+	"exo/internal/failpoint"
 )
 
 // ErrNotLocal means the operation needs the local bbolt file and the store is on etcd.
 var ErrNotLocal = errors.New("the store is not a local file")
 
 // Backup writes a consistent copy of the database to path, which must not exist yet: the pages
-// of one read transaction (appends go on meanwhile and are not in the copy), written to a
-// temporary file beside path, synced, checked page by page like a damaged file would be, and only
-// then linked at path (never over an existing file). It returns the copy's size. A store already
-// known damaged is refused (its copy would be too); an etcd store is ErrNotLocal (`etcdctl
-// snapshot save` backs up the cluster).
-func (s *Store) Backup(path string) (int64, error) {
+// of one read transaction (appends go on meanwhile and are not in the copy), written to a file
+// with no name in path's folder (backup_temp.go: a process killed part-way leaves nothing),
+// synced, checked page by page like a damaged file would be, and only then linked at path
+// (never over an existing file, nor through a link planted there). The copy is 0600 from its
+// first byte: it holds the sealed secrets. allow, when not nil, is given the real path of the
+// folder as opened (links resolved) and may refuse it; everything after goes through that open
+// folder. It returns the copy's size. A store already known damaged is refused (its copy would
+// be too); an etcd store is ErrNotLocal (`etcdctl snapshot save` backs up the cluster).
+func (s *Store) Backup(path string, allow func(dir string) error) (int64, error) {
 	if s.db == nil {
 		return 0, fmt.Errorf("back up: %w: the events are in etcd; back up the cluster with etcdctl snapshot save", ErrNotLocal)
 	}
 	if err := s.Damaged(); err != nil {
 		return 0, fmt.Errorf("back up: %w", err)
 	}
-	if _, err := os.Lstat(path); err == nil {
-		return 0, fmt.Errorf("back up to %s: %w", path, os.ErrExist)
-	}
-	var nonce [6]byte
-	rand.Read(nonce[:])
-	tmp := path + ".partial-" + hex.EncodeToString(nonce[:])
-	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL|unix.O_NOFOLLOW, 0o600)
-	if err != nil {
-		return 0, fmt.Errorf("back up: %w", err)
-	}
-	n, err := s.copyTo(f)
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = checkFile(tmp, true)
-	}
-	if err == nil {
-		err = os.Link(tmp, path) // fails, unlike a rename, when path appeared meanwhile
-	}
-	os.Remove(tmp)
+	dir, err := openBackupDir(path, allow)
 	if err != nil {
 		return 0, fmt.Errorf("back up to %s: %w", path, err)
 	}
-	if d, err := os.Open(filepath.Dir(path)); err == nil {
-		d.Sync()
-		d.Close()
+	defer dir.d.Close()
+	if dir.exists() {
+		return 0, fmt.Errorf("back up to %s: %w", path, os.ErrExist)
 	}
+	tmp, err := dir.temp()
+	if err != nil {
+		return 0, fmt.Errorf("back up to %s: %w", path, err)
+	}
+	defer dir.discard(tmp)
+	n, err := s.copyTo(tmp.f)
+	if err == nil {
+		failpoint.Hit("backup.before-link") // tests kill exo with the copy whole but not yet named
+		err = checkOpen(tmp.f, path, true)
+	}
+	if err == nil {
+		err = dir.link(tmp)
+	}
+	if err != nil {
+		return 0, fmt.Errorf("back up to %s: %w", path, err)
+	}
+	dir.d.Sync()
 	return n, nil
 }
 

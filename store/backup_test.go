@@ -46,7 +46,7 @@ func TestBackupConsistentWhileAppending(t *testing.T) {
 	var copies []string
 	for i := range 5 {
 		p := filepath.Join(dir, "b"+string(rune('0'+i))+".db")
-		n, err := s.Backup(p)
+		n, err := s.Backup(p, nil)
 		if err != nil {
 			t.Fatalf("backup %d: %v", i, err)
 		}
@@ -107,7 +107,7 @@ func TestBackupRefusals(t *testing.T) {
 	os.Symlink(victim, filepath.Join(dir, "link.db"))
 	os.WriteFile(filepath.Join(dir, "exists.db"), []byte("old backup"), 0o600)
 	for _, name := range []string{"exists.db", "link.db"} {
-		if _, err := s.Backup(filepath.Join(dir, name)); !errors.Is(err, os.ErrExist) {
+		if _, err := s.Backup(filepath.Join(dir, name), nil); !errors.Is(err, os.ErrExist) {
 			t.Fatalf("%s: %v", name, err)
 		}
 	}
@@ -117,7 +117,7 @@ func TestBackupRefusals(t *testing.T) {
 	if b, _ := os.ReadFile(filepath.Join(dir, "exists.db")); string(b) != "old backup" {
 		t.Fatalf("an existing backup was overwritten: %q", b)
 	}
-	if _, err := s.Backup(filepath.Join(dir, "no", "such", "dir.db")); err == nil {
+	if _, err := s.Backup(filepath.Join(dir, "no", "such", "dir.db"), nil); err == nil {
 		t.Fatal("a backup into a missing folder succeeded")
 	}
 	if ents, _ := os.ReadDir(dir); len(ents) != 3 {
@@ -136,7 +136,61 @@ func TestBackupRefusals(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer d.Close()
-	if _, err := d.Backup(filepath.Join(dir, "damaged.db")); !errors.Is(err, ErrCorrupt) || !strings.Contains(err.Error(), "back up") {
+	if _, err := d.Backup(filepath.Join(dir, "damaged.db"), nil); !errors.Is(err, ErrCorrupt) || !strings.Contains(err.Error(), "back up") {
 		t.Fatalf("backup of a damaged store: %v", err)
+	}
+}
+
+// TestBackupTempFiles: both ways of writing a backup (a file without a name, and the named
+// file beside the path where the file system makes no unnamed one) leave only the backup, 0600
+// and whole, also when the path is refused; a named file a killed backup left is swept, and
+// nothing else in the folder is.
+func TestBackupTempFiles(t *testing.T) {
+	s := openTest(t, Options{})
+	s.NewBranch("main")
+	mustAppend(t, s, "main", 50, 5)
+	for _, named := range []bool{false, true} {
+		namedBackupTemps = named
+		dir := t.TempDir()
+		p := filepath.Join(dir, "b.db")
+		if _, err := s.Backup(p, nil); err != nil {
+			t.Fatalf("named %v: %v", named, err)
+		}
+		if _, err := s.Backup(p, nil); !errors.Is(err, os.ErrExist) {
+			t.Fatalf("named %v: a second backup at the path: %v", named, err)
+		}
+		ents, _ := os.ReadDir(dir)
+		if len(ents) != 1 || ents[0].Name() != "b.db" {
+			t.Fatalf("named %v: the folder holds %v", named, ents)
+		}
+		if fi, _ := os.Stat(p); fi.Mode().Perm() != 0o600 {
+			t.Fatalf("named %v: the backup's mode is %v", named, fi.Mode())
+		}
+		if err := checkFile(p, true); err != nil {
+			t.Fatalf("named %v: %v", named, err)
+		}
+	}
+	namedBackupTemps = false
+	dir := t.TempDir()
+	left := filepath.Join(dir, "exo-1.db.partial-0123456789ab")
+	keep := []string{"exo-1.db", "notes.partial-xyz", "exo-2.db.partial-0123"}
+	os.WriteFile(left, []byte("half a copy"), 0o600)
+	for _, k := range keep {
+		os.WriteFile(filepath.Join(dir, k), []byte("x"), 0o600)
+	}
+	os.Mkdir(filepath.Join(dir, "d.partial-0123456789ab"), 0o700)
+	if n, err := SweepPartialBackups(dir); n != 1 || err != nil {
+		t.Fatalf("sweep: %d %v", n, err)
+	}
+	if _, err := os.Lstat(left); !os.IsNotExist(err) {
+		t.Fatalf("the partial copy is still there: %v", err)
+	}
+	for _, k := range append(keep, "d.partial-0123456789ab") {
+		if _, err := os.Lstat(filepath.Join(dir, k)); err != nil {
+			t.Fatalf("the sweep removed %s", k)
+		}
+	}
+	if n, err := SweepPartialBackups(filepath.Join(dir, "missing")); n != 0 || err != nil {
+		t.Fatalf("sweep of a missing folder: %d %v", n, err)
 	}
 }

@@ -27,6 +27,11 @@ func checkFile(path string, deep bool) error {
 		return fmt.Errorf("open %s: %w", path, err)
 	}
 	defer f.Close()
+	return checkOpen(f, path, deep)
+}
+
+// checkOpen is checkFile of a file already open for reading, named path in errors.
+func checkOpen(f *os.File, path string, deep bool) error {
 	fi, err := f.Stat()
 	if err != nil {
 		return fmt.Errorf("stat %s: %w", path, err)
