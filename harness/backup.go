@@ -1,9 +1,11 @@
 package harness
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"exo/store"
@@ -12,10 +14,17 @@ import (
 // BackupsDir is the folder in EXO_HOME where `exo backup` puts a copy when no file is named.
 const BackupsDir = "backups"
 
+// ErrBackupPlace means a backup was asked for in a place where it would be given away: a
+// session's workspace (its agent could read every session's events there, and its snapshots
+// and forks would copy them), or a folder of EXO_HOME other than its backups.
+var ErrBackupPlace = errors.New("not a place for a backup")
+
 // Backup writes a consistent copy of the event store (exo.db) to path, an absolute path that
 // must not exist; "" names EXO_HOME/backups/exo-TIME.db. It returns the path and the copy's size.
 // The copy holds the sessions, their events and the sealed secrets, not the key that opens those
-// (EXO_HOME/secret.key) nor the artifacts' contents (EXO_HOME/artifacts).
+// (EXO_HOME/secret.key) nor the artifacts' contents (EXO_HOME/artifacts). A path inside a
+// session's workspace or inside EXO_HOME (but for its backups folder) is ErrBackupPlace, judged
+// on the folder as the copy is written into it, links resolved.
 func (h *Harness) Backup(path string) (string, int64, error) {
 	if path == "" {
 		dir := filepath.Join(h.Home(), BackupsDir)
@@ -28,8 +37,39 @@ func (h *Harness) Backup(path string) (string, int64, error) {
 		return "", 0, fmt.Errorf("back up to %s: the path must be absolute", path)
 	}
 	path = filepath.Clean(path)
-	n, err := h.st.Backup(path, nil)
+	n, err := h.st.Backup(path, h.backupPlace)
 	return path, n, err
+}
+
+// backupPlace refuses a folder (links resolved) inside a session's workspace, or inside
+// EXO_HOME unless it is EXO_HOME's backups folder.
+func (h *Harness) backupPlace(dir string) error {
+	if home, err := filepath.EvalSymlinks(h.Home()); err == nil && within(dir, home) {
+		if dir != filepath.Join(home, BackupsDir) {
+			return fmt.Errorf("%w: %s is inside exo's home %s: back up into %s or outside it", ErrBackupPlace, dir, h.Home(), filepath.Join(h.Home(), BackupsDir))
+		}
+		return nil
+	}
+	all, err := h.Sessions()
+	if err != nil {
+		return fmt.Errorf("back up: list the sessions' workspaces: %w", err)
+	}
+	for _, s := range all {
+		if s.Workspace == "" {
+			continue
+		}
+		ws, err := filepath.EvalSymlinks(s.Workspace)
+		if err == nil && within(dir, ws) {
+			return fmt.Errorf("%w: %s is inside the workspace of session %s (%s), whose agent could read every session's events there: back up outside it",
+				ErrBackupPlace, dir, s.Name, s.Workspace)
+		}
+	}
+	return nil
+}
+
+// within reports whether path is dir or beneath it (both clean and absolute).
+func within(path, dir string) bool {
+	return path == dir || strings.HasPrefix(path, strings.TrimSuffix(dir, string(filepath.Separator))+string(filepath.Separator))
 }
 
 // sweepBackups removes the half copies a killed backup left in EXO_HOME's backups folder (only
