@@ -92,6 +92,9 @@ func (t *Tx) checkHead(br Branch) error {
 	if err != nil {
 		return err
 	}
+	if seq < br.ForkSeq {
+		return fmt.Errorf("branch %s: its head is event %d, before its fork point %d: %w (%s)", br.ID, seq, br.ForkSeq, ErrCorrupt, wayOut)
+	}
 	got, gotHash, err := t.storedHead(br)
 	if err != nil {
 		return fmt.Errorf("branch %s: %v: %w (%s)", br.ID, err, ErrCorrupt, wayOut)

@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/binary"
+	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -199,4 +201,56 @@ func unflagBucket(b []byte, name string) bool {
 		}
 	}
 	return false
+}
+
+// TestForkPointTampered changes a fork's recorded fork point, which reads would follow to the
+// parent's events: each change is refused at open or reported by verify, never read as the
+// fork's own history.
+func TestForkPointTampered(t *testing.T) {
+	for _, forkSeq := range []uint64{100, 119, 121, 150, 159, 170, 420} {
+		t.Run(fmt.Sprint(forkSeq), func(t *testing.T) {
+			home := t.TempDir()
+			s, err := Open(home, Options{NoSync: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			s.NewBranch("main")
+			mustAppend(t, s, "main", 300, 25)
+			if _, err := s.Fork("side", "main", 120); err != nil {
+				t.Fatal(err)
+			}
+			mustAppend(t, s, "side", 40, 8)
+			s.Close()
+			ls, _ := openLocked(home, Options{})
+			err = ls.db.Update(func(tx *bolt.Tx) error {
+				b := tx.Bucket(branchesBucket)
+				var br map[string]any
+				if err := json.Unmarshal(b.Get([]byte("side")), &br); err != nil {
+					return err
+				}
+				br["fork_seq"] = forkSeq
+				v, _ := json.Marshal(br)
+				return b.Put([]byte("side"), v)
+			})
+			ls.db.Close()
+			if err != nil {
+				t.Fatal(err)
+			}
+			s, err = Open(home, Options{})
+			if err != nil {
+				if !errors.Is(err, ErrCorrupt) {
+					t.Fatalf("refused, but not as damage: %v", err)
+				}
+				return
+			}
+			defer s.Close()
+			rep, err := s.VerifyAll()
+			if err != nil || rep.OK() {
+				t.Fatalf("fork point %d (was 120) went unnoticed: %v %+v", forkSeq, err, rep)
+			}
+			if s.Damaged() == nil {
+				t.Fatal("verify found damage but writes are not refused")
+			}
+		})
+	}
 }

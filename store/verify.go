@@ -91,6 +91,14 @@ func (t *Tx) verifyChains(rep *VerifyReport) error {
 			rep.Problems = append(rep.Problems, Problem{Branch: b.ID, Seq: b.ForkSeq + 1, Reason: err.Error()})
 			continue
 		}
+		if first, err := t.firstOwnSeq(b.ID); err != nil {
+			rep.Problems = append(rep.Problems, Problem{Branch: b.ID, Seq: b.ForkSeq + 1, Reason: err.Error()})
+			continue
+		} else if first != 0 && first != b.ForkSeq+1 {
+			rep.Problems = append(rep.Problems, Problem{Branch: b.ID, Seq: b.ForkSeq + 1,
+				Reason: fmt.Sprintf("its own events start at %d but it forked at %d (the branch record or its events were changed)", first, b.ForkSeq)})
+			continue
+		}
 		t.verifySegment(segment{branch: b.ID, from: b.ForkSeq + 1, to: head}, prev, rep)
 	}
 	return nil
@@ -140,6 +148,23 @@ func (t *Tx) forkHash(b Branch) (Hash, error) {
 		return Hash{}, fmt.Errorf("fork point %s@%d unreadable: %v", b.Parent, b.ForkSeq, err)
 	}
 	return e.Hash, nil
+}
+
+// firstOwnSeq returns the seq of a branch's first own event, 0 when it has none.
+func (t *Tx) firstOwnSeq(id string) (uint64, error) {
+	own, err := t.ownEvents(id)
+	if err != nil {
+		return 0, err
+	}
+	var first uint64
+	err = own.keys(nil, func(k []byte) (bool, error) {
+		first = keySeq(k)
+		return false, nil
+	})
+	if err != nil {
+		return 0, fmt.Errorf("first event of %s: %w", id, err)
+	}
+	return first, nil
 }
 
 // rawHead returns a branch's head seq from keys alone, without decoding events.
