@@ -40,6 +40,7 @@ func copyExe(t *testing.T, path string) {
 // Once the binary is back the app starts a new daemon by itself, says so, shows the cut turn as
 // interrupted and sends the held prompt, whose answer streams onto its screen.
 func TestAppRestartsAKilledDaemon(t *testing.T) {
+	t.Parallel()
 	srv := providertest.NewScriptedChat(providertest.ChatReply{Hang: true})
 	defer srv.Close()
 	home, ws := t.TempDir(), t.TempDir()

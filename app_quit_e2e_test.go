@@ -16,6 +16,7 @@ import (
 // TestQuitStopCancelsTheTurn quits the app while its turn waits on the model and answers s: the
 // app cancels the turn before it leaves, and the log records the cancellation.
 func TestQuitStopCancelsTheTurn(t *testing.T) {
+	t.Parallel()
 	srv := providertest.NewScriptedChat(providertest.ChatReply{Hang: true})
 	defer srv.Close()
 	home, ws := t.TempDir(), t.TempDir()
@@ -92,6 +93,7 @@ func (g *gatedChat) seen() int {
 // the app again on the session, and checks the kept turn shows as running there and its answer
 // streams onto the new app's screen live: the first part before the model has sent the rest.
 func TestReopenShowsKeptTurnLive(t *testing.T) {
+	t.Parallel()
 	srv := newGatedChat([2]string{"first half streamed live, ", "second half at the end"})
 	defer srv.Close()
 	defer srv.open(0)

@@ -14,6 +14,7 @@ import (
 // destroyed (emptied, which exo refuses), copying the backup over it as the output says brings
 // the session back: exo verify passes, the log holds what was backed up, and writes go on.
 func TestBackupRestoreE2E(t *testing.T) {
+	t.Parallel()
 	home := t.TempDir()
 	id := strings.TrimSpace(mustRun(t, home, "new", "--name", "b"))
 	for range 4 {

@@ -13,6 +13,7 @@ import (
 // session by hand with exo compact (a summarising model call) and checks exo log still holds
 // every turn next to the compaction.applied event.
 func TestExoCompactAndExoLogShowTheHistory(t *testing.T) {
+	t.Parallel()
 	reply := providertest.ChatReply{Text: "read it", ToolCalls: []providertest.ChatToolCall{{ID: "r1", Name: "read_file", Args: `{"path":"README.md"}`}}}
 	srv := providertest.NewScriptedChat(reply, providertest.ChatReply{Text: "done"})
 	defer srv.Close()

@@ -40,6 +40,7 @@ func daemonPids(t *testing.T, home string) []int {
 // TestRacingClientsStartOneDaemon starts eight commands at once on a fresh EXO_HOME: they all
 // succeed and exactly one daemon serves them (the start lock).
 func TestRacingClientsStartOneDaemon(t *testing.T) {
+	t.Parallel()
 	home := t.TempDir()
 	stopDaemonAtEnd(t, home)
 	var wg sync.WaitGroup
@@ -74,6 +75,7 @@ func TestRacingClientsStartOneDaemon(t *testing.T) {
 // TestDaemonLifecycle covers status, the private socket folder, a stale socket left by a killed
 // daemon, stop, and a client run as another user.
 func TestDaemonLifecycle(t *testing.T) {
+	t.Parallel()
 	home := t.TempDir()
 	stopDaemonAtEnd(t, home)
 	if _, _, code := run(t, home, "daemon", "status"); code != 1 {
@@ -131,6 +133,7 @@ func TestDaemonLifecycle(t *testing.T) {
 // TestRunDetachedAndTail starts a turn with --detach, follows it with exo tail --json from
 // another process, and checks the turn ran to its end in the daemon with no client attached.
 func TestRunDetachedAndTail(t *testing.T) {
+	t.Parallel()
 	srv := providertest.NewScriptedChat(
 		providertest.ChatReply{Text: "Writing it.", ToolCalls: []providertest.ChatToolCall{{ID: "c1", Name: "bash", Args: `{"command":"sleep 0.5; echo detached > out.txt"}`}}},
 		providertest.ChatReply{Text: "All done, detached."},
@@ -181,6 +184,7 @@ func TestRunDetachedAndTail(t *testing.T) {
 // TestRunStreamsIntoTheApp opens the app in tmux on a session and runs `exo run` on it from
 // another shell: the answer streams onto the app's screen.
 func TestRunStreamsIntoTheApp(t *testing.T) {
+	t.Parallel()
 	home, ws := t.TempDir(), t.TempDir()
 	if _, errs, code := run(t, home, "model", "register", "demo", "--provider", "scripted"); code != 0 {
 		t.Fatal(errs)
@@ -205,6 +209,7 @@ func TestRunStreamsIntoTheApp(t *testing.T) {
 // the approval it needs shows in both, the first answer wins and the other app closes its
 // question; quitting with the turn running asks whether to keep it, and a kept turn goes on.
 func TestTwoAppsOneSession(t *testing.T) {
+	t.Parallel()
 	home, ws := t.TempDir(), t.TempDir()
 	if _, errs, code := run(t, home, "model", "register", "demo", "--provider", "scripted"); code != 0 {
 		t.Fatal(errs)
@@ -249,6 +254,7 @@ func mustRunIn(t *testing.T, home, dir string, args ...string) string {
 // TestQuitKeepsTurnRunning quits the app while its turn waits on the model: the app asks, k
 // keeps the turn running in the daemon, the app leaves, and the turn ends there on its own.
 func TestQuitKeepsTurnRunning(t *testing.T) {
+	t.Parallel()
 	srv := providertest.NewScriptedChat(providertest.ChatReply{Hang: true})
 	defer srv.Close()
 	home, ws := t.TempDir(), t.TempDir()
@@ -313,6 +319,7 @@ func statusBy(t *testing.T, bin, home string) daemonStatus {
 // client follows it, and does once the daemon is idle, with the sessions intact; this build,
 // now the older, is then served by the newer daemon instead of replacing it back.
 func TestOnlyNewerBuildReplacesIdleDaemon(t *testing.T) {
+	t.Parallel()
 	other := filepath.Join(t.TempDir(), "exo-other")
 	if out, err := exec.Command("go", "build", "-buildvcs=false", "-ldflags", "-X main.buildTag=other", "-o", other, ".").CombinedOutput(); err != nil {
 		t.Fatalf("build another exo: %v %s", err, out)

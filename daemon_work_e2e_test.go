@@ -93,6 +93,7 @@ func routeChat(match string, yes, no *providertest.ScriptedChat) *httptest.Serve
 // (the subagent case was cut by the idle exit before); once the work ends it exits by itself,
 // and the work's end is in the log.
 func TestWorkKeepsDaemonUp(t *testing.T) {
+	t.Parallel()
 	hold := 3 * time.Second // three idle times
 	t.Run("turn", func(t *testing.T) {
 		srv := providertest.NewScriptedChat(providertest.ChatReply{Hang: true})
@@ -178,6 +179,7 @@ func leadSession(t *testing.T, home, ws string) string {
 // no client is left. When the task finishes, the daemon records it and wakes the idle session:
 // a follow-up turn runs by itself and its model request carries the task's output.
 func TestDaemonWakesIdleSession(t *testing.T) {
+	t.Parallel()
 	srv := providertest.NewScriptedChat(
 		providertest.ChatReply{ToolCalls: []providertest.ChatToolCall{{ID: "c1", Name: "bash", Args: `{"command":"sleep 1; echo woke-up-$((6*7))","background":true}`}}},
 		providertest.ChatReply{Text: "Started; I will look when it ends."},

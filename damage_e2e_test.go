@@ -28,6 +28,7 @@ func usedHome(t *testing.T) (string, string) {
 // and checks that every command refuses it with the way out, that nothing is written into it,
 // and that `exo doctor` explains it.
 func TestCLIDamagedStoreRefused(t *testing.T) {
+	t.Parallel()
 	cases := map[string]func(t *testing.T, path, id string){
 		"emptied": func(t *testing.T, path, _ string) { os.Truncate(path, 0) },
 		"deleted": func(t *testing.T, path, _ string) { os.Remove(path) },
@@ -87,6 +88,7 @@ func TestCLIDamagedStoreRefused(t *testing.T) {
 // nothing is written into the file, the daemon steps aside, and the commands after it explain
 // the damage (a replaced file is simply used: it is a restored backup).
 func TestDamageUnderRunningDaemon(t *testing.T) {
+	t.Parallel()
 	cases := map[string]func(path string){
 		"emptied":  func(path string) { os.Truncate(path, 0) },
 		"odd size": func(path string) { fi, _ := os.Stat(path); os.Truncate(path, fi.Size()-1234) },

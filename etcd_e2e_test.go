@@ -94,6 +94,7 @@ func sessionsOf(t *testing.T, home string, env []string) map[string]map[string]a
 // acknowledged append is there, the hash chains verify, and the store password is in no file of
 // either home.
 func TestEtcdDaemonsEndToEnd(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("starts an etcd server and two daemons")
 	}

@@ -18,6 +18,7 @@ import (
 // no snapshot names a path under .exo, and a fork (made in ~/.exo/workspaces, inside the
 // workspace) works and holds nothing of exo's home.
 func TestExoHomeInsideWorkspaceE2E(t *testing.T) {
+	t.Parallel()
 	home, _ := defaultHome(t)
 	ws := home
 	out, errs, code := exoAt(t, home, ws, "new", "--name", "inhome")

@@ -90,6 +90,7 @@ func gitRepo(t *testing.T) string {
 // TestCLISessionsForkRewindLog works in a repository of its own, never the one the tests run
 // from (its forks' worktrees would be registered there).
 func TestCLISessionsForkRewindLog(t *testing.T) {
+	t.Parallel()
 	home, repo := t.TempDir(), gitRepo(t)
 	in := func(args ...string) string {
 		t.Helper()
@@ -138,6 +139,7 @@ func TestCLISessionsForkRewindLog(t *testing.T) {
 }
 
 func TestCLIUsageErrorsExit2(t *testing.T) {
+	t.Parallel()
 	home := t.TempDir()
 	mustRun(t, home, "new", "--name", "demo")
 	for _, args := range [][]string{
@@ -170,6 +172,7 @@ func TestCLIUsageErrorsExit2(t *testing.T) {
 
 // TestCLIEmptyJSONListsAreArrays: a --json list with nothing in it prints [] (never null).
 func TestCLIEmptyJSONListsAreArrays(t *testing.T) {
+	t.Parallel()
 	home, dir := t.TempDir(), t.TempDir()
 	for _, args := range [][]string{{"sessions", "--json"}, {"task", "ls", "--json"}, {"mcp", "ls", "--json"}, {"secret", "ls", "--json"}} {
 		out, errs, code := exoEnv(t, home, dir, nil, args...)
@@ -180,6 +183,7 @@ func TestCLIEmptyJSONListsAreArrays(t *testing.T) {
 }
 
 func TestCLIVerifyNamesTamperedEvent(t *testing.T) {
+	t.Parallel()
 	home := t.TempDir()
 	id := strings.TrimSpace(mustRun(t, home, "new", "--name", "t"))
 	for i := 0; i < 5; i++ {
@@ -215,6 +219,7 @@ func TestCLIVerifyNamesTamperedEvent(t *testing.T) {
 // TestCLISecondProcessFailsFast holds EXO_HOME with another process: the daemon the next command
 // starts cannot open the store, and the command fails at once with one line naming the holder.
 func TestCLISecondProcessFailsFast(t *testing.T) {
+	t.Parallel()
 	home := t.TempDir()
 	mustRun(t, home, "new", "--name", "x")
 	mustRun(t, home, "daemon", "stop")

@@ -14,6 +14,7 @@ import (
 // send the model's request body carries the file's content while the conversation shows the
 // attachment line.
 func TestTUIMentionAttachesFile(t *testing.T) {
+	t.Parallel()
 	srv := providertest.NewScriptedChat(providertest.ChatReply{Text: "it prints hello"})
 	defer srv.Close()
 	home, ws := t.TempDir(), t.TempDir()

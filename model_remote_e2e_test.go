@@ -50,6 +50,7 @@ func modelsEndpoint(t *testing.T, path, file string, keys *seenKeys) *httptest.S
 // each endpoint gets its own sealed key, known ids are marked, registered ones named, a dead
 // endpoint is reported without hiding the others, and --provider and --base-url narrow it.
 func TestModelLsRemote(t *testing.T) {
+	t.Parallel()
 	keys := &seenKeys{}
 	router := modelsEndpoint(t, "/api/v1/models", "openrouter.json", keys)
 	claude := modelsEndpoint(t, "/v1/models", "anthropic.json", keys)

@@ -14,6 +14,7 @@ import (
 // clients: the model calls a tool (list, write a file, run it), exo runs it in the sandbox and
 // sends the result back, and the model answers.
 func TestRunThroughEachWireFormat(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name, provider, model, fixture string
 		check                          func(t *testing.T, ws string, second []byte)
@@ -67,6 +68,7 @@ func TestRunThroughEachWireFormat(t *testing.T) {
 // TestRunReportsBrokenStreams checks a malformed stream ends the turn with exit 1, a model.failed
 // event saying what to do, and the prompt still in the log.
 func TestRunReportsBrokenStreams(t *testing.T) {
+	t.Parallel()
 	for _, fixture := range []string{"chat-malformed", "anthropic-malformed", "openai-responses-malformed"} {
 		t.Run(fixture, func(t *testing.T) {
 			srv := providertest.NewReplayServer(filepath.Join("testdata", "providers", fixture+".sse"))

@@ -28,6 +28,7 @@ func jsonError(status int, body string, header ...string) providertest.Reply {
 // holding them. An error body that echoes the API key (as some proxies do) shows it redacted
 // everywhere, and nowhere under EXO_HOME in the clear.
 func TestHTTPErrorsThroughExo(t *testing.T) {
+	t.Parallel()
 	gemini, err := os.ReadFile(filepath.Join("testdata", "providers", "gemini-quota-429.json"))
 	if err != nil {
 		t.Fatal(err)
@@ -114,6 +115,7 @@ func fileHolding(t *testing.T, dir string, b []byte) string {
 // anthropic-ratelimit-* with an RFC 3339 time): exo waits at least that long, retries once,
 // and the turn succeeds.
 func TestRateLimitResetsThroughExo(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name, kind, id, answer string
 		limited                func() providertest.Reply

@@ -72,6 +72,7 @@ func at(v any, path ...any) any {
 // each API: the step's reasoning is recorded (exo log shows it) and the next request carries
 // it back exactly as that API requires.
 func TestReasoningRoundTripsThroughExo(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name, cassette, kind, id string
 		check                    func(t *testing.T, first, second map[string]any)
@@ -141,6 +142,7 @@ func TestReasoningRoundTripsThroughExo(t *testing.T) {
 // figure (OpenRouter's usage.cost) and xAI's reasoning tokens, reported outside
 // completion_tokens, are counted as output.
 func TestProviderCostAndReasoningTokensReachTheRun(t *testing.T) {
+	t.Parallel()
 	res, _, _, code := runRecorded(t, recorded(t, "TestOpenRouterThinking/anthropic/thinking-streaming.yaml"), "openai-compatible", "anthropic/claude-haiku-4.5")
 	if cost, _ := res["cost"].(float64); code != 0 || cost < 0.001322 || cost > 0.0014+0.001322 {
 		t.Errorf("cost = %v (exit %d), want OpenRouter's figures summed", res["cost"], code)
@@ -158,6 +160,7 @@ func TestProviderCostAndReasoningTokensReachTheRun(t *testing.T) {
 // run at once (not retried) with the provider's type and message, and a chat stream ending in
 // finish_reason "error" is a failure, not an answer.
 func TestModelErrorsThroughExo(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct{ name, fixture, kind, want string }{
 		{"quota", "openai-responses-quota.sse", "openai", "insufficient_quota"},
 		{"finish_reason error", "chat-finish-error.sse", "openai-compatible", `finish_reason "error"`},
@@ -184,6 +187,7 @@ func TestModelErrorsThroughExo(t *testing.T) {
 // block with input_json_delta, then search results, then citations): the turn completes with
 // the answer, and exo log names what was passed over.
 func TestServerToolBlocksDoNotBreakATurn(t *testing.T) {
+	t.Parallel()
 	res, log, _, code := runRecorded(t, recorded(t, "TestAnthropicWebSearch/stream.yaml"), "anthropic", "claude-sonnet-4", "--thinking-budget", "off")
 	if code != 0 || !strings.Contains(res["response"].(string), "Tokyo") {
 		t.Fatalf("exit %d: %v", code, res)
@@ -196,6 +200,7 @@ func TestServerToolBlocksDoNotBreakATurn(t *testing.T) {
 // TestGPT5ThroughCompatibleGetsMaxCompletionTokens checks the request gpt-5 gets through an
 // OpenAI-compatible endpoint.
 func TestGPT5ThroughCompatibleGetsMaxCompletionTokens(t *testing.T) {
+	t.Parallel()
 	_, _, bodies, code := runRecorded(t, recorded(t, "TestAzureCommon/azure-gpt-5-mini/simple_streaming.yaml"), "openai-compatible", "gpt-5-mini")
 	if code != 0 || at(bodies[0], "max_tokens") != nil || at(bodies[0], "max_completion_tokens") != 128000.0 {
 		t.Errorf("exit %d, body: max_tokens %v max_completion_tokens %v", code, at(bodies[0], "max_tokens"), at(bodies[0], "max_completion_tokens"))
@@ -205,6 +210,7 @@ func TestGPT5ThroughCompatibleGetsMaxCompletionTokens(t *testing.T) {
 // TestRetryHintInTheMessageThroughExo answers the first call with a 429 whose only wait is in
 // its text, as Groq sends it: exo waits and retries once, and the turn succeeds.
 func TestRetryHintInTheMessageThroughExo(t *testing.T) {
+	t.Parallel()
 	answer, err := providertest.FileReply(filepath.Join("testdata", "providers", "chat-2-answer.sse"))
 	if err != nil {
 		t.Fatal(err)
@@ -222,6 +228,7 @@ func TestRetryHintInTheMessageThroughExo(t *testing.T) {
 // TestCacheWritesArePricedThroughExo runs the recorded-shape Anthropic exchange whose second
 // answer writes 310 tokens to the cache: the run's cost prices them at 1.25× input.
 func TestCacheWritesArePricedThroughExo(t *testing.T) {
+	t.Parallel()
 	var reps []providertest.Reply
 	for _, f := range []string{"anthropic-1-tool.sse", "anthropic-2-answer.sse"} {
 		r, err := providertest.FileReply(filepath.Join("testdata", "providers", f))

@@ -84,6 +84,7 @@ func assistants(body map[string]any) []map[string]any {
 // it. The DeepSeek server checks requests as DeepSeek does and refuses one whose tool-calling
 // answer lost its reasoning_content (the second turn failed so before).
 func TestSecondTurnCarriesTheFirstTurnsReasoning(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name, kind, id string
 		srv            func(t *testing.T) *providertest.ReplyServer
@@ -171,6 +172,7 @@ func TestSecondTurnCarriesTheFirstTurnsReasoning(t *testing.T) {
 // back first and byte for byte in the loop's next request and in the next turn's, and thinking
 // stays on (a request without it would be refused).
 func TestRedactedThinkingRoundTripsThroughExo(t *testing.T) {
+	t.Parallel()
 	replies := fileReplies(t, "anthropic-redacted-thinking-1-tool.reconstructed.sse", "anthropic-2-answer.sse")
 	srv := providertest.NewCheckedReplyServer(providertest.AnthropicThinkingRule, replies...)
 	defer srv.Close()

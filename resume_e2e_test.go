@@ -9,6 +9,7 @@ import (
 // before another directory's, typing filters, enter opens the app on the chosen session; a
 // second exo -r cancelled with esc opens nothing and exits 0; exo -r NAME opens NAME at once.
 func TestResumePicker(t *testing.T) {
+	t.Parallel()
 	home, ws, elsewhere := t.TempDir(), t.TempDir(), t.TempDir()
 	mustRunIn(t, home, ws, "model", "register", "demo", "--provider", "scripted")
 	mustRunIn(t, home, ws, "new", "--name", "alpha")

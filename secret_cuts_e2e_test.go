@@ -32,6 +32,7 @@ func keyFragments(b []byte) []string {
 // artifacts and everything else in EXO_HOME but the shadow repository (it holds the workspace's
 // own files, which hold the secret).
 func TestSecretCutsNeverLeave(t *testing.T) {
+	t.Parallel()
 	srv := providertest.NewScriptedChat(
 		providertest.ChatReply{Text: "Printing.", ToolCalls: []providertest.ChatToolCall{
 			{ID: "c1", Name: "bash", Args: `{"command":"head -c 32750 /dev/zero | tr '\\0' a; cat s.txt; head -c 40000 /dev/zero | tr '\\0' b"}`},

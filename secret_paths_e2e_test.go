@@ -215,6 +215,7 @@ func (s *syncBuffer) Bytes() []byte {
 // the OTLP exports, each model request body, and every file in EXO_HOME (exo.db, artifacts,
 // daemon.log …) except the shadow repository, which holds the workspace's files.
 func TestSecretEveryPath(t *testing.T) {
+	t.Parallel()
 	home, ws, outside := t.TempDir(), t.TempDir(), t.TempDir()
 	var formLines []string
 	for _, f := range pathForms(pathTok) {

@@ -57,6 +57,7 @@ func exoAt(t *testing.T, home, dir string, args ...string) (string, string, int)
 // user's `exo exec` nor the agent's bash tool reads the key or the database by any spelling,
 // and the key never reaches a model request.
 func TestExoHomeUnreachableE2E(t *testing.T) {
+	t.Parallel()
 	home, ws := defaultHome(t)
 	srv := providertest.NewScriptedChat(
 		providertest.ChatReply{Text: "Looking.", ToolCalls: []providertest.ChatToolCall{{ID: "c1", Name: "bash",
@@ -121,6 +122,7 @@ func lastSessionAt(t *testing.T, home, ws string) string {
 // and a core.hooksPath), an fsmonitor and a smudge filter, all writing a marker; exo exec,
 // fork and rewind never run them.
 func TestForkRewindRunNoRepositoryCodeE2E(t *testing.T) {
+	t.Parallel()
 	home, ws := defaultHome(t)
 	marker := filepath.Join(home, "ran")
 	git := func(args ...string) {

@@ -41,6 +41,7 @@ func exoEnv(t *testing.T, home, dir string, env []string, args ...string) (strin
 // (raw and base64) plus a large file that ends up as an artifact, and searches the bytes of
 // every request body, the database and the artifacts for it.
 func TestSecretNeverLeaves(t *testing.T) {
+	t.Parallel()
 	srv := providertest.NewScriptedChat(
 		providertest.ChatReply{Text: "Reading it.", ToolCalls: []providertest.ChatToolCall{{ID: "c1", Name: "bash", Args: `{"command":"cat leak.txt; cat big.txt"}`}}},
 		providertest.ChatReply{Text: "Let me print the key.", ToolCalls: []providertest.ChatToolCall{{ID: "c2", Name: "bash", Args: `{"command":"echo $OPENAI_API_KEY"}`}}},
@@ -124,6 +125,7 @@ func lastSession(t *testing.T, home string) string {
 // a new daemon, the turn is recorded as interrupted, the interrupted call is reported to the
 // model and nothing committed is lost.
 func TestResumeAfterKillMidTurn(t *testing.T) {
+	t.Parallel()
 	srv := providertest.NewScriptedChat(
 		providertest.ChatReply{Text: "Running a long job.", ToolCalls: []providertest.ChatToolCall{{ID: "c1", Name: "bash", Args: `{"command":"echo started > started.txt; sleep 30"}`}}},
 	)

@@ -12,6 +12,7 @@ import (
 // records turn.step_limit once and no turn.cancelled; 0, negative and non-numeric limits are
 // usage errors (exit 2) that reach no model.
 func TestMaxStepsE2E(t *testing.T) {
+	t.Parallel()
 	again := providertest.ChatReply{Text: "more", ToolCalls: []providertest.ChatToolCall{{ID: "c1", Name: "list_dir", Args: `{"path":"."}`}}}
 	srv := providertest.NewScriptedChat(again)
 	defer srv.Close()

@@ -10,6 +10,7 @@ import (
 // TestBackgroundExecOutlivesTheCLI starts background commands with exo exec --background, reads
 // their output with exo task out, kills one, and checks the completions land in the session log.
 func TestBackgroundExecOutlivesTheCLI(t *testing.T) {
+	t.Parallel()
 	home, ws := t.TempDir(), t.TempDir()
 	exoEnv(t, home, ws, nil, "new", "--name", "bg")
 	id, errs, code := exoEnv(t, home, ws, nil, "exec", "bg", "--background", "--", "echo one; sleep 0.2; echo two; exit 3")

@@ -74,6 +74,7 @@ func contains(text string) func(string) bool {
 // forks a sibling with its own workspace; r rewinds the conversation and the files; s shows two
 // sessions side by side.
 func TestTUIEndToEnd(t *testing.T) {
+	t.Parallel()
 	home, ws := t.TempDir(), t.TempDir()
 	if _, errs, code := run(t, home, "model", "register", "demo", "--provider", "scripted"); code != 0 {
 		t.Fatal(errs)
