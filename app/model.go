@@ -54,6 +54,8 @@ type Options struct {
 	// AllowUnconfined lets agents that act themselves (acp:…) run even where their process
 	// cannot be fully confined: the user's explicit consent.
 	AllowUnconfined bool
+	// ExecutorMode is the session mode ACP agents run in (--executor-mode).
+	ExecutorMode string
 	// Warning is shown in the status bar once the first session is on screen (exo's home inside
 	// the workspace).
 	Warning string

@@ -102,6 +102,9 @@ func init() {
 	}))
 	stateAppliers[TypeExecutorSelected] = func(s *SessionState, e Event, p any) {
 		sel := p.(*ExecutorSelected)
+		if sel.Name != s.Executor {
+			s.ExecutorMode, s.AgentMode = "", ""
+		}
 		s.Executor, s.ExecutorNative, s.ExecutorConfinement = sel.Name, sel.NativeTools, sel.Confinement
 		s.addItem(Item{Seq: e.Seq, Kind: ItemNotice, Text: Summary(e)})
 	}

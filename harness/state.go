@@ -38,6 +38,8 @@ const (
 	ItemDenied    ItemKind = "denied"
 	ItemViolation ItemKind = "violation"
 	ItemError     ItemKind = "error"
+	// ItemPlan is an agent's plan, Text a checklist (harness.PlanChecklist).
+	ItemPlan ItemKind = "plan"
 )
 
 // Item is one entry of the conversation projection. Text is capped for the projection; the
@@ -80,9 +82,18 @@ type SessionState struct {
 	// confinement the last executor.selected recorded: the session's settings of its executor.
 	ExecutorNative      bool   `json:"executor_native,omitempty"`
 	ExecutorConfinement string `json:"executor_confinement,omitempty"`
-	Turns               int    `json:"turns"`
-	Steps               int    `json:"steps"`
-	ModelCalls          int    `json:"model_calls"`
+	// ExecutorMode is the agent mode the user chose for the executor in force (executor.mode by
+	// the user), kept for its later turns; AgentMode is the mode the agent last ran in.
+	ExecutorMode string `json:"executor_mode,omitempty"`
+	AgentMode    string `json:"agent_mode,omitempty"`
+	// AgentContext, AgentWindow and AgentCost are the agent's own account of its context and
+	// cost (agent.usage), shown beside exo's measure.
+	AgentContext int     `json:"agent_context,omitempty"`
+	AgentWindow  int     `json:"agent_window,omitempty"`
+	AgentCost    float64 `json:"agent_cost,omitempty"`
+	Turns        int     `json:"turns"`
+	Steps        int     `json:"steps"`
+	ModelCalls   int     `json:"model_calls"`
 	// SideCalls counts an agent's model calls beside the conversation (model.side).
 	SideCalls    int       `json:"side_calls,omitempty"`
 	ToolCalls    int       `json:"tool_calls"`

@@ -17,6 +17,8 @@ import (
 type replFlags struct {
 	session, model, theme, executor string
 	override, allowUnconfined       bool
+	// mode is the session mode of an ACP agent.
+	mode string
 	// themeSet is true when --theme was given (it then wins over the configuration).
 	themeSet bool
 	// resume (exo -r with no session named) shows the session picker before the app.
@@ -62,6 +64,7 @@ func addReplFlags(cmd *cobra.Command, f *replFlags) {
 	cmd.Flags().BoolVar(&f.override, "override-governance", false, "start even though the constitution changed since 'exo compile'")
 	cmd.Flags().StringVar(&f.executor, "executor", "", "executor of the session the app opens and of new ones: default, claude-code, codex or acp:COMMAND [ARGS] (/executor changes it)")
 	cmd.Flags().BoolVar(&f.allowUnconfined, "allow-unconfined", false, "let agents that act themselves (acp:…) run where exo cannot fully confine their process (exo doctor says whether it can)")
+	cmd.Flags().StringVar(&f.mode, "executor-mode", "", "session mode of an ACP agent, one it offers (default: the one chosen before for the session, else one in which the agent asks exo before acting)")
 }
 
 // repl opens the TUI when stdin and stdout are terminals.
@@ -100,7 +103,7 @@ func (e *env) repl(f replFlags) error {
 func appOptions(f replFlags, cfg *config.Config) app.Options {
 	o := app.Options{Session: f.session, Model: f.model, Theme: f.theme, Workspace: cwd(), OverrideGovernance: f.override,
 		Executor: f.executor, Approval: cfg.Get(config.KeyApproval), Notify: cfg.Get(config.KeyNotify), Keys: cfg.Keys(),
-		AllowUnconfined: f.allowUnconfined}
+		AllowUnconfined: f.allowUnconfined, ExecutorMode: f.mode}
 	if !f.themeSet && cfg.FromFile(config.KeyTheme) {
 		o.Theme = cfg.Get(config.KeyTheme)
 	}

@@ -57,6 +57,8 @@ type runFlags struct {
 	approval string
 	// unconfined lets an agent that acts itself run where it cannot be fully confined.
 	unconfined bool
+	// mode is the session mode an ACP agent runs in.
+	mode string
 }
 
 // Output formats of exo run.
@@ -126,6 +128,7 @@ func runCmd(e *env) *cobra.Command {
 	cmd.Flags().StringVar(&f.executor, "executor", "", "executor of the turn: default (exo's own), claude-code or codex (default: the session's)")
 	cmd.Flags().BoolVar(&f.nativeTools, "native-tools", false, "with an external executor, let the agent use its own tools (each use approved by exo)")
 	cmd.Flags().BoolVar(&f.unconfined, "allow-unconfined", false, "let an agent that acts itself (--native-tools, acp:…) run where exo cannot fully confine its process (exo doctor says whether it can)")
+	cmd.Flags().StringVar(&f.mode, "executor-mode", "", "session mode of an ACP agent, one it offers (default: the one chosen before for the session, else one in which the agent asks exo before acting)")
 	return cmd
 }
 
@@ -166,7 +169,7 @@ func (e *env) run(ctx context.Context, c api.Client, f runFlags, prompt string) 
 		defer w.Close()
 	}
 	started, err := c.StartTurn(ctx, api.TurnRequest{Session: s.ID, Text: prompt, Source: "run", MaxSteps: f.maxSteps,
-		AutoApprove: f.yes, Headless: true, OverrideGovernance: f.override, Executor: f.executor, NativeTools: f.nativeTools, Approval: f.approval, AllowUnconfined: f.unconfined})
+		AutoApprove: f.yes, Headless: true, OverrideGovernance: f.override, Executor: f.executor, NativeTools: f.nativeTools, Approval: f.approval, AllowUnconfined: f.unconfined, ExecutorMode: f.mode})
 	if err != nil {
 		return startErr(err)
 	}

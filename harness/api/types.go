@@ -96,6 +96,9 @@ type TurnRequest struct {
 	// AllowUnconfined runs an agent that acts itself (native tools, ACP agents) even where its
 	// process cannot be fully confined: the user's explicit consent.
 	AllowUnconfined bool `json:"allow_unconfined,omitempty"`
+	// ExecutorMode is the session mode an ACP agent runs in (one it offers); empty keeps the one
+	// the user chose before for the session's agent, else exo picks one in which the agent asks.
+	ExecutorMode string `json:"executor_mode,omitempty"`
 }
 
 // TurnStarted identifies a started turn.

@@ -33,6 +33,9 @@ type Options struct {
 	// AllowUnconfined runs an agent that acts itself (native tools, ACP agents) even where its
 	// process cannot be fully confined: the user's explicit consent.
 	AllowUnconfined bool
+	// Mode is the session mode an ACP agent runs in; empty lets exo pick one in which the agent
+	// asks exo before it acts. Other executors have no modes.
+	Mode string
 }
 
 // Default is the name of exo's own executor.
@@ -43,6 +46,9 @@ func Names() []string { return []string{Default, claude.Name, codex.Name, acp.Pr
 
 // Open returns the executor named name ("" is exo's own).
 func Open(h *harness.Harness, name string, o Options) (Runner, error) {
+	if o.Mode != "" && !IsACP(name) {
+		return nil, fmt.Errorf("--executor-mode applies to ACP agents (acp:COMMAND), not to %s", firstNonEmpty(name, Default))
+	}
 	switch name {
 	case "", Default:
 		return &own{Executor: executor.New(h, o.Exec), h: h}, nil
@@ -56,10 +62,13 @@ func Open(h *harness.Harness, name string, o Options) (Runner, error) {
 		if err != nil {
 			return nil, err
 		}
-		return acp.New(h, acp.Options{Exec: o.Exec, Command: cmd, AllowUnconfined: o.AllowUnconfined})
+		return acp.New(h, acp.Options{Exec: o.Exec, Command: cmd, AllowUnconfined: o.AllowUnconfined, Mode: o.Mode})
 	}
 	return nil, fmt.Errorf("unknown executor %q (known: %v)", name, Names())
 }
+
+// IsACP reports whether name is an ACP agent's (acp:COMMAND [ARGS]): only those have modes.
+func IsACP(name string) bool { return strings.HasPrefix(name, acp.Prefix) }
 
 // own is exo's executor as a Runner: it records executor.selected when a session comes back to
 // it from another executor.

@@ -94,11 +94,27 @@ func TestSelectedExecutorRunsTheNextTurn(t *testing.T) {
 	if len(all) != 1 || all[0].Executor != "acp:"+bin {
 		t.Fatalf("sessions list the executor as %q", all[0].Executor)
 	}
+	// The agent's mode: chosen for a turn, kept as the session's for the next ones.
+	for _, mode := range []string{"plan", ""} {
+		ts, err := svc.StartTurn(ctx, api.TurnRequest{Session: s.ID, Text: "do the tiny thing", Headless: true, AutoApprove: true, ExecutorMode: mode})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res, err := svc.WaitTurn(ctx, s.ID, ts.ID); err != nil || res.Failure != "" {
+			t.Fatalf("turn in mode %q: %v %+v", mode, err, res)
+		}
+		if st, _ := h.State(s.ID); st.ExecutorMode != "plan" || st.AgentMode != "plan" {
+			t.Fatalf("after a turn asking for mode %q: the session's %q, the agent's %q", mode, st.ExecutorMode, st.AgentMode)
+		}
+	}
 	if _, err := svc.SelectExecutor(ctx, s.ID, "default"); err != nil {
 		t.Fatal(err)
 	}
-	if st, _ := h.State(s.ID); st.Executor != "default" {
-		t.Fatalf("executor after switching back: %q", st.Executor)
+	if st, _ := h.State(s.ID); st.Executor != "default" || st.ExecutorMode != "" {
+		t.Fatalf("executor after switching back: %q (mode %q)", st.Executor, st.ExecutorMode)
+	}
+	if _, err := svc.StartTurn(ctx, api.TurnRequest{Session: s.ID, Text: "hi", Headless: true, ExecutorMode: "plan"}); !errors.Is(err, api.ErrInvalid) {
+		t.Fatalf("a mode for exo's own executor: %v", err)
 	}
 }
 

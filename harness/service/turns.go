@@ -204,6 +204,9 @@ func isBusy(err error) bool { return errors.Is(err, api.ErrBusy) }
 // the session's log names (opened once per name and tool mode, kept for later turns).
 func (s *Service) turnFunc(sessionID string, req api.TurnRequest, source string, to executor.TurnOptions) (func(context.Context) (harness.TurnResult, error), error) {
 	name := executors.ForSession(s.h, sessionID, req.Executor)
+	if req.ExecutorMode != "" && !executors.IsACP(name) {
+		return nil, invalid(fmt.Errorf("--executor-mode applies to ACP agents (acp:COMMAND), and this turn runs with %s", name))
+	}
 	if name == executors.Default || name == "" {
 		return func(ctx context.Context) (harness.TurnResult, error) {
 			if err := s.backToDefault(sessionID); err != nil {
@@ -213,7 +216,8 @@ func (s *Service) turnFunc(sessionID string, req api.TurnRequest, source string,
 		}, nil
 	}
 	native := s.nativeTools(sessionID, name, req)
-	key := fmt.Sprintf("%s native=%v headless=%v yes=%v approval=%s unconfined=%v", name, native, to.Headless, to.AutoApprove, to.Approval, req.AllowUnconfined)
+	mode := s.executorMode(sessionID, name, req)
+	key := fmt.Sprintf("%s native=%v headless=%v yes=%v approval=%s unconfined=%v mode=%q", name, native, to.Headless, to.AutoApprove, to.Approval, req.AllowUnconfined, mode)
 	s.runMu.Lock()
 	defer s.runMu.Unlock()
 	r := s.runners[key]
@@ -221,7 +225,7 @@ func (s *Service) turnFunc(sessionID string, req api.TurnRequest, source string,
 		xo := s.xo
 		xo.Headless, xo.AutoApprove, xo.Approval = to.Headless, to.AutoApprove, to.Approval
 		var err error
-		if r, err = executors.Open(s.h, name, executors.Options{Exec: xo, NativeTools: native, AllowUnconfined: req.AllowUnconfined}); err != nil {
+		if r, err = executors.Open(s.h, name, executors.Options{Exec: xo, NativeTools: native, AllowUnconfined: req.AllowUnconfined, Mode: mode}); err != nil {
 			return nil, invalid(err)
 		}
 		s.runners[key] = r
@@ -240,6 +244,19 @@ func (s *Service) nativeTools(sessionID, name string, req api.TurnRequest) bool 
 	}
 	st, err := s.h.State(sessionID)
 	return err == nil && st.Executor == name && st.ExecutorNative
+}
+
+// executorMode is the agent mode a turn runs in: the request's, else the one the user chose
+// before for the session's agent (a setting of the session, kept until another executor is
+// selected), else none (exo picks).
+func (s *Service) executorMode(sessionID, name string, req api.TurnRequest) string {
+	if req.ExecutorMode != "" {
+		return req.ExecutorMode
+	}
+	if st, err := s.h.State(sessionID); err == nil && st.Executor == name {
+		return st.ExecutorMode
+	}
+	return ""
 }
 
 // SelectExecutor records executor.selected for name when it can run here and is not the one in

@@ -33,6 +33,9 @@ type Options struct {
 	Command []string
 	// Env are extra variables for the agent (on top of exo's allow-list and endpoint variables).
 	Env map[string]string
+	// Mode is the session mode to run the agent in (one of those it offers); empty picks one in
+	// which the agent asks exo before it acts.
+	Mode string
 	// AllowUnconfined runs the agent even where its process cannot be fully confined (the
 	// user's explicit consent; what is missing is recorded and shown).
 	AllowUnconfined bool

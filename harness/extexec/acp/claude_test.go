@@ -89,6 +89,11 @@ func TestClaudeAdapterPermissionStreamAndKeys(t *testing.T) {
 	if len(sel) != 1 || !strings.Contains(sel[0].Version, "claude-agent-acp") {
 		t.Fatalf("executor.selected %+v", sel)
 	}
+	// The adapter starts in auto (a model decides); exo put it in default, where it asks.
+	ms := payloads[harness.ExecutorMode](t, evs, harness.TypeExecutorMode)
+	if len(ms) != 1 || ms[0].Mode != "default" || ms[0].By != harness.ModeByExo || !ms[0].Asks || !strings.Contains(strings.Join(ms[0].Available, " "), "auto") {
+		t.Fatalf("executor.mode %+v", ms)
+	}
 	// The sealed key reaches the model server only in the auth header.
 	for i, r := range f.srv.Requests() {
 		noKey(t, fmt.Sprintf("request %d body", i), r.Body)

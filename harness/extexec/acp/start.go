@@ -2,12 +2,9 @@ package acp
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"log/slog"
-	"os"
-	"path/filepath"
 	"strings"
 	"sync"
 	"time"
@@ -38,11 +35,23 @@ type proc struct {
 	tools   *toolCalls
 	terms   *terminals
 
+	// modes are the session modes the agent offers.
+	modes *sdk.SessionModeState
+
 	// mu guards the running turn, which session updates are recorded into (none between turns,
-	// nor while session/load replays the agent's history).
+	// nor while session/load replays the agent's history), and the records waiting to be
+	// written (pending, until the session's first turn once opened is set).
 	mu      sync.Mutex
 	turn    *extexec.Turn
 	turnCtx context.Context
+	pending []harness.Record
+	opened  bool
+	// viewLen is the length of exo's prompt view the agent's session holds.
+	viewLen int
+	curMode sdk.SessionModeId
+	// commands are the commands the agent last listed; usage its last account of usage.
+	commands []harness.AgentCommand
+	usage    *harness.AgentUsage
 }
 
 // Start launches the agent for a session whose conversation so far is history, and opens an ACP
@@ -108,11 +117,13 @@ func (pr *proc) open(history []provider.Message) error {
 	mcp := []sdk.McpServer{{Http: &sdk.McpServerHttpInline{Type: "http", Name: "exo", Url: ep.URL() + extexec.MCPPath,
 		Headers: []sdk.HttpHeader{{Name: "Authorization", Value: "Bearer " + ep.Token()}}}}}
 	var modes *sdk.SessionModeState
-	if saved, ok := pr.savedSession(); ok {
+	if saved, since, ok := pr.savedSession(history); ok {
 		res, err := pr.conn.LoadSession(ctx, sdk.LoadSessionRequest{SessionId: saved, Cwd: pr.s.Workspace, McpServers: mcp})
 		if err == nil {
 			pr.session, pr.loaded, modes = saved, true, res.Modes
+			pr.history = sinceText(since)
 		}
+		pr.queue(harness.MustRecord(harness.TypeAgentSession, harness.ActorHarness, loadRecord(pr.a.name, string(saved), len(since), err)))
 	}
 	if !pr.loaded {
 		res, err := pr.conn.NewSession(ctx, sdk.NewSessionRequest{Cwd: pr.s.Workspace, McpServers: mcp})
@@ -124,68 +135,8 @@ func (pr *proc) open(history []provider.Message) error {
 		}
 		pr.session, modes, pr.history = res.SessionId, res.Modes, historyText(history)
 	}
-	_ = os.Remove(pr.savedPath()) // a process that dies mid-turn must not be resumed from it
-	if modes != nil && modes.CurrentModeId != "default" {
-		for _, m := range modes.AvailableModes {
-			if m.Id == "default" { // the mode in which every tool use is asked (claude-agent-acp starts in auto)
-				if _, err := pr.conn.SetSessionMode(ctx, sdk.SetSessionModeRequest{SessionId: pr.session, ModeId: "default"}); err != nil {
-					return pr.startErr("session/set_mode", err)
-				}
-			}
-		}
-	}
-	return nil
-}
-
-// saved is what exo keeps of an agent session to load it in a later process: the ACP session
-// and the log position (branch and head) its conversation corresponds to.
-type saved struct {
-	Agent   string `json:"agent"`
-	Session string `json:"session"`
-	Branch  string `json:"branch"`
-	Head    uint64 `json:"head"`
-}
-
-func (pr *proc) savedPath() string { return filepath.Join(pr.ss.Dirs.Root, "acp-session.json") }
-
-// savedSession returns the agent session to load: one this agent saved at the log's current
-// head on the session's branch (nothing happened since that the agent does not know).
-func (pr *proc) savedSession() (sdk.SessionId, bool) {
-	if !pr.canLoad {
-		return "", false
-	}
-	b, err := os.ReadFile(pr.savedPath())
-	if err != nil {
-		return "", false
-	}
-	var sv saved
-	if json.Unmarshal(b, &sv) != nil || sv.Agent != pr.a.name || sv.Session == "" || sv.Branch != pr.s.Branch {
-		return "", false
-	}
-	st, err := pr.a.h.State(pr.s.ID)
-	if err != nil || st.Head != sv.Head {
-		return "", false
-	}
-	return sdk.SessionId(sv.Session), true
-}
-
-// save notes the agent session for a later process, when the agent can load it and is idle.
-func (pr *proc) save() {
-	pr.mu.Lock()
-	busy := pr.turn != nil
-	pr.mu.Unlock()
-	if !pr.canLoad || busy || pr.p.Exited() {
-		return
-	}
-	st, err := pr.a.h.State(pr.s.ID)
-	if err != nil || pr.ss.Log.Flush() != nil {
-		return
-	}
-	if st, err = pr.a.h.State(pr.s.ID); err != nil {
-		return
-	}
-	b, _ := json.Marshal(saved{Agent: pr.a.name, Session: string(pr.session), Branch: pr.s.Branch, Head: st.Head})
-	_ = os.WriteFile(pr.savedPath(), b, 0o600)
+	pr.viewLen = len(history)
+	return pr.setMode(ctx, modes)
 }
 
 // startErr adds the agent's error output to a start-up failure.
@@ -197,32 +148,6 @@ func (pr *proc) startErr(step string, err error) error {
 	return fmt.Errorf("acp %s: %w", step, err)
 }
 
-// historyText renders the conversation so far for an agent that cannot be given it otherwise.
-func historyText(msgs []provider.Message) string {
-	if len(msgs) == 0 {
-		return ""
-	}
-	var b strings.Builder
-	b.WriteString("[The conversation so far in this session, as exo recorded it. Continue from it.]\n")
-	for _, m := range msgs {
-		switch m.Role {
-		case provider.RoleAssistant:
-			if m.Text != "" {
-				b.WriteString("\nAssistant: " + m.Text + "\n")
-			}
-			for _, c := range m.ToolCalls {
-				fmt.Fprintf(&b, "\nAssistant called %s %s\n", c.Name, c.Arguments)
-			}
-		case provider.RoleTool:
-			fmt.Fprintf(&b, "\nTool result: %s\n", m.Text)
-		default:
-			b.WriteString("\nUser: " + m.Text + "\n")
-		}
-	}
-	b.WriteString("\n[End of the conversation so far.]\n\n")
-	return b.String()
-}
-
 // Alive reports whether the agent still runs.
 func (pr *proc) Alive() bool { return !pr.p.Exited() }
 
@@ -230,9 +155,8 @@ func (pr *proc) Alive() bool { return !pr.p.Exited() }
 // exo; an agent that sandboxes its commands itself nests its sandbox in exo's).
 func (pr *proc) Enforcement() *sandbox.Enforcement { return pr.p.Enforcement() }
 
-// Stop saves the agent session for a later process, kills the agent's terminals and ends it.
+// Stop kills the agent's terminals and ends it (its session was saved after its last turn).
 func (pr *proc) Stop() error {
-	pr.save()
 	pr.terms.killAll(pr)
 	pr.p.Stop(3 * time.Second)
 	return nil

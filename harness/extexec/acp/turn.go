@@ -31,11 +31,24 @@ func (pr *proc) prompt(text string) <-chan promptDone {
 }
 
 // Turn sends the prompt and records the agent's session updates until its answer; Ctrl-C sends
-// session/cancel (and kills the agent if it does not stop).
+// session/cancel (and kills the agent if it does not stop). The agent's session is saved for a
+// later process once the turn is over (and forgotten while it runs).
 func (pr *proc) Turn(ctx context.Context, t *extexec.Turn, text string) error {
+	pr.forget()
+	err := pr.run(ctx, t, text)
+	pr.flushUsage()
+	if err == nil {
+		pr.save()
+	}
+	return err
+}
+
+// run is Turn's work.
+func (pr *proc) run(ctx context.Context, t *extexec.Turn, text string) error {
 	pr.mu.Lock()
-	pr.turn, pr.turnCtx = t, ctx
+	pr.turn, pr.turnCtx, pr.opened = t, ctx, true
 	pr.mu.Unlock()
+	pr.flushQueued()
 	defer pr.endTurn()
 	text, pr.history = pr.history+text, ""
 	t.Expect(text)

@@ -166,6 +166,9 @@ func fromUpdate(v any) toolCall {
 // the agent ran itself are recorded when they end (exo's own tools record themselves). Updates
 // outside a turn (session/load replaying history, late ones) are dropped.
 func (pr *proc) update(u sdk.SessionUpdate) {
+	if pr.besides(u) {
+		return
+	}
 	pr.mu.Lock()
 	defer pr.mu.Unlock()
 	t := pr.turn

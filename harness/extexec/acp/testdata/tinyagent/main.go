@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 )
 
@@ -55,6 +56,29 @@ func update(session string, u map[string]any) {
 
 func say(session, text string) {
 	update(session, map[string]any{"sessionUpdate": "agent_message_chunk", "content": map[string]any{"type": "text", "text": text}})
+}
+
+// modes are the session modes tinyagent offers: it starts in auto, where an agent would act
+// without asking, and has an "ask" mode described as asking.
+var modes = map[string]any{"currentModeId": "auto", "availableModes": []map[string]any{
+	{"id": "auto", "name": "Auto", "description": "Acts without asking"},
+	{"id": "careful", "name": "Careful", "description": "Always ask before making changes"},
+	{"id": "plan", "name": "Plan", "description": "Plans first"},
+}}
+
+// updates sends the session updates beside the conversation (as real agents send them: see
+// ../acp_updates.jsonl), then ends the turn.
+func updates(id json.RawMessage, session string) {
+	update(session, map[string]any{"sessionUpdate": "current_mode_update", "currentModeId": "plan"})
+	update(session, map[string]any{"sessionUpdate": "available_commands_update", "availableCommands": []map[string]any{
+		{"name": "review", "description": "Review the changes", "input": nil}, {"name": "init", "description": "Write AGENTS.md"}}})
+	update(session, map[string]any{"sessionUpdate": "plan", "entries": []map[string]any{
+		{"content": "Read the code", "priority": "high", "status": "completed"},
+		{"content": "Fix the bug", "priority": "medium", "status": "in_progress"},
+		{"content": "Run the tests", "priority": "low", "status": "pending"}}})
+	update(session, map[string]any{"sessionUpdate": "usage_update", "used": 3117, "size": 200000, "cost": map[string]any{"amount": 0.04723, "currency": "USD"}})
+	say(session, "Planned.")
+	send(map[string]any{"jsonrpc": "2.0", "id": id, "result": map[string]any{"stopReason": "end_turn"}})
 }
 
 // prompt does the scripted work and answers the prompt request.
@@ -115,8 +139,25 @@ func main() {
 			}
 			json.Unmarshal(m.Params, &p)
 			cwd = p.Cwd
-			send(map[string]any{"jsonrpc": "2.0", "id": m.ID, "result": map[string]any{"sessionId": "tiny-1"}})
+			send(map[string]any{"jsonrpc": "2.0", "id": m.ID, "result": map[string]any{"sessionId": "tiny-1", "modes": modes}})
+		case "session/set_mode":
+			var p struct {
+				ModeID string `json:"modeId"`
+			}
+			json.Unmarshal(m.Params, &p)
+			modes["currentModeId"] = p.ModeID
+			send(map[string]any{"jsonrpc": "2.0", "id": m.ID, "result": map[string]any{}})
 		case "session/prompt":
+			var p struct {
+				Prompt []struct {
+					Text string `json:"text"`
+				} `json:"prompt"`
+			}
+			json.Unmarshal(m.Params, &p)
+			if len(p.Prompt) > 0 && strings.Contains(p.Prompt[0].Text, "updates only") {
+				go updates(m.ID, "tiny-1")
+				continue
+			}
 			go prompt(m.ID, "tiny-1")
 		case "session/cancel":
 		default:

@@ -1,0 +1,86 @@
+package acp
+
+import (
+	"slices"
+
+	sdk "github.com/coder/acp-go-sdk"
+
+	"exo/harness"
+)
+
+// besides records the session updates that are not the conversation: the agent's plan (as a
+// checklist), the commands it offers (when they change) and its own account of usage (kept
+// until the turn ends, the newest winning). It reports whether u was one of them. A plan or
+// usage from before the session's first turn (session/load replaying the agent's history) is
+// dropped.
+func (pr *proc) besides(u sdk.SessionUpdate) bool {
+	switch {
+	case u.CurrentModeUpdate != nil:
+		pr.modeChanged(u.CurrentModeUpdate)
+	case u.AvailableCommandsUpdate != nil:
+		pr.commandsChanged(u.AvailableCommandsUpdate.AvailableCommands)
+	case u.Plan != nil:
+		if pr.isOpen() {
+			pr.queue(harness.MustRecord(harness.TypeAgentPlan, harness.ActorHarness, planRecord(pr.a.name, u.Plan.Entries)))
+			pr.flushQueued()
+		}
+	case u.UsageUpdate != nil:
+		if pr.isOpen() {
+			rec := harness.AgentUsage{Executor: pr.a.name, Context: u.UsageUpdate.Used, Window: u.UsageUpdate.Size}
+			if c := u.UsageUpdate.Cost; c != nil {
+				rec.Cost, rec.Currency = c.Amount, c.Currency
+			}
+			pr.mu.Lock()
+			pr.usage = &rec
+			pr.mu.Unlock()
+		}
+	default:
+		return false
+	}
+	return true
+}
+
+// isOpen reports whether the session has had its first turn.
+func (pr *proc) isOpen() bool {
+	pr.mu.Lock()
+	defer pr.mu.Unlock()
+	return pr.opened
+}
+
+// planRecord is an ACP plan as agent.plan.
+func planRecord(agent string, entries []sdk.PlanEntry) harness.AgentPlan {
+	p := harness.AgentPlan{Executor: agent, Steps: []harness.PlanStep{}}
+	for _, e := range entries {
+		p.Steps = append(p.Steps, harness.PlanStep{Text: e.Content, Status: string(e.Status), Priority: string(e.Priority)})
+	}
+	return p
+}
+
+// commandsChanged records the commands the agent offers when they differ from the last list.
+func (pr *proc) commandsChanged(cmds []sdk.AvailableCommand) {
+	rec := harness.AgentCommands{Executor: pr.a.name, Commands: []harness.AgentCommand{}}
+	for _, c := range cmds {
+		rec.Commands = append(rec.Commands, harness.AgentCommand{Name: c.Name, Description: c.Description})
+	}
+	pr.mu.Lock()
+	same := pr.commands != nil && slices.Equal(pr.commands, rec.Commands)
+	pr.commands = rec.Commands
+	pr.mu.Unlock()
+	if same {
+		return
+	}
+	pr.queue(harness.MustRecord(harness.TypeAgentCommands, harness.ActorHarness, rec))
+	pr.flushQueued()
+}
+
+// flushUsage records the agent's last account of usage in the turn.
+func (pr *proc) flushUsage() {
+	pr.mu.Lock()
+	u := pr.usage
+	pr.usage = nil
+	pr.mu.Unlock()
+	if u != nil {
+		pr.queue(harness.MustRecord(harness.TypeAgentUsage, harness.ActorHarness, *u))
+		pr.flushQueued()
+	}
+}
