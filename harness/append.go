@@ -121,6 +121,7 @@ func (h *Harness) putCheckpoint(branch string, at uint64, blob []byte) {
 			"branch", branch, "seq", at, "bytes", len(blob), "error", err)
 		return
 	}
+	failpoint.Hit("checkpoint.stored") // tests kill exo between a checkpoint and its prune
 	if h.keepCheckpoints {
 		return
 	}

@@ -5,6 +5,8 @@ import (
 	"io/fs"
 	"path/filepath"
 	"sort"
+
+	"exo/internal/failpoint"
 )
 
 // GCItem is one of exo's folders that no live session uses any more.
@@ -67,6 +69,9 @@ func (h *Harness) GC(dryRun bool) (GCReport, error) {
 			rep.Items = append(rep.Items, GCItem{Path: p, Kind: g.kind, Bytes: duBytes(p)})
 		}
 	}
+	if !dryRun {
+		failpoint.Hit("gc.before-checkpoints")
+	}
 	if err := h.gcCheckpoints(dryRun, &rep); err != nil {
 		return rep, err
 	}
@@ -79,6 +84,8 @@ func (h *Harness) GC(dryRun bool) (GCReport, error) {
 		if err := h.removeOwned(it.Path); err != nil {
 			rep.Problems = append(rep.Problems, err.Error())
 		}
+		failpoint.Hit("gc.remove") // "gc.remove#N" kills exo after the Nth folder
+
 	}
 	return rep, nil
 }

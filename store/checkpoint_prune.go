@@ -3,6 +3,8 @@ package store
 import (
 	"fmt"
 	"math/bits"
+
+	"exo/internal/failpoint"
 )
 
 // Checkpoint retention. A checkpoint is the whole projection as of its seq, so it grows with
@@ -76,6 +78,7 @@ func (s *Store) PruneCheckpoints(projection, branch string) (int, error) {
 			return dropped, fmt.Errorf("prune checkpoints %s of %s: %w", projection, branch, err)
 		}
 		dropped += cut.removed
+		failpoint.Hit("prune.commit") // "prune.commit#N" kills exo after the Nth commit of a prune
 		if cut.parts != nil {
 			if err := s.dropParts(cut.parts); err != nil {
 				return dropped, fmt.Errorf("prune checkpoints %s of %s: parts of a dropped checkpoint: %w", projection, branch, err)
@@ -83,6 +86,7 @@ func (s *Store) PruneCheckpoints(projection, branch string) (int, error) {
 		}
 		drop = drop[cut.consumed:]
 	}
+	failpoint.Hit("prune.before-sweep")
 	if _, err := s.sweepOrphanParts(projection, branch); err != nil {
 		return dropped, fmt.Errorf("prune checkpoints %s of %s: %w", projection, branch, err)
 	}
