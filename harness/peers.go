@@ -136,10 +136,13 @@ func (h *Harness) TakeOver(ref string) (*Session, error) {
 // WatchPeers publishes what other daemons on a shared store do to their sessions, until ctx
 // ends: each batch of events appended to a peer session's branch arrives as a Notice with
 // Peer set (and a session record change or a daemon leaving as one without events), so
-// clients refresh their siblings. After a watch fell behind a compaction it reads every peer
-// branch from the last seq it published, so nothing is missed. A peer record or branch that
-// cannot be read is skipped and passed to warn. It returns at once on a local store, and with
-// an error when it cannot start (the caller tries again).
+// clients refresh their siblings. Once its watch has started it announces every peer session
+// it listed (a Notice without events each): what other daemons did before then (while the
+// cluster did not answer and the caller was trying again, or between a client's listing and
+// this start) reaches clients too, not only what comes after. After a watch fell behind a
+// compaction it reads every peer branch from the last seq it published, so nothing is missed.
+// A peer record or branch that cannot be read is skipped and passed to warn. It returns at
+// once on a local store, and with an error when it cannot start (the caller tries again).
 func (h *Harness) WatchPeers(ctx context.Context, warn func(error)) error {
 	if h.st.Node() == "" {
 		return nil
@@ -162,6 +165,9 @@ func (h *Harness) WatchPeers(ctx context.Context, warn func(error)) error {
 	w := peerWatch{h: h, warn: warn, byBranch: map[string]*PeerSession{}, seen: map[string]uint64{}}
 	for i := range peers {
 		w.track(&peers[i])
+	}
+	for _, p := range peers { // after the watch's revision is set: a later change comes from the watch
+		h.Publish(Notice{Session: p.Session.ID, Peer: p.Node})
 	}
 	for c := range ch {
 		w.apply(c)

@@ -178,3 +178,66 @@ func TestEtcdWatchReportsDeletionsAfterCompaction(t *testing.T) {
 	b.DeleteRecord(Sessions, "s2")
 	next(func(c Change) bool { return c.Kind == ChangeRecord && c.Key == "s2" && c.Deleted && !c.Resync }, "s2 deleted live")
 }
+
+// TestEtcdWatchAcrossRestart: the only member goes down and comes back on its data. Its
+// revision does not go back, and watches from before the restart (one started while it was
+// down) and one made right after it all see a change made once it is back.
+func TestEtcdWatchAcrossRestart(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts an etcd server")
+	}
+	t.Parallel()
+	c := etcdtest.Start(t, 1, etcdtest.Options{})
+	a := openNode(t, c.Endpoints, "restart", "a", 0)
+	b := openNode(t, c.Endpoints, "restart", "b", 0)
+	if err := b.PutRecord(Sessions, "s0", []byte(`{"id":"s0"}`)); err != nil {
+		t.Fatal(err)
+	}
+	before, err := a.Revision()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	up, err := a.Watch(ctx, before)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.Kill(0)
+	down, err := a.Watch(ctx, before) // from a known revision: starts without the cluster
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.Restart(0)
+	after, err := a.Revision()
+	if err != nil {
+		t.Fatalf("revision after the restart: %v", err)
+	}
+	if after < before {
+		t.Fatalf("revision went back from %d to %d across the restart", before, after)
+	}
+	fresh, err := a.Watch(ctx, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := b.PutRecord(Sessions, "s1", []byte(`{"id":"s1"}`)); err != nil {
+		t.Fatalf("write after the restart: %v", err)
+	}
+	for name, ch := range map[string]<-chan Change{"made before the restart": up, "made while the member was down": down, "made after the restart": fresh} {
+		deadline := time.After(60 * time.Second)
+	wait:
+		for {
+			select {
+			case c, ok := <-ch:
+				if !ok {
+					t.Fatalf("the watch %s ended", name)
+				}
+				if c.Kind == ChangeRecord && c.Node == "b" && c.Key == "s1" {
+					break wait
+				}
+			case <-deadline:
+				t.Fatalf("the watch %s never saw s1", name)
+			}
+		}
+	}
+}
