@@ -179,7 +179,7 @@ func guard(path string, fn func() error) (err error) {
 
 // maxPlausibleSchema bounds the schema versions a later exo could have written: one step per
 // layout change leaves this far away, so a larger number is a damaged meta page, not the future.
-const maxPlausibleSchema = 1 << 16
+const maxPlausibleSchema = SchemaVersion + 100
 
 // checkSchema verifies the magic and schema version of an opened database.
 func checkSchema(path string, tx kvTx) error {
@@ -216,7 +216,7 @@ func checkSchema(path string, tx kvTx) error {
 		return fmt.Errorf("open %s: schema version %x is no version any exo writes: %w (%s)", path, sv, ErrCorrupt, wayOut)
 	}
 	if v > SchemaVersion {
-		return fmt.Errorf("open %s: schema %d, this exo reads %d: %w (upgrade exo)", path, v, SchemaVersion, ErrNewerSchema)
+		return fmt.Errorf("open %s: schema %d, this exo reads %d: %w (upgrade exo; if no newer exo ever wrote this file, it is damaged: %s)", path, v, SchemaVersion, ErrNewerSchema, wayOut)
 	}
 	if v == 0 {
 		return fmt.Errorf("open %s: missing schema version: %w", path, ErrCorrupt)
