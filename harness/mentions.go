@@ -131,25 +131,47 @@ func (h *Harness) attachOne(d *sandbox.Dir, ws, mention string) (Attachment, boo
 	return a, true
 }
 
-// readAttachment reads a regular file's first MaxAttachBytes; binary content is refused.
+// readAttachment reads a regular file's first MaxAttachBytes; binary content is refused. The
+// text is redacted before it is cut, from a read long enough that a secret straddling the cut
+// is whole when redacted (a cut first would leave the secret's first part in the prompt).
 func (h *Harness) readAttachment(d *sandbox.Dir, a *Attachment) {
-	b, err := d.ReadFileLimit(a.Path, MaxAttachBytes+1)
+	margin := 0
+	if r := h.redactor(); r != nil {
+		margin = r.Longest()
+	}
+	limit := MaxAttachBytes + margin
+	b, err := d.ReadFileLimit(a.Path, int64(limit)+1)
 	if err != nil {
 		a.Note = "not attached: " + err.Error()
 		return
 	}
-	if len(b) > MaxAttachBytes {
-		b, a.Truncated = b[:MaxAttachBytes], true
+	more := len(b) > limit // the file goes on past what was read
+	if more {
+		b = b[:limit]
 		for len(b) > 0 && !utf8.Valid(b[len(b)-min(len(b), 3):]) {
 			b = b[:len(b)-1] // do not end inside a character
 		}
-		a.Note = fmt.Sprintf("only the first %d KiB of %d bytes are attached", MaxAttachBytes>>10, a.Size)
 	}
 	if bytes.IndexByte(b, 0) >= 0 || !utf8.Valid(b) {
-		a.Note, a.Truncated = "not attached: a binary file", false
+		a.Note = "not attached: a binary file"
 		return
 	}
-	a.Content = string(b)
+	a.Content = h.Redact(string(b))
+	if more || len(a.Content) > MaxAttachBytes {
+		a.Content, a.Truncated = cutText(a.Content, MaxAttachBytes), true
+		a.Note = fmt.Sprintf("only the first %d KiB of %d bytes are attached", MaxAttachBytes>>10, a.Size)
+	}
+}
+
+// cutText cuts text to at most n bytes, on a character boundary.
+func cutText(text string, n int) string {
+	if len(text) <= n {
+		return text
+	}
+	for n > 0 && !utf8.RuneStart(text[n]) {
+		n--
+	}
+	return text[:n]
 }
 
 // listFolder lists a mentioned folder's entries (what .gitignore leaves in), one a line.

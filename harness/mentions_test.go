@@ -1,11 +1,14 @@
 package harness
 
 import (
+	"net"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 )
 
 // TestMentions finds @path mentions: at the start or after a space, quoted, without trailing
@@ -149,5 +152,85 @@ func TestListFiles(t *testing.T) {
 	}
 	if _, err := h.ListFiles("no-such-session"); err == nil {
 		t.Fatal("listed the files of a session that does not exist")
+	}
+}
+
+// TestAttachAttacks mentions what an agent can plant in the workspace: a named pipe and a
+// socket (attached as notes, without blocking), a 2 GiB sparse file (cut, never read whole),
+// invalid UTF-8, /proc through an absolute path and through "..", and files holding a sealed
+// secret: whole, and straddling the 256 KiB cut, where cutting before redacting left the
+// secret's first bytes for the model. Nothing of the secret is in any attachment.
+func TestAttachAttacks(t *testing.T) {
+	h, ws := attachSetup(t)
+	const secret = "sk-live-9f8e7d6c5b4a39281706ZYXWVUTSRQ"
+	if err := h.SetSecret("tok", []byte(secret)); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Mkfifo(filepath.Join(ws, "pipe"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	l, err := net.Listen("unix", filepath.Join(ws, "sock"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	big, _ := os.Create(filepath.Join(ws, "huge.txt"))
+	big.WriteString("text at the start\n")
+	big.Truncate(2 << 30)
+	big.Close()
+	os.WriteFile(filepath.Join(ws, "bad.txt"), []byte("abc\xff\xfe def"), 0o644)
+	os.WriteFile(filepath.Join(ws, "whole.txt"), []byte("the key is "+secret+"\n"), 0o644)
+	os.WriteFile(filepath.Join(ws, "cut.txt"), []byte(strings.Repeat("a", MaxAttachBytes-10)+secret+"\n"+strings.Repeat("b", 100)), 0o644)
+	s, _ := h.NewSession(NewSessionOptions{Name: "a", Workspace: ws})
+	type result struct {
+		atts []Attachment
+		err  error
+	}
+	done := make(chan result, 1)
+	go func() {
+		atts, err := h.Attach(s.ID, "@pipe @sock @huge.txt @bad.txt @whole.txt @cut.txt @/proc/self/environ @../../../../../../proc/self/environ")
+		done <- result{atts, err}
+	}()
+	var r result
+	select {
+	case r = <-done:
+	case <-time.After(60 * time.Second):
+		t.Fatal("attaching the planted files did not return")
+	}
+	if r.err != nil {
+		t.Fatal(r.err)
+	}
+	by := map[string]Attachment{}
+	for _, a := range r.atts {
+		by[a.Path] = a
+	}
+	if len(r.atts) != 6 {
+		t.Fatalf("%d attachments: %v", len(r.atts), r.atts)
+	}
+	for _, p := range []string{"pipe", "sock"} {
+		if a := by[p]; a.Content != "" || !strings.Contains(a.Note, "not a regular file") {
+			t.Errorf("%s: %+v", p, a)
+		}
+	}
+	if a := by["huge.txt"]; len(a.Content) > MaxAttachBytes || a.Size != 2<<30 || a.Note == "" {
+		t.Errorf("huge.txt: %d bytes attached, size %d, note %q", len(a.Content), a.Size, a.Note)
+	}
+	if a := by["bad.txt"]; a.Content != "" || !strings.Contains(a.Note, "binary") {
+		t.Errorf("bad.txt: %+v", a)
+	}
+	if a := by["whole.txt"]; !strings.Contains(a.Content, "‹secret:tok›") {
+		t.Errorf("whole.txt: %q", a.Content)
+	}
+	if a := by["cut.txt"]; !a.Truncated || len(a.Content) > MaxAttachBytes || !strings.HasPrefix(a.Content, "aaaa") {
+		t.Errorf("cut.txt: truncated %v, %d bytes", a.Truncated, len(a.Content))
+	}
+	text := AttachmentsText(r.atts)
+	for n := 6; n <= len(secret); n++ {
+		if strings.Contains(text, secret[:n]) {
+			t.Fatalf("the attachments hold the secret's first %d bytes", n)
+		}
+	}
+	if strings.Contains(text, "PATH=") {
+		t.Fatal("/proc/self/environ was attached")
 	}
 }
