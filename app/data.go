@@ -34,6 +34,8 @@ func convItem(it harness.Item) views.ConvItem {
 		c.Kind = views.KindAssistant
 	case harness.ItemThinking:
 		c.Kind = views.KindThinking
+	case harness.ItemPlan:
+		c.Kind = views.KindPlan
 	case harness.ItemTool:
 		c.Kind, c.Tool, c.ArgsSummary, c.Output, c.Diff, c.Artifact = views.KindTool, it.Tool, it.Args, it.Output, it.Diff, it.Artifact
 		c.Status, c.Duration = toolStatus(it.Status), time.Duration(it.DurationMs)*time.Millisecond

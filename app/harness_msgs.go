@@ -184,7 +184,7 @@ func (m *Model) updateInfo(msg sessionLoadedMsg) {
 	if msg.model.ContextWindow > 0 {
 		i.ContextPct = 100 * float64(st.LastContext) / float64(msg.model.ContextWindow)
 	}
-	i.TokensIn, i.TokensOut, i.Cost = st.Usage.Input, st.Usage.Output, st.Cost
+	i.TokensIn, i.TokensOut, i.Cost, i.AgentCost = st.Usage.Input, st.Usage.Output, st.Cost, st.AgentCost
 	i.Budget, _ = strconv.ParseFloat(msg.session.Settings["budget_cost"], 64)
 	i.TTFT = time.Duration(st.LastTTFTMs) * time.Millisecond
 	if msg.enforced != "" {

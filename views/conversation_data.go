@@ -15,6 +15,7 @@ const (
 	KindViolation                 // KindViolation is a policy violation.
 	KindError                     // KindError is a failure reported by the harness (e.g. model.failed).
 	KindThinking                  // KindThinking is the model's reasoning: dimmed, collapsed unless expanded.
+	KindPlan                      // KindPlan is an agent's plan: Text is a checklist, one "[x] ", "[~] " or "[ ] " step a line.
 )
 
 // ToolStatus is the state of a tool call.

@@ -41,6 +41,8 @@ func (c *Conversation) renderEntry(e *convEntry, w int) []string {
 		lines = c.renderThinking(e, w)
 	case KindNotice:
 		lines = prefixed(st.Conv.Notice.Render("• "), "  ", st.Conv.Notice.Render, e.item.Text, w)
+	case KindPlan:
+		lines = c.renderPlan(e.item.Text, w)
 	case KindDenied:
 		lines = prefixed(st.Conv.Denied.Render("⊘ "), "  ", st.Conv.Denied.Render, "secret denied: "+e.item.Text, w)
 	case KindViolation:

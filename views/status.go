@@ -19,6 +19,7 @@ type StatusInfo struct {
 	TokensOut  int           // TokensOut counts completion tokens of the session.
 	Cost       float64       // Cost is in US dollars.
 	Budget     float64       // Budget is the session's cost budget in US dollars; 0 means none.
+	AgentCost  float64       // AgentCost is an external agent's own reckoning of its cost in US dollars (agent.usage); 0 hides it.
 	TTFT       time.Duration // TTFT is the last time to first token; 0 hides it.
 	Network    bool          // Network is true when the sandbox may use the network.
 	Confined   bool          // Confined is true when writes are confined to the workspace.
@@ -199,11 +200,16 @@ func (s *StatusBar) on(style lipgloss.Style) lipgloss.Style {
 	return style.Inherit(s.common.Styles.Status.Bar)
 }
 
-// cost renders the spend, against the budget when there is one (warning from 80%).
+// cost renders the spend, against the budget when there is one (warning from 80%), and an
+// external agent's own reckoning after it.
 func (s *StatusBar) cost() string {
 	st, i := s.common.Styles.Status, s.info
+	agent := ""
+	if i.AgentCost > 0 {
+		agent = s.on(st.Key).Render(fmt.Sprintf(" (agent $%.2f)", i.AgentCost))
+	}
 	if i.Budget <= 0 {
-		return s.on(st.Key).Render("$") + s.on(st.Value).Render(fmt.Sprintf("%.2f", i.Cost))
+		return s.on(st.Key).Render("$") + s.on(st.Value).Render(fmt.Sprintf("%.2f", i.Cost)) + agent
 	}
 	style := st.Value
 	switch {
@@ -212,5 +218,5 @@ func (s *StatusBar) cost() string {
 	case i.Cost >= 0.8*i.Budget:
 		style = st.Warn
 	}
-	return s.on(st.Key).Render("$") + s.on(style).Render(fmt.Sprintf("%.2f/%.2f", i.Cost, i.Budget))
+	return s.on(st.Key).Render("$") + s.on(style).Render(fmt.Sprintf("%.2f/%.2f", i.Cost, i.Budget)) + agent
 }

@@ -26,10 +26,7 @@ func (pr *proc) besides(u sdk.SessionUpdate) bool {
 		}
 	case u.UsageUpdate != nil:
 		if pr.isOpen() {
-			rec := harness.AgentUsage{Executor: pr.a.name, Context: u.UsageUpdate.Used, Window: u.UsageUpdate.Size}
-			if c := u.UsageUpdate.Cost; c != nil {
-				rec.Cost, rec.Currency = c.Amount, c.Currency
-			}
+			rec := usageRecord(pr.a.name, u.UsageUpdate)
 			pr.mu.Lock()
 			pr.usage = &rec
 			pr.mu.Unlock()
@@ -56,12 +53,27 @@ func planRecord(agent string, entries []sdk.PlanEntry) harness.AgentPlan {
 	return p
 }
 
-// commandsChanged records the commands the agent offers when they differ from the last list.
-func (pr *proc) commandsChanged(cmds []sdk.AvailableCommand) {
-	rec := harness.AgentCommands{Executor: pr.a.name, Commands: []harness.AgentCommand{}}
+// usageRecord is an ACP usage_update as agent.usage.
+func usageRecord(agent string, u *sdk.SessionUsageUpdate) harness.AgentUsage {
+	rec := harness.AgentUsage{Executor: agent, Context: u.Used, Window: u.Size}
+	if c := u.Cost; c != nil {
+		rec.Cost, rec.Currency = c.Amount, c.Currency
+	}
+	return rec
+}
+
+// commandsRecord is an ACP available_commands_update as agent.commands.
+func commandsRecord(agent string, cmds []sdk.AvailableCommand) harness.AgentCommands {
+	rec := harness.AgentCommands{Executor: agent, Commands: []harness.AgentCommand{}}
 	for _, c := range cmds {
 		rec.Commands = append(rec.Commands, harness.AgentCommand{Name: c.Name, Description: c.Description})
 	}
+	return rec
+}
+
+// commandsChanged records the commands the agent offers when they differ from the last list.
+func (pr *proc) commandsChanged(cmds []sdk.AvailableCommand) {
+	rec := commandsRecord(pr.a.name, cmds)
 	pr.mu.Lock()
 	same := pr.commands != nil && slices.Equal(pr.commands, rec.Commands)
 	pr.commands = rec.Commands

@@ -89,6 +89,15 @@ func TestClaudeAdapterPermissionStreamAndKeys(t *testing.T) {
 	if len(sel) != 1 || !strings.Contains(sel[0].Version, "claude-agent-acp") {
 		t.Fatalf("executor.selected %+v", sel)
 	}
+	// The adapter's own account of usage (one a turn) and its commands (it lists them twice, 44
+	// then 40 of them: each list is recorded; a list sent again unchanged is not, see tinyagent).
+	us := payloads[harness.AgentUsage](t, evs, harness.TypeAgentUsage)
+	if len(us) != 2 || us[1].Window != 200000 || us[1].Context == 0 || us[1].Cost <= 0 || us[1].Currency != "USD" {
+		t.Fatalf("agent.usage %+v", us)
+	}
+	if cmds := payloads[harness.AgentCommands](t, evs, harness.TypeAgentCommands); len(cmds) == 0 || len(cmds) > 2 || len(cmds[0].Commands) < 10 {
+		t.Fatalf("agent.commands %d", len(cmds))
+	}
 	// The adapter starts in auto (a model decides); exo put it in default, where it asks.
 	ms := payloads[harness.ExecutorMode](t, evs, harness.TypeExecutorMode)
 	if len(ms) != 1 || ms[0].Mode != "default" || ms[0].By != harness.ModeByExo || !ms[0].Asks || !strings.Contains(strings.Join(ms[0].Available, " "), "auto") {

@@ -27,7 +27,7 @@ func TestBashThroughExoAndEveryStepIsAnEvent(t *testing.T) {
 	}
 	evs := f.events(t, f.s.ID)
 	for _, want := range []string{"executor.selected executor.started invocation.received", "step.started model.requested model.completed tool.started",
-		"tool.completed step.started model.requested model.completed executor.result"} {
+		"tool.completed step.started model.requested model.completed agent.usage executor.result"} {
 		if !strings.Contains(types(evs), want) {
 			t.Fatalf("events %s\nlack %s", types(evs), want)
 		}

@@ -23,6 +23,8 @@ type proc struct {
 	rpc    *extexec.RPC
 	thread string
 	native *nativeItems
+	// besides tracks Codex's notifications beside the conversation (plan, diff, usage, warnings).
+	besides *besides
 	// lastMessage and lastError are the turn's last answer and the last error Codex reported.
 	lastMessage, lastError string
 }
@@ -46,7 +48,7 @@ func (a *agent) Start(ss *extexec.Session, s *harness.Session, spec harness.Mode
 	if err != nil {
 		return nil, err
 	}
-	pr := &proc{a: a, ss: ss, p: p, native: newNativeItems()}
+	pr := &proc{a: a, ss: ss, p: p, native: newNativeItems(), besides: &besides{warnings: map[string]bool{}}}
 	pr.rpc = extexec.NewRPC(p, extexec.RPCOptions{Handler: pr.request, Spent: ss.Log.AddOverhead, Observe: pr.native.observe})
 	if err := pr.open(s, history); err != nil {
 		p.Stop(time.Second)
@@ -157,6 +159,10 @@ stream_max_retries = 1
 [sandbox_workspace_write]
 exclude_slash_tmp = true
 exclude_tmpdir_env_var = true
+
+# Codex's checklist tool: its plan (turn/plan/updated) is recorded and shown by exo
+[tools.update_plan]
+enabled = true
 
 [analytics]
 enabled = false

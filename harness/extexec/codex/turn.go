@@ -95,6 +95,9 @@ type itemParams struct {
 // handle applies one notification; end is true when the turn is over, next is the id of a turn
 // a Stop hook started.
 func (pr *proc) handle(t *extexec.Turn, n extexec.Notification, turnID string) (end bool, next string, err error) {
+	if pr.besideNotification(n) {
+		return false, "", nil
+	}
 	var p itemParams
 	_ = json.Unmarshal(n.Params, &p)
 	switch n.Method {
@@ -113,6 +116,7 @@ func (pr *proc) handle(t *extexec.Turn, n extexec.Notification, turnID string) (
 			return false, "", nil
 		}
 		pr.rpc.WaitHandlers(30 * time.Second)
+		pr.flushUsage()
 		if err := t.Finish(pr.result(p)); err != nil {
 			return true, "", err
 		}
@@ -156,6 +160,8 @@ func (pr *proc) itemCompleted(t *extexec.Turn, raw json.RawMessage) {
 		pr.lastMessage = it.Text
 	case "commandExecution", "fileChange":
 		pr.nativeCompleted(t, raw)
+	case "mcpToolCall", "webSearch":
+		pr.agentItemCompleted(t, raw)
 	}
 }
 

@@ -222,6 +222,12 @@ func (r *Responses) stream(w http.ResponseWriter, req *http.Request, q *response
 		out += len(t.Text)/4 + 1
 		idx++
 	}
+	for _, it := range t.Items {
+		ev("response.output_item.added", map[string]any{"output_index": idx, "item": it})
+		ev("response.output_item.done", map[string]any{"output_index": idx, "item": it})
+		output = append(output, it)
+		idx++
+	}
 	for i, c := range t.ToolCalls {
 		input := c.Input
 		if input == nil {

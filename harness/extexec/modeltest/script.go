@@ -51,6 +51,9 @@ type Turn struct {
 	Thinking string `yaml:"thinking"`
 	// ToolCalls are the tools the model calls after the text.
 	ToolCalls []Call `yaml:"tool_calls"`
+	// Items are output items sent as they are after the text, before the tool calls (Responses
+	// wire only): items a server makes itself, such as a web_search_call.
+	Items []map[string]any `yaml:"items"`
 	// Chunk splits text and tool input into pieces of this many bytes (default 8).
 	Chunk int `yaml:"chunk"`
 	// DelayMs pauses before the first event and between pieces.

@@ -66,8 +66,9 @@ var modes = map[string]any{"currentModeId": "auto", "availableModes": []map[stri
 	{"id": "plan", "name": "Plan", "description": "Plans first"},
 }}
 
-// updates sends the session updates beside the conversation (as real agents send them: see
-// ../acp_updates.jsonl), then ends the turn.
+// updates sends the session updates beside the conversation, then ends the turn: usage and
+// commands shaped as claude-agent-acp 0.101.0 sends them (../claude_acp_updates.jsonl), a plan
+// and a mode switch as ACP v1 defines them (the Claude adapter sent neither in exo's tests).
 func updates(id json.RawMessage, session string) {
 	update(session, map[string]any{"sessionUpdate": "current_mode_update", "currentModeId": "plan"})
 	update(session, map[string]any{"sessionUpdate": "available_commands_update", "availableCommands": []map[string]any{
