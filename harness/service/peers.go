@@ -46,8 +46,11 @@ func (s *Service) peerLoop() {
 
 // peerConflictLoop records, while the service runs on a shared store, the conflicts another
 // daemon's sessions make with this daemon's: when a peer session records a workspace snapshot
-// (its changed files), conflicts are detected again and recorded on this daemon's sessions
-// (the other daemon records them on its own).
+// (its changed files), or is announced without events (made, changed, or found when the peer
+// watch starts: its snapshots while this daemon did not watch come with no notice of their
+// own), conflicts are detected again and recorded on this daemon's sessions (the other daemon
+// records them on its own). Notices already queued are taken in with the one that asks, so a
+// burst (every peer session announced at once) records once.
 func (s *Service) peerConflictLoop() {
 	defer s.wg.Done()
 	if s.h.Store().Node() == "" {
@@ -63,13 +66,28 @@ func (s *Service) peerConflictLoop() {
 			if !ok {
 				return
 			}
-			if n.Lagged || n.Peer != "" && changedFiles(n.Events) {
-				if _, err := s.tracker.RecordConflicts(); err != nil {
-					s.log.Warn("conflicts with other daemons' sessions: not recorded", "error", err)
+			if !conflictsMayChange(n) {
+				continue
+			}
+			for queued := true; queued; {
+				select {
+				case _, ok := <-ch:
+					queued = ok
+				default:
+					queued = false
 				}
+			}
+			if _, err := s.tracker.RecordConflicts(); err != nil {
+				s.log.Warn("conflicts with other daemons' sessions: not recorded", "error", err)
 			}
 		}
 	}
+}
+
+// conflictsMayChange reports whether a notice may bring a conflict with another daemon's
+// session: one of its snapshots, a peer session announced without events, or missed notices.
+func conflictsMayChange(n harness.Notice) bool {
+	return n.Lagged || n.Peer != "" && (len(n.Events) == 0 || changedFiles(n.Events))
 }
 
 // changedFiles reports whether events include a workspace snapshot.
