@@ -26,9 +26,10 @@ func (s *Service) RemoveSession(ctx context.Context, ref string) (api.RemoveResu
 	if err != nil {
 		return api.RemoveResult{}, err
 	}
-	if s.runningTurn(se.ID) != nil {
-		return api.RemoveResult{}, fmt.Errorf("%w: a turn runs on %s: cancel it first (exo attach, Ctrl-C)", api.ErrBusy, se.Name)
+	if err := s.reserveRemoval(se); err != nil {
+		return api.RemoveResult{}, err
 	}
+	defer s.endRemoval(se.ID)
 	tasks, err := s.h.DetachedTasks()
 	if err != nil {
 		return api.RemoveResult{}, err
@@ -60,4 +61,26 @@ func (s *Service) Backup(ctx context.Context, path string) (api.BackupResult, er
 		err = fmt.Errorf("%w: %v", api.ErrInvalid, err)
 	}
 	return api.BackupResult{Path: p, Bytes: n}, err
+}
+
+// reserveRemoval marks a session as being removed, so that no turn begins on it, unless a turn
+// runs on it or another removal has it (ErrBusy).
+func (s *Service) reserveRemoval(se *harness.Session) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	switch {
+	case s.running[se.ID] != nil:
+		return fmt.Errorf("%w: a turn runs on %s: cancel it first (exo attach, Ctrl-C)", api.ErrBusy, se.Name)
+	case s.removing[se.ID]:
+		return fmt.Errorf("%w: %s is being removed", api.ErrBusy, se.Name)
+	}
+	s.removing[se.ID] = true
+	return nil
+}
+
+// endRemoval drops the mark reserveRemoval set.
+func (s *Service) endRemoval(id string) {
+	s.mu.Lock()
+	delete(s.removing, id)
+	s.mu.Unlock()
 }

@@ -51,10 +51,12 @@ type Service struct {
 	mu      sync.Mutex
 	turns   map[string]*turnRun // by turn id, running and recently finished
 	running map[string]*turnRun // by session
-	last    map[string]*turnRun // the last finished turn of each session
-	order   []string            // finished turn ids, oldest first (bounded)
-	watches map[string]string   // watch id → attached session ("" when none)
-	approve sync.Mutex          // serialises approval answers: the first one wins
+	// removing marks the sessions being removed: no turn begins on one meanwhile.
+	removing map[string]bool
+	last     map[string]*turnRun // the last finished turn of each session
+	order    []string            // finished turn ids, oldest first (bounded)
+	watches  map[string]string   // watch id → attached session ("" when none)
+	approve  sync.Mutex          // serialises approval answers: the first one wins
 
 	ctx    context.Context
 	cancel context.CancelFunc
@@ -72,7 +74,7 @@ func New(h *harness.Harness, opts Options) *Service {
 	ctx, cancel := context.WithCancel(context.Background())
 	s := &Service{h: h, x: executor.New(h, xo), tracker: governance.NewTracker(h), plugins: pl, opts: opts, xo: xo,
 		runners: map[string]executors.Runner{},
-		turns:   map[string]*turnRun{}, running: map[string]*turnRun{}, last: map[string]*turnRun{},
+		turns:   map[string]*turnRun{}, running: map[string]*turnRun{}, last: map[string]*turnRun{}, removing: map[string]bool{},
 		watches: map[string]string{}, ctx: ctx, cancel: cancel, log: opts.Log}
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)

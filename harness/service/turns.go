@@ -73,19 +73,30 @@ func (s *Service) StartTurn(ctx context.Context, req api.TurnRequest) (api.TurnS
 	return api.TurnStarted{ID: r.id, Session: se.ID, Branch: se.Branch, Seq: st.Head}, nil
 }
 
-// begin registers a turn of a session (ErrBusy when one runs) and runs fn in the background,
-// telling subscribers when it starts and ends.
+// begin registers a turn of a session (ErrBusy when one runs or the session is being removed;
+// ErrNoSession when it was removed since the caller looked it up) and runs fn in the
+// background, telling subscribers when it starts and ends. A removal checks for a running turn
+// before it marks the session deleted, and a turn registers before it checks for that mark, so
+// one of the two always sees the other.
 func (s *Service) begin(sessionID, source string, fn func(context.Context) (harness.TurnResult, error)) (*turnRun, error) {
 	ctx, cancel := context.WithCancel(s.ctx)
 	r := &turnRun{id: "turn-" + harness.NewID()[:12], session: sessionID, source: source, cancel: cancel, done: make(chan struct{})}
 	s.mu.Lock()
-	if s.running[sessionID] != nil {
+	if s.running[sessionID] != nil || s.removing[sessionID] {
 		s.mu.Unlock()
 		cancel()
 		return nil, api.ErrBusy
 	}
 	s.running[sessionID], s.turns[r.id] = r, r
 	s.mu.Unlock()
+	if _, err := s.h.Session(sessionID); err != nil { // removed since the caller looked it up
+		s.mu.Lock()
+		delete(s.running, sessionID)
+		delete(s.turns, r.id)
+		s.mu.Unlock()
+		cancel()
+		return nil, err
+	}
 	s.h.Publish(harness.Notice{Session: sessionID, Turn: &harness.TurnNotice{ID: r.id, Source: source, Running: true}})
 	go s.run(ctx, r, fn)
 	return r, nil
