@@ -167,3 +167,49 @@ func TestEtcdConcurrentEnsureLease(t *testing.T) {
 		t.Fatalf("leases on the cluster: %v %v (want only %x; the old one revoked)", leases, err, got[0])
 	}
 }
+
+// TestEtcdLeaseAcrossRestart: the cluster's only member is down longer than the daemon's lease
+// and comes back on its data (where the lease was kept alive by the restart, while the daemon
+// gave it up). The daemon appends to its branch again, under one live lease that holds its
+// branches and its registration, with no other lease of its left on the cluster; another
+// daemon can take nothing of it.
+func TestEtcdLeaseAcrossRestart(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts an etcd server")
+	}
+	t.Parallel()
+	c := etcdtest.Start(t, 1, etcdtest.Options{})
+	a := openNode(t, c.Endpoints, "lrestart", "a", 2*time.Second)
+	ea := a.kv.(*etcdEngine)
+	if _, err := a.NewBranch("mine"); err != nil {
+		t.Fatal(err)
+	}
+	mustAppend(t, a, "mine", 3, 3)
+	c.Kill(0)
+	waitFor(t, "a to give up its lease", 30*time.Second, func() bool { return ea.currentLease() == 0 })
+	c.Restart(0)
+	waitFor(t, "a to append after the restart", 60*time.Second, func() bool {
+		_, err := a.Append("mine", rec(3))
+		return err == nil
+	})
+	cli := adminClient(t, c.Endpoints)
+	b := openNode(t, c.Endpoints, "lrestart", "b", 0)
+	live := ea.currentLease()
+	if node, l := ownerLease(t, cli, a, "mine"); node != "a" || l == 0 || l != live {
+		t.Fatalf("owner key of mine: %q under lease %x, a's live lease %x", node, l, live)
+	}
+	alive, err := cli.Get(context.Background(), ea.aliveKey("a"))
+	if err != nil || len(alive.Kvs) != 1 || clientv3.LeaseID(alive.Kvs[0].Lease) != live {
+		t.Fatalf("a's registration: %v %v (live lease %x)", alive, err, live)
+	}
+	waitFor(t, "a's old lease to be revoked", 30*time.Second, func() bool {
+		leases, err := cli.Leases(context.Background())
+		return err == nil && len(leases.Leases) == 2 // a's live one and b's
+	})
+	if err := b.Claim("mine"); !errors.Is(err, ErrNotOwner) {
+		t.Fatalf("b claimed a's branch after the restart: %v", err)
+	}
+	if rep, err := b.VerifyAll(); err != nil || !rep.OK() || rep.Events != 4 {
+		t.Fatalf("verify: %+v %v", rep, err)
+	}
+}
