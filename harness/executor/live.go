@@ -56,31 +56,9 @@ func (t *turn) thinking(text string) {
 	}
 }
 
-// redactReasoning redacts secrets from the readable reasoning. A part whose text had to
-// change can no longer be verified by the API that signed it, so its signature and
-// encrypted content are dropped and it is marked redacted: APIs that verify reasoning do not
-// get it back.
+// redactReasoning redacts secrets from the readable reasoning (harness.RedactReasoning).
 func (t *turn) redactReasoning(parts []provider.Reasoning) []provider.Reasoning {
-	out := make([]provider.Reasoning, 0, len(parts))
-	for _, p := range parts {
-		r := p
-		r.Text = t.x.h.Redact(p.Text)
-		changed := r.Text != p.Text
-		r.Summary = nil
-		for _, s := range p.Summary {
-			rs := t.x.h.Redact(s)
-			changed = changed || rs != s
-			r.Summary = append(r.Summary, rs)
-		}
-		if changed || t.x.h.Redact(p.Data) != p.Data || t.x.h.Redact(p.Signature) != p.Signature {
-			r.Signature, r.Data, r.Redacted = "", "", true
-		}
-		out = append(out, r)
-	}
-	if len(out) == 0 {
-		return nil
-	}
-	return out
+	return t.x.h.RedactReasoning(parts)
 }
 
 // maxSkippedRecorded bounds what an event keeps of a passed-over block. The provider keeps

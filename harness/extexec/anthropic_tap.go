@@ -17,11 +17,14 @@ type anthropicTap struct {
 	text    strings.Builder
 	calls   []*tapCall
 	byIndex map[int]*tapCall
-	usage   provider.Usage
-	stop    string
-	done    bool
-	errMsg  string
-	errKind string
+	// thoughts are the thinking and redacted_thinking blocks, in order.
+	thoughts  []*tapThought
+	thoughtAt map[int]*tapThought
+	usage     provider.Usage
+	stop      string
+	done      bool
+	errMsg    string
+	errKind   string
 }
 
 type tapCall struct {
@@ -29,8 +32,14 @@ type tapCall struct {
 	args     strings.Builder
 }
 
+// tapThought is a thinking block (text and signature) or a redacted one (data).
+type tapThought struct {
+	typ, data string
+	text, sig strings.Builder
+}
+
 func newAnthropicTap(start time.Time) *anthropicTap {
-	return &anthropicTap{start: start, byIndex: map[int]*tapCall{}}
+	return &anthropicTap{start: start, byIndex: map[int]*tapCall{}, thoughtAt: map[int]*tapThought{}}
 }
 
 // tapUsage is the usage object of message_start and message_delta.
@@ -48,16 +57,12 @@ type tapEvent struct {
 	Message *struct {
 		Usage tapUsage `json:"usage"`
 	} `json:"message"`
-	ContentBlock *struct {
-		Type  string          `json:"type"`
-		ID    string          `json:"id"`
-		Name  string          `json:"name"`
-		Text  string          `json:"text"`
-		Input json.RawMessage `json:"input"`
-	} `json:"content_block"`
-	Delta *struct {
+	ContentBlock *tapBlock `json:"content_block"`
+	Delta        *struct {
 		Type        string `json:"type"`
 		Text        string `json:"text"`
+		Thinking    string `json:"thinking"`
+		Signature   string `json:"signature"`
 		PartialJSON string `json:"partial_json"`
 		StopReason  string `json:"stop_reason"`
 	} `json:"delta"`
@@ -66,6 +71,27 @@ type tapEvent struct {
 		Type    string `json:"type"`
 		Message string `json:"message"`
 	} `json:"error"`
+}
+
+// tapBlock is a content block as it starts (streamed) or whole (not streamed).
+type tapBlock struct {
+	Type      string          `json:"type"`
+	ID        string          `json:"id"`
+	Name      string          `json:"name"`
+	Text      string          `json:"text"`
+	Thinking  string          `json:"thinking"`
+	Signature string          `json:"signature"`
+	Data      string          `json:"data"`
+	Input     json.RawMessage `json:"input"`
+}
+
+// thought opens a thinking block at index.
+func (t *anthropicTap) thought(index int, b *tapBlock) {
+	th := &tapThought{typ: b.Type, data: b.Data}
+	th.text.WriteString(b.Thinking)
+	th.sig.WriteString(b.Signature)
+	t.thoughts = append(t.thoughts, th)
+	t.thoughtAt[index] = th
 }
 
 // event applies one event's data.
@@ -115,6 +141,9 @@ func (t *anthropicTap) blockStart(ev *tapEvent) {
 	switch b.Type {
 	case "text":
 		t.text.WriteString(b.Text)
+	case "thinking", "redacted_thinking":
+		t.thought(ev.Index, b)
+		t.firstToken()
 	case "tool_use", "server_tool_use":
 		c := &tapCall{id: b.ID, name: b.Name}
 		if len(b.Input) > 0 && string(b.Input) != "{}" {
@@ -134,6 +163,14 @@ func (t *anthropicTap) blockDelta(ev *tapEvent) {
 	switch ev.Delta.Type {
 	case "text_delta":
 		t.text.WriteString(ev.Delta.Text)
+	case "thinking_delta":
+		if th := t.thoughtAt[ev.Index]; th != nil {
+			th.text.WriteString(ev.Delta.Thinking)
+		}
+	case "signature_delta":
+		if th := t.thoughtAt[ev.Index]; th != nil {
+			th.sig.WriteString(ev.Delta.Signature)
+		}
 	case "input_json_delta":
 		if c := t.byIndex[ev.Index]; c != nil {
 			c.args.WriteString(ev.Delta.PartialJSON)
@@ -164,6 +201,10 @@ func (t *anthropicTap) setUsage(u tapUsage) {
 // answer returns what the stream said.
 func (t *anthropicTap) answer(took time.Duration) Answer {
 	a := Answer{Text: t.text.String(), Usage: t.usage, Stop: t.stop, TTFT: t.ttft, Took: took}
+	for _, th := range t.thoughts {
+		a.Reasoning = append(a.Reasoning, provider.Reasoning{Format: provider.ReasoningAnthropic, Type: th.typ, Text: th.text.String(),
+			Signature: th.sig.String(), Data: th.data})
+	}
 	for _, c := range t.calls {
 		a.ToolCalls = append(a.ToolCalls, harness.ToolCall{ID: c.id, Name: c.name, Arguments: rawJSON([]byte(c.args.String()))})
 	}
@@ -173,24 +214,20 @@ func (t *anthropicTap) answer(took time.Duration) Answer {
 // message folds a whole (non-streamed) Messages answer.
 func (t *anthropicTap) message(raw []byte) {
 	var m struct {
-		Content []struct {
-			Type  string          `json:"type"`
-			Text  string          `json:"text"`
-			ID    string          `json:"id"`
-			Name  string          `json:"name"`
-			Input json.RawMessage `json:"input"`
-		} `json:"content"`
-		StopReason string   `json:"stop_reason"`
-		Usage      tapUsage `json:"usage"`
+		Content    []tapBlock `json:"content"`
+		StopReason string     `json:"stop_reason"`
+		Usage      tapUsage   `json:"usage"`
 	}
 	if json.Unmarshal(raw, &m) != nil {
 		return
 	}
 	t.firstToken()
-	for _, b := range m.Content {
+	for i, b := range m.Content {
 		switch b.Type {
 		case "text":
 			t.text.WriteString(b.Text)
+		case "thinking", "redacted_thinking":
+			t.thought(i, &b)
 		case "tool_use":
 			c := &tapCall{id: b.ID, name: b.Name}
 			c.args.Write(b.Input)

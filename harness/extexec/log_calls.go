@@ -45,7 +45,9 @@ func (l *Log) begin(sh callShape, messages int) *modelCall {
 
 // Answer is a model call's outcome as the endpoint saw it.
 type Answer struct {
-	Text      string
+	Text string
+	// Reasoning is the model's reasoning as the API sent it (thinking blocks, reasoning items).
+	Reasoning []provider.Reasoning
 	ToolCalls []harness.ToolCall
 	Usage     provider.Usage
 	Stop      string
@@ -81,7 +83,7 @@ func (c *modelCall) completed(a Answer) {
 		for _, tc := range a.ToolCalls {
 			l.lastCalls[tc.ID] = true
 		}
-		rec = harness.MustRecord(harness.TypeModelCompleted, l.actor, harness.ModelCompleted{Model: l.spec.Label(), Text: a.Text,
+		rec = harness.MustRecord(harness.TypeModelCompleted, l.actor, harness.ModelCompleted{Model: l.spec.Label(), Text: a.Text, Reasoning: l.reasoning(a.Reasoning),
 			ToolCalls: a.ToolCalls, Usage: u, Cost: cost, TTFTMs: a.TTFT.Milliseconds(), DurationMs: a.Took.Milliseconds(), StopReason: a.Stop})
 	} else {
 		l.sums.SideCalls++
@@ -143,4 +145,22 @@ func (l *Log) doneLocked(error) {
 func (l *Log) done() {
 	l.inflight--
 	l.cond.Broadcast()
+}
+
+// reasoning is what model.completed keeps of an answer's reasoning: each part stamped with the
+// upstream it came from (where exo's provider did not already), then redacted as exo's own
+// executor does (a part whose text had to change loses its signature).
+func (l *Log) reasoning(parts []provider.Reasoning) []provider.Reasoning {
+	if len(parts) == 0 {
+		return nil
+	}
+	origin := provider.OriginOf(l.spec.Provider, l.spec.BaseURL, l.spec.ModelID)
+	out := make([]provider.Reasoning, len(parts))
+	for i, r := range parts {
+		if r.Origin == "" {
+			r.Origin = origin
+		}
+		out[i] = r
+	}
+	return l.h.RedactReasoning(out)
 }

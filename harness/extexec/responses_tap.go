@@ -12,16 +12,18 @@ import (
 // responsesTap folds the OpenAI Responses stream passing through the endpoint into the answer it
 // records: text, function calls (by call_id), usage, status and the time to the first token.
 type responsesTap struct {
-	start   time.Time
-	ttft    time.Duration
-	text    strings.Builder
-	calls   []*tapCall
-	byItem  map[string]*tapCall
-	usage   provider.Usage
-	stop    string
-	done    bool
-	errMsg  string
-	errKind string
+	start  time.Time
+	ttft   time.Duration
+	text   strings.Builder
+	calls  []*tapCall
+	byItem map[string]*tapCall
+	// reasoning are the reasoning items, as each ended.
+	reasoning []provider.Reasoning
+	usage     provider.Usage
+	stop      string
+	done      bool
+	errMsg    string
+	errKind   string
 }
 
 func newResponsesTap(start time.Time) *responsesTap {
@@ -36,6 +38,15 @@ type responsesItem struct {
 	Name      string `json:"name"`
 	Arguments string `json:"arguments"`
 	Input     string `json:"input"`
+	// Summary, Content and EncryptedContent are a reasoning item's.
+	Summary []struct {
+		Text string `json:"text"`
+	} `json:"summary"`
+	Content []struct {
+		Type string `json:"type"`
+		Text string `json:"text"`
+	} `json:"content"`
+	EncryptedContent string `json:"encrypted_content"`
 }
 
 // responsesUsage is a response's usage.
@@ -122,6 +133,10 @@ func (t *responsesTap) itemDone(it *responsesItem) {
 	if it == nil {
 		return
 	}
+	if it.Type == "reasoning" {
+		t.reasoned(it)
+		return
+	}
 	c := t.byItem[it.ID]
 	if c == nil {
 		return
@@ -135,6 +150,22 @@ func (t *responsesTap) itemDone(it *responsesItem) {
 		c.args.Reset()
 		c.args.WriteString(final)
 	}
+}
+
+// reasoned keeps a reasoning item: its summary, its reasoning text and its encrypted content.
+func (t *responsesTap) reasoned(it *responsesItem) {
+	r := provider.Reasoning{Format: provider.ReasoningResponses, Type: "reasoning", ID: it.ID, Data: it.EncryptedContent}
+	for _, s := range it.Summary {
+		r.Summary = append(r.Summary, s.Text)
+	}
+	var text []string
+	for _, c := range it.Content {
+		if c.Type == "reasoning_text" && c.Text != "" {
+			text = append(text, c.Text)
+		}
+	}
+	r.Text = strings.Join(text, "\n")
+	t.reasoning = append(t.reasoning, r)
 }
 
 // completed records the usage and how the response ended.
@@ -157,7 +188,7 @@ func (t *responsesTap) completed(ev *responsesEvent) {
 
 // answer returns what the stream said.
 func (t *responsesTap) answer(took time.Duration) Answer {
-	a := Answer{Text: t.text.String(), Usage: t.usage, Stop: t.stop, TTFT: t.ttft, Took: took}
+	a := Answer{Text: t.text.String(), Reasoning: t.reasoning, Usage: t.usage, Stop: t.stop, TTFT: t.ttft, Took: took}
 	for _, c := range t.calls {
 		a.ToolCalls = append(a.ToolCalls, harness.ToolCall{ID: c.id, Name: c.name, Arguments: rawJSON([]byte(c.args.String()))})
 	}

@@ -44,7 +44,7 @@ func (e *Endpoint) translate(w http.ResponseWriter, r *http.Request, c *modelCal
 	default:
 		ended := time.Now()
 		enc.finish(resp)
-		a := Answer{Text: resp.Text, Usage: resp.Usage, Stop: string(resp.StopReason), TTFT: resp.TTFT, Took: took}
+		a := Answer{Text: resp.Text, Reasoning: resp.Reasoning, Usage: resp.Usage, Stop: string(resp.StopReason), TTFT: resp.TTFT, Took: took}
 		for _, tc := range resp.ToolCalls {
 			a.ToolCalls = append(a.ToolCalls, harness.ToolCall{ID: tc.ID, Name: enc.req.offered(tc.Name), Arguments: rawJSON(tc.Arguments)})
 		}
@@ -126,7 +126,7 @@ func (e *Endpoint) translateResponses(w http.ResponseWriter, r *http.Request, c 
 	default:
 		ended := time.Now()
 		enc.finish(resp)
-		a := Answer{Text: resp.Text, Usage: resp.Usage, Stop: string(resp.StopReason), TTFT: resp.TTFT, Took: took}
+		a := Answer{Text: resp.Text, Reasoning: resp.Reasoning, Usage: resp.Usage, Stop: string(resp.StopReason), TTFT: resp.TTFT, Took: took}
 		for _, tc := range resp.ToolCalls {
 			a.ToolCalls = append(a.ToolCalls, harness.ToolCall{ID: tc.ID, Name: tc.Name, Arguments: rawJSON(tc.Arguments)})
 		}

@@ -36,3 +36,17 @@ func (e endpoint) deepSeek() bool { return e.host == hostDeepSeek }
 // reasoningOutsideCompletion reports whether the endpoint leaves reasoning tokens out of
 // completion_tokens whatever the model.
 func (e endpoint) reasoningOutsideCompletion() bool { return e.host == hostVercel }
+
+// OriginOf is the origin exo's provider of kind stamps on the reasoning a model at baseURL
+// gives (see Reasoning.Origin), for reasoning exo records from traffic it did not make itself
+// (an external agent's calls passed through exo's endpoint).
+func OriginOf(kind, baseURL, model string) string {
+	host := ""
+	switch kind {
+	case KindAnthropic:
+		host = "api.anthropic.com"
+	case KindOpenAI:
+		host = "api.openai.com"
+	}
+	return newEndpoint(baseURL, host, model).origin
+}
