@@ -1,6 +1,7 @@
 package harness
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -24,8 +25,9 @@ var ErrBackupPlace = errors.New("not a place for a backup")
 // The copy holds the sessions, their events and the sealed secrets, not the key that opens those
 // (EXO_HOME/secret.key) nor the artifacts' contents (EXO_HOME/artifacts). A path inside a
 // session's workspace or inside EXO_HOME (but for its backups folder) is ErrBackupPlace, judged
-// on the folder as the copy is written into it, links resolved.
-func (h *Harness) Backup(path string) (string, int64, error) {
+// on the folder as the copy is written into it, links resolved. A ctx ended before the copy is
+// named (the client gave up) leaves no backup.
+func (h *Harness) Backup(ctx context.Context, path string) (string, int64, error) {
 	if path == "" {
 		dir := filepath.Join(h.Home(), BackupsDir)
 		if err := os.MkdirAll(dir, 0o700); err != nil {
@@ -37,7 +39,7 @@ func (h *Harness) Backup(path string) (string, int64, error) {
 		return "", 0, fmt.Errorf("back up to %s: the path must be absolute", path)
 	}
 	path = filepath.Clean(path)
-	n, err := h.st.Backup(path, h.backupPlace)
+	n, err := h.st.Backup(ctx, path, h.backupPlace)
 	return path, n, err
 }
 

@@ -1,6 +1,7 @@
 package harness
 
 import (
+	"context"
 	"errors"
 	"os"
 	"path/filepath"
@@ -25,7 +26,7 @@ func TestBackupPlaces(t *testing.T) {
 		filepath.Join(ws, "b.db"), filepath.Join(ws, "sub", "b.db"), filepath.Join(outside, "into-ws", "b.db"),
 		filepath.Join(h.Home(), "b.db"), filepath.Join(h.Home(), "tmp", "x", "b.db"), filepath.Join(outside, "into-home", "b.db"),
 	} {
-		if _, _, err := h.Backup(p); !errors.Is(err, ErrBackupPlace) {
+		if _, _, err := h.Backup(context.Background(), p); !errors.Is(err, ErrBackupPlace) {
 			t.Errorf("a backup to %s: %v", p, err)
 		}
 		real, _ := filepath.EvalSymlinks(filepath.Dir(p))
@@ -37,7 +38,7 @@ func TestBackupPlaces(t *testing.T) {
 		if p != "" {
 			os.MkdirAll(filepath.Dir(p), 0o700)
 		}
-		got, n, err := h.Backup(p)
+		got, n, err := h.Backup(context.Background(), p)
 		if err != nil || n == 0 {
 			t.Fatalf("a backup to %q: %v", p, err)
 		}

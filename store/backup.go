@@ -1,6 +1,7 @@
 package store
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -20,9 +21,9 @@ var ErrNotLocal = errors.New("the store is not a local file")
 // (never over an existing file, nor through a link planted there). The copy is 0600 from its
 // first byte: it holds the sealed secrets. allow, when not nil, is given the real path of the
 // folder as opened (links resolved) and may refuse it; everything after goes through that open
-// folder. It returns the copy's size. A store already known damaged is refused (its copy would
+// folder. A ctx ended before the copy is named leaves nothing. It returns the copy's size. A store already known damaged is refused (its copy would
 // be too); an etcd store is ErrNotLocal (`etcdctl snapshot save` backs up the cluster).
-func (s *Store) Backup(path string, allow func(dir string) error) (int64, error) {
+func (s *Store) Backup(ctx context.Context, path string, allow func(dir string) error) (int64, error) {
 	if s.db == nil {
 		return 0, fmt.Errorf("back up: %w: the events are in etcd; back up the cluster with etcdctl snapshot save", ErrNotLocal)
 	}
@@ -46,6 +47,9 @@ func (s *Store) Backup(path string, allow func(dir string) error) (int64, error)
 	if err == nil {
 		failpoint.Hit("backup.before-link") // tests kill exo with the copy whole but not yet named
 		err = checkOpen(tmp.f, path, true)
+	}
+	if err == nil {
+		err = ctx.Err() // the caller gave up (a client killed or interrupted): no backup appears
 	}
 	if err == nil {
 		err = dir.link(tmp)

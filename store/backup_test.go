@@ -1,6 +1,7 @@
 package store
 
 import (
+	"context"
 	"errors"
 	"os"
 	"path/filepath"
@@ -46,7 +47,7 @@ func TestBackupConsistentWhileAppending(t *testing.T) {
 	var copies []string
 	for i := range 5 {
 		p := filepath.Join(dir, "b"+string(rune('0'+i))+".db")
-		n, err := s.Backup(p, nil)
+		n, err := s.Backup(context.Background(), p, nil)
 		if err != nil {
 			t.Fatalf("backup %d: %v", i, err)
 		}
@@ -107,7 +108,7 @@ func TestBackupRefusals(t *testing.T) {
 	os.Symlink(victim, filepath.Join(dir, "link.db"))
 	os.WriteFile(filepath.Join(dir, "exists.db"), []byte("old backup"), 0o600)
 	for _, name := range []string{"exists.db", "link.db"} {
-		if _, err := s.Backup(filepath.Join(dir, name), nil); !errors.Is(err, os.ErrExist) {
+		if _, err := s.Backup(context.Background(), filepath.Join(dir, name), nil); !errors.Is(err, os.ErrExist) {
 			t.Fatalf("%s: %v", name, err)
 		}
 	}
@@ -117,7 +118,7 @@ func TestBackupRefusals(t *testing.T) {
 	if b, _ := os.ReadFile(filepath.Join(dir, "exists.db")); string(b) != "old backup" {
 		t.Fatalf("an existing backup was overwritten: %q", b)
 	}
-	if _, err := s.Backup(filepath.Join(dir, "no", "such", "dir.db"), nil); err == nil {
+	if _, err := s.Backup(context.Background(), filepath.Join(dir, "no", "such", "dir.db"), nil); err == nil {
 		t.Fatal("a backup into a missing folder succeeded")
 	}
 	if ents, _ := os.ReadDir(dir); len(ents) != 3 {
@@ -136,14 +137,14 @@ func TestBackupRefusals(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer d.Close()
-	if _, err := d.Backup(filepath.Join(dir, "damaged.db"), nil); !errors.Is(err, ErrCorrupt) || !strings.Contains(err.Error(), "back up") {
+	if _, err := d.Backup(context.Background(), filepath.Join(dir, "damaged.db"), nil); !errors.Is(err, ErrCorrupt) || !strings.Contains(err.Error(), "back up") {
 		t.Fatalf("backup of a damaged store: %v", err)
 	}
 }
 
 // TestBackupTempFiles: both ways of writing a backup (a file without a name, and the named
 // file beside the path where the file system makes no unnamed one) leave only the backup, 0600
-// and whole, also when the path is refused; a named file a killed backup left is swept, and
+// and whole, also when the path is refused; a backup whose caller gave up leaves nothing; a named file a killed backup left is swept, and
 // nothing else in the folder is.
 func TestBackupTempFiles(t *testing.T) {
 	s := openTest(t, Options{})
@@ -153,10 +154,10 @@ func TestBackupTempFiles(t *testing.T) {
 		namedBackupTemps = named
 		dir := t.TempDir()
 		p := filepath.Join(dir, "b.db")
-		if _, err := s.Backup(p, nil); err != nil {
+		if _, err := s.Backup(context.Background(), p, nil); err != nil {
 			t.Fatalf("named %v: %v", named, err)
 		}
-		if _, err := s.Backup(p, nil); !errors.Is(err, os.ErrExist) {
+		if _, err := s.Backup(context.Background(), p, nil); !errors.Is(err, os.ErrExist) {
 			t.Fatalf("named %v: a second backup at the path: %v", named, err)
 		}
 		ents, _ := os.ReadDir(dir)
@@ -171,7 +172,15 @@ func TestBackupTempFiles(t *testing.T) {
 		}
 	}
 	namedBackupTemps = false
+	gone, cancel := context.WithCancel(context.Background())
+	cancel()
 	dir := t.TempDir()
+	if _, err := s.Backup(gone, filepath.Join(dir, "c.db"), nil); !errors.Is(err, context.Canceled) {
+		t.Fatalf("a backup its caller gave up: %v", err)
+	}
+	if ents, _ := os.ReadDir(dir); len(ents) != 0 {
+		t.Fatalf("a backup its caller gave up left %v", ents)
+	}
 	left := filepath.Join(dir, "exo-1.db.partial-0123456789ab")
 	keep := []string{"exo-1.db", "notes.partial-xyz", "exo-2.db.partial-0123"}
 	os.WriteFile(left, []byte("half a copy"), 0o600)

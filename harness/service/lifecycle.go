@@ -56,7 +56,7 @@ func (s *Service) Backup(ctx context.Context, path string) (api.BackupResult, er
 	if path != "" && !filepath.IsAbs(path) {
 		return api.BackupResult{}, fmt.Errorf("%w: backup path %q is not absolute", api.ErrInvalid, path)
 	}
-	p, n, err := s.h.Backup(path)
+	p, n, err := s.h.Backup(ctx, path)
 	if errors.Is(err, store.ErrNotLocal) || errors.Is(err, harness.ErrBackupPlace) {
 		err = fmt.Errorf("%w: %v", api.ErrInvalid, err)
 	}
