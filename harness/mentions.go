@@ -248,7 +248,8 @@ const maxListedFiles = 20_000
 
 // ListFiles lists a session's workspace for @path completion, with the walk glob and grep use
 // (what .gitignore leaves in, links not followed): slash paths in walk order, folders with a
-// trailing slash, at most maxListedFiles. exo's home, when the workspace holds it, is left out.
+// trailing slash, at most maxListedFiles. exo's home, when the workspace holds it, is left out,
+// and so is a path holding a sealed secret's value (the list goes to the app's screen).
 func (h *Harness) ListFiles(sessionID string) ([]string, error) {
 	s, err := h.Session(sessionID)
 	if err != nil {
@@ -264,6 +265,12 @@ func (h *Harness) ListFiles(sessionID string) ([]string, error) {
 	err = sandbox.WalkFiles(d, ".", sandbox.WalkOptions{}, func(p string, e fs.DirEntry) error {
 		if p == home {
 			return fs.SkipDir // exo's home is not the user's to mention
+		}
+		if h.Redact(p) != p { // a name holding a secret's value is not put on a screen
+			if e.IsDir() {
+				return fs.SkipDir
+			}
+			return nil
 		}
 		if e.IsDir() {
 			p += "/"

@@ -122,7 +122,8 @@ func attachSetup(t *testing.T) (*Harness, string) {
 
 // TestListFiles lists a workspace for @ completion: folders with a slash, what .gitignore
 // (nested, with a negation) leaves out is left out, a planted link to a folder outside is
-// listed but never entered, and exo's home inside the workspace is not listed.
+// listed but never entered, and exo's home inside the workspace is not listed, nor are names
+// holding a sealed secret's value.
 func TestListFiles(t *testing.T) {
 	h, _ := attachSetup(t)
 	ws := filepath.Dir(h.Home())
@@ -149,6 +150,15 @@ func TestListFiles(t *testing.T) {
 	want := []string{".gitignore", "main.go", "out", "pkg/", "pkg/.gitignore", "pkg/a.go", "pkg/keep.tmp"}
 	if !slices.Equal(got, want) {
 		t.Fatalf("got %q\nwant %q", got, want)
+	}
+	// A name holding a sealed secret's value is left out, a folder named so with its files.
+	const secret = "tok-5c1d9e0a7b3f2468"
+	h.SetSecret("tok", []byte(secret))
+	os.WriteFile(filepath.Join(ws, "pkg", "key-"+secret+".txt"), []byte("x"), 0o644)
+	os.MkdirAll(filepath.Join(ws, secret), 0o755)
+	os.WriteFile(filepath.Join(ws, secret, "f.go"), []byte("x"), 0o644)
+	if got, _ := h.ListFiles(s.ID); !slices.Equal(got, want) {
+		t.Fatalf("with names holding a secret: got %q", got)
 	}
 	if _, err := h.ListFiles("no-such-session"); err == nil {
 		t.Fatal("listed the files of a session that does not exist")
