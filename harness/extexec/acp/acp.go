@@ -25,6 +25,10 @@ const Prefix = "acp:"
 // ClaudeACPVersion is the claude-agent-acp release exo is tested with (npm @agentclientprotocol/claude-agent-acp).
 const ClaudeACPVersion = "0.101.0"
 
+// CodexACPVersion is the codex-acp release exo is tested with (npm @agentclientprotocol/codex-acp;
+// it bundles Codex 0.166.0).
+const CodexACPVersion = "2.6.0"
+
 // Options configure an ACP executor.
 type Options struct {
 	// Exec are the options of exo's own executor (approvals, scope, hooks, callbacks).
@@ -71,7 +75,7 @@ func Parse(name string) ([]string, error) {
 
 // FindCommand resolves an agent's program: a path, or a name on PATH, in the folders of
 // $EXO_ACP_PATH (colon-separated; exo's CI puts its pinned adapters there), or claude-agent-acp
-// in exo's CI cache (~/.cache/exo-ci/claude-agent-acp-VERSION).
+// and codex-acp in exo's CI cache (~/.cache/exo-ci/claude-agent-acp-VERSION, codex-acp-VERSION).
 func FindCommand(prog string) (string, error) {
 	if strings.Contains(prog, "/") {
 		if _, err := os.Stat(prog); err != nil {
@@ -83,8 +87,13 @@ func FindCommand(prog string) (string, error) {
 		return p, nil
 	}
 	dirs := filepath.SplitList(os.Getenv("EXO_ACP_PATH"))
-	if home, err := os.UserHomeDir(); err == nil && prog == "claude-agent-acp" {
-		dirs = append(dirs, filepath.Join(home, ".cache", "exo-ci", "claude-agent-acp-"+ClaudeACPVersion, "node_modules", ".bin"))
+	if home, err := os.UserHomeDir(); err == nil {
+		switch prog {
+		case "claude-agent-acp":
+			dirs = append(dirs, filepath.Join(home, ".cache", "exo-ci", "claude-agent-acp-"+ClaudeACPVersion, "node_modules", ".bin"))
+		case "codex-acp":
+			dirs = append(dirs, filepath.Join(home, ".cache", "exo-ci", "codex-acp-"+CodexACPVersion, "node_modules", ".bin"))
+		}
 	}
 	for _, dir := range dirs {
 		p := filepath.Join(dir, prog)

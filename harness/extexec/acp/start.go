@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"time"
@@ -13,6 +15,7 @@ import (
 
 	"exo/harness"
 	"exo/harness/extexec"
+	"exo/harness/extexec/codex"
 	"exo/harness/provider"
 	"exo/sandbox"
 )
@@ -60,6 +63,9 @@ type proc struct {
 // refused where that is incomplete unless the user allowed it.
 func (a *agent) Start(ss *extexec.Session, s *harness.Session, spec harness.ModelSpec, history []provider.Message) (extexec.Proc, error) {
 	ss.Endpoint.ServeMCP(ss.Tools.Server("exo"))
+	if err := a.codexConfig(ss, spec); err != nil {
+		return nil, err
+	}
 	c := extexec.Confinement{ActsItself: true, AllowUnconfined: a.opts.AllowUnconfined, Nested: true}
 	p, err := extexec.Start(extexec.Spec{Path: a.bin, Args: a.opts.Command[1:], Dir: s.Workspace, StderrLog: ss.Dirs.Stderr,
 		Env: a.env(ss, spec), Confine: extexec.AgentSandbox(a.h, s, ss.Dirs, c), Caps: a.h.Capabilities(), Confinement: c})
@@ -76,6 +82,21 @@ func (a *agent) Start(ss *extexec.Session, s *harness.Session, spec harness.Mode
 	return pr, nil
 }
 
+// codexConfig writes CODEX_HOME/config.toml with exo's endpoint as the only model provider (the
+// token in OPENAI_API_KEY), for agents that run Codex (codex-acp runs codex app-server, which
+// without it asks for a login); other agents never read it.
+func (a *agent) codexConfig(ss *extexec.Session, spec harness.ModelSpec) error {
+	dir := filepath.Join(ss.Dirs.Config, "codex")
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return fmt.Errorf("acp: codex config: %w", err)
+	}
+	conf := codex.Config(ss.Endpoint.URL()+"/v1", spec.ModelID, "OPENAI_API_KEY", true)
+	if err := os.WriteFile(filepath.Join(dir, "config.toml"), []byte(conf), 0o600); err != nil {
+		return fmt.Errorf("acp: codex config: %w", err)
+	}
+	return nil
+}
+
 // env points the agent at exo's endpoint in the variables agents read (Anthropic's and OpenAI's)
 // and gives it its own folders; nothing else of exo's environment passes (not IS_SANDBOX, which
 // makes claude-agent-acp ask for a mode that claude refuses as root).
@@ -83,7 +104,7 @@ func (a *agent) env(ss *extexec.Session, spec harness.ModelSpec) map[string]stri
 	d, ep := ss.Dirs, ss.Endpoint
 	env := map[string]string{
 		"HOME": d.Home, "TMPDIR": d.Tmp, "XDG_CONFIG_HOME": d.Config, "XDG_CACHE_HOME": d.Home + "/.cache",
-		"CLAUDE_CONFIG_DIR": d.Config + "/claude", "CLAUDE_CODE_TMPDIR": d.Tmp, "CODEX_HOME": d.Config + "/codex",
+		"CLAUDE_CONFIG_DIR": d.Config + "/claude", "CLAUDE_CODE_TMPDIR": d.Tmp, "CODEX_HOME": filepath.Join(d.Config, "codex"),
 		"ANTHROPIC_BASE_URL": ep.URL(), "ANTHROPIC_API_KEY": ep.Token(), "ANTHROPIC_MODEL": spec.ModelID,
 		"ANTHROPIC_SMALL_FAST_MODEL": spec.ModelID, "ANTHROPIC_DEFAULT_HAIKU_MODEL": spec.ModelID,
 		"OPENAI_BASE_URL": ep.URL() + "/v1", "OPENAI_API_KEY": ep.Token(),

@@ -112,8 +112,15 @@ func (pr *proc) finish(t *extexec.Turn, d promptDone) error {
 	pr.endTurn()
 	t.EndMessage()
 	reason := string(d.res.StopReason)
-	return t.Finish(extexec.AgentResult{Subtype: reason, StopReason: reason, Text: pr.tools.lastText(),
-		Cancelled: d.res.StopReason == sdk.StopReasonCancelled, IsError: d.res.StopReason == sdk.StopReasonRefusal})
+	text := pr.tools.lastText()
+	// An agent may end its turn as cancelled by itself: codex-acp's only way to refuse a
+	// permission stops Codex's turn. Only a turn the user interrupted is a cancel.
+	cancelled := d.res.StopReason == sdk.StopReasonCancelled && t.Interrupted()
+	if d.res.StopReason == sdk.StopReasonCancelled && !cancelled && text == "" {
+		text = "(the agent stopped its turn itself, after a refusal)"
+	}
+	return t.Finish(extexec.AgentResult{Subtype: reason, StopReason: reason, Text: text,
+		Cancelled: cancelled, IsError: d.res.StopReason == sdk.StopReasonRefusal})
 }
 
 // died records that the agent exited during the turn.

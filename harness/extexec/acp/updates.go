@@ -247,15 +247,18 @@ func (pr *proc) nativeCall(c *toolCall) executor.NativeCall {
 		Path     string `json:"path"`
 	}
 	_ = json.Unmarshal(c.RawInput, &in)
-	args := c.RawInput
-	if len(args) == 0 {
-		args = json.RawMessage("{}")
-	}
-	nc := executor.NativeCall{Call: provider.ToolCall{ID: c.ID, Name: c.name(), Arguments: args}, Policy: strings.ToLower(c.name())}
 	var paths []string
 	for _, l := range c.Locations {
 		paths = append(paths, l.Path)
 	}
+	args := c.RawInput
+	if len(args) == 0 || string(args) == "{}" { // codex-acp gives only the paths: the approval shows them
+		args = json.RawMessage("{}")
+		if len(paths) > 0 {
+			args, _ = json.Marshal(map[string][]string{"paths": paths})
+		}
+	}
+	nc := executor.NativeCall{Call: provider.ToolCall{ID: c.ID, Name: c.name(), Arguments: args}, Policy: strings.ToLower(c.name())}
 	if len(paths) == 0 {
 		for _, p := range []string{in.FilePath, in.Path} {
 			if p != "" {

@@ -135,13 +135,16 @@ func (a *agent) instructions(s *harness.Session) string {
 // tokenEnv holds the session's endpoint token (codex's env_key).
 const tokenEnv = "EXO_MODEL_TOKEN"
 
-// config is CODEX_HOME/config.toml: exo's endpoint as the only model provider, and everything
-// that would reach the network or update itself off.
+// config is CODEX_HOME/config.toml for this executor (Config with its token variable).
 func (a *agent) config(baseURL string, spec harness.ModelSpec) string {
-	shell := "false"
-	if a.opts.NativeTools {
-		shell = "true"
-	}
+	return Config(baseURL, spec.ModelID, tokenEnv, a.opts.NativeTools)
+}
+
+// Config is a CODEX_HOME/config.toml that makes exo's endpoint at baseURL (Responses wire) the
+// only model provider, its token read from the variable tokenVar, and turns off everything that
+// would reach the network or update itself; shell is whether Codex keeps its own shell tool.
+// codex-acp, which runs codex app-server, reads it too.
+func Config(baseURL, model, tokenVar string, shell bool) string {
 	return fmt.Sprintf(`# written by exo for this session
 model = %q
 model_provider = "exo"
@@ -176,10 +179,10 @@ remote_plugin = false
 apps = false
 in_app_updates = false
 daemon_auto_start = false
-shell_tool = %s
-unified_exec = %s
+shell_tool = %t
+unified_exec = %t
 goals = false
-`, spec.ModelID, baseURL, tokenEnv, shell, shell)
+`, model, baseURL, tokenVar, shell, shell)
 }
 
 // historyItems maps exo's prompt view onto Responses input items; a call without a result gets
