@@ -102,7 +102,9 @@ func (pr *proc) setMode(ctx context.Context, modes *sdk.SessionModeState) error 
 	}
 	rec := pr.modeRecord(modes, m.Id, by)
 	rec.Asks = found && rec.Asks
+	pr.mu.Lock()
 	pr.modes = modes
+	pr.mu.Unlock()
 	pr.setCurMode(m.Id)
 	pr.queue(harness.MustRecord(harness.TypeExecutorMode, harness.ActorHarness, rec))
 	return nil
@@ -132,7 +134,10 @@ func (pr *proc) modeChanged(u *sdk.SessionCurrentModeUpdate) {
 	if !pr.setCurMode(u.CurrentModeId) {
 		return // the mode exo just set, confirmed
 	}
-	pr.queue(harness.MustRecord(harness.TypeExecutorMode, harness.ActorHarness, pr.modeRecord(pr.modes, u.CurrentModeId, harness.ModeByAgent)))
+	pr.mu.Lock()
+	modes := pr.modes
+	pr.mu.Unlock()
+	pr.queue(harness.MustRecord(harness.TypeExecutorMode, harness.ActorHarness, pr.modeRecord(modes, u.CurrentModeId, harness.ModeByAgent)))
 	pr.flushQueued()
 }
 

@@ -38,20 +38,17 @@ type proc struct {
 	tools   *toolCalls
 	terms   *terminals
 
-	// modes are the session modes the agent offers.
-	modes *sdk.SessionModeState
-
-	// mu guards the running turn, which session updates are recorded into (none between turns,
-	// nor while session/load replays the agent's history), and the records waiting to be
-	// written (pending, until the session's first turn once opened is set).
+	// mu guards the fields below: the running turn, which session updates are recorded into
+	// (none between turns, nor while session/load replays the agent's history), and the records
+	// waiting to be written (pending, until the session's first turn once opened is set).
 	mu      sync.Mutex
 	turn    *extexec.Turn
 	turnCtx context.Context
 	pending []harness.Record
 	opened  bool
-	// viewLen is the length of exo's prompt view the agent's session holds.
-	viewLen int
+	// curMode is the mode the agent runs in, modes those it offers.
 	curMode sdk.SessionModeId
+	modes   *sdk.SessionModeState
 	// commands are the commands the agent last listed; usage its last account of usage.
 	commands []harness.AgentCommand
 	usage    *harness.AgentUsage
@@ -156,7 +153,6 @@ func (pr *proc) open(history []provider.Message) error {
 		}
 		pr.session, modes, pr.history = res.SessionId, res.Modes, historyText(history)
 	}
-	pr.viewLen = len(history)
 	return pr.setMode(ctx, modes)
 }
 
