@@ -53,7 +53,7 @@ func tailStart(ctx context.Context, c api.Client, s *harness.Session, from uint6
 }
 
 // tail prints events as they are committed; it reconnects (resuming after the last seq) when
-// the daemon restarts.
+// the daemon restarts, and ends once the session is deleted (another client removed it).
 func (e *env) tail(ctx context.Context, c api.Client, s *harness.Session, after uint64, asJSON bool) error {
 	branch := s.Branch
 	tw := table(e.stdout)
@@ -71,6 +71,11 @@ func (e *env) tail(ctx context.Context, c api.Client, s *harness.Session, after 
 					return err
 				}
 				after, branch = ev.Seq, ev.Branch
+				if ev.Type == harness.TypeSessionDeleted {
+					tw.Flush()
+					fmt.Fprintf(e.stderr, "exo: session %s was deleted; nothing more will come\n", s.Name)
+					return nil
+				}
 			}
 			tw.Flush()
 		}
