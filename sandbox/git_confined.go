@@ -79,6 +79,12 @@ func addWorktree(g gitRunner, src, dst, commit string, opts CloneOptions) error 
 	// Added after normalizing on purpose: the helper opens these refusing links; they are never
 	// resolved here, where the agent could have swapped a link in.
 	cfg.ExtraWritable = []string{dst, wt}
+	if common := filepath.Dir(wt); g.gitDir == "" && strings.HasPrefix(common, "/tmp/") {
+		// A linked worktree's repository under /tmp is not the workspace, and the private /tmp
+		// would hide it: git must read its objects, refs and config, so it is bound in (as the
+		// worktrees folder is; the confinement still keeps writes inside these folders).
+		cfg.ExtraWritable = []string{dst, common}
+	}
 	if err := confinedGit(g, cfg, opts.Caps, "worktree", "add", "--quiet", "--no-checkout", "--detach", dst, commit); err != nil {
 		os.RemoveAll(dst)
 		return err

@@ -90,3 +90,25 @@ func forksEditIndependently(t *testing.T, a, b string) {
 		}
 	}
 }
+
+// TestCloneOfACloneUnderTmp forks a fork of a repository under /tmp, where the confined git's
+// private /tmp hid the repository the fork's worktree belongs to ("not a git repository").
+func TestCloneOfACloneUnderTmp(t *testing.T) {
+	src := newRepo(t)
+	if !strings.HasPrefix(src, "/tmp/") {
+		t.Skipf("the repository is at %s, not under /tmp (TMPDIR is set elsewhere)", src)
+	}
+	first := filepath.Join(t.TempDir(), "fork")
+	if kind, err := CloneWorkspace(src, first, CloneOptions{Caps: testCaps()}); err != nil || kind != KindWorktree {
+		t.Fatalf("first clone: %q %v", kind, err)
+	}
+	write(t, first, "edit.txt", "made in the first fork\n")
+	second := filepath.Join(t.TempDir(), "fork")
+	kind, err := CloneWorkspace(first, second, CloneOptions{Caps: testCaps()})
+	if err != nil || kind != KindWorktree {
+		t.Fatalf("clone of the clone: %q %v", kind, err)
+	}
+	checkFile(t, second, "edit.txt", "made in the first fork\n")
+	checkFile(t, second, "keep.txt", "keep\n")
+	forksEditIndependently(t, first, second)
+}
