@@ -22,11 +22,19 @@ func (h *Harness) AppendOn(sessionID, branch string, recs ...store.Record) ([]st
 	return h.appendWith(sessionID, branch, nil, recs...)
 }
 
-// appendWith is AppendOn that also runs inTx (when not nil) in the same transaction. On a
-// store whose commits are bounded (etcd) a batch too big for one is committed in several, in
-// order, each a consistent prefix (inTx with the last); on error the events committed so far
-// are returned with it, and published.
+// appendWith is AppendOn that also runs inTx (when not nil) in the same transaction. The
+// session's held records (see Hold) go first, in the same transaction. On a store whose commits
+// are bounded (etcd) a batch too big for one is committed in several, in order, each a
+// consistent prefix (inTx with the last); on error the events committed so far are returned with
+// it, and published.
 func (h *Harness) appendWith(sessionID, branch string, inTx func(*store.Tx) error, recs ...store.Record) ([]store.Event, error) {
+	return h.appendHeld(sessionID, branch, inTx, recs)
+}
+
+// appendLocked appends records as appendWith does, without the held ones and without
+// publishing; the caller holds the session's append lock. It returns the events committed and
+// the branch they are on.
+func (h *Harness) appendLocked(sessionID, branch string, inTx func(*store.Tx) error, recs []store.Record) ([]store.Event, string, error) {
 	if r := h.redactor(); r != nil {
 		// No secret value enters the log, whoever wrote the record.
 		for i := range recs {
@@ -45,17 +53,20 @@ func (h *Harness) appendWith(sessionID, branch string, inTx func(*store.Tx) erro
 		}
 		evs, on, err := h.appendBatch(sessionID, branch, last, b)
 		if err != nil {
-			h.committed(sessionID, on, out)
-			return out, err
+			return out, on, err
 		}
 		branch = on
 		out = append(out, evs...)
 	}
-	h.committed(sessionID, branch, out)
-	for _, e := range out {
+	return out, branch, nil
+}
+
+// afterAppend publishes committed events and advances the cached projection.
+func (h *Harness) afterAppend(sessionID, branch string, evs []store.Event) {
+	h.committed(sessionID, branch, evs)
+	for _, e := range evs {
 		failpoint.Hit("after." + e.Type) // tests kill exo right after an event is durable
 	}
-	return out, nil
 }
 
 // appendBatch appends records that fit one commit to the session's branch (failing with

@@ -20,6 +20,9 @@ type ExecOptions struct {
 	Branch string
 	// Stream receives the display-safe live output in addition to subscribers.
 	Stream io.Writer
+	// Hold, when set, holds the snapshot event for up to this long (see Hold) instead of
+	// appending it: the caller's commit of the call's result carries it.
+	Hold time.Duration
 }
 
 // ExecResult is a finished command: the sandbox's result (already redacted) and the snapshot
@@ -61,7 +64,7 @@ func (h *Harness) Exec(ctx context.Context, sessionID, command string, opts Exec
 	endSandboxSpan(span, &res.ExitCode, res.KillReason, nil)
 	res.Output = h.Redact(res.Output)
 	out := ExecResult{Result: res}
-	out.Snapshot, err = h.SnapshotWorkspace(sessionID, opts.Branch, opts.CallID)
+	out.Snapshot, err = h.snapshot(sessionID, opts.Branch, opts.CallID, true, false, opts.Hold)
 	return out, err
 }
 

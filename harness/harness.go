@@ -26,6 +26,8 @@ type Harness struct {
 	sec      secretState
 	snapHook SnapshotHook
 	recovery RecoveryReport
+	// held is the records held for a session's next commit (see Hold).
+	held holds
 	// keepCheckpoints turns checkpoint pruning off (benchmarks measuring what it saves).
 	keepCheckpoints bool
 }
@@ -106,6 +108,7 @@ func Open(home string, opts Options) (*Harness, error) {
 
 // Close ends subscriptions and closes the store.
 func (h *Harness) Close() error {
+	h.releaseAll()
 	h.closeRuntimes()
 	h.broker.close()
 	return h.st.Close()

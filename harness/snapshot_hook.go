@@ -30,6 +30,6 @@ func (h *Harness) RevertPaths(sessionID, branch, commit string, paths []string) 
 	if err := rt.Snaps.RestorePaths(commit, paths); err != nil {
 		return fmt.Errorf("revert %d paths of %s: %w", len(paths), sessionID, err)
 	}
-	_, err = h.snapshot(sessionID, branch, "", false, false)
+	_, err = h.snapshot(sessionID, branch, "", false, false, 0)
 	return err
 }

@@ -43,5 +43,5 @@ func (h *Harness) externalChanges(sessionID string, rt *Runtime) {
 		return // a command is running (exo exec, !cmd): its snapshot records the change
 	}
 	defer rt.runMu.Unlock()
-	_, _ = h.snapshot(sessionID, "", "", false, true)
+	_, _ = h.snapshot(sessionID, "", "", false, true, 0)
 }

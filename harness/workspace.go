@@ -3,6 +3,7 @@ package harness
 import (
 	"encoding/json"
 	"fmt"
+	"time"
 
 	"exo/internal/failpoint"
 	"exo/sandbox"
@@ -65,11 +66,12 @@ func (h *Harness) ensureBaseline(sessionID, branch string, rt *Runtime) error {
 // SnapshotWorkspace snapshots the session's workspace and, when files changed, appends a
 // workspace.snapshot event (returned). callID links it to the tool call that caused it.
 func (h *Harness) SnapshotWorkspace(sessionID, branch, callID string) (*WorkspaceSnapshot, error) {
-	return h.snapshot(sessionID, branch, callID, true, false)
+	return h.snapshot(sessionID, branch, callID, true, false, 0)
 }
 
-// snapshot takes and records a snapshot, calling the snapshot hook when withHook is set.
-func (h *Harness) snapshot(sessionID, branch, callID string, withHook, external bool) (*WorkspaceSnapshot, error) {
+// snapshot takes and records a snapshot, calling the snapshot hook when withHook is set; hold >
+// 0 holds the event for up to that long (see Hold) rather than appending it.
+func (h *Harness) snapshot(sessionID, branch, callID string, withHook, external bool, hold time.Duration) (*WorkspaceSnapshot, error) {
 	rt, err := h.Runtime(sessionID)
 	if err != nil {
 		return nil, err
@@ -90,7 +92,9 @@ func (h *Harness) snapshot(sessionID, branch, callID string, withHook, external 
 	}
 	p := snapshotPayload(snap, callID)
 	p.External = external
-	if _, err := h.AppendOn(sessionID, branch, MustRecord(TypeWorkspaceSnapshot, ActorHarness, p)); err != nil {
+	if rec := MustRecord(TypeWorkspaceSnapshot, ActorHarness, p); hold > 0 && branch != "" {
+		h.Hold(sessionID, branch, hold, rec)
+	} else if _, err := h.AppendOn(sessionID, branch, rec); err != nil {
 		return nil, err
 	}
 	if hook := h.snapshotHook(); withHook && hook != nil {

@@ -57,7 +57,9 @@ func (x *Executor) hostTurn(sessionID string) (*turn, error) {
 // RunHostTool runs one tool call an external agent asked exo to run, as this executor's turn
 // runs its own: tool.started, the approval policy, the tool in the session's sandbox,
 // tool.completed (redacted; big output becomes an artifact) and a workspace snapshot when files
-// changed. A tool that is not one of HostTools gets an error result, never a Go error.
+// changed. A tool that is not one of HostTools gets an error result, never a Go error. The
+// call's events are durable when it returns, in one commit when it ends within HoldWait (the
+// start held while the tool runs, committed with its result and snapshot).
 func (x *Executor) RunHostTool(ctx context.Context, sessionID string, call provider.ToolCall) (harness.ToolCompleted, error) {
 	t, err := x.hostTurn(sessionID)
 	if err != nil {
@@ -66,10 +68,14 @@ func (x *Executor) RunHostTool(ctx context.Context, sessionID string, call provi
 	if isAgentTool(call.Name) {
 		call.Name = "unavailable:" + call.Name // subagent tools are exo's executor's own
 	}
+	t.hold = true // the call's start, result and snapshot share one commit, made before it returns
 	done, err := t.runToolResult(ctx, call)
 	var hs *hookStopError
 	if errors.As(err, &hs) {
-		return done, nil // the call is refused (or ran) as recorded; the agent's own turn goes on
+		err = nil // the call is refused (or ran) as recorded; the agent's own turn goes on
+	}
+	if rerr := t.release(); rerr != nil && err == nil {
+		err = fmt.Errorf("record the call of %s: %w", call.Name, rerr)
 	}
 	return done, err
 }
@@ -103,7 +109,8 @@ type NativeCall struct {
 	Ran bool
 }
 
-// StartNative records tool.started for a call an external agent runs itself and decides whether
+// StartNative records tool.started for a call an external agent runs itself (held, see
+// callEvent: committed with what follows, at the latest after HoldWait) and decides whether
 // it may run: writes outside the workspace or the scope are refused (policy.violation), reads of
 // exo's home and commands reaching sealed secrets are refused (secret.denied), then the approval
 // policy of Policy applies (approval.requested and approval.resolved when it asks). A refusal
@@ -115,7 +122,8 @@ func (x *Executor) StartNative(ctx context.Context, sessionID string, n NativeCa
 		return false, "", err
 	}
 	summary := summarize(n.Call)
-	if err := t.append(harness.TypeToolStarted, harness.ToolStarted{CallID: n.Call.ID, Tool: n.Call.Name, Args: validJSON(n.Call.Arguments), Summary: summary}); err != nil {
+	t.hold = true // committed with what follows: the approval, the refusal, or FinishNative's result
+	if err := t.callEvent(harness.TypeToolStarted, harness.ToolStarted{CallID: n.Call.ID, Tool: n.Call.Name, Args: validJSON(n.Call.Arguments), Summary: summary}); err != nil {
 		return false, "", err
 	}
 	if x.opts.OnTool != nil {
@@ -181,25 +189,30 @@ func (t *turn) writeRefusal(tc toolCtx, p string) string {
 }
 
 // FinishNative records the result of a call an external agent ran itself (or was refused) and
-// snapshots the workspace when the call may have changed files, so rewind restores them.
+// snapshots the workspace when the call may have changed files, so rewind restores them: the
+// call's start (if still held), result and snapshot in one commit, durable when it returns.
 func (x *Executor) FinishNative(sessionID string, done harness.ToolCompleted, mayChange bool) error {
 	t, err := x.hostTurn(sessionID)
 	if err != nil {
 		return err
 	}
 	done.Output, done.Diff = x.h.Redact(done.Output), x.h.Redact(done.Diff)
-	if err := t.append(harness.TypeToolCompleted, done); err != nil {
+	t.hold = true // the start, the result and the snapshot share one commit, made before it returns
+	if err := t.callEvent(harness.TypeToolCompleted, done); err != nil {
 		return err
 	}
 	if x.opts.OnTool != nil {
 		x.opts.OnTool(sessionID, false, done.Tool, firstLine(done.Output))
 	}
 	if mayChange {
-		if _, err := x.h.SnapshotWorkspace(sessionID, t.s.Branch, done.CallID); err != nil {
-			return fmt.Errorf("snapshot after %s: %w", done.Tool, err)
+		if _, serr := x.h.SnapshotWorkspace(sessionID, t.s.Branch, done.CallID); serr != nil {
+			err = fmt.Errorf("snapshot after %s: %w", done.Tool, serr)
 		}
 	}
-	return nil
+	if rerr := t.release(); rerr != nil && err == nil {
+		err = fmt.Errorf("record the result of %s: %w", done.Tool, rerr)
+	}
+	return err
 }
 
 // ResultText renders a recorded tool result as exo's executor shows it to its model (the exit

@@ -131,6 +131,9 @@ type turn struct {
 	stops int
 	// startStop is a SessionStart hook's continue:false: the turn ends before the model is called.
 	startStop HookStop
+	// hold makes a tool call's start and result held for one commit with what follows (see
+	// holdCall): set for an external agent's calls.
+	hold bool
 }
 
 // newTurn resolves the session, its model and the system prompt.

@@ -10,6 +10,7 @@ import (
 
 	"exo/harness"
 	"exo/harness/provider"
+	"exo/internal/failpoint"
 )
 
 // toolSpecs lists the tools offered to the model, in a stable order (a cacheable prefix).
@@ -78,13 +79,13 @@ func (t *turn) runToolResult(ctx context.Context, c provider.ToolCall) (harness.
 	t.res.ToolCalls++
 	verdict := t.preToolHook(ctx, &c)
 	summary := summarize(c)
-	if err := t.append(harness.TypeToolStarted, harness.ToolStarted{CallID: c.ID, Tool: c.Name, Args: validJSON(c.Arguments), Summary: summary}); err != nil {
+	if err := t.callEvent(harness.TypeToolStarted, harness.ToolStarted{CallID: c.ID, Tool: c.Name, Args: validJSON(c.Arguments), Summary: summary}); err != nil {
 		return harness.ToolCompleted{}, err
 	}
 	if verdict.Stop.Stop {
 		verdict.Stop.Event = "PreToolUse"
 		done := harness.ToolCompleted{CallID: c.ID, Tool: c.Name, IsError: true, Output: "not run: " + verdict.Stop.forModel()}
-		if err := t.append(harness.TypeToolCompleted, done); err != nil {
+		if err := t.callEvent(harness.TypeToolCompleted, done); err != nil {
 			return done, err
 		}
 		return done, &hookStopError{verdict.Stop}
@@ -104,7 +105,7 @@ func (t *turn) runToolResult(ctx context.Context, c provider.ToolCall) (harness.
 		ExitCode: out.exit, Killed: out.killed, Truncated: out.trunc, TotalBytes: out.total, Artifact: out.artifact,
 		DurationMs: (time.Since(start) - out.waited).Milliseconds(), Diff: t.x.h.Redact(out.diff)}
 	endToolSpan(span, done)
-	if err := t.append(harness.TypeToolCompleted, done); err != nil {
+	if err := t.callEvent(harness.TypeToolCompleted, done); err != nil {
 		return done, err
 	}
 	if t.x.opts.OnTool != nil {
@@ -143,7 +144,8 @@ func (t *turn) execute(ctx context.Context, c provider.ToolCall, summary string,
 		out.waited = waited
 		return out, nil
 	}
-	tc := toolCtx{x: t.x, session: t.s.ID, branch: t.s.Branch, callID: c.ID, ws: t.s.Workspace, turn: t.to}
+	tc := toolCtx{x: t.x, session: t.s.ID, branch: t.s.Branch, callID: c.ID, ws: t.s.Workspace, turn: t.to, hold: t.hold}
+	failpoint.Hit("tool.run") // tests kill exo as a tool is about to run (its start perhaps still held)
 	var out toolOutput
 	if src != nil {
 		out = runExt(ctx, src, tc, c.Name, c.Arguments)

@@ -17,6 +17,9 @@ type toolCtx struct {
 	ws      string
 	// turn holds the options of the turn that made the call (subagents inherit them).
 	turn TurnOptions
+	// hold is set for an external agent's call: the snapshot after a command is held for the
+	// commit of the call's result (see turn.callEvent).
+	hold bool
 }
 
 // toolOutput is a tool's result before it becomes a tool.completed event.

@@ -31,7 +31,11 @@ func runBash(ctx context.Context, tc toolCtx, raw json.RawMessage) toolOutput {
 	if a.Background {
 		return startTask(tc, a.Command)
 	}
-	res, err := tc.x.h.Exec(ctx, tc.session, a.Command, harness.ExecOptions{Timeout: time.Duration(a.TimeoutS) * time.Second, CallID: tc.callID, Branch: tc.branch})
+	eo := harness.ExecOptions{Timeout: time.Duration(a.TimeoutS) * time.Second, CallID: tc.callID, Branch: tc.branch}
+	if tc.hold {
+		eo.Hold = HoldWait // committed with the call's result
+	}
+	res, err := tc.x.h.Exec(ctx, tc.session, a.Command, eo)
 	if err != nil {
 		return failed(err.Error())
 	}

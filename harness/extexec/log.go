@@ -15,7 +15,9 @@ import (
 // loopback endpoint) with this executor's actor, on the branch the turn started on, and sums
 // them up per turn. Writes go through one ordered queue, so a model call's events are committed
 // in order without the agent waiting on the disk; WaitAnswer and Flush wait for them where the
-// order with other writers matters.
+// order with other writers matters. An answer of the conversation is held (see harness.Hold)
+// rather than committed on its own: the commit of what it leads to (its tool calls' results, or
+// the turn's end) carries it, so that a step costs one durable commit on the agent's path.
 type Log struct {
 	h        *harness.Harness
 	session  string
@@ -48,10 +50,12 @@ type Log struct {
 	warned  map[string]float64
 }
 
-// logJob is one queued write: records appended in order, then after runs.
+// logJob is one queued write: records appended in order (or, with hold set, held for the
+// session's next commit, at the latest after hold: see harness.Hold), then after runs.
 type logJob struct {
 	branch string
 	recs   []harness.Record
+	hold   time.Duration
 	after  func(err error)
 }
 
@@ -107,12 +111,21 @@ func (l *Log) write() {
 	}
 }
 
-// commit appends a batch, one transaction per run of jobs on the same branch, then runs the
-// jobs' callbacks with the outcome.
+// commit appends a batch, one transaction per run of jobs on the same branch (with whatever the
+// session holds first), then runs the jobs' callbacks with the outcome. A held job's records are
+// held in their place in the order; a run with no records commits what the session holds.
 func (l *Log) commit(batch []logJob) {
 	for len(batch) > 0 {
+		if j := batch[0]; j.hold > 0 {
+			l.h.Hold(l.session, j.branch, j.hold, j.recs...)
+			if j.after != nil {
+				j.after(nil)
+			}
+			batch = batch[1:]
+			continue
+		}
 		n := 1
-		for n < len(batch) && batch[n].branch == batch[0].branch {
+		for n < len(batch) && batch[n].branch == batch[0].branch && batch[n].hold == 0 {
 			n++
 		}
 		var recs []harness.Record
@@ -122,6 +135,8 @@ func (l *Log) commit(batch []logJob) {
 		var err error
 		if len(recs) > 0 {
 			_, err = l.h.AppendOn(l.session, batch[0].branch, recs...)
+		} else {
+			err = l.h.Release(l.session)
 		}
 		if err != nil {
 			l.mu.Lock()
@@ -141,12 +156,19 @@ func (l *Log) commit(batch []logJob) {
 
 // enqueue queues records for the turn's branch.
 func (l *Log) enqueue(after func(error), recs ...harness.Record) {
+	l.enqueueJob(logJob{recs: recs, after: after})
+}
+
+// enqueueJob queues a job for the turn's branch.
+func (l *Log) enqueueJob(j logJob) {
 	l.mu.Lock()
 	branch, closed := l.branch, l.closed
 	l.mu.Unlock()
+	j.branch = branch
+	after := j.after
 	if !closed {
 		select {
-		case l.queue <- logJob{branch: branch, recs: recs, after: after}:
+		case l.queue <- j:
 			return
 		case <-l.quit:
 		}
@@ -170,8 +192,13 @@ func (l *Log) Close() {
 	})
 }
 
-// Flush waits until every queued write is committed and returns the first that failed since
-// the last Flush.
+// Commit commits, in the background, what is queued and what the session holds (records held
+// for a step's one commit, or the prompt): the writer then is busy while the agent is not
+// waiting on it.
+func (l *Log) Commit() { l.enqueue(nil) }
+
+// Flush waits until every queued write is committed (what the session holds included) and
+// returns the first that failed since the last Flush.
 func (l *Log) Flush() error {
 	l.wait()
 	l.mu.Lock()
@@ -242,8 +269,9 @@ func (l *Log) overhead(d time.Duration) {
 	l.mu.Unlock()
 }
 
-// WaitAnswer waits until the model answer that made tool call id is recorded, so that a tool's
-// events follow the answer that asked for it (agents start tools while the answer still streams).
+// WaitAnswer waits until the model answer that made tool call id is recorded (held in its place
+// in the log's order, or committed), so that a tool's events follow the answer that asked for it
+// (agents start tools while the answer still streams).
 // It returns at once when no model call is in flight, and after timeout at the latest.
 func (l *Log) WaitAnswer(id string, timeout time.Duration) {
 	stop := time.AfterFunc(timeout, func() {

@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"exo/harness"
+	"exo/harness/executor"
 	"exo/harness/provider"
 )
 
@@ -20,7 +21,7 @@ type modelCall struct {
 }
 
 // begin checks the budgets, places a call and, for one on the conversation, queues
-// step.started and model.requested in one write.
+// step.started and model.requested, held for the next commit (at the latest HoldWait later).
 func (l *Log) begin(sh callShape, messages int) *modelCall {
 	if err := l.checkBudget(); err != nil {
 		return &modelCall{l: l, refusal: l.h.Redact(err.Error())}
@@ -36,10 +37,12 @@ func (l *Log) begin(sh callShape, messages int) *modelCall {
 	l.step++
 	step := l.step
 	l.mu.Unlock()
-	l.enqueue(nil,
+	// Held in their place, as the answer: a quick answer and its tool call's result commit with
+	// them; a call that takes longer has them committed while it runs.
+	l.enqueueJob(logJob{hold: executor.HoldWait, recs: []harness.Record{
 		harness.MustRecord(harness.TypeStepStarted, l.actor, harness.StepStarted{Step: step}),
 		harness.MustRecord(harness.TypeModelRequested, l.actor, harness.ModelRequested{Model: l.spec.Label(), Provider: l.provider,
-			Step: step, Messages: messages}))
+			Step: step, Messages: messages})}})
 	return c
 }
 
@@ -55,7 +58,8 @@ type Answer struct {
 	Took      time.Duration
 }
 
-// completed queues the call's answer; once committed, its tool calls count as recorded. Tool
+// completed queues the call's answer; once committed (the conversation's: once held in its
+// place in the log's order, see Log), its tool calls count as recorded. Tool
 // names are recorded as exo knows them (mcp__exo__bash is exo's bash), so every executor reads
 // one conversation.
 func (c *modelCall) completed(a Answer) {
@@ -95,14 +99,19 @@ func (c *modelCall) completed(a Answer) {
 		rec = harness.MustRecord(harness.TypeModelSide, l.actor, side)
 	}
 	l.mu.Unlock()
-	l.enqueue(func(error) {
+	j := logJob{recs: []harness.Record{rec}, after: func(error) {
 		l.mu.Lock()
 		defer l.mu.Unlock()
 		for _, tc := range a.ToolCalls {
 			l.recorded[tc.ID] = true
 		}
 		l.done()
-	}, rec)
+	}}
+	if c.main {
+		// Held in its place: its tool calls' results (or the turn's end) commit it with them.
+		j.hold = executor.HoldWait
+	}
+	l.enqueueJob(j)
 }
 
 // failed queues a call that ended without an answer (an upstream error): model.failed for the

@@ -2,6 +2,8 @@ package extexec
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -55,21 +57,25 @@ func (r *Runner) turn(ctx context.Context, ss *Session, s *harness.Session, text
 	if err != nil {
 		return t.res, err
 	}
-	evs, err := r.h.AppendOn(s.ID, s.Branch, harness.MustRecord(harness.TypeInvocationReceived, harness.ActorUser,
-		harness.InvocationReceived{Text: text, Source: source, Attachments: atts}))
-	if err != nil {
-		return t.res, err
+	// The prompt is held (see harness.Hold): the appends below, if any, commit it first, else the
+	// log's writer does while the agent starts on it; the agent's answers and tool calls are
+	// recorded after it in any case.
+	inv := harness.MustRecord(harness.TypeInvocationReceived, harness.ActorUser,
+		harness.InvocationReceived{Text: text, Source: source, Attachments: atts})
+	inv.Data = []byte(r.h.Redact(string(inv.Data)))
+	var recorded harness.InvocationReceived
+	if err := json.Unmarshal(inv.Data, &recorded); err == nil {
+		atts = recorded.Attachments // as recorded: secrets redacted
 	}
-	if p, err := harness.Decode(evs[0]); err == nil {
-		atts = p.(*harness.InvocationReceived).Attachments // as recorded: secrets redacted
-	}
+	r.h.Hold(s.ID, s.Branch, executor.HoldWait, inv)
 	if err := r.x.CloseOpenCalls(s.ID); err != nil {
-		return t.res, err
+		return t.res, errors.Join(err, r.h.Release(s.ID))
 	}
 	if err := r.h.EnsureBaseline(s.ID, s.Branch); err != nil {
-		return t.res, fmt.Errorf("snapshot the workspace before the turn: %w", err)
+		return t.res, errors.Join(fmt.Errorf("snapshot the workspace before the turn: %w", err), r.h.Release(s.ID))
 	}
 	ss.Log.BeginTurn(s.Branch)
+	ss.Log.Commit()
 	prompt := text + harness.AttachmentsText(atts)
 	if len(notes) > 0 {
 		prompt = strings.Join(notes, "\n\n") + "\n\n" + prompt
