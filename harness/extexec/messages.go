@@ -10,14 +10,14 @@ import (
 // messages serves POST /v1/messages (the Anthropic Messages API): it records the call, forwards
 // it (or serves it through exo's provider) and records the answer.
 func (e *Endpoint) messages(w http.ResponseWriter, r *http.Request) {
-	body, model, n, arrived, ok := readCall(w, r, "messages")
+	body, doc, arrived, ok := readCall(w, r)
 	if !ok {
 		return
 	}
-	if model != e.up.Spec.ModelID {
+	if doc.model() != e.up.Spec.ModelID || doc.models > 1 {
 		body = withModel(body, e.up.Spec.ModelID)
 	}
-	c := e.log.begin(anthropicShape(body), n)
+	c := e.log.begin(anthropicShape(doc), doc.count("messages"))
 	if c.refusal != "" { // not retried by the agent: a 400 it shows and ends the turn on
 		writeAPIError(w, http.StatusBadRequest, "invalid_request_error", c.refusal)
 		return

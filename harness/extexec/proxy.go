@@ -27,28 +27,36 @@ type streamTap interface {
 	answer(took time.Duration) Answer
 }
 
-// readCall reads a model call's body and its model and message count; arrived is when the agent
-// had sent it (exo's own time starts there).
-func readCall(w http.ResponseWriter, r *http.Request, items string) (body []byte, model string, n int, arrived time.Time, ok bool) {
-	body, err := io.ReadAll(io.LimitReader(r.Body, maxRequestBytes+1))
+// readCall reads a model call's body and splits its top level (see callBody); arrived is when
+// the agent had sent it (exo's own time starts there).
+func readCall(w http.ResponseWriter, r *http.Request) (body []byte, doc callBody, arrived time.Time, ok bool) {
+	body, err := readRequest(r)
 	arrived = time.Now()
 	if err != nil || len(body) > maxRequestBytes {
 		writeAPIError(w, http.StatusBadRequest, "invalid_request_error", "exo: request body unreadable or over 64 MiB")
-		return nil, "", 0, arrived, false
+		return nil, doc, arrived, false
 	}
-	var head map[string]json.RawMessage
-	if err := json.Unmarshal(body, &head); err != nil {
+	if doc, err = readBody(body); err != nil {
 		writeAPIError(w, http.StatusBadRequest, "invalid_request_error", "exo: request body is not JSON: "+err.Error())
-		return nil, "", 0, arrived, false
+		return nil, doc, arrived, false
 	}
-	_ = json.Unmarshal(head["model"], &model)
-	var list []json.RawMessage
-	_ = json.Unmarshal(head[items], &list)
-	return body, model, len(list), arrived, true
+	return body, doc, arrived, true
+}
+
+// readRequest reads a request's body (up to one byte over maxRequestBytes) into a buffer of the
+// size it announces.
+func readRequest(r *http.Request) ([]byte, error) {
+	size := int64(bytes.MinRead)
+	if r.ContentLength > 0 && r.ContentLength <= maxRequestBytes {
+		size += r.ContentLength // and room for the read that finds the end
+	}
+	buf := bytes.NewBuffer(make([]byte, 0, size))
+	_, err := buf.ReadFrom(io.LimitReader(r.Body, maxRequestBytes+1))
+	return buf.Bytes(), err
 }
 
 // withModel returns body with its model replaced (the agent may name another model for side
-// calls; exo serves the registered one).
+// calls; exo serves the registered one), given once.
 func withModel(body []byte, model string) []byte {
 	var m map[string]json.RawMessage
 	if json.Unmarshal(body, &m) != nil {

@@ -9,14 +9,14 @@ import (
 // responses serves POST /v1/responses (the OpenAI Responses API) the way messages serves the
 // Messages API.
 func (e *Endpoint) responses(w http.ResponseWriter, r *http.Request) {
-	body, model, n, arrived, ok := readCall(w, r, "input")
+	body, doc, arrived, ok := readCall(w, r)
 	if !ok {
 		return
 	}
-	if model != e.up.Spec.ModelID {
+	if doc.model() != e.up.Spec.ModelID || doc.models > 1 {
 		body = withModel(body, e.up.Spec.ModelID)
 	}
-	c := e.log.begin(responsesShape(body), n)
+	c := e.log.begin(responsesShape(doc), doc.count("input"))
 	if c.refusal != "" { // not retried by the agent: a 400 it shows and ends the turn on
 		writeOpenAIError(w, http.StatusBadRequest, c.refusal)
 		return

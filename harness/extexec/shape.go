@@ -38,20 +38,14 @@ type callShape struct {
 const reminderPrefix = "<system-reminder>"
 
 // anthropicShape reads a Messages request.
-func anthropicShape(body []byte) callShape {
-	var req struct {
-		System    json.RawMessage   `json:"system"`
-		Messages  []json.RawMessage `json:"messages"`
-		Tools     []json.RawMessage `json:"tools"`
-		MaxTokens int               `json:"max_tokens"`
-	}
-	_ = json.Unmarshal(body, &req)
-	sh := callShape{tools: len(req.Tools), maxTokens: req.MaxTokens, systemRaw: req.System}
+func anthropicShape(req callBody) callShape {
+	sh := callShape{tools: req.count("tools"), maxTokens: req.int("max_tokens"), systemRaw: req.raw("system")}
 	// The last message that is not a system message (Claude Code puts one with the environment
 	// after the prompt when the model is not one of Anthropic's).
+	msgs := req.items("messages")
 	var last anthropicMsg
-	for i := len(req.Messages) - 1; i >= 0; i-- {
-		if json.Unmarshal(req.Messages[i], &last) != nil {
+	for i := len(msgs) - 1; i >= 0; i-- {
+		if json.Unmarshal([]byte(msgs[i].Raw), &last) != nil {
 			return sh
 		}
 		if last.Role != "system" {
@@ -79,18 +73,12 @@ func anthropicShape(body []byte) callShape {
 
 // responsesShape reads a Responses request: the trailing tool outputs, or the final user
 // message.
-func responsesShape(body []byte) callShape {
-	var req struct {
-		Instructions    string            `json:"instructions"`
-		Input           []json.RawMessage `json:"input"`
-		Tools           []json.RawMessage `json:"tools"`
-		MaxOutputTokens int               `json:"max_output_tokens"`
-	}
-	_ = json.Unmarshal(body, &req)
-	sh := callShape{tools: len(req.Tools), maxTokens: req.MaxOutputTokens, system: clipText(req.Instructions, 2048)}
-	for i := len(req.Input) - 1; i >= 0; i-- {
+func responsesShape(req callBody) callShape {
+	sh := callShape{tools: req.count("tools"), maxTokens: req.int("max_output_tokens"), system: clipText(req.string("instructions"), 2048)}
+	input := req.items("input")
+	for i := len(input) - 1; i >= 0; i-- {
 		var it responsesInput
-		if json.Unmarshal(req.Input[i], &it) != nil {
+		if json.Unmarshal([]byte(input[i].Raw), &it) != nil {
 			break
 		}
 		if it.Type == "function_call_output" || it.Type == "custom_tool_call_output" {

@@ -12,6 +12,16 @@ import (
 	"exo/harness/provider"
 )
 
+// bodyOf splits a request body as the endpoint does.
+func bodyOf(t *testing.T, body string) callBody {
+	t.Helper()
+	d, err := readBody([]byte(body))
+	if err != nil {
+		t.Fatalf("%v: %s", err, body)
+	}
+	return d
+}
+
 // msgReq builds a Messages request body: system, tools (names) and messages as JSON.
 func msgReq(system string, tools []string, maxTokens int, messages string) string {
 	var ts []string
@@ -58,7 +68,7 @@ func TestPlaceTellsTheConversationFromSideCalls(t *testing.T) {
 			false, harness.SideSubagent},
 	}
 	for _, c := range cases {
-		pl := l.place(anthropicShape([]byte(c.body)))
+		pl := l.place(anthropicShape(bodyOf(t, c.body)))
 		if pl.main != c.main || pl.purpose != c.purpose {
 			t.Errorf("%s: placed %+v, want main=%v purpose %q", c.name, pl, c.main, c.purpose)
 		}
@@ -69,19 +79,19 @@ func TestPlaceTellsTheConversationFromSideCalls(t *testing.T) {
 	// After Claude Code compacted the conversation in the middle of a turn, it carries the turn on
 	// from the summary: that call is the conversation's; one without tools quoting it is not.
 	continued := `[{"role":"user","content":[{"type":"text","text":"This session is being continued from a previous conversation that ran out of context. The summary below covers the earlier portion of the conversation.\n\nSummary: x.txt made."}]}]`
-	if !l.place(anthropicShape([]byte(msgReq("You are Claude Code.", tools, 32000, continued)))).main {
+	if !l.place(anthropicShape(bodyOf(t, msgReq("You are Claude Code.", tools, 32000, continued)))).main {
 		t.Error("the conversation carried on after compaction was placed beside it")
 	}
-	if l.place(anthropicShape([]byte(msgReq("You are Claude Code.", nil, 32000, continued)))).main {
+	if l.place(anthropicShape(bodyOf(t, msgReq("You are Claude Code.", nil, 32000, continued)))).main {
 		t.Error("a call without tools quoting the continuation was placed on the conversation")
 	}
 	// A prompt the agent wraps in its own text counts for the turn's first call with tools.
 	l.turnMain = 0
 	wrapped := msgReq("s", tools, 100, `[{"role":"user","content":"<context>ws</context>\n\nmake a file"}]`)
-	if !l.place(anthropicShape([]byte(wrapped))).main {
+	if !l.place(anthropicShape(bodyOf(t, wrapped))).main {
 		t.Error("a wrapped prompt was not placed on the conversation")
 	}
-	if l.place(anthropicShape([]byte(msgReq("s", nil, 100, `[{"role":"user","content":"<context>ws</context>\n\nmake a file"}]`)))).main {
+	if l.place(anthropicShape(bodyOf(t, msgReq("s", nil, 100, `[{"role":"user","content":"<context>ws</context>\n\nmake a file"}]`)))).main {
 		t.Error("a wrapped prompt without tools (a side call quoting it) was placed on the conversation")
 	}
 }
@@ -92,19 +102,19 @@ func TestPlaceReadsResponsesRequests(t *testing.T) {
 	head := `{"type":"message","role":"developer","content":[{"type":"input_text","text":"You are Codex."}]},` +
 		`{"type":"message","role":"user","content":[{"type":"input_text","text":"<environment_context>…</environment_context>"}]},` +
 		`{"type":"message","role":"user","content":[{"type":"input_text","text":"make a file"}]}`
-	req := func(items string) []byte {
-		return []byte(`{"model":"gpt-5.5","stream":true,"tools":[{"type":"function","name":"bash"}],"input":[` + items + `]}`)
+	req := func(items string) string {
+		return `{"model":"gpt-5.5","stream":true,"tools":[{"type":"function","name":"bash"}],"input":[` + items + `]}`
 	}
-	if !l.place(responsesShape(req(head))).main {
+	if !l.place(responsesShape(bodyOf(t, req(head)))).main {
 		t.Fatal("the prompt was not placed on the conversation")
 	}
 	l.turnMain, l.lastCalls = 1, map[string]bool{"call_1": true}
 	cont := head + `,{"type":"function_call","call_id":"call_1","name":"bash","arguments":"{}"},{"type":"function_call_output","call_id":"call_1","output":"ok"}`
-	if !l.place(responsesShape(req(cont))).main {
+	if !l.place(responsesShape(bodyOf(t, req(cont)))).main {
 		t.Fatal("the tool results were not placed on the conversation")
 	}
 	side := cont + `,{"type":"message","role":"user","content":[{"type":"input_text","text":"Summarize the conversation so far."}]}`
-	if pl := l.place(responsesShape(req(side))); pl.main || pl.purpose != harness.SideCompaction {
+	if pl := l.place(responsesShape(bodyOf(t, req(side)))); pl.main || pl.purpose != harness.SideCompaction {
 		t.Fatalf("a summary request placed %+v", pl)
 	}
 }
