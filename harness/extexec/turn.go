@@ -47,6 +47,9 @@ type AgentResult struct {
 	Denials    int
 	// Cancelled says the agent stopped because the user interrupted it.
 	Cancelled bool
+	// Usage is the agent's last account of its usage in the turn (agent.usage), recorded in the
+	// commit of the turn's end rather than in one of its own (nil: none came).
+	Usage *harness.AgentUsage
 }
 
 // turn records the prompt, lets the agent run the turn and sums it up.
@@ -160,8 +163,9 @@ func (t *Turn) publish(text string) {
 	}
 }
 
-// Finish records how the agent says the turn ended: executor.result, and turn.cancelled when it
-// was interrupted. The adapter calls it once its own handlers are done.
+// Finish records how the agent says the turn ended: its usage, executor.result, and
+// turn.cancelled when it was interrupted, in one commit (one fsync on the way to the user). The
+// adapter calls it once its own handlers are done.
 func (t *Turn) Finish(a AgentResult) error {
 	t.ended = time.Now()
 	t.res.StopReason = a.StopReason
@@ -170,18 +174,20 @@ func (t *Turn) Finish(a AgentResult) error {
 	}
 	rec := harness.ExecutorResult{Executor: t.r.agent.Name(), Subtype: a.Subtype, IsError: a.IsError, Result: a.Text, NumTurns: a.NumTurns,
 		DurationMs: a.DurationMs, APIMs: a.APIMs, AgentCost: a.AgentCost, StopReason: a.StopReason, Denials: a.Denials}
-	if err := t.ss.Log.Record(harness.TypeExecutorResult, rec); err != nil {
-		return err
+	var recs []harness.Record
+	if a.Usage != nil {
+		recs = append(recs, harness.MustRecord(harness.TypeAgentUsage, harness.ActorHarness, *a.Usage))
 	}
-	if t.interrupted || a.Cancelled {
+	recs = append(recs, harness.MustRecord(harness.TypeExecutorResult, t.ss.Log.Actor(), rec))
+	cancelled := t.interrupted || a.Cancelled
+	if cancelled {
 		t.res.Cancelled, t.res.StopReason = true, "cancelled"
-		return t.ss.Log.Record(harness.TypeTurnCancelled, harness.TurnCancelled{Reason: "cancelled by the user"})
-	}
-	if a.IsError {
+		recs = append(recs, harness.MustRecord(harness.TypeTurnCancelled, t.ss.Log.Actor(), harness.TurnCancelled{Reason: "cancelled by the user"}))
+	} else if a.IsError {
 		t.agentFailed = true
 		t.res.Failure = t.r.h.Redact(firstNonEmpty(a.Text, a.Subtype))
 	}
-	return nil
+	return t.ss.Log.Append(recs...)
 }
 
 // GoOn asks the Stop hooks whether a finished turn goes on; when one says so, its message is
@@ -221,14 +227,12 @@ func (t *Turn) Died(cause error, code *int, signal, stderr string) error {
 	t.res.Failure = msg + "; nothing recorded was lost, and the next prompt starts it again from the log"
 	defer t.r.forget(t.ss)
 	rec := harness.ExecutorFailed{Executor: name, Error: t.res.Failure, ExitCode: code, Signal: signal, Stderr: tailLines(t.r.h.Redact(stderr), 20)}
-	if err := t.ss.Log.Record(harness.TypeExecutorFailed, rec); err != nil {
-		return err
-	}
+	recs := []harness.Record{harness.MustRecord(harness.TypeExecutorFailed, t.ss.Log.Actor(), rec)}
 	if t.interrupted {
 		t.res.Cancelled = true
-		return t.ss.Log.Record(harness.TypeTurnCancelled, harness.TurnCancelled{Reason: "cancelled by the user"})
+		recs = append(recs, harness.MustRecord(harness.TypeTurnCancelled, t.ss.Log.Actor(), harness.TurnCancelled{Reason: "cancelled by the user"}))
 	}
-	return nil
+	return t.ss.Log.Append(recs...) // in one commit
 }
 
 // budgetEnd ends a turn whose model calls were refused for a spent budget as exo's own executor

@@ -85,13 +85,19 @@ func (pr *proc) commandsChanged(cmds []sdk.AvailableCommand) {
 	pr.flushQueued()
 }
 
-// flushUsage records the agent's last account of usage in the turn.
-func (pr *proc) flushUsage() {
+// takeUsage returns the agent's last account of usage not recorded yet (nil when none came).
+func (pr *proc) takeUsage() *harness.AgentUsage {
 	pr.mu.Lock()
+	defer pr.mu.Unlock()
 	u := pr.usage
 	pr.usage = nil
-	pr.mu.Unlock()
-	if u != nil {
+	return u
+}
+
+// flushUsage records the agent's last account of usage in the turn when the turn's end did not
+// (it came after the prompt's answer).
+func (pr *proc) flushUsage() {
+	if u := pr.takeUsage(); u != nil {
 		pr.queue(harness.MustRecord(harness.TypeAgentUsage, harness.ActorHarness, *u))
 		pr.flushQueued()
 	}

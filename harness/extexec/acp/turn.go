@@ -75,7 +75,8 @@ func (pr *proc) run(ctx context.Context, t *extexec.Turn, text string) error {
 				}
 				pr.endTurn()
 				t.EndMessage()
-				return t.Finish(extexec.AgentResult{Subtype: "error", IsError: true, Text: "the agent failed the prompt: " + d.err.Error()})
+				return t.Finish(extexec.AgentResult{Subtype: "error", IsError: true, Text: "the agent failed the prompt: " + d.err.Error(),
+					Usage: pr.takeUsage()})
 			}
 			if err := pr.finish(t, d); err != nil {
 				return err
@@ -120,7 +121,7 @@ func (pr *proc) finish(t *extexec.Turn, d promptDone) error {
 		text = "(the agent stopped its turn itself, after a refusal)"
 	}
 	return t.Finish(extexec.AgentResult{Subtype: reason, StopReason: reason, Text: text,
-		Cancelled: cancelled, IsError: d.res.StopReason == sdk.StopReasonRefusal})
+		Cancelled: cancelled, IsError: d.res.StopReason == sdk.StopReasonRefusal, Usage: pr.takeUsage()})
 }
 
 // died records that the agent exited during the turn.

@@ -148,16 +148,15 @@ func (pr *proc) besideNotification(n extexec.Notification) bool {
 	return true
 }
 
-// flushUsage records Codex's last account of usage in the turn.
-func (pr *proc) flushUsage() {
+// takeUsage returns Codex's last account of usage in the turn, recorded with the turn's end (nil
+// when none came).
+func (pr *proc) takeUsage() *harness.AgentUsage {
 	b := pr.besides
 	b.mu.Lock()
+	defer b.mu.Unlock()
 	u := b.usage
 	b.usage = nil
-	b.mu.Unlock()
-	if u != nil {
-		_ = pr.ss.Log.Append(harness.MustRecord(harness.TypeAgentUsage, harness.ActorHarness, *u))
-	}
+	return u
 }
 
 // agentItem is an MCP tool call or a web search Codex made itself (item/completed).

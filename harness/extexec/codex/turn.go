@@ -116,7 +116,6 @@ func (pr *proc) handle(t *extexec.Turn, n extexec.Notification, turnID string) (
 			return false, "", nil
 		}
 		pr.rpc.WaitHandlers(30 * time.Second)
-		pr.flushUsage()
 		if err := t.Finish(pr.result(p)); err != nil {
 			return true, "", err
 		}
@@ -144,6 +143,7 @@ func (pr *proc) result(p itemParams) extexec.AgentResult {
 		}
 	}
 	pr.lastMessage, pr.lastError = "", ""
+	r.Usage = pr.takeUsage()
 	return r
 }
 
