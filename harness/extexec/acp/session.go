@@ -65,11 +65,16 @@ func (pr *proc) savedSession(view []provider.Message) (sdk.SessionId, []provider
 	return sdk.SessionId(sv.Session), view[sv.Len:], true
 }
 
-// forget removes the saved session: a turn runs, and an agent that dies in it must not be
-// loaded from a session that may hold half of it.
-func (pr *proc) forget() { _ = os.Remove(pr.savedPath()) }
+// forget removes the saved session (once the last one is written): a turn runs, and an agent
+// that dies in it must not be loaded from a session that may hold half of it.
+func (pr *proc) forget() {
+	pr.saving.Wait()
+	_ = os.Remove(pr.savedPath())
+}
 
-// save notes the agent session after a turn it finished, with the prompt view it now holds.
+// save notes the agent session after a turn it finished, with the prompt view it now holds. The
+// file is written after the turn returns (forget and Stop wait for it): it is what a later
+// process may load, not part of the turn.
 func (pr *proc) save() {
 	if !pr.canLoad || pr.p.Exited() || pr.ss.Log.Flush() != nil {
 		return
@@ -80,10 +85,14 @@ func (pr *proc) save() {
 	}
 	msgs := v.Messages
 	b, _ := json.Marshal(saved{Agent: pr.a.name, Session: string(pr.session), Len: len(msgs), Hash: viewHash(msgs)})
-	tmp := pr.savedPath() + ".tmp"
-	if os.WriteFile(tmp, b, 0o600) == nil {
-		_ = os.Rename(tmp, pr.savedPath())
-	}
+	pr.saving.Add(1)
+	go func() {
+		defer pr.saving.Done()
+		tmp := pr.savedPath() + ".tmp"
+		if os.WriteFile(tmp, b, 0o600) == nil {
+			_ = os.Rename(tmp, pr.savedPath())
+		}
+	}()
 }
 
 // loadRecord is the agent.session event of a session/load.

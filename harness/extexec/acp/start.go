@@ -37,6 +37,8 @@ type proc struct {
 	history string
 	tools   *toolCalls
 	terms   *terminals
+	// saving is the write of the saved session after a turn (see save).
+	saving sync.WaitGroup
 
 	// mu guards the fields below: the running turn, which session updates are recorded into
 	// (none between turns, nor while session/load replays the agent's history), and the records
@@ -176,6 +178,7 @@ func (pr *proc) Enforcement() *sandbox.Enforcement { return pr.p.Enforcement() }
 func (pr *proc) Stop() error {
 	pr.terms.killAll(pr)
 	pr.p.Stop(3 * time.Second)
+	pr.saving.Wait()
 	return nil
 }
 
