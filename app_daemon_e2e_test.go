@@ -11,10 +11,11 @@ import (
 	"exo/harness/provider/providertest"
 )
 
-// copyExe copies the exo binary to path (mode 0755).
+// copyExe copies the full exo binary (exo-full, which works without the thin exo) to path (mode
+// 0755).
 func copyExe(t *testing.T, path string) {
 	t.Helper()
-	in, err := os.Open(exoBin)
+	in, err := os.Open(filepath.Join(filepath.Dir(exoBin), "exo-full")) // the full exo, which works alone
 	if err != nil {
 		t.Fatal(err)
 	}

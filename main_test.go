@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"exo/internal/exobuild"
 	"fmt"
 	"io"
 	"os"
@@ -32,9 +33,8 @@ func TestMain(m *testing.M) {
 	if err != nil {
 		panic(err)
 	}
-	exoBin = filepath.Join(dir, "exo")
-	if out, err := exec.Command("go", "build", "-o", exoBin, ".").CombinedOutput(); err != nil {
-		panic("build exo: " + err.Error() + "\n" + string(out))
+	if exoBin, err = exobuild.Build(dir); err != nil {
+		panic(err)
 	}
 	// A daemon a test forgot to stop goes away soon by itself.
 	os.Setenv("EXO_DAEMON_IDLE", "20s")

@@ -5,9 +5,9 @@ package crashtest
 
 import (
 	"bytes"
+	"exo/internal/exobuild"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"sync"
 	"testing"
 )
@@ -23,9 +23,8 @@ func TestMain(m *testing.M) {
 	if err != nil {
 		panic(err)
 	}
-	exoBin = filepath.Join(dir, "exo")
-	if out, err := exec.Command("go", "build", "-o", exoBin, "exo").CombinedOutput(); err != nil {
-		panic("build exo: " + err.Error() + "\n" + string(out))
+	if exoBin, err = exobuild.Build(dir); err != nil {
+		panic(err)
 	}
 	os.Setenv("EXO_DAEMON_IDLE", "20s") // a daemon a test leaves behind goes away soon by itself
 	code := m.Run()

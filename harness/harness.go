@@ -1,12 +1,10 @@
 package harness
 
 import (
-	"fmt"
 	"log/slog"
-	"os"
-	"path/filepath"
 	"sync"
 
+	"exo/harness/rundir"
 	"exo/harness/secrets"
 	"exo/sandbox"
 	"exo/store"
@@ -76,16 +74,7 @@ var homeEvidence = []string{secrets.KeyFileName, "shadow", "workspaces", "tasks"
 const DefaultCheckpointEvery = 512
 
 // HomeDir returns EXO_HOME: the environment variable, or ~/.exo.
-func HomeDir() (string, error) {
-	if h := os.Getenv("EXO_HOME"); h != "" {
-		return filepath.Abs(h)
-	}
-	home, err := os.UserHomeDir()
-	if err != nil {
-		return "", fmt.Errorf("find home directory (set EXO_HOME): %w", err)
-	}
-	return filepath.Join(home, ".exo"), nil
-}
+func HomeDir() (string, error) { return rundir.HomeDir() }
 
 // Open opens the harness on EXO_HOME home.
 func Open(home string, opts Options) (*Harness, error) {

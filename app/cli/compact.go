@@ -22,7 +22,7 @@ func compactCmd(e *env) *cobra.Command {
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return e.withSession(args[0], func(_ context.Context, c api.Client, s *harness.Session) error {
-				ctx, stop := signalContext()
+				ctx, stop := e.signalContext()
 				defer stop()
 				rep, err := c.Compact(ctx, s.ID)
 				if errors.Is(err, executor.ErrNothingToCompact) {

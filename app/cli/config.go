@@ -26,7 +26,7 @@ func configCmd(e *env) *cobra.Command {
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return e.withClient(func(ctx context.Context, c api.Client) error {
-				cfg, err := e.loadConfig(ctx, c, cwd(), false)
+				cfg, err := e.loadConfig(ctx, c, e.cwd(), false)
 				if err != nil {
 					return err
 				}

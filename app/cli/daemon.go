@@ -32,7 +32,7 @@ func daemonCmd(e *env) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return daemon.Run(daemon.RunOptions{Home: home, IdleTimeout: idle, Harness: harness.Options{DemoScript: e.demo, Store: storeURL, ConfigFile: config.UserFile()}})
+			return daemon.Run(daemon.RunOptions{Home: home, IdleTimeout: idle, Harness: harness.Options{DemoScript: e.demo, Store: storeURL, ConfigFile: config.UserFile()}, CLI: e.relayCLI()})
 		},
 	}
 	cmd.Flags().DurationVar(&idle, "idle", 0, "exit after this long with no clients and no work (negative: never)")
@@ -160,7 +160,7 @@ func printLogFile(e *env, path string, follow bool) error {
 	if _, err := io.Copy(e.stdout, f); err != nil || !follow {
 		return err
 	}
-	ctx, stop := signalContext()
+	ctx, stop := e.signalContext()
 	defer stop()
 	for ctx.Err() == nil {
 		time.Sleep(200 * time.Millisecond)

@@ -22,7 +22,7 @@ func doctorCmd(e *env) *cobra.Command {
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			err := e.withClient(func(ctx context.Context, c api.Client) error {
-				rep, err := c.Doctor(ctx, cwd())
+				rep, err := c.Doctor(ctx, e.cwd())
 				if err != nil {
 					return err
 				}

@@ -30,7 +30,7 @@ func execCmd(e *env) *cobra.Command {
 				if background {
 					return e.startBackground(c, s, command)
 				}
-				ctx, stop := signalContext()
+				ctx, stop := e.signalContext()
 				defer stop()
 				stopProgress := e.watchProgress(c, s)
 				res, err := c.Exec(ctx, api.ExecRequest{Session: s.ID, Command: command, Timeout: secs(timeout)}, e.stdout)

@@ -94,7 +94,7 @@ func govCompileCmd(e *env) *cobra.Command {
 		Short: "Validate .exo/constitution.yaml and seal it into .exo/policy.lock",
 		Args:  cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			dir := dirArg(args)
+			dir := e.dirArg(args)
 			c, l, err := governance.Compile(dir)
 			if errors.Is(err, governance.ErrNoConstitution) {
 				return usageErr(err)
@@ -116,7 +116,7 @@ func govInitCmd(e *env) *cobra.Command {
 		Short: "Write a starter .exo/constitution.yaml for the project found in DIR",
 		Args:  cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			p, err := governance.Init(dirArg(args))
+			p, err := governance.Init(e.dirArg(args))
 			if errors.Is(err, governance.ErrExists) {
 				return usageErr(err)
 			}
@@ -139,11 +139,11 @@ func govInitCmd(e *env) *cobra.Command {
 }
 
 // dirArg returns the optional DIR argument, or the working directory.
-func dirArg(args []string) string {
+func (e *env) dirArg(args []string) string {
 	if len(args) == 1 {
 		return args[0]
 	}
-	return cwd()
+	return e.cwd()
 }
 
 // scopeFlags are the scope options of exo new and exo scope.
@@ -279,7 +279,11 @@ func (f *finishFlags) printMemento(e *env, name string, m *governance.Memento) e
 }
 
 // signalContext is cancelled by ^C or SIGTERM.
-func signalContext() (context.Context, context.CancelFunc) {
+func (e *env) signalContext() (context.Context, context.CancelFunc) {
+	if e.client != nil {
+		// relayed: the client leaves on Ctrl-C, which ends e.ctx
+		return context.WithCancel(e.ctx)
+	}
 	return signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 }
 
@@ -291,7 +295,7 @@ func govFinishCmd(e *env) *cobra.Command {
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return e.withSession(args[0], func(_ context.Context, c api.Client, s *harness.Session) error {
-				ctx, stop := signalContext()
+				ctx, stop := e.signalContext()
 				defer stop()
 				m, err := c.Finish(ctx, f.request(s))
 				if errors.Is(err, governance.ErrFinished) {
@@ -320,7 +324,7 @@ func govHandoffCmd(e *env) *cobra.Command {
 				return usagef("give the receiving session with --to NAME (an existing session or a new name)")
 			}
 			return e.withSession(args[0], func(_ context.Context, c api.Client, s *harness.Session) error {
-				ctx, stop := signalContext()
+				ctx, stop := e.signalContext()
 				defer stop()
 				res, err := c.Handoff(ctx, api.HandoffRequest{Finish: f.request(s), To: to, Note: note})
 				if errors.Is(err, governance.ErrSameSession) || errors.Is(err, harness.ErrAmbiguous) {

@@ -82,7 +82,7 @@ func (e *env) mcpAdd(ctx context.Context, hc api.Client, f mcpAddFlags, args []s
 	if err := refuseRawSecrets(ctx, hc, c); err != nil {
 		return err
 	}
-	path, err := mcp.PathFor(f.scope, cwd())
+	path, err := mcp.PathFor(f.scope, e.cwd())
 	if err != nil {
 		return usageErr(err)
 	}
@@ -139,7 +139,7 @@ func mcpLsCmd(e *env) *cobra.Command {
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return e.withClient(func(ctx context.Context, c api.Client) error {
-				st, err := c.MCPStatus(ctx, cwd(), check)
+				st, err := c.MCPStatus(ctx, e.cwd(), check)
 				if err != nil {
 					return err
 				}
@@ -201,7 +201,7 @@ func mcpRmCmd(e *env) *cobra.Command {
 				scopes = []string{scope}
 			}
 			for _, sc := range scopes {
-				path, err := mcp.PathFor(sc, cwd())
+				path, err := mcp.PathFor(sc, e.cwd())
 				if err != nil {
 					return usageErr(err)
 				}

@@ -26,7 +26,7 @@ func mcpServeCmd(e *env) *cobra.Command {
 			"--allow folder, and in existing sessions' workspaces.",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			ctx, stop := signalContext()
+			ctx, stop := e.signalContext()
 			defer stop()
 			c, err := e.connect(ctx)
 			if err != nil {
@@ -50,7 +50,7 @@ func (e *env) mcpServe(ctx context.Context, c api.Client, allow []string) error 
 		allow[i] = abs
 	}
 	t := &sdk.IOTransport{Reader: io.NopCloser(e.stdin), Writer: nopWriteCloser{e.stdout}}
-	return mcpserve.Serve(ctx, c, mcpserve.Options{Version: version(""), Workspace: cwd(), Allow: allow}, t)
+	return mcpserve.Serve(ctx, c, mcpserve.Options{Version: version(""), Workspace: e.cwd(), Allow: allow}, t)
 }
 
 // nopWriteCloser is a writer whose Close does nothing (stdout stays the process's).

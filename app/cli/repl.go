@@ -81,27 +81,27 @@ func (e *env) repl(f replFlags) error {
 				return err
 			}
 		}
-		cfg, err := e.loadConfig(ctx, c, cwd(), true)
+		cfg, err := e.loadConfig(ctx, c, e.cwd(), true)
 		if err != nil {
 			return err
 		}
-		o := appOptions(f, cfg)
+		o := appOptions(f, cfg, e.cwd())
 		if f.resume && f.session == "" {
-			id, err := app.Pick(c, app.PickOptions{Workspace: cwd(), Theme: o.Theme})
+			id, err := app.Pick(c, app.PickOptions{Workspace: e.cwd(), Theme: o.Theme})
 			if err != nil || id == "" {
 				return err // esc: nothing opens
 			}
 			o.Session = id
 		}
-		e.trustPrompt(ctx, c, cwd())
-		o.Warning = homeInsideWarning(e, cwd())
+		e.trustPrompt(ctx, c, e.cwd())
+		o.Warning = homeInsideWarning(e, e.cwd())
 		return app.Run(c, o)
 	})
 }
 
 // appOptions are the app's options: the flags, and the configuration where no flag was given.
-func appOptions(f replFlags, cfg *config.Config) app.Options {
-	o := app.Options{Session: f.session, Model: f.model, Theme: f.theme, Workspace: cwd(), OverrideGovernance: f.override,
+func appOptions(f replFlags, cfg *config.Config, workspace string) app.Options {
+	o := app.Options{Session: f.session, Model: f.model, Theme: f.theme, Workspace: workspace, OverrideGovernance: f.override,
 		Executor: f.executor, Approval: cfg.Get(config.KeyApproval), Notify: cfg.Get(config.KeyNotify), Keys: cfg.Keys(),
 		AllowUnconfined: f.allowUnconfined, ExecutorMode: f.mode}
 	if !f.themeSet && cfg.FromFile(config.KeyTheme) {

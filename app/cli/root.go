@@ -21,15 +21,28 @@ import (
 // env carries what every command shares: where EXO_HOME is and the output streams.
 type env struct {
 	hidden []*cobra.Command
+	opts   Options
 	home   string
 	demo   []byte
 	stdout io.Writer
 	stderr io.Writer
 	stdin  io.Reader
+
+	// A command line a thin client relayed to the daemon runs with the client's working
+	// directory (dir), the daemon's own harness (client) for as long as the client stays
+	// (ctx), and the client's Ctrl-C (interrupts). All are unset in a process of its own.
+	dir        string
+	relayHome  string
+	ctx        context.Context
+	client     api.Client
+	interrupts <-chan struct{}
 }
 
 // homeDir returns EXO_HOME: --home, else $EXO_HOME, else ~/.exo.
 func (e *env) homeDir() (string, error) {
+	if e.relayHome != "" {
+		return e.relayHome, nil
+	}
 	if e.home != "" {
 		return filepath.Abs(e.home)
 	}
@@ -38,6 +51,9 @@ func (e *env) homeDir() (string, error) {
 
 // connect returns a client of the harness: the daemon of EXO_HOME, started when none runs.
 func (e *env) connect(ctx context.Context) (api.Client, error) {
+	if e.client != nil {
+		return e.client, nil
+	}
 	home, err := e.homeDir()
 	if err != nil {
 		return nil, err
@@ -51,6 +67,9 @@ func (e *env) connect(ctx context.Context) (api.Client, error) {
 
 // withClient connects to the harness, runs fn and releases the client.
 func (e *env) withClient(fn func(ctx context.Context, c api.Client) error) error {
+	if e.client != nil {
+		return fn(e.ctx, e.client)
+	}
 	ctx := context.Background()
 	c, err := e.connect(ctx)
 	if err != nil {
@@ -70,16 +89,20 @@ type Options struct {
 
 // Execute runs exo's command line with args and returns the process exit code.
 func Execute(args []string, stdin io.Reader, stdout, stderr io.Writer, o Options) int {
-	e := &env{stdout: stdout, stderr: stderr, stdin: stdin, demo: o.DemoScript}
+	return execute(&env{stdout: stdout, stderr: stderr, stdin: stdin, demo: o.DemoScript, opts: o}, args, o)
+}
+
+// execute runs a command line in e.
+func execute(e *env, args []string, o Options) int {
 	root := newRoot(e)
 	root.Version = version(o.BuildTag)
 	root.SetArgs(args)
-	root.SetIn(stdin)
-	root.SetOut(stdout)
-	root.SetErr(stderr)
+	root.SetIn(e.stdin)
+	root.SetOut(e.stdout)
+	root.SetErr(e.stderr)
 	err := root.Execute()
 	if err != nil && !errors.Is(err, errSilent) {
-		fmt.Fprintf(stderr, "exo: %v\n", err)
+		fmt.Fprintf(e.stderr, "exo: %v\n", err)
 	}
 	return exitCode(err)
 }
@@ -204,8 +227,12 @@ func (e *env) stdinText() (string, error) {
 // secs converts whole seconds to a duration.
 func secs(n int) time.Duration { return time.Duration(n) * time.Second }
 
-// cwd returns the working directory, for new sessions' workspaces.
-func cwd() string {
+// cwd returns the working directory, for new sessions' workspaces: the client's, for a command
+// line a thin client relayed to the daemon.
+func (e *env) cwd() string {
+	if e.dir != "" {
+		return e.dir
+	}
 	d, err := os.Getwd()
 	if err != nil {
 		return "."

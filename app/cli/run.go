@@ -204,14 +204,19 @@ func startErr(err error) error {
 
 // cancelOnInterrupt cancels the turn on the first Ctrl-C or SIGTERM (the turn then ends as
 // cancelled and run reports it); a second Ctrl-C leaves at once, the turn's end recorded by the
-// daemon all the same.
+// daemon all the same. A relayed command line gets the client's Ctrl-C instead of signals (the
+// client itself leaves on the second).
 func (e *env) cancelOnInterrupt(c api.Client, sessionID string) func() {
 	sigs := make(chan os.Signal, 2)
-	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	interrupts := e.interrupts
+	if interrupts == nil {
+		signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	}
 	done := make(chan struct{})
 	go func() {
 		select {
 		case <-sigs:
+		case <-interrupts:
 		case <-done:
 			return
 		}
@@ -320,7 +325,7 @@ func (e *env) runSession(ctx context.Context, c api.Client, f runFlags) (*harnes
 		if s, err = resolve(ctx, c, f.session); err != nil {
 			return nil, err
 		}
-	} else if s, err = c.NewSession(ctx, api.NewSessionRequest{Workspace: cwd(), OverrideGovernance: f.override}); err != nil {
+	} else if s, err = c.NewSession(ctx, api.NewSessionRequest{Workspace: e.cwd(), OverrideGovernance: f.override}); err != nil {
 		if errors.Is(err, api.ErrInvalid) {
 			return nil, usageErr(err)
 		}

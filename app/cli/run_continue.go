@@ -12,7 +12,7 @@ import (
 // runConfig applies the configuration to exo run's flags: the model and executor of a new
 // session when no flag names them, and the approval mode of the turn.
 func (e *env) runConfig(ctx context.Context, c api.Client, f *runFlags) error {
-	cfg, err := e.loadConfig(ctx, c, cwd(), f.format == formatText)
+	cfg, err := e.loadConfig(ctx, c, e.cwd(), f.format == formatText)
 	if err != nil {
 		return err
 	}
@@ -37,7 +37,7 @@ func (e *env) latestHere(ctx context.Context, c api.Client) (*harness.Session, e
 	if err != nil {
 		return nil, err
 	}
-	here := cwd()
+	here := e.cwd()
 	var best *api.SessionInfo
 	for i := range all {
 		in := &all[i]

@@ -165,7 +165,7 @@ func newCmd(e *env) *cobra.Command {
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if workspace == "" {
-				workspace = cwd()
+				workspace = e.cwd()
 			}
 			req := api.NewSessionRequest{Name: name, Workspace: workspace, Settings: budgetSettings(budgetTokens, budgetCost),
 				Scope: sf.request(), OverrideGovernance: sf.override}

@@ -21,7 +21,7 @@ func tailCmd(e *env) *cobra.Command {
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return e.withSession(args[0], func(_ context.Context, c api.Client, s *harness.Session) error {
-				ctx, stop := signalContext()
+				ctx, stop := e.signalContext()
 				defer stop()
 				after, err := tailStart(ctx, c, s, from, last)
 				if err != nil {

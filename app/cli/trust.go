@@ -30,7 +30,7 @@ func trustCmd(e *env) *cobra.Command {
 			"file that changes is untrusted again. --show only shows what would run; without --yes exo asks.",
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			dir := cwd()
+			dir := e.cwd()
 			if len(args) == 1 {
 				var err error
 				if dir, err = filepath.Abs(args[0]); err != nil {

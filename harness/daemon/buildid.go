@@ -1,11 +1,9 @@
 package daemon
 
 import (
-	"bytes"
 	"crypto/sha256"
-	"debug/elf"
-	"encoding/binary"
 	"encoding/hex"
+	"exo/harness/relay"
 	"os"
 	"runtime/debug"
 	"sync"
@@ -62,36 +60,12 @@ func vcsTime() (time.Time, bool) {
 	return at.UTC(), !at.IsZero() && !modified
 }
 
-// elfBuildID reads the .note.go.buildid section of this executable.
+// elfBuildID reads the Go build id of this executable (see relay.ExecutableBuildID): the same
+// id a thin client reads from the full exo it pairs with.
 func elfBuildID() string {
 	exe, err := os.Executable()
 	if err != nil {
 		return ""
 	}
-	f, err := elf.Open(exe)
-	if err != nil {
-		return ""
-	}
-	defer f.Close()
-	s := f.Section(".note.go.buildid")
-	if s == nil {
-		return ""
-	}
-	data, err := s.Data()
-	if err != nil || len(data) < 16 {
-		return ""
-	}
-	namesz := binary.LittleEndian.Uint32(data[0:4])
-	descsz := binary.LittleEndian.Uint32(data[4:8])
-	off := 12 + (namesz+3)&^3
-	if uint64(off)+uint64(descsz) > uint64(len(data)) {
-		return ""
-	}
-	id := data[off : off+descsz]
-	if i := bytes.IndexByte(id, '/'); i > 0 {
-		// the id is actionID/contentID…: the last part identifies the content
-		parts := bytes.Split(id, []byte("/"))
-		id = parts[len(parts)-1]
-	}
-	return string(id)
+	return relay.ExecutableBuildID(exe)
 }

@@ -80,6 +80,12 @@ type fixture struct {
 // serve starts a server on a socket in a private temporary folder.
 func serve(t testing.TB, idle time.Duration) *fixture {
 	t.Helper()
+	return serveCLI(t, idle, nil)
+}
+
+// serveCLI is serve with a daemon that runs relayed command lines with cli.
+func serveCLI(t testing.TB, idle time.Duration, cli *CLI) *fixture {
+	t.Helper()
 	home := t.TempDir()
 	h, err := harness.Open(home, harness.Options{SandboxHelper: []string{os.Args[0], sandbox.HelperCommand}})
 	if err != nil {
@@ -92,7 +98,7 @@ func serve(t testing.TB, idle time.Duration) *fixture {
 		t.Fatal(err)
 	}
 	info := api.DaemonInfo{Pid: os.Getpid(), Build: BuildID(), Protocol: Protocol, Socket: sock, Home: home, IdleTimeout: idle}
-	f := &fixture{h: h, svc: svc, srv: NewServer(svc, info, testLog(t)), c: newClient(sock), sock: sock, done: make(chan error, 1)}
+	f := &fixture{h: h, svc: svc, srv: NewServer(svc, info, testLog(t), cli), c: newClient(sock), sock: sock, done: make(chan error, 1)}
 	go func() { f.done <- f.srv.Serve(l) }()
 	t.Cleanup(func() {
 		f.c.Close()

@@ -10,6 +10,7 @@ import (
 	"exo/harness"
 	"exo/harness/api"
 	"exo/harness/governance"
+	"exo/harness/relay"
 )
 
 // protocolString is Protocol as it travels in headers.
@@ -31,6 +32,7 @@ func (s *Server) routes() http.Handler {
 	// another version can still see which daemon runs and stop it.
 	m.HandleFunc("GET /v1/hello", s.hello)
 	m.Handle("POST /v1/daemon/drain", s.anyProtocol(s.drain))
+	m.HandleFunc("POST "+relay.Path, s.serveRelay)
 	h("GET /v1/activity", func(w http.ResponseWriter, r *http.Request) error {
 		a, err := s.svc.Activity(r.Context())
 		a.Connections = int(s.conns.Load())

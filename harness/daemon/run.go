@@ -43,6 +43,8 @@ type RunOptions struct {
 	Harness     harness.Options
 	// Executable is exo's binary (background tasks re-run it); default this executable.
 	Executable string
+	// CLI runs command lines thin exo clients relay to the daemon (nil: none are taken).
+	CLI *CLI
 }
 
 // Run is `exo daemon`: it owns EXO_HOME's store, sandboxes and turns, serves the API on the
@@ -99,7 +101,7 @@ func Run(o RunOptions) (err error) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	go func() { _ = h.WatchDetached(ctx) }()
-	srv := NewServer(svc, info, log)
+	srv := NewServer(svc, info, log, o.CLI)
 	writeInfo(o.Home, info)
 	defer os.Remove(filepath.Join(o.Home, InfoName))
 	sigs := make(chan os.Signal, 1)

@@ -30,11 +30,15 @@ type Server struct {
 	done     chan struct{}
 	doneOnce sync.Once
 	reason   atomic.Value // why it stops
+	// cli runs relayed command lines (nil: the daemon does not relay them); relays are
+	// their connections.
+	cli    *CLI
+	relays relays
 }
 
 // NewServer builds a server for a service.
-func NewServer(svc *service.Service, info api.DaemonInfo, log *slog.Logger) *Server {
-	s := &Server{svc: svc, info: info, log: log, last: time.Now(), done: make(chan struct{})}
+func NewServer(svc *service.Service, info api.DaemonInfo, log *slog.Logger, cli *CLI) *Server {
+	s := &Server{svc: svc, info: info, log: log, last: time.Now(), done: make(chan struct{}), cli: cli}
 	s.http = &http.Server{Handler: s.routes(), ConnState: s.connState, ReadHeaderTimeout: 10 * time.Second,
 		ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn)}
 	return s
@@ -57,6 +61,7 @@ func (s *Server) Serve(l net.Listener) error {
 	if err := s.http.Shutdown(ctx); err != nil {
 		s.http.Close() // long streams do not end by themselves
 	}
+	s.relays.closeAll()
 	<-errc
 	return nil
 }
@@ -161,10 +166,14 @@ func (s *Server) anyProtocol(fn func(w http.ResponseWriter, r *http.Request) err
 		if err != nil && !(errors.Is(err, context.Canceled) && r.Context().Err() != nil) {
 			writeError(w, err)
 		}
-		if s.svc.Harness().Faulted() {
-			// bbolt failed under us (its file damaged while open): the next client starts a
-			// daemon that opens the file afresh and says what is wrong with it.
-			s.Stop("the database failed while open: " + fmt.Sprint(s.svc.Harness().Damaged()))
-		}
+		s.stopIfFaulted()
+	}
+}
+
+// stopIfFaulted stops the daemon when bbolt failed under it (its file damaged or replaced while
+// open): the next client starts a daemon that opens the file afresh and says what is wrong.
+func (s *Server) stopIfFaulted() {
+	if s.svc.Harness().Faulted() {
+		s.Stop("the database failed while open: " + fmt.Sprint(s.svc.Harness().Damaged()))
 	}
 }

@@ -13,11 +13,12 @@ import (
 
 	"exo/harness"
 	"exo/harness/api"
+	"exo/harness/relay"
 )
 
 // Protocol is the wire protocol's version: a client and a daemon of different versions do not
 // talk (the newer asks an idle older daemon to exit).
-const Protocol = 1
+const Protocol = relay.Protocol
 
 // Headers every request carries.
 const (

@@ -7,6 +7,7 @@ package e2etest
 import (
 	"bytes"
 	"encoding/json"
+	"exo/internal/exobuild"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -23,9 +24,8 @@ func TestMain(m *testing.M) {
 	if err != nil {
 		panic(err)
 	}
-	exoBin = filepath.Join(dir, "exo")
-	if out, err := exec.Command("go", "build", "-o", exoBin, "exo").CombinedOutput(); err != nil {
-		panic("build exo: " + err.Error() + "\n" + string(out))
+	if exoBin, err = exobuild.Build(dir); err != nil {
+		panic(err)
 	}
 	os.Setenv("EXO_DAEMON_IDLE", "20s") // a daemon a test leaves behind goes away soon by itself
 	code := m.Run()

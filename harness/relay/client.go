@@ -1,0 +1,173 @@
+package relay
+
+import (
+	"bufio"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/textproto"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+)
+
+// ErrNotServed means the daemon did not take the command line: none listens on the socket, it
+// is of another build or protocol, it predates the relay, or it declined the invocation. The
+// caller runs the full exo instead, which starts, replaces or explains the daemon.
+var ErrNotServed = errors.New("the daemon does not run this command line")
+
+// dialTimeout bounds connecting and the handshake: a daemon that does not answer this soon is
+// left to the full exo, which waits for it or says what is wrong.
+const dialTimeout = 5 * time.Second
+
+// Conn is a command line the daemon took.
+type Conn struct {
+	c   net.Conn
+	r   *bufio.Reader
+	wmu sync.Mutex
+}
+
+// Start connects to the daemon's socket and hands it the invocation. It returns ErrNotServed
+// (wrapped, with the reason) when the daemon will not run it.
+func Start(sock, protocol, build string, inv Invocation) (*Conn, error) {
+	c, err := net.DialTimeout("unix", sock, dialTimeout)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrNotServed, err)
+	}
+	conn, err := handshake(c, protocol, build, inv)
+	if err != nil {
+		c.Close()
+		return nil, err
+	}
+	return conn, nil
+}
+
+// handshake sends the upgrade request with the invocation right behind it and reads the
+// daemon's answer.
+func handshake(c net.Conn, protocol, build string, inv Invocation) (*Conn, error) {
+	body, err := json.Marshal(inv)
+	if err != nil || len(body) > MaxFrame {
+		return nil, fmt.Errorf("%w: the command line does not fit a frame (%d bytes)", ErrNotServed, len(body))
+	}
+	var req strings.Builder
+	req.WriteString("POST " + Path + " HTTP/1.1\r\nHost: exo\r\nConnection: Upgrade\r\nUpgrade: " + Upgrade + "\r\n")
+	req.WriteString(HeaderProtocol + ": " + protocol + "\r\n" + HeaderBuild + ": " + build + "\r\nContent-Length: 0\r\n\r\n")
+	out := []byte(req.String())
+	head := [5]byte{KindInvocation}
+	head[1], head[2], head[3], head[4] = byte(len(body)>>24), byte(len(body)>>16), byte(len(body)>>8), byte(len(body))
+	out = append(append(out, head[:]...), body...)
+	_ = c.SetDeadline(time.Now().Add(dialTimeout))
+	if _, err := c.Write(out); err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrNotServed, err)
+	}
+	r := bufio.NewReader(c)
+	tp := textproto.NewReader(r)
+	status, err := tp.ReadLine()
+	if err != nil {
+		return nil, fmt.Errorf("%w: no answer: %v", ErrNotServed, err)
+	}
+	if _, err := tp.ReadMIMEHeader(); err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrNotServed, err)
+	}
+	if f := strings.Fields(status); len(f) < 2 || f[1] != "101" {
+		return nil, fmt.Errorf("%w: the daemon answered %q", ErrNotServed, status)
+	}
+	_ = c.SetDeadline(time.Time{})
+	return &Conn{c: c, r: r}, nil
+}
+
+// Stdio is the client's side of a relayed command.
+type Stdio struct {
+	Stdin          io.Reader
+	Stdout, Stderr io.Writer
+	// Interrupts delivers the user's Ctrl-C; each is relayed to the command.
+	Interrupts <-chan struct{}
+}
+
+// Wait relays stdio until the command ends and returns its exit code. It returns ErrNotServed
+// (wrapped) when the daemon declined the invocation before running anything, and another
+// error when the connection was lost.
+func (c *Conn) Wait(s Stdio) (int, error) {
+	defer c.c.Close()
+	done := make(chan struct{})
+	defer close(done)
+	go c.relayInterrupts(s.Interrupts, done)
+	var once sync.Once
+	first := true
+	for {
+		kind, p, err := ReadFrame(c.r)
+		if err != nil {
+			return 1, fmt.Errorf("lost the exo daemon during the command: %v", err)
+		}
+		switch kind {
+		case KindNotServed:
+			if first {
+				return 0, fmt.Errorf("%w: %s", ErrNotServed, p)
+			}
+			return 1, fmt.Errorf("the daemon stopped the command: %s", p)
+		case KindStdout:
+			_, _ = s.Stdout.Write(p)
+		case KindStderr:
+			_, _ = s.Stderr.Write(p)
+		case KindStdinWanted:
+			once.Do(func() { go c.relayStdin(s.Stdin) })
+		case KindExit:
+			code, err := strconv.Atoi(string(p))
+			if err != nil {
+				return 1, fmt.Errorf("the daemon sent exit code %q", p)
+			}
+			return code, nil
+		default:
+			return 1, fmt.Errorf("the daemon sent a frame of unknown kind %q", kind)
+		}
+		first = false
+	}
+}
+
+// send writes a frame to the daemon (from several goroutines).
+func (c *Conn) send(kind byte, p []byte) error {
+	c.wmu.Lock()
+	defer c.wmu.Unlock()
+	return WriteFrame(c.c, kind, p)
+}
+
+// relayStdin copies the client's stdin to the daemon, then says it ended.
+func (c *Conn) relayStdin(in io.Reader) {
+	if in == nil {
+		_ = c.send(KindStdinEOF, nil)
+		return
+	}
+	buf := make([]byte, 64<<10)
+	for {
+		n, err := in.Read(buf)
+		if n > 0 {
+			if c.send(KindStdin, buf[:n]) != nil {
+				return
+			}
+		}
+		if err != nil {
+			_ = c.send(KindStdinEOF, nil)
+			return
+		}
+	}
+}
+
+// relayInterrupts relays each Ctrl-C until the command ends.
+func (c *Conn) relayInterrupts(in <-chan struct{}, done <-chan struct{}) {
+	for {
+		select {
+		case <-done:
+			return
+		case _, ok := <-in:
+			if !ok {
+				return
+			}
+			if c.send(KindInterrupt, nil) != nil {
+				return
+			}
+		}
+	}
+}

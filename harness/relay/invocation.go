@@ -1,0 +1,33 @@
+package relay
+
+// Protocol is the version of the daemon's API (harness/daemon speaks it): a client and a daemon
+// of different versions do not talk.
+const Protocol = 1
+
+// Upgrade is the protocol name of the HTTP upgrade, and Path the endpoint that takes it.
+const (
+	Upgrade = "exo-cli/1"
+	Path    = "/v1/cli"
+	// HeaderBuild carries the build id of the full exo the client pairs with: a daemon of
+	// another build refuses, and the client runs the full exo, which replaces or explains it.
+	HeaderBuild = "X-Exo-Build"
+	// HeaderProtocol carries the daemon API's protocol version.
+	HeaderProtocol = "X-Exo-Protocol"
+)
+
+// EnvKeys are the environment variables a relayed command's outcome depends on (where the
+// user's configuration is, the time zone of printed times). The daemon runs a command line
+// only when its own values of these equal the client's; otherwise the client runs the full exo.
+var EnvKeys = []string{"HOME", "XDG_CONFIG_HOME", "TZ", "EXO_STORE"}
+
+// Invocation is a command line as the client has it.
+type Invocation struct {
+	// Args are the arguments after the program name.
+	Args []string `json:"args"`
+	// Dir is the client's working directory (absolute).
+	Dir string `json:"dir"`
+	// Home is the EXO_HOME the client resolved (its socket led here).
+	Home string `json:"home"`
+	// Env holds the client's values of EnvKeys; a key it does not have is absent.
+	Env map[string]string `json:"env"`
+}

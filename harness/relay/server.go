@@ -1,0 +1,202 @@
+package relay
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"runtime/debug"
+	"strconv"
+	"sync"
+)
+
+// maxStdinQueued is how much of the client's stdin the daemon holds unread before it drops the
+// client: a command reads what it asked for as it comes.
+const maxStdinQueued = 256 << 20
+
+// ServerIO is the relayed command's side of the connection.
+type ServerIO struct {
+	// Stdin reads the client's stdin (asked for at the first read).
+	Stdin io.Reader
+	// Stdout and Stderr write to the client's.
+	Stdout, Stderr io.Writer
+	// Interrupts delivers the user's Ctrl-C.
+	Interrupts <-chan struct{}
+}
+
+// Command runs one relayed command line and returns its exit code; ctx ends when the client
+// goes away.
+type Command func(ctx context.Context, inv Invocation, sio ServerIO) int
+
+// Serve runs one command line on an upgraded connection whose reader r holds what the client
+// sent after its request: it reads the invocation, lets decline refuse it (a non-empty reason
+// sends NotServed: the client then runs the full exo), runs cmd with the relayed stdio and
+// ends with its exit code. A panic in cmd ends the command with exit 1 and is returned with its
+// stack, for the daemon's log.
+func Serve(ctx context.Context, conn net.Conn, r *bufio.Reader, decline func(Invocation) string, cmd Command) (err error) {
+	defer conn.Close()
+	kind, p, err := ReadFrame(r)
+	if err != nil {
+		return fmt.Errorf("read the command line: %w", err)
+	}
+	if kind != KindInvocation {
+		return fmt.Errorf("the client sent frame %q before its command line", kind)
+	}
+	var inv Invocation
+	if err := json.Unmarshal(p, &inv); err != nil {
+		return fmt.Errorf("decode the command line: %w", err)
+	}
+	s := &session{conn: conn}
+	if reason := decline(inv); reason != "" {
+		return s.send(KindNotServed, []byte(reason))
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	s.stdin = newStdinQueue(func() { _ = s.send(KindStdinWanted, nil) })
+	interrupts := make(chan struct{}, 4)
+	go s.readClient(r, cancel, interrupts)
+	code := 1
+	func() {
+		defer func() {
+			if v := recover(); v != nil {
+				_ = s.send(KindStderr, []byte(fmt.Sprintf("exo: internal error in the daemon: %v (exo daemon logs has the details)\n", v)))
+				err = fmt.Errorf("a relayed command panicked: %v\n%s", v, debug.Stack()) // not its arguments: a prompt may be private
+			}
+		}()
+		code = cmd(ctx, inv, ServerIO{Stdin: s.stdin, Stdout: frameWriter{s, KindStdout}, Stderr: frameWriter{s, KindStderr}, Interrupts: interrupts})
+	}()
+	if werr := s.send(KindExit, []byte(strconv.Itoa(code))); err == nil && werr != nil && ctx.Err() == nil {
+		err = fmt.Errorf("send the exit code: %w", werr)
+	}
+	return err
+}
+
+// session is the daemon's side of one relayed command.
+type session struct {
+	conn  net.Conn
+	wmu   sync.Mutex
+	stdin *stdinQueue
+}
+
+// send writes one frame to the client.
+func (s *session) send(kind byte, p []byte) error {
+	s.wmu.Lock()
+	defer s.wmu.Unlock()
+	return WriteFrame(s.conn, kind, p)
+}
+
+// readClient takes the client's stdin and Ctrl-C until it goes away, then cancels the command.
+func (s *session) readClient(r *bufio.Reader, cancel context.CancelFunc, interrupts chan<- struct{}) {
+	defer cancel()
+	for {
+		kind, p, err := ReadFrame(r)
+		if err != nil {
+			s.stdin.fail(fmt.Errorf("the client went away: %w", err))
+			return
+		}
+		switch kind {
+		case KindStdin:
+			if !s.stdin.add(p) {
+				s.stdin.fail(fmt.Errorf("the client sent more than %d bytes of stdin unread", maxStdinQueued))
+				s.conn.Close()
+				return
+			}
+		case KindStdinEOF:
+			s.stdin.fail(io.EOF)
+		case KindInterrupt:
+			select {
+			case interrupts <- struct{}{}:
+			default:
+			}
+		default:
+			s.stdin.fail(fmt.Errorf("the client sent a frame of unknown kind %q", kind))
+			s.conn.Close()
+			return
+		}
+	}
+}
+
+// frameWriter writes a stream of the command's output as frames.
+type frameWriter struct {
+	s    *session
+	kind byte
+}
+
+// Write sends p in frames of at most MaxFrame bytes.
+func (w frameWriter) Write(p []byte) (int, error) {
+	n := 0
+	for len(p) > 0 {
+		chunk := p
+		if len(chunk) > MaxFrame {
+			chunk = chunk[:MaxFrame]
+		}
+		if err := w.s.send(w.kind, chunk); err != nil {
+			return n, err
+		}
+		n += len(chunk)
+		p = p[len(chunk):]
+	}
+	return n, nil
+}
+
+// stdinQueue holds the client's stdin until the command reads it; the first read asks the
+// client for it.
+type stdinQueue struct {
+	mu    sync.Mutex
+	cond  *sync.Cond
+	buf   []byte
+	err   error
+	asked bool
+	onAsk func()
+}
+
+func newStdinQueue(onAsk func()) *stdinQueue {
+	q := &stdinQueue{onAsk: onAsk}
+	q.cond = sync.NewCond(&q.mu)
+	return q
+}
+
+// add queues bytes of stdin; false when the client sent too much.
+func (q *stdinQueue) add(p []byte) bool {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if len(q.buf)+len(p) > maxStdinQueued {
+		return false
+	}
+	q.buf = append(q.buf, p...)
+	q.cond.Broadcast()
+	return true
+}
+
+// fail ends stdin with err (io.EOF for its end) once what is queued has been read.
+func (q *stdinQueue) fail(err error) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if q.err == nil {
+		q.err = err
+	}
+	q.cond.Broadcast()
+}
+
+// Read reads queued stdin, asking the client for it the first time.
+func (q *stdinQueue) Read(p []byte) (int, error) {
+	q.mu.Lock()
+	if !q.asked {
+		q.asked = true
+		q.mu.Unlock()
+		q.onAsk()
+		q.mu.Lock()
+	}
+	defer q.mu.Unlock()
+	for len(q.buf) == 0 && q.err == nil {
+		q.cond.Wait()
+	}
+	if len(q.buf) == 0 {
+		return 0, q.err
+	}
+	n := copy(p, q.buf)
+	q.buf = q.buf[n:]
+	return n, nil
+}

@@ -1,0 +1,20 @@
+// Package exobuild builds exo for end-to-end tests the way README's build command does: the full
+// binary (exo-full, the module's root package) and the thin exo a user types (app/thin/exo) side
+// by side, so the tests drive the same pair users run.
+package exobuild
+
+import (
+	"fmt"
+	"os/exec"
+	"path/filepath"
+)
+
+// Build builds exo-full and exo into dir and returns the thin exo's path.
+func Build(dir string) (string, error) {
+	for _, b := range []struct{ out, pkg string }{{"exo-full", "exo"}, {"exo", "exo/app/thin/exo"}} {
+		if out, err := exec.Command("go", "build", "-o", filepath.Join(dir, b.out), b.pkg).CombinedOutput(); err != nil {
+			return "", fmt.Errorf("build %s: %v\n%s", b.out, err, out)
+		}
+	}
+	return filepath.Join(dir, "exo"), nil
+}

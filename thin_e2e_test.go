@@ -1,0 +1,180 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"exo/harness/provider/providertest"
+)
+
+// exeOf says which binary a process runs now: the thin exo, or exo-full once it replaced
+// itself with the full binary.
+func exeOf(t *testing.T, pid int) string {
+	t.Helper()
+	p, err := os.Readlink(filepath.Join("/proc", strconv.Itoa(pid), "exe"))
+	if err != nil {
+		t.Fatalf("readlink exe of %d: %v", pid, err)
+	}
+	return filepath.Base(p)
+}
+
+// TestThinRunIsRelayedAndCancels: with a warm daemon, `exo run` stays the thin process (the
+// daemon runs the command line), streams into it, and its Ctrl-C cancels the turn as the full
+// exo's does: "cancelling the turn", the turn recorded as cancelled, exit 130.
+func TestThinRunIsRelayedAndCancels(t *testing.T) {
+	t.Parallel()
+	srv := providertest.NewScriptedChat(providertest.ChatReply{Hang: true})
+	defer srv.Close()
+	home, ws := t.TempDir(), gitRepo(t)
+	exoEnv(t, home, ws, nil, "model", "register", "hang", "--provider", "openai-compatible", "--base-url", srv.BaseURL())
+	id := strings.TrimSpace(mustRunIn(t, home, ws, "new", "--name", "relayed"))
+	cmd := exec.Command(exoBin, "run", "--session", id, "wait for it")
+	cmd.Dir = ws
+	cmd.Env = append(os.Environ(), "EXO_HOME="+home)
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	waitRequests(t, srv, 1, "relayed run")
+	if exe := exeOf(t, cmd.Process.Pid); exe != "exo" {
+		t.Fatalf("exo run with a warm daemon runs as %s, not relayed by the thin exo", exe)
+	}
+	cmd.Process.Signal(syscall.SIGINT)
+	err := cmd.Wait()
+	ee, ok := err.(*exec.ExitError)
+	if !ok || ee.ExitCode() != 130 {
+		t.Fatalf("exo run after Ctrl-C: %v, stderr %s", err, errb.String())
+	}
+	if !strings.Contains(errb.String(), "cancelling the turn") {
+		t.Fatalf("stderr %q", errb.String())
+	}
+	log := mustRunIn(t, home, ws, "log", id)
+	if !strings.Contains(log, "turn.cancelled") {
+		t.Fatalf("the log has no cancelled turn:\n%s", log)
+	}
+}
+
+// TestThinMatchesFull runs the relayed commands through the daemon and through the full exo
+// (EXO_RELAY=0) on the same store and compares what they print, byte for byte; it checks that
+// a relayed command runs in the client's directory, reads stdin only when it asks for it, and
+// that the thin exo falls back to the full exo where the daemon would not do what was meant.
+func TestThinMatchesFull(t *testing.T) {
+	t.Parallel()
+	home, ws := t.TempDir(), gitRepo(t)
+	mustRunIn(t, home, ws, "model", "register", "demo", "--provider", "scripted")
+	both := func(args ...string) (string, string) {
+		t.Helper()
+		relayed, rerr, rc := exoEnv(t, home, ws, nil, args...)
+		full, ferr, fc := exoEnv(t, home, ws, []string{"EXO_RELAY=0"}, args...)
+		if rc != fc || relayed != full {
+			t.Fatalf("exo %v: relayed exit %d:\n%s\n%s\nfull exit %d:\n%s\n%s", args, rc, relayed, rerr, fc, full, ferr)
+		}
+		return relayed, rerr
+	}
+	// a new session takes the client's directory as its workspace
+	id := strings.TrimSpace(mustRunIn(t, home, ws, "new", "--name", "here"))
+	out, _ := both("sessions", "--json")
+	if !strings.Contains(out, `"workspace": "`+ws+`"`) {
+		t.Fatalf("the session's workspace is not the client's directory %s:\n%s", ws, out)
+	}
+	// a turn: the prompt from stdin, the answer on stdout, tool activity on stderr
+	cmd := exec.Command(exoBin, "run", "--session", id, "-")
+	cmd.Dir, cmd.Env = ws, append(os.Environ(), "EXO_HOME="+home)
+	cmd.Stdin = strings.NewReader("write hello.py and run it")
+	var rout, rerr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &rout, &rerr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("exo run -: %v %s", err, rerr.String())
+	}
+	if !strings.Contains(rout.String(), "scripted demo model") || !strings.Contains(rerr.String(), "▸ write_file hello.py") {
+		t.Fatalf("exo run - printed:\n%s\nstderr:\n%s", rout.String(), rerr.String())
+	}
+	if _, err := os.Stat(filepath.Join(ws, "hello.py")); err != nil {
+		t.Fatalf("the turn's file is not in the client's directory: %v", err)
+	}
+	both("log", id)
+	both("log", id, "--json")
+	both("sessions", "--json")
+	both("run", "--session", id, "--max-steps", "0", "x") // a usage error: the same message and exit 2
+	both("log", "no-such-session")
+
+	// a command that does not read stdin leaves it to the next command of a script
+	sh := exec.Command("sh", "-c", `"$EXO" sessions >/dev/null && cat`)
+	sh.Dir, sh.Env = ws, append(os.Environ(), "EXO_HOME="+home, "EXO="+exoBin)
+	sh.Stdin = strings.NewReader("left for cat\n")
+	if got, err := sh.Output(); err != nil || string(got) != "left for cat\n" {
+		t.Fatalf("stdin after exo sessions: %q %v", got, err)
+	}
+
+	// another time zone than the daemon's: the full exo prints the times in the client's
+	tzOut, _, code := exoEnv(t, home, ws, []string{"TZ=Asia/Kathmandu"}, "log", id)
+	fullTZ, _, _ := exoEnv(t, home, ws, []string{"TZ=Asia/Kathmandu", "EXO_RELAY=0"}, "log", id)
+	if code != 0 || tzOut != fullTZ {
+		t.Fatalf("exo log in another time zone:\n%s\nfull exo:\n%s", tzOut, fullTZ)
+	}
+}
+
+// TestThinWithoutFull: a thin exo whose exo-full is gone says so and how to build it.
+func TestThinWithoutFull(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	lone := filepath.Join(dir, "exo")
+	data, err := os.ReadFile(exoBin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(lone, data, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(lone, "sessions")
+	cmd.Env = append(os.Environ(), "EXO_HOME="+t.TempDir(), "PATH="+dir, "EXO_FULL=")
+	out, err := cmd.CombinedOutput()
+	if err == nil || !strings.Contains(string(out), "exo-full") || !strings.Contains(string(out), "go build") {
+		t.Fatalf("exo without exo-full: %v %s", err, out)
+	}
+}
+
+// TestThinDaemonKilledMidCommand: the daemon killed while it runs a relayed command; the thin
+// exo says it lost the daemon (exit 1), and the next command starts a new daemon.
+func TestThinDaemonKilledMidCommand(t *testing.T) {
+	t.Parallel()
+	srv := providertest.NewScriptedChat(providertest.ChatReply{Hang: true})
+	defer srv.Close()
+	home, ws := t.TempDir(), gitRepo(t)
+	exoEnv(t, home, ws, nil, "model", "register", "hang", "--provider", "openai-compatible", "--base-url", srv.BaseURL())
+	cmd := exec.Command(exoBin, "run", "hang on")
+	cmd.Dir, cmd.Env = ws, append(os.Environ(), "EXO_HOME="+home)
+	var errb bytes.Buffer
+	cmd.Stderr = &errb
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	waitRequests(t, srv, 1, "relayed run")
+	st := statusBy(t, exoBin, home)
+	if err := syscall.Kill(st.Daemon.Pid, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err := <-done:
+		ee, ok := err.(*exec.ExitError)
+		if !ok || ee.ExitCode() != 1 || !strings.Contains(errb.String(), "lost the exo daemon") {
+			t.Fatalf("exo run after the daemon's kill: %v, stderr %q", err, errb.String())
+		}
+	case <-time.After(30 * time.Second):
+		cmd.Process.Kill()
+		t.Fatal("exo run did not notice the daemon's death")
+	}
+	if out := mustRunIn(t, home, ws, "sessions"); !strings.Contains(out, "interrupted") {
+		t.Fatalf("after the kill, the turn is not shown interrupted:\n%s", out)
+	}
+}
