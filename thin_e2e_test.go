@@ -178,3 +178,25 @@ func TestThinDaemonKilledMidCommand(t *testing.T) {
 		t.Fatalf("after the kill, the turn is not shown interrupted:\n%s", out)
 	}
 }
+
+// TestThinNoModelHelpSeesClientKeys: with no model registered, a relayed exo run says which API
+// key variables are set in the user's shell (not the daemon's), and the key's value never
+// leaves the client: it is in no file of EXO_HOME.
+func TestThinNoModelHelpSeesClientKeys(t *testing.T) {
+	t.Parallel()
+	home, ws := t.TempDir(), t.TempDir()
+	mustRunIn(t, home, ws, "sessions") // a warm daemon started without the key
+	const key = "sk-thin-client-only-8d1f0c2b7a"
+	_, errs, code := exoEnv(t, home, ws, []string{"OPENAI_API_KEY=" + key}, "run", "hello")
+	if code != 2 || !strings.Contains(errs, "OPENAI_API_KEY is set: seal it") || os.Getenv("ANTHROPIC_API_KEY") == "" && strings.Contains(errs, "ANTHROPIC_API_KEY is set") {
+		t.Fatalf("exit %d, stderr:\n%s", code, errs)
+	}
+	filepath.WalkDir(home, func(p string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			if b, _ := os.ReadFile(p); bytes.Contains(b, []byte(key)) {
+				t.Errorf("the client's key is in %s", p)
+			}
+		}
+		return nil
+	})
+}

@@ -3,7 +3,6 @@ package cli
 import (
 	"context"
 	"fmt"
-	"os"
 	"strconv"
 	"time"
 
@@ -170,7 +169,7 @@ func (e *env) noModelHelp() {
 	w := e.stderr
 	fmt.Fprintln(w, "No model is registered yet. Ways to start:")
 	for _, k := range []struct{ env, prov, id string }{{"OPENAI_API_KEY", "openai", "gpt-4.1"}, {"ANTHROPIC_API_KEY", "anthropic", "claude-sonnet-4-5"}} {
-		if os.Getenv(k.env) != "" {
+		if e.envSet(k.env) {
 			fmt.Fprintf(w, "  • %s is set: seal it and register a model:\n      exo secret set %s --env %s && exo model register %s --provider %s --secret %s\n",
 				k.env, k.prov, k.env, k.id, k.prov, k.prov)
 		}

@@ -15,7 +15,7 @@ import (
 func (e *env) relayCLI() *daemon.CLI {
 	return &daemon.CLI{Accepts: thin.Relayable, Run: func(ctx context.Context, c api.Client, inv relay.Invocation, sio relay.ServerIO) int {
 		re := &env{opts: e.opts, demo: e.demo, relayHome: inv.Home, dir: inv.Dir, stdin: sio.Stdin, stdout: sio.Stdout, stderr: sio.Stderr,
-			ctx: ctx, client: c, interrupts: sio.Interrupts}
+			ctx: ctx, client: c, interrupts: sio.Interrupts, clientSet: inv.Set}
 		return execute(re, inv.Args, e.opts)
 	}}
 }

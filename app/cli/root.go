@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -36,6 +37,17 @@ type env struct {
 	ctx        context.Context
 	client     api.Client
 	interrupts <-chan struct{}
+	// clientSet names the API key variables set in a relaying client's environment.
+	clientSet []string
+}
+
+// envSet says whether an environment variable is set (non-empty) where the user runs exo: in
+// this process, or in the thin client that relayed the command line.
+func (e *env) envSet(name string) bool {
+	if e.client != nil {
+		return slices.Contains(e.clientSet, name)
+	}
+	return os.Getenv(name) != ""
 }
 
 // homeDir returns EXO_HOME: --home, else $EXO_HOME, else ~/.exo.

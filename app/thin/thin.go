@@ -118,7 +118,13 @@ func relayToDaemon(full string, args []string, stdin io.Reader, stdout, stderr i
 			env[k] = v
 		}
 	}
-	conn, err := relay.Start(sock, strconv.Itoa(relay.Protocol), build, relay.Invocation{Args: args, Dir: wd, Home: home, Env: env})
+	var set []string
+	for _, k := range relay.PresenceKeys {
+		if os.Getenv(k) != "" {
+			set = append(set, k)
+		}
+	}
+	conn, err := relay.Start(sock, strconv.Itoa(relay.Protocol), build, relay.Invocation{Args: args, Dir: wd, Home: home, Env: env, Set: set})
 	if err != nil {
 		return 0, err
 	}

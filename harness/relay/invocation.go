@@ -20,6 +20,10 @@ const (
 // only when its own values of these equal the client's; otherwise the client runs the full exo.
 var EnvKeys = []string{"HOME", "XDG_CONFIG_HOME", "TZ", "EXO_STORE"}
 
+// PresenceKeys are environment variables whose values never leave the client (API keys): it
+// says only which of them are set, for messages such as "OPENAI_API_KEY is set: seal it".
+var PresenceKeys = []string{"OPENAI_API_KEY", "ANTHROPIC_API_KEY"}
+
 // Invocation is a command line as the client has it.
 type Invocation struct {
 	// Args are the arguments after the program name.
@@ -30,4 +34,6 @@ type Invocation struct {
 	Home string `json:"home"`
 	// Env holds the client's values of EnvKeys; a key it does not have is absent.
 	Env map[string]string `json:"env"`
+	// Set names the PresenceKeys set (non-empty) in the client's environment.
+	Set []string `json:"set,omitempty"`
 }
