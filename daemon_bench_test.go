@@ -16,22 +16,36 @@ import (
 )
 
 // BenchmarkCLISessionsWarmDaemon times a whole `exo sessions` process (start-up, connect,
-// request, print) against a daemon that already runs, with 20 sessions in the store.
+// request, print) against a daemon that already runs, with 20 sessions in the store: the thin
+// exo the daemon runs the command for, and the full exo (EXO_RELAY=0) in the same runs.
 func BenchmarkCLISessionsWarmDaemon(b *testing.B) {
 	home := b.TempDir()
 	stopDaemonAtEnd(b, home)
 	for i := 0; i < 20; i++ {
 		benchExo(b, home, "", "new", "--name", fmt.Sprintf("s%d", i))
 	}
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		benchExo(b, home, "", "sessions")
+	for _, mode := range []string{"thin", "full"} {
+		b.Run(mode, func(b *testing.B) {
+			env := relayEnv(mode)
+			for i := 0; i < b.N; i++ {
+				benchExoEnv(b, home, "", env, "sessions")
+			}
+			b.ReportMetric(float64(b.Elapsed().Microseconds())/1000/float64(b.N), "ms/process")
+		})
 	}
-	b.ReportMetric(float64(b.Elapsed().Microseconds())/1000/float64(b.N), "ms/process")
+}
+
+// relayEnv is the environment of a benchmark's exo: thin relays to the daemon, full runs
+// exo-full's own command code.
+func relayEnv(mode string) []string {
+	if mode == "full" {
+		return []string{"EXO_RELAY=0"}
+	}
+	return nil
 }
 
 // BenchmarkRunTinyWarmDaemon times a whole `exo run` process on a session that exists, with a
-// one-word answer from a local Chat Completions server, through a warm daemon.
+// one-word answer from a local Chat Completions server, through a warm daemon: thin and full.
 func BenchmarkRunTinyWarmDaemon(b *testing.B) {
 	srv := providertest.NewChatServer(1, "ok")
 	defer srv.Close()
@@ -40,13 +54,17 @@ func BenchmarkRunTinyWarmDaemon(b *testing.B) {
 	benchExo(b, home, ws, "model", "register", "local", "--provider", "openai-compatible", "--model-id", "bench", "--base-url", srv.BaseURL())
 	id := strings.TrimSpace(benchExo(b, home, ws, "new", "--name", "tiny"))
 	benchExo(b, home, ws, "run", "--session", id, "warm up")
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		if out := benchExo(b, home, ws, "run", "--session", id, "go"); !strings.Contains(out, "ok") {
-			b.Fatalf("answer %q", out)
-		}
+	for _, mode := range []string{"thin", "full"} {
+		b.Run(mode, func(b *testing.B) {
+			env := relayEnv(mode)
+			for i := 0; i < b.N; i++ {
+				if out := benchExoEnv(b, home, ws, env, "run", "--session", id, "go"); !strings.Contains(out, "ok") {
+					b.Fatalf("answer %q", out)
+				}
+			}
+			b.ReportMetric(float64(b.Elapsed().Microseconds())/1000/float64(b.N), "ms/process")
+		})
 	}
-	b.ReportMetric(float64(b.Elapsed().Microseconds())/1000/float64(b.N), "ms/process")
 }
 
 // BenchmarkStreamToClients runs `exo run` of one answer of 160k one-character deltas while 0 or
@@ -180,8 +198,17 @@ func cpuMs(pid int) float64 {
 // benchExo runs exo and returns its stdout, failing the benchmark on a non-zero exit.
 func benchExo(b *testing.B, home, dir string, args ...string) string {
 	b.Helper()
+	return benchExoEnv(b, home, dir, nil, args...)
+}
+
+// benchExoEnv is benchExo with more environment.
+func benchExoEnv(b *testing.B, home, dir string, env []string, args ...string) string {
+	b.Helper()
 	cmd := exec.Command(exoBin, append([]string{"--home", home}, args...)...)
 	cmd.Dir = dir
+	if env != nil {
+		cmd.Env = append(os.Environ(), env...)
+	}
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	if err := cmd.Run(); err != nil {

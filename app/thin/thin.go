@@ -173,7 +173,7 @@ func FullBinary() (string, error) {
 	if self != "" {
 		where = filepath.Dir(self)
 	}
-	return "", fmt.Errorf("the full exo binary (%s) is neither in %s nor on PATH: build both as README says (go build -o %s . && go build -o exo ./app/thin/exo), or set EXO_FULL", FullName, where, FullName)
+	return "", fmt.Errorf("the full exo binary (%s) is neither in %s nor on PATH: build both as README says (go build -o %s . && CGO_ENABLED=0 go build -o exo ./app/thin/exo), or set EXO_FULL", FullName, where, FullName)
 }
 
 // execFull replaces this process with the full exo running the same command line.

@@ -5,6 +5,7 @@ package exobuild
 
 import (
 	"fmt"
+	"os"
 	"os/exec"
 	"path/filepath"
 )
@@ -12,7 +13,11 @@ import (
 // Build builds exo-full and exo into dir and returns the thin exo's path.
 func Build(dir string) (string, error) {
 	for _, b := range []struct{ out, pkg string }{{"exo-full", "exo"}, {"exo", "exo/app/thin/exo"}} {
-		if out, err := exec.Command("go", "build", "-o", filepath.Join(dir, b.out), b.pkg).CombinedOutput(); err != nil {
+		cmd := exec.Command("go", "build", "-o", filepath.Join(dir, b.out), b.pkg)
+		if b.out == "exo" {
+			cmd.Env = append(os.Environ(), "CGO_ENABLED=0") // as README builds it
+		}
+		if out, err := cmd.CombinedOutput(); err != nil {
 			return "", fmt.Errorf("build %s: %v\n%s", b.out, err, out)
 		}
 	}
