@@ -65,16 +65,41 @@ func (pr *proc) savedSession(view []provider.Message) (sdk.SessionId, []provider
 	return sdk.SessionId(sv.Session), view[sv.Len:], true
 }
 
-// forget removes the saved session (once the last one is written): a turn runs, and an agent
-// that dies in it must not be loaded from a session that may hold half of it.
-func (pr *proc) forget() {
-	pr.saving.Wait()
-	_ = os.Remove(pr.savedPath())
+// forget removes the saved session: a turn runs, and an agent that dies in it must not be loaded
+// from a session that may hold half of it. The file is removed beside the prompt's sending (see
+// fileOp).
+func (pr *proc) forget() { pr.fileOp(func() { _ = os.Remove(pr.savedPath()) }) }
+
+// fileOp runs a change of the saved session file in the background, after the one before it:
+// the file is a cache of what a later process may load (session/load), not part of the turn, so
+// the user and the agent do not wait on the disk for it; Stop waits for the last change.
+func (pr *proc) fileOp(f func()) {
+	pr.mu.Lock()
+	prev := pr.fileDone
+	done := make(chan struct{})
+	pr.fileDone = done
+	pr.mu.Unlock()
+	go func() {
+		defer close(done)
+		if prev != nil {
+			<-prev
+		}
+		f()
+	}()
 }
 
-// save notes the agent session after a turn it finished, with the prompt view it now holds. The
-// file is written after the turn returns (forget and Stop wait for it): it is what a later
-// process may load, not part of the turn.
+// fileOpsDone waits until the saved session file's last change is made.
+func (pr *proc) fileOpsDone() {
+	pr.mu.Lock()
+	done := pr.fileDone
+	pr.mu.Unlock()
+	if done != nil {
+		<-done
+	}
+}
+
+// save notes the agent session after a turn it finished, with the prompt view it now holds
+// (written in the background, see fileOp).
 func (pr *proc) save() {
 	if !pr.canLoad || pr.p.Exited() || pr.ss.Log.Flush() != nil {
 		return
@@ -85,14 +110,12 @@ func (pr *proc) save() {
 	}
 	msgs := v.Messages
 	b, _ := json.Marshal(saved{Agent: pr.a.name, Session: string(pr.session), Len: len(msgs), Hash: viewHash(msgs)})
-	pr.saving.Add(1)
-	go func() {
-		defer pr.saving.Done()
+	pr.fileOp(func() {
 		tmp := pr.savedPath() + ".tmp"
 		if os.WriteFile(tmp, b, 0o600) == nil {
 			_ = os.Rename(tmp, pr.savedPath())
 		}
-	}()
+	})
 }
 
 // loadRecord is the agent.session event of a session/load.

@@ -37,8 +37,6 @@ type proc struct {
 	history string
 	tools   *toolCalls
 	terms   *terminals
-	// saving is the write of the saved session after a turn (see save).
-	saving sync.WaitGroup
 
 	// mu guards the fields below: the running turn, which session updates are recorded into
 	// (none between turns, nor while session/load replays the agent's history), and the records
@@ -54,6 +52,8 @@ type proc struct {
 	// commands are the commands the agent last listed; usage its last account of usage.
 	commands []harness.AgentCommand
 	usage    *harness.AgentUsage
+	// fileDone is closed once the saved session file's last change is made (see fileOp).
+	fileDone chan struct{}
 }
 
 // Start launches the agent for a session whose conversation so far is history, and opens an ACP
@@ -178,7 +178,7 @@ func (pr *proc) Enforcement() *sandbox.Enforcement { return pr.p.Enforcement() }
 func (pr *proc) Stop() error {
 	pr.terms.killAll(pr)
 	pr.p.Stop(3 * time.Second)
-	pr.saving.Wait()
+	pr.fileOpsDone()
 	return nil
 }
 
