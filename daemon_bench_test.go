@@ -174,7 +174,8 @@ func procByArgs(a, b string) int {
 			continue
 		}
 		cl := strings.ReplaceAll(string(raw), "\x00", " ")
-		if strings.HasPrefix(cl, exoBin+" ") && strings.Contains(cl, " "+a+" ") && strings.Contains(cl, " "+b) {
+		full := filepath.Join(filepath.Dir(exoBin), "exo-full") // the daemon and the app run the full exo
+		if (strings.HasPrefix(cl, exoBin+" ") || strings.HasPrefix(cl, full+" ")) && strings.Contains(cl, " "+a+" ") && strings.Contains(cl, " "+b) {
 			pid, _ := strconv.Atoi(filepath.Base(d))
 			return pid
 		}
