@@ -105,6 +105,15 @@ func TestThinMatchesFull(t *testing.T) {
 	both("sessions", "--json")
 	both("run", "--session", id, "--max-steps", "0", "x") // a usage error: the same message and exit 2
 	both("log", "no-such-session")
+	both("verify", id)
+	os.Mkdir(filepath.Join(ws, "sub"), 0o755)
+	if out := mustRunIn(t, home, ws, "new", "--name", "sub", "--workspace", "sub", "--json"); !strings.Contains(out, `"workspace": "`+filepath.Join(ws, "sub")+`"`) {
+		t.Fatalf("a relative --workspace is not the client's directory's:\n%s", out)
+	}
+	fork := mustRunIn(t, home, ws, "fork", id+"@3", "--name", "branched", "--json")
+	if !strings.Contains(fork, `"name": "branched"`) {
+		t.Fatalf("fork: %s", fork)
+	}
 
 	// a command that does not read stdin leaves it to the next command of a script
 	sh := exec.Command("sh", "-c", `"$EXO" sessions >/dev/null && cat`)

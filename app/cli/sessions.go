@@ -164,8 +164,12 @@ func newCmd(e *env) *cobra.Command {
 		Short: "Create a session in the current directory and print its id",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if workspace == "" {
+			switch {
+			case workspace == "":
 				workspace = e.cwd()
+			case !filepath.IsAbs(workspace):
+				// relative to where the user is, never to the daemon's directory
+				workspace = filepath.Join(e.cwd(), workspace)
 			}
 			req := api.NewSessionRequest{Name: name, Workspace: workspace, Settings: budgetSettings(budgetTokens, budgetCost),
 				Scope: sf.request(), OverrideGovernance: sf.override}

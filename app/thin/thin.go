@@ -1,5 +1,5 @@
 // Package thin is the exo command a user types: a small client that hands the command lines
-// people run most (exo run, exo sessions, exo log, exo tail, exo new, exo say) to the warm
+// people run most (exo run, sessions, log, tail, new, say, fork, rewind and verify) to the warm
 // daemon over its socket (harness/relay) and runs the full exo binary (exo-full, next to it) for
 // everything else, for the app, and whenever no daemon of the same build is there to take the
 // command. It links only the standard library and two small exo packages: the full binary
@@ -29,7 +29,8 @@ const FullName = "exo-full"
 
 // relayed are the commands the daemon runs for a thin client; every other command line goes
 // to the full exo.
-var relayed = map[string]bool{"run": true, "sessions": true, "ls": true, "log": true, "tail": true, "new": true, "say": true}
+var relayed = map[string]bool{"run": true, "sessions": true, "ls": true, "log": true, "tail": true, "new": true, "say": true,
+	"fork": true, "rewind": true, "verify": true}
 
 // Relayable says whether a command line may run in the daemon: one of the relayed commands
 // (after a --home flag, the only global one).
