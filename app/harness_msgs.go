@@ -137,6 +137,10 @@ func (m *Model) onLoaded(msg sessionLoadedMsg) tea.Cmd {
 		m.viewBranch = "" // another session, or a rewind: back to the live branch
 		m.input.SetHistory(promptHistory(msg.state))
 	}
+	if m.gone && (m.session == nil || m.session.ID != msg.session.ID) {
+		m.gone = false // another session is shown
+		m.input.SetNotice("")
+	}
 	m.showSandbox(msg.session.ID)
 	m.siblings.SetCurrent(msg.session.ID)
 	sameBranch := m.session != nil && m.session.Branch == msg.session.Branch && m.source != nil
@@ -241,7 +245,7 @@ func (m *Model) onNotices(batch []harness.Notice) tea.Cmd {
 		}
 		refresh = refresh || n.Lagged
 	}
-	if refresh {
+	if refresh && !m.gone {
 		cmds = append(cmds, m.refreshCmd())
 	}
 	if refresh || others {
@@ -307,6 +311,13 @@ func (m *Model) onEvent(e harness.Event) tea.Cmd {
 		}
 	case *harness.SecretDenied:
 		return m.say("denied: "+p.Reason, true)
+	case *harness.SessionDeleted:
+		name := m.sessionName(m.current())
+		m.gone = true
+		m.conv.SetTitle(name + " (deleted)")
+		m.input.SetNotice("this session was deleted elsewhere: /new starts one, /resume opens another")
+		return tea.Batch(m.say(name+" was deleted by another exo (exo session rm); its events stay in the log", true),
+			m.notify(name+" was deleted by another exo"))
 	}
 	return nil
 }

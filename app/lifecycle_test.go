@@ -7,6 +7,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
+	"exo/harness"
 	"exo/harness/api"
 )
 
@@ -101,5 +102,47 @@ func TestSiblingsArchiveAndDelete(t *testing.T) {
 	}
 	if found, _ := listed(t, m, "layout"); !found {
 		t.Fatal("the shown session was deleted")
+	}
+}
+
+// TestShownSessionDeletedElsewhere: another exo removes the session the app shows; the app says
+// so at once (status, title, input), stops reloading it, and a switch to another session clears
+// the notice.
+func TestShownSessionDeletedElsewhere(t *testing.T) {
+	m := newTestModel(t)
+	m.Update(tea.WindowSizeMsg{Width: 120, Height: 40})
+	id := m.current()
+	other, err := m.c.NewSession(bg, api.NewSessionRequest{Name: "other"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := m.c.State(bg, m.session.Branch)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := m.c.RemoveSession(bg, id); err != nil { // what exo session rm does from another terminal
+		t.Fatal(err)
+	}
+	evs, err := m.c.Events(bg, m.session.Branch, st.Head+1, 0)
+	if err != nil || len(evs) == 0 || evs[len(evs)-1].Type != harness.TypeSessionDeleted {
+		t.Fatalf("the removal's event: %v %v", evs, err)
+	}
+	m.Update(noticesMsg{[]harness.Notice{{Session: id, Events: evs}}})
+	screen := ansi.Strip(m.render())
+	for _, want := range []string{"layout (deleted)", "this session was deleted elsewhere: /new starts one", "deleted by another exo"} {
+		if !strings.Contains(screen, want) {
+			t.Fatalf("the screen does not say %q:\n%s", want, screen)
+		}
+	}
+	if !m.gone {
+		t.Fatal("the app still treats the session as usable")
+	}
+	m.Update(m.siblingsCmd()())
+	if strings.Contains(ansi.Strip(m.render()), "○ layout") {
+		t.Fatal("the siblings pane still lists the deleted session")
+	}
+	m.Update(m.loadCmd(other.ID)())
+	if m.gone || strings.Contains(ansi.Strip(m.render()), "deleted elsewhere") {
+		t.Fatal("switching to another session kept the deleted session's notice")
 	}
 }

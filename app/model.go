@@ -103,6 +103,9 @@ type Model struct {
 	state   *harness.SessionState
 	model   harness.ModelSpec
 	noModel bool
+	// gone is set when the session shown was deleted by another client (session.deleted):
+	// nothing can be added to it, and it is not reloaded.
+	gone    bool
 	source  *timelineSource
 	info    views.StatusInfo
 	loadReq uint64

@@ -56,12 +56,18 @@ type Input struct {
 	draftPastes []string
 	// target names the session a prompt goes to, shown in the title while several are on screen.
 	target string
+	// notice replaces the empty input's placeholder (e.g. the session was deleted elsewhere).
+	notice string
 	// ment is the @path completion.
 	ment mentionState
 }
 
 // SetTarget names the session the prompt goes to ("" hides it: only one session is shown).
 func (in *Input) SetTarget(name string) { in.target = name }
+
+// SetNotice shows text in place of the empty input's placeholder ("" restores it): what the user
+// should know before typing, such as the session being gone.
+func (in *Input) SetNotice(text string) { in.notice = text }
 
 // NewInput returns an empty, focused-ready input pane.
 func NewInput(c *Common) *Input {

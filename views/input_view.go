@@ -67,9 +67,13 @@ func (in *Input) editorLines(w, h int) []string {
 		prompt = st.Text.Muted.Render("› ")
 	}
 	if in.ta.Value() == "" {
-		ph := prompt + st.Text.Dim.Render("ask, /command or !shell")
+		hint := st.Text.Dim.Render("ask, /command or !shell")
+		if in.notice != "" {
+			hint = st.Conv.Violation.Render(in.notice)
+		}
+		ph := prompt + hint
 		if in.focused {
-			ph = prompt + st.Select.Render(" ") + st.Text.Dim.Render("ask, /command or !shell")
+			ph = prompt + st.Select.Render(" ") + hint
 		}
 		return []string{truncate(ph, w)}
 	}
