@@ -209,3 +209,54 @@ func TestThinNoModelHelpSeesClientKeys(t *testing.T) {
 		return nil
 	})
 }
+
+// TestThinClientKilledMidTurn: the thin exo run killed with SIGKILL while the daemon runs its
+// command line and the model streams: the daemon drops the command's side, the turn goes on to
+// its end in the log (as with the full exo, the turn is the daemon's), and the daemon serves the
+// next command.
+func TestThinClientKilledMidTurn(t *testing.T) {
+	t.Parallel()
+	srv := newGatedChat([2]string{"first part, ", "the rest"})
+	defer srv.Close()
+	defer srv.open(0)
+	defer srv.open(1)
+	home, ws := t.TempDir(), t.TempDir()
+	exoEnv(t, home, ws, nil, "model", "register", "gated", "--provider", "openai-compatible", "--base-url", srv.URL+"/v1")
+	id := strings.TrimSpace(mustRunIn(t, home, ws, "new", "--name", "orphan"))
+	cmd := exec.Command(exoBin, "run", "--session", id, "go on without me")
+	cmd.Dir, cmd.Env = ws, append(os.Environ(), "EXO_HOME="+home)
+	out := &syncBuffer{}
+	cmd.Stdout = out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	for deadline := time.Now().Add(30 * time.Second); srv.seen() == 0; time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the model was never called")
+		}
+	}
+	if exe := exeOf(t, cmd.Process.Pid); exe != "exo" {
+		t.Fatalf("exo run runs as %s, not relayed", exe)
+	}
+	srv.open(0)
+	for deadline := time.Now().Add(30 * time.Second); !strings.Contains(string(out.Bytes()), "first part"); time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the first part never streamed to the thin exo: %q", out.Bytes())
+		}
+	}
+	cmd.Process.Kill()
+	cmd.Wait()
+	srv.open(1)
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+		log := mustRunIn(t, home, ws, "log", id)
+		if strings.Contains(log, "turn.completed") || strings.Contains(log, "the rest") {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the turn did not end in the log after its client died:\n%s", log)
+		}
+	}
+	if v := mustRunIn(t, home, ws, "verify", id); !strings.Contains(v, "ok") {
+		t.Fatalf("verify after the client's death: %s", v)
+	}
+}
