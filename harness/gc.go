@@ -56,13 +56,22 @@ func (h *Harness) GC(dryRun bool) (GCReport, error) {
 			}
 		}
 	}
+	// List the folders first, then read what references them (the journal before the
+	// sessions, see references): a fork making its working copy journals it before the folder
+	// exists and records its session before it drops the journal entry, so a folder that was
+	// there to list is referenced by one or the other when they are read, however the fork
+	// interleaves. Read the other way round, a fork recorded between the two reads lost its
+	// new working copy.
+	listed := make([][]string, len(gcGlobs))
+	for i, g := range gcGlobs {
+		listed[i], _ = filepath.Glob(filepath.Join(h.Home(), g.glob))
+	}
 	refs, err := h.references()
 	if err != nil {
 		return rep, err
 	}
-	for _, g := range gcGlobs {
-		found, _ := filepath.Glob(filepath.Join(h.Home(), g.glob))
-		for _, p := range found {
+	for i, g := range gcGlobs {
+		for _, p := range listed[i] {
 			if refs[p] || !h.owned(p) {
 				continue
 			}

@@ -198,11 +198,22 @@ func (h *Harness) removeOwned(path string) error {
 // uses: workspaces, their snapshots repositories and those they borrow objects from, sandbox
 // temporary folders and executor state.
 func (h *Harness) references() (map[string]bool, error) {
+	refs := map[string]bool{}
+	// The journal first: a fork in progress is there until its session is recorded (see GC).
+	entries, err := h.journal()
+	if err != nil {
+		return nil, err
+	}
+	for _, e := range entries {
+		if e.Op == opForkClone && e.Dir != "" {
+			refs[filepath.Clean(e.Dir)] = true // a fork is making it
+		}
+	}
+	gcBetweenReads()
 	all, err := h.Sessions()
 	if err != nil {
 		return nil, err
 	}
-	refs := map[string]bool{}
 	for _, s := range all {
 		if s.Workspace != "" {
 			refs[filepath.Clean(s.Workspace)] = true
@@ -217,17 +228,11 @@ func (h *Harness) references() (map[string]bool, error) {
 			refs[st] = true
 		}
 	}
-	entries, err := h.journal()
-	if err != nil {
-		return nil, err
-	}
-	for _, e := range entries {
-		if e.Op == opForkClone && e.Dir != "" {
-			refs[filepath.Clean(e.Dir)] = true // a fork is making it
-		}
-	}
 	return refs, nil
 }
+
+// gcBetweenReads runs between references' two reads; tests set it to land a fork's end there.
+var gcBetweenReads = func() {}
 
 // closeRuntime stops a session's live sandbox, if it has one.
 func (h *Harness) closeRuntime(id string) {
