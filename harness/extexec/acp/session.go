@@ -98,8 +98,9 @@ func (pr *proc) fileOpsDone() {
 	}
 }
 
-// save notes the agent session after a turn it finished, with the prompt view it now holds
-// (written in the background, see fileOp).
+// save notes the agent session after a turn it finished, with the prompt view it now holds: the
+// view is taken when the turn ends, and hashed and written in the background (see fileOp; the
+// hash reads the whole conversation, 3 ms for 800 KiB).
 func (pr *proc) save() {
 	if !pr.canLoad || pr.p.Exited() || pr.ss.Log.Flush() != nil {
 		return
@@ -108,9 +109,10 @@ func (pr *proc) save() {
 	if err != nil {
 		return
 	}
-	msgs := v.Messages
-	b, _ := json.Marshal(saved{Agent: pr.a.name, Session: string(pr.session), Len: len(msgs), Hash: viewHash(msgs)})
+	msgs := append([]provider.Message(nil), v.Messages...) // the view goes on changing with later events
+	agent, session := pr.a.name, string(pr.session)
 	pr.fileOp(func() {
+		b, _ := json.Marshal(saved{Agent: agent, Session: session, Len: len(msgs), Hash: viewHash(msgs)})
 		tmp := pr.savedPath() + ".tmp"
 		if os.WriteFile(tmp, b, 0o600) == nil {
 			_ = os.Rename(tmp, pr.savedPath())
