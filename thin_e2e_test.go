@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -259,4 +260,38 @@ func TestThinClientKilledMidTurn(t *testing.T) {
 	if v := mustRunIn(t, home, ws, "verify", id); !strings.Contains(v, "ok") {
 		t.Fatalf("verify after the client's death: %s", v)
 	}
+}
+
+// TestThinStdinBounded: 80 MiB on stdin for exo run - is refused with a clear usage error, both
+// relayed (the daemon reads it) and by the full exo, and the daemon, which read it for the thin
+// client, serves the next command.
+func TestThinStdinBounded(t *testing.T) {
+	t.Parallel()
+	home, ws := t.TempDir(), t.TempDir()
+	mustRunIn(t, home, ws, "model", "register", "demo", "--provider", "scripted")
+	id := strings.TrimSpace(mustRunIn(t, home, ws, "new", "--name", "flood"))
+	for _, env := range [][]string{nil, {"EXO_RELAY=0"}} {
+		cmd := exec.Command(exoBin, "run", "--session", id, "-")
+		cmd.Dir, cmd.Env = ws, append(append(os.Environ(), "EXO_HOME="+home), env...)
+		cmd.Stdin = io.LimitReader(zeroReader{}, 80<<20)
+		var errb bytes.Buffer
+		cmd.Stderr = &errb
+		err := cmd.Run()
+		if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 2 || !strings.Contains(errb.String(), "stdin holds more than 64 MiB") {
+			t.Fatalf("%v: exo run - with 80 MiB: %v %q", env, err, errb.String())
+		}
+	}
+	if out := mustRunIn(t, home, ws, "sessions"); !strings.Contains(out, "flood") {
+		t.Fatalf("the daemon after the flood: %s", out)
+	}
+}
+
+// zeroReader reads 'a's forever.
+type zeroReader struct{}
+
+func (zeroReader) Read(p []byte) (int, error) {
+	for i := range p {
+		p[i] = 'a'
+	}
+	return len(p), nil
 }

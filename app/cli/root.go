@@ -227,11 +227,19 @@ func splitRef(ref string, required bool) (string, uint64, error) {
 	return name, seq, nil
 }
 
+// maxStdinText is the most a "-" argument reads from stdin: what the daemon takes in one
+// request. A relayed command line reads it inside the daemon, so the bound also keeps one
+// client's endless stdin from filling the daemon's memory.
+const maxStdinText = 64 << 20
+
 // stdinText reads all of stdin for a "-" argument.
 func (e *env) stdinText() (string, error) {
-	b, err := io.ReadAll(e.stdin)
+	b, err := io.ReadAll(io.LimitReader(e.stdin, maxStdinText+1))
 	if err != nil {
 		return "", fmt.Errorf("read stdin: %w", err)
+	}
+	if len(b) > maxStdinText {
+		return "", usagef("stdin holds more than %d MiB: a prompt or message takes up to that; attach big files with @path instead", maxStdinText>>20)
 	}
 	return string(b), nil
 }

@@ -14,7 +14,7 @@ import (
 
 // maxStdinQueued is how much of the client's stdin the daemon holds unread before it drops the
 // client: a command reads what it asked for as it comes.
-const maxStdinQueued = 256 << 20
+const maxStdinQueued = 16 << 20
 
 // ServerIO is the relayed command's side of the connection.
 type ServerIO struct {
