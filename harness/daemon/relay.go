@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"time"
 
 	"exo/harness/api"
 	"exo/harness/relay"
@@ -47,13 +48,28 @@ func (r *relays) remove(c net.Conn) {
 	delete(r.conns, c)
 }
 
-// closeAll cuts every relayed command line (the daemon stops: their clients say so).
-func (r *relays) closeAll() {
+// closeAll cuts every relayed command line (the daemon stops: their clients say so), once
+// those ending anyway have ended or ctx is done: a command whose end stopped the daemon (its
+// store failed under it) still sends its exit code.
+func (r *relays) closeAll(ctx context.Context) {
+	for r.count() > 0 && ctx.Err() == nil {
+		select {
+		case <-ctx.Done():
+		case <-time.After(5 * time.Millisecond):
+		}
+	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	for c := range r.conns {
 		c.Close()
 	}
+}
+
+// count is how many relayed command lines run.
+func (r *relays) count() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return len(r.conns)
 }
 
 // serveRelay is POST /v1/cli: a thin exo client upgrades the request and the daemon runs its

@@ -133,3 +133,26 @@ func (w *notifyWriter) Write(p []byte) (int, error) {
 	}
 	return len(p), nil
 }
+
+// A command line whose end stops the daemon (as one whose store failed under it does) still
+// gets its output and exit code to the client.
+func TestRelayedCommandStoppingTheDaemonEndsWhole(t *testing.T) {
+	var srv *Server
+	cli := &CLI{Accepts: func([]string) bool { return true }, Run: func(ctx context.Context, c api.Client, inv relay.Invocation, sio relay.ServerIO) int {
+		srv.Stop("the store failed")
+		time.Sleep(50 * time.Millisecond) // the shutdown races ahead of the exit code
+		io.WriteString(sio.Stderr, "exo: the store is damaged\n")
+		return 5
+	}}
+	f := serveCLI(t, 0, cli)
+	srv = f.srv
+	c, err := relay.Start(f.sock, strconv.Itoa(Protocol), BuildID(), invocation(f.srv.info.Home, "say"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var errb bytes.Buffer
+	code, err := c.Wait(relay.Stdio{Stdout: io.Discard, Stderr: &errb})
+	if err != nil || code != 5 || errb.String() != "exo: the store is damaged\n" {
+		t.Fatalf("code %d err %v stderr %q", code, err, errb.String())
+	}
+}

@@ -61,7 +61,7 @@ func (s *Server) Serve(l net.Listener) error {
 	if err := s.http.Shutdown(ctx); err != nil {
 		s.http.Close() // long streams do not end by themselves
 	}
-	s.relays.closeAll()
+	s.relays.closeAll(ctx)
 	<-errc
 	return nil
 }
