@@ -1,6 +1,7 @@
 package store
 
 import (
+	"context"
 	"encoding/base64"
 	"errors"
 	"fmt"
@@ -275,5 +276,51 @@ func TestEtcdPartitionedDaemonLosesLease(t *testing.T) {
 	}
 	if rep, err := b.VerifyAll(); err != nil || !rep.OK() || rep.Events != 18 {
 		t.Fatalf("verify: %+v %v", rep, err)
+	}
+}
+
+// TestEtcdAppliedAnyway: the read-back that tells a write etcd refused with NOSPACE after
+// applying it (it applies the write that crosses its quota, then answers NOSPACE) from one it
+// refused before proposing it. Unwritten keys, or keys last written before the transaction
+// read, are not its write; keys holding its values at one revision past that are.
+func TestEtcdAppliedAnyway(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts an etcd server")
+	}
+	t.Parallel()
+	c := etcdtest.Start(t, 1, etcdtest.Options{})
+	s := openNode(t, c.Endpoints, "applied", "n", 0)
+	e := s.kv.(*etcdEngine)
+	k1, k2 := e.prefix+"probe/1", e.prefix+"probe/2"
+	tx := newEtcdTx(e, true)
+	tx.put(k1, []byte("one"), false)
+	tx.put(k2, []byte("two"), false)
+	if ok, err := tx.appliedAnyway(); err != nil || ok {
+		t.Fatalf("before the write: %v %v", ok, err)
+	}
+	if err := tx.commit(); err != nil {
+		t.Fatal(err)
+	}
+	if ok, err := tx.appliedAnyway(); err != nil || !ok {
+		t.Fatalf("after the write: %v %v", ok, err)
+	}
+	// the same values, written by an earlier transaction than this one read at: not its write
+	resp, err := e.cli.Get(context.Background(), k1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	again := newEtcdTx(e, true)
+	again.rev = resp.Header.Revision
+	again.put(k1, []byte("one"), false)
+	again.put(k2, []byte("two"), false)
+	if ok, err := again.appliedAnyway(); err != nil || ok {
+		t.Fatalf("values an earlier write left: %v %v", ok, err)
+	}
+	// one key of two written: not this transaction (it writes all at once)
+	part := newEtcdTx(e, true)
+	part.put(k1, []byte("one"), false)
+	part.put(k2, []byte("changed"), false)
+	if ok, err := part.appliedAnyway(); err != nil || ok {
+		t.Fatalf("a key that holds another value: %v %v", ok, err)
 	}
 }

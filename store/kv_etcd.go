@@ -1,6 +1,7 @@
 package store
 
 import (
+	"bytes"
 	"context"
 	"encoding/binary"
 	"errors"
@@ -52,7 +53,8 @@ const etcdRetries = 64
 var errConflict = errors.New("etcd transaction conflicted with another writer")
 
 // ErrNoSpace means the etcd cluster is over its storage quota: nothing of the refused write
-// was stored.
+// was stored (a write etcd applied before answering NOSPACE is read back and acknowledged;
+// when the read-back fails, the error says so).
 var ErrNoSpace = errors.New("etcd cluster is out of space (NOSPACE)")
 
 // currentLease returns the lease this daemon holds its ownerships under.
@@ -354,6 +356,15 @@ func (t *etcdTx) commit() error {
 	resp, err := t.e.cli.Txn(ctx).If(t.cmps...).Then(ops...).Commit()
 	if err != nil {
 		if errors.Is(err, rpctypes.ErrNoSpace) || strings.Contains(err.Error(), "database space exceeded") {
+			ok, rerr := t.appliedAnyway()
+			switch {
+			case rerr == nil && ok:
+				// etcd applies the write that crosses its quota, then answers NOSPACE (and
+				// refuses the next writes): this one is stored, and is acknowledged.
+				return nil
+			case rerr != nil:
+				return fmt.Errorf("etcd write of %d keys refused: %w, and whether etcd applied it first could not be read back (%v): restart exo once space is freed (etcdctl compact, defrag, alarm disarm) and it reads what was stored", len(ops), ErrNoSpace, rerr)
+			}
 			return fmt.Errorf("etcd write of %d keys refused: %w: nothing of it was stored; free space (etcdctl compact REV, etcdctl defrag) or raise the cluster's --quota-backend-bytes, then clear the alarm with etcdctl alarm disarm (%v)", len(ops), ErrNoSpace, err)
 		}
 		if errors.Is(err, rpctypes.ErrRequestTooLarge) || errors.Is(err, rpctypes.ErrTooManyOps) || strings.Contains(err.Error(), "message larger than max") {
@@ -370,6 +381,41 @@ func (t *etcdTx) commit() error {
 		return nil
 	}
 	return t.whyFailed()
+}
+
+// appliedAnyway reads back the keys of a transaction etcd refused with NOSPACE: etcd refuses a
+// write before it is proposed when the cluster is already over its quota (nothing stored), but
+// applies the one that crosses the quota and answers NOSPACE all the same. It is applied when
+// every written key holds what the transaction wrote (deleted ones are gone) and every put key
+// was last modified at one revision, past the one the transaction read at: a transaction writes
+// all its keys at one revision.
+func (t *etcdTx) appliedAnyway() (bool, error) {
+	ctx, cancel := t.e.ctx()
+	defer cancel()
+	ops := make([]clientv3.Op, 0, len(t.order))
+	for _, k := range t.order {
+		ops = append(ops, clientv3.OpGet(k))
+	}
+	resp, err := t.e.cli.Txn(ctx).Then(ops...).Commit() // reads pass the quota
+	if err != nil {
+		return false, fmt.Errorf("read back a write etcd refused: %w", err)
+	}
+	var rev int64
+	for i, k := range t.order {
+		w := t.writes[k]
+		kvs := resp.Responses[i].GetResponseRange().GetKvs()
+		if w.del {
+			if len(kvs) != 0 {
+				return false, nil
+			}
+			continue
+		}
+		if len(kvs) != 1 || !bytes.Equal(kvs[0].Value, w.val) || kvs[0].ModRevision <= t.rev || rev != 0 && kvs[0].ModRevision != rev {
+			return false, nil
+		}
+		rev = kvs[0].ModRevision
+	}
+	return rev != 0, nil
 }
 
 // leased reports whether the transaction writes a key under the daemon's lease.
