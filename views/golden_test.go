@@ -25,7 +25,7 @@ func layout(pane string, W, H int) (int, int) {
 	switch pane {
 	case "conversation":
 		return cw, mh
-	case "input":
+	case "input", "input-notice":
 		return W, 5
 	case "timeline":
 		return rw, mh / 2
@@ -66,6 +66,12 @@ var goldenPanes = map[string]func(c *Common, W int) interface{ View() string }{
 		p.Focus()
 		p.SetValue("Refactor the store so that fork is O(1):\n")
 		p.Update(tea.PasteMsg{Content: strings.Repeat("pasted line\n", 1233) + "end"})
+		return sizer{p}
+	},
+	"input-notice": func(c *Common, _ int) interface{ View() string } {
+		p := NewInput(c)
+		p.Focus()
+		p.SetNotice("this session was deleted elsewhere: /new starts one, /resume opens another")
 		return sizer{p}
 	},
 	"popup-input": func(c *Common, W int) interface{ View() string } {
