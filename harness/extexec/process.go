@@ -40,11 +40,13 @@ type Spec struct {
 // Process is a running agent speaking newline-delimited JSON on stdin and stdout. Its lines are
 // read by one goroutine into Lines; Send is safe for concurrent use.
 type Process struct {
-	cmd    *exec.Cmd
-	enf    *sandbox.Enforcement
-	stdin  io.WriteCloser
-	lines  chan []byte
-	done   chan struct{}
+	cmd   *exec.Cmd
+	enf   *sandbox.Enforcement
+	stdin io.WriteCloser
+	lines chan []byte
+	done  chan struct{}
+	// eof is closed when stdout has ended (before the process is reaped).
+	eof    chan struct{}
 	stderr *tail
 	log    *os.File
 
@@ -64,7 +66,7 @@ func Start(spec Spec) (*Process, error) {
 		cmd.SysProcAttr = &syscall.SysProcAttr{}
 	}
 	cmd.SysProcAttr.Setpgid, cmd.SysProcAttr.Pdeathsig = true, syscall.SIGKILL
-	p := &Process{cmd: cmd, enf: enf, lines: make(chan []byte, 256), done: make(chan struct{}), stderr: newTail(16 << 10)}
+	p := &Process{cmd: cmd, enf: enf, lines: make(chan []byte, 256), done: make(chan struct{}), eof: make(chan struct{}), stderr: newTail(16 << 10)}
 	if p.stdin, err = cmd.StdinPipe(); err != nil {
 		return nil, fmt.Errorf("start %s: %w", spec.Path, err)
 	}
@@ -128,6 +130,7 @@ func (p *Process) read(out io.Reader) {
 		}
 	}
 	close(p.lines)
+	close(p.eof)
 	p.waitErr = p.cmd.Wait()
 	if p.enf != nil {
 		sandbox.Release(p.cmd)
@@ -231,6 +234,21 @@ func (p *Process) ExitStatus() (code *int, signal string) {
 
 // StderrTail returns the last bytes of the error output.
 func (p *Process) StderrTail() string { return p.stderr.String() }
+
+// LastWords returns the last bytes of the error output for an error about the agent: once its
+// stdout has ended (it is leaving) they are read after the process is reaped, which ends the
+// copy of what it wrote to stderr on its way out (at most wait later); while it runs, at once.
+func (p *Process) LastWords(wait time.Duration) string {
+	select {
+	case <-p.eof:
+		select {
+		case <-p.done:
+		case <-time.After(wait):
+		}
+	default:
+	}
+	return p.stderr.String()
+}
 
 // tail keeps the last n bytes written to it.
 type tail struct {

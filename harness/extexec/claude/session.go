@@ -64,7 +64,7 @@ func (pr *proc) initialize() error {
 	if err == nil {
 		return nil
 	}
-	if tail := strings.TrimSpace(pr.p.StderrTail()); tail != "" {
+	if tail := strings.TrimSpace(pr.p.LastWords(2 * time.Second)); tail != "" {
 		lines := strings.Split(tail, "\n")
 		err = fmt.Errorf("%w (stderr: %s)", err, lines[len(lines)-1])
 	}

@@ -90,7 +90,7 @@ func (pr *proc) open(s *harness.Session, history []provider.Message) error {
 
 // startErr adds codex's error output to a start-up failure.
 func (pr *proc) startErr(step string, err error) error {
-	if tail := strings.TrimSpace(pr.p.StderrTail()); tail != "" {
+	if tail := strings.TrimSpace(pr.p.LastWords(2 * time.Second)); tail != "" {
 		lines := strings.Split(tail, "\n")
 		return fmt.Errorf("codex %s: %w (stderr: %s)", step, err, lines[len(lines)-1])
 	}
