@@ -113,18 +113,7 @@ func relayToDaemon(full string, args []string, stdin io.Reader, stdout, stderr i
 	if build == "" || err != nil {
 		return 0, fmt.Errorf("%w: no build id or working directory", relay.ErrNotServed)
 	}
-	env := map[string]string{}
-	for _, k := range relay.EnvKeys {
-		if v, ok := os.LookupEnv(k); ok {
-			env[k] = v
-		}
-	}
-	var set []string
-	for _, k := range relay.PresenceKeys {
-		if os.Getenv(k) != "" {
-			set = append(set, k)
-		}
-	}
+	env, set := relay.Environment()
 	conn, err := relay.Start(sock, strconv.Itoa(relay.Protocol), build, relay.Invocation{Args: args, Dir: wd, Home: home, Env: env, Set: set})
 	if err != nil {
 		return 0, err

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strconv"
 	"strings"
 	"testing"
@@ -39,13 +38,8 @@ var testCLI = &CLI{
 
 // invocation is a command line as a thin client of this process would send it.
 func invocation(home string, args ...string) relay.Invocation {
-	env := map[string]string{}
-	for _, k := range relay.EnvKeys {
-		if v, ok := os.LookupEnv(k); ok {
-			env[k] = v
-		}
-	}
-	return relay.Invocation{Args: args, Dir: "/client/dir", Home: home, Env: env}
+	env, set := relay.Environment()
+	return relay.Invocation{Args: args, Dir: "/client/dir", Home: home, Env: env, Set: set}
 }
 
 func TestRelayedCommandLine(t *testing.T) {

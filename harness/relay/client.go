@@ -2,6 +2,7 @@ package relay
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -55,12 +56,11 @@ func handshake(c net.Conn, protocol, build string, inv Invocation) (*Conn, error
 	var req strings.Builder
 	req.WriteString("POST " + Path + " HTTP/1.1\r\nHost: exo\r\nConnection: Upgrade\r\nUpgrade: " + Upgrade + "\r\n")
 	req.WriteString(HeaderProtocol + ": " + protocol + "\r\n" + HeaderBuild + ": " + build + "\r\nContent-Length: 0\r\n\r\n")
-	out := []byte(req.String())
-	head := [5]byte{KindInvocation}
-	head[1], head[2], head[3], head[4] = byte(len(body)>>24), byte(len(body)>>16), byte(len(body)>>8), byte(len(body))
-	out = append(append(out, head[:]...), body...)
+	var out bytes.Buffer
+	out.WriteString(req.String())
+	_ = WriteFrame(&out, KindInvocation, body) // the request and the invocation in one write
 	_ = c.SetDeadline(time.Now().Add(dialTimeout))
-	if _, err := c.Write(out); err != nil {
+	if _, err := c.Write(out.Bytes()); err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrNotServed, err)
 	}
 	r := bufio.NewReader(c)

@@ -1,5 +1,7 @@
 package relay
 
+import "os"
+
 // Protocol is the version of the daemon's API (harness/daemon speaks it): a client and a daemon
 // of different versions do not talk.
 const Protocol = 1
@@ -23,6 +25,23 @@ var EnvKeys = []string{"HOME", "XDG_CONFIG_HOME", "TZ", "EXO_STORE"}
 // PresenceKeys are environment variables whose values never leave the client (API keys): it
 // says only which of them are set, for messages such as "OPENAI_API_KEY is set: seal it".
 var PresenceKeys = []string{"OPENAI_API_KEY", "ANTHROPIC_API_KEY"}
+
+// Environment returns this process's values of EnvKeys (absent keys left out) and the names of
+// the PresenceKeys it has set: what an Invocation carries.
+func Environment() (env map[string]string, set []string) {
+	env = map[string]string{}
+	for _, k := range EnvKeys {
+		if v, ok := os.LookupEnv(k); ok {
+			env[k] = v
+		}
+	}
+	for _, k := range PresenceKeys {
+		if os.Getenv(k) != "" {
+			set = append(set, k)
+		}
+	}
+	return env, set
+}
 
 // Invocation is a command line as the client has it.
 type Invocation struct {
