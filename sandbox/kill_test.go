@@ -92,11 +92,19 @@ func TestTimeoutStopsTTYReaders(t *testing.T) {
 		`bash -c "trap '' INT; sleep 300"`,                    // ignores Ctrl-C
 		"while :; do sleep 0.01; done",                        // a shell loop
 	} {
-		r := run(t, sh, cmd, RunOptions{Timeout: 300 * time.Millisecond})
+		// A command that reads the terminal gets long enough to reach its read (stty and cat
+		// are started first, which took over 300 ms on a loaded CI machine); its reason is
+		// only right once it waits there.
+		waits := strings.Contains(cmd, "/dev/tty")
+		timeout := 300 * time.Millisecond
+		if waits {
+			timeout = 3 * time.Second
+		}
+		r := run(t, sh, cmd, RunOptions{Timeout: timeout})
 		if !r.Killed {
 			t.Fatalf("%s: not killed: %+v", cmd, r)
 		}
-		if waits := strings.Contains(cmd, "/dev/tty"); waits != strings.Contains(r.KillReason, "terminal input") {
+		if waits != strings.Contains(r.KillReason, "terminal input") {
 			t.Errorf("%s: kill reason %q", cmd, r.KillReason)
 		}
 		after := run(t, sh, "echo $KEEP $PWD", RunOptions{})
