@@ -84,6 +84,10 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if errors.Is(err, relay.ErrNotServed) {
 		return execFull(full, args, stderr)
 	}
+	if errors.Is(err, relay.ErrBusy) {
+		fmt.Fprintf(stderr, "exo: %v\n", err)
+		return 1
+	}
 	if err != nil {
 		fmt.Fprintf(stderr, "exo: %v (exo daemon logs shows the daemon's side)\n", err)
 		return 1

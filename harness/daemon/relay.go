@@ -2,6 +2,7 @@ package daemon
 
 import (
 	"context"
+	"fmt"
 	"net"
 	"net/http"
 	"os"
@@ -22,13 +23,47 @@ type CLI struct {
 	// Run runs an accepted command line against the daemon's own harness (c, in process; the
 	// command must not close it) and returns its exit code.
 	Run func(ctx context.Context, c api.Client, inv relay.Invocation, sio relay.ServerIO) int
+	// Max is the most command lines the daemon runs for thin clients at once (0: MaxRelays);
+	// the client of one more is told so (exit 1) instead of being served.
+	Max int
 }
+
+// MaxRelays is how many relayed command lines a daemon runs at once by default. Each holds a
+// connection and its goroutines, and a follower (exo tail, exo run) a watch of the harness: a
+// script starting thousands would otherwise take the daemon's file descriptors, which its
+// store, artifacts and sandboxes need, and gigabytes of memory.
+const MaxRelays = 1024
 
 // relays tracks the connections of relayed command lines, which the HTTP server no longer
 // owns once upgraded: the daemon cuts them when it stops.
 type relays struct {
 	mu    sync.Mutex
 	conns map[net.Conn]struct{}
+	// running counts the command lines admitted (reserve) and not yet ended; full says the
+	// last one asked for was refused (the daemon's log says so once per spell at the limit).
+	running int
+	full    bool
+}
+
+// reserve admits one more command line unless max run already; release ends it.
+func (r *relays) reserve(max int) (ok, first bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.running >= max {
+		first = !r.full
+		r.full = true
+		return false, first
+	}
+	r.running++
+	return true, false
+}
+
+// release ends a command line reserve admitted.
+func (r *relays) release() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.running--
+	r.full = false
 }
 
 // add registers a connection; false once the daemon stops.
@@ -92,6 +127,19 @@ func (s *Server) serveRelay(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "cannot upgrade", http.StatusInternalServerError)
 		return
 	}
+	limit := s.cli.Max
+	if limit <= 0 {
+		limit = MaxRelays
+	}
+	admitted, first := s.relays.reserve(limit)
+	if !admitted {
+		if first {
+			s.log.Warn("relay: refusing command lines: as many run as the daemon takes at once", "max", limit)
+		}
+		http.Error(w, fmt.Sprintf("the exo daemon already runs %d command lines for thin clients, the most it takes at once: wait for some to end (exo tail and exo run follow until stopped)", limit), http.StatusServiceUnavailable)
+		return
+	}
+	defer s.relays.release()
 	s.inflight.Add(1)
 	defer func() {
 		s.inflight.Add(-1)

@@ -150,3 +150,51 @@ func TestRelayedCommandStoppingTheDaemonEndsWhole(t *testing.T) {
 		t.Fatalf("code %d err %v stderr %q", code, err, errb.String())
 	}
 }
+
+// A daemon running as many relayed command lines as it takes (CLI.Max) refuses one more with a
+// clear error, which the client reports instead of starting the full exo; the daemon serves its
+// API all the while, and a new command line once one has ended.
+func TestRelayedCommandLinesAreBounded(t *testing.T) {
+	limited := *testCLI
+	limited.Max = 2
+	f := serveCLI(t, 0, &limited)
+	proto := strconv.Itoa(Protocol)
+	hang := func() (*relay.Conn, chan error) {
+		t.Helper()
+		c, err := relay.Start(f.sock, proto, BuildID(), invocation(f.srv.info.Home, "hang"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := &notifyWriter{wrote: make(chan struct{}, 1)}
+		res := make(chan error, 1)
+		go func() {
+			_, err := c.Wait(relay.Stdio{Stdout: out, Stderr: io.Discard})
+			res <- err
+		}()
+		<-out.wrote
+		return c, res
+	}
+	first, firstDone := hang()
+	hang()
+	_, err := relay.Start(f.sock, proto, BuildID(), invocation(f.srv.info.Home, "count"))
+	if !errors.Is(err, relay.ErrBusy) || errors.Is(err, relay.ErrNotServed) || !strings.Contains(err.Error(), "already runs 2 command lines") {
+		t.Fatalf("a third command line: %v", err)
+	}
+	if _, err := f.c.ListSessions(context.Background()); err != nil {
+		t.Fatalf("the API at the relay limit: %v", err)
+	}
+	first.Close()
+	<-firstDone
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		c, err := relay.Start(f.sock, proto, BuildID(), invocation(f.srv.info.Home, "count"))
+		if err == nil {
+			if code, err := c.Wait(relay.Stdio{Stdout: io.Discard, Stderr: io.Discard}); err != nil || code != 7 {
+				t.Fatalf("after one ended: %d %v", code, err)
+			}
+			break
+		}
+		if !errors.Is(err, relay.ErrBusy) || time.Now().After(deadline) {
+			t.Fatalf("after one ended: %v", err)
+		}
+	}
+}

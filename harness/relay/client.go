@@ -20,6 +20,18 @@ import (
 // caller runs the full exo instead, which starts, replaces or explains the daemon.
 var ErrNotServed = errors.New("the daemon does not run this command line")
 
+// ErrBusy means the daemon runs as many command lines for thin clients as it takes at once: the
+// error says so, and the client says it to the user (the full exo would only add to the load).
+var ErrBusy = errors.New("the exo daemon runs as many command lines as it takes at once")
+
+// busyError is the daemon's own words for ErrBusy.
+type busyError string
+
+func (e busyError) Error() string { return string(e) }
+
+// Is makes a busyError ErrBusy.
+func (busyError) Is(target error) bool { return target == ErrBusy }
+
 // dialTimeout bounds connecting and the handshake: a daemon that does not answer this soon is
 // left to the full exo, which waits for it or says what is wrong.
 const dialTimeout = 5 * time.Second
@@ -69,14 +81,32 @@ func handshake(c net.Conn, protocol, build string, inv Invocation) (*Conn, error
 	if err != nil {
 		return nil, fmt.Errorf("%w: no answer: %v", ErrNotServed, err)
 	}
-	if _, err := tp.ReadMIMEHeader(); err != nil {
+	head, err := tp.ReadMIMEHeader()
+	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrNotServed, err)
 	}
-	if f := strings.Fields(status); len(f) < 2 || f[1] != "101" {
+	f := strings.Fields(status)
+	if len(f) >= 2 && f[1] == "503" {
+		return nil, busyError(busyReason(r, head))
+	}
+	if len(f) < 2 || f[1] != "101" {
 		return nil, fmt.Errorf("%w: the daemon answered %q", ErrNotServed, status)
 	}
 	_ = c.SetDeadline(time.Time{})
 	return &Conn{c: c, r: r}, nil
+}
+
+// busyReason reads the body of the daemon's 503 (its reason, at most 4 KiB).
+func busyReason(r *bufio.Reader, head textproto.MIMEHeader) string {
+	n, err := strconv.Atoi(head.Get("Content-Length"))
+	if err != nil || n <= 0 || n > 4<<10 {
+		return ErrBusy.Error()
+	}
+	body := make([]byte, n)
+	if _, err := io.ReadFull(r, body); err != nil {
+		return ErrBusy.Error()
+	}
+	return strings.TrimSpace(string(body))
 }
 
 // Stdio is the client's side of a relayed command.
@@ -126,6 +156,9 @@ func (c *Conn) Wait(s Stdio) (int, error) {
 		first = false
 	}
 }
+
+// Close drops the connection, as a client that leaves does: the daemon ends the command.
+func (c *Conn) Close() error { return c.c.Close() }
 
 // send writes a frame to the daemon (from several goroutines).
 func (c *Conn) send(kind byte, p []byte) error {

@@ -4,17 +4,25 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net"
 	"runtime/debug"
 	"strconv"
 	"sync"
+	"syscall"
+	"time"
 )
 
 // maxStdinQueued is how much of the client's stdin the daemon holds unread before it drops the
 // client: a command reads what it asked for as it comes.
 const maxStdinQueued = 16 << 20
+
+// invocationTimeout bounds the wait for the command line: the client sends it with its upgrade
+// request, so one that has not arrived by then never will, and a client stopped mid-handshake
+// would otherwise hold its connection and keep the daemon from idling out.
+var invocationTimeout = 10 * time.Second
 
 // ServerIO is the relayed command's side of the connection.
 type ServerIO struct {
@@ -37,10 +45,12 @@ type Command func(ctx context.Context, inv Invocation, sio ServerIO) int
 // stack, for the daemon's log.
 func Serve(ctx context.Context, conn net.Conn, r *bufio.Reader, decline func(Invocation) string, cmd Command) (err error) {
 	defer conn.Close()
+	_ = conn.SetReadDeadline(time.Now().Add(invocationTimeout))
 	kind, p, err := ReadFrame(r)
 	if err != nil {
 		return fmt.Errorf("read the command line: %w", err)
 	}
+	_ = conn.SetReadDeadline(time.Time{})
 	if kind != KindInvocation {
 		return fmt.Errorf("the client sent frame %q before its command line", kind)
 	}
@@ -67,10 +77,16 @@ func Serve(ctx context.Context, conn net.Conn, r *bufio.Reader, decline func(Inv
 		}()
 		code = cmd(ctx, inv, ServerIO{Stdin: s.stdin, Stdout: frameWriter{s, KindStdout}, Stderr: frameWriter{s, KindStderr}, Interrupts: interrupts})
 	}()
-	if werr := s.send(KindExit, []byte(strconv.Itoa(code))); err == nil && werr != nil && ctx.Err() == nil {
+	if werr := s.send(KindExit, []byte(strconv.Itoa(code))); err == nil && werr != nil && ctx.Err() == nil && !clientGone(werr) {
 		err = fmt.Errorf("send the exit code: %w", werr)
 	}
 	return err
+}
+
+// clientGone says whether a write failed because the client closed its end (it was killed, or
+// left at a Ctrl-C): its business, not the daemon's, so nothing for the daemon's log.
+func clientGone(err error) bool {
+	return errors.Is(err, syscall.EPIPE) || errors.Is(err, syscall.ECONNRESET) || errors.Is(err, net.ErrClosed)
 }
 
 // session is the daemon's side of one relayed command.
@@ -98,8 +114,8 @@ func (s *session) readClient(r *bufio.Reader, cancel context.CancelFunc, interru
 		}
 		switch kind {
 		case KindStdin:
-			if !s.stdin.add(p) {
-				s.stdin.fail(fmt.Errorf("the client sent more than %d bytes of stdin unread", maxStdinQueued))
+			if err := s.stdin.add(p); err != nil {
+				s.stdin.fail(err)
 				s.conn.Close()
 				return
 			}
@@ -158,16 +174,21 @@ func newStdinQueue(onAsk func()) *stdinQueue {
 	return q
 }
 
-// add queues bytes of stdin; false when the client sent too much.
-func (q *stdinQueue) add(p []byte) bool {
+// add queues bytes of stdin. It refuses stdin the command has not asked for (a client relays
+// it only once asked: a command that never reads must not hold a client's stdin in the daemon's
+// memory) and more than maxStdinQueued bytes unread.
+func (q *stdinQueue) add(p []byte) error {
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	if len(q.buf)+len(p) > maxStdinQueued {
-		return false
+	switch {
+	case !q.asked:
+		return errors.New("the client sent stdin the command did not ask for")
+	case len(q.buf)+len(p) > maxStdinQueued:
+		return fmt.Errorf("the client sent more than %d bytes of stdin unread", maxStdinQueued)
 	}
 	q.buf = append(q.buf, p...)
 	q.cond.Broadcast()
-	return true
+	return nil
 }
 
 // fail ends stdin with err (io.EOF for its end) once what is queued has been read.

@@ -184,11 +184,12 @@ func (s *Service) setAttach(watchID, sessionID string) {
 		s.prepare(sessionID)
 	}
 	s.mu.Lock()
-	if old, ok := s.watches[watchID]; ok && old == sessionID {
+	old := s.watches[watchID]
+	s.watches[watchID] = sessionID
+	if old == sessionID { // the same, or a new watch of no session: no count changed
 		s.mu.Unlock()
 		return
 	}
-	s.watches[watchID] = sessionID
 	counts := s.clientCounts()
 	s.mu.Unlock()
 	s.h.Publish(harness.Notice{Clients: counts})
@@ -197,7 +198,12 @@ func (s *Service) setAttach(watchID, sessionID string) {
 // detach forgets a watch.
 func (s *Service) detach(watchID string) {
 	s.mu.Lock()
+	old := s.watches[watchID]
 	delete(s.watches, watchID)
+	if old == "" { // a watch of no session counted nowhere: telling every subscriber costs N² for N watches
+		s.mu.Unlock()
+		return
+	}
 	counts := s.clientCounts()
 	s.mu.Unlock()
 	s.h.Publish(harness.Notice{Clients: counts})

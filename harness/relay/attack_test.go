@@ -1,0 +1,109 @@
+package relay
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// A client that upgrades and never sends its command line (stopped mid-handshake) is dropped
+// after invocationTimeout: it does not hold its connection, and the daemon's idle timer, forever.
+func TestRelaySilentClientIsDropped(t *testing.T) {
+	old := invocationTimeout
+	invocationTimeout = 100 * time.Millisecond
+	defer func() { invocationTimeout = old }()
+	srv, cli := net.Pipe()
+	defer cli.Close()
+	done := make(chan error, 1)
+	go func() {
+		done <- Serve(context.Background(), srv, bufio.NewReader(srv), func(Invocation) string { return "" }, func(context.Context, Invocation, ServerIO) int {
+			t.Error("a command ran without a command line")
+			return 0
+		})
+	}()
+	select {
+	case err := <-done:
+		if err == nil || !strings.Contains(err.Error(), "read the command line") || !errors.Is(err, os.ErrDeadlineExceeded) {
+			t.Fatalf("serve: %v", err)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("the daemon still waits for a command line that never came")
+	}
+}
+
+// The daemon relays stdin only after the command asked for it: a client sending stdin unasked
+// (not the thin exo) is dropped at once, instead of having up to 16 MiB of it held in the
+// daemon's memory for a command that never reads it.
+func TestRelayUnaskedStdinDropsClient(t *testing.T) {
+	ended := make(chan error, 1)
+	sock, errc := serveOne(t, "b1", accept, func(ctx context.Context, inv Invocation, sio ServerIO) int {
+		select {
+		case <-ctx.Done():
+			ended <- nil
+		case <-time.After(30 * time.Second):
+			ended <- errors.New("the client that sent stdin unasked is still served")
+		}
+		return 0
+	})
+	c, err := net.Dial("unix", sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	inv, _ := json.Marshal(Invocation{Args: []string{"sessions"}, Dir: "/"})
+	req := "POST " + Path + " HTTP/1.1\r\nHost: exo\r\nUpgrade: " + Upgrade + "\r\nX-Exo-Build: b1\r\n\r\n"
+	if _, err := c.Write([]byte(req)); err != nil {
+		t.Fatal(err)
+	}
+	WriteFrame(c, KindInvocation, inv)
+	for i := 0; i < 4; i++ {
+		if err := WriteFrame(c, KindStdin, make([]byte, 64<<10)); err != nil {
+			break
+		}
+	}
+	if err := <-ended; err != nil {
+		t.Fatal(err)
+	}
+	<-errc
+}
+
+// A client gone before its exit code is its own business: a write to its closed end is told
+// apart from the daemon's own failures (which go to its log).
+func TestClientGoneIsRecognised(t *testing.T) {
+	sock := filepath.Join(t.TempDir(), "s.sock")
+	l, err := net.Listen("unix", sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	c, err := net.Dial("unix", sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	peer, err := l.Accept()
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.Close()
+	var werr error
+	for i := 0; i < 100 && werr == nil; i++ {
+		werr = WriteFrame(peer, KindExit, []byte("0"))
+	}
+	if !clientGone(werr) {
+		t.Fatalf("writing to a closed client: %v, not recognised as the client gone", werr)
+	}
+	peer.Close()
+	if err := WriteFrame(peer, KindExit, []byte("0")); !clientGone(err) {
+		t.Fatalf("writing after close: %v", err)
+	}
+	if clientGone(errors.New("disk full")) {
+		t.Fatal("any error counts as the client gone")
+	}
+}
