@@ -295,3 +295,80 @@ func (zeroReader) Read(p []byte) (int, error) {
 	}
 	return len(p), nil
 }
+
+// TestThinRunsNoPlantedFull: a thin exo whose EXO_FULL or PATH is relative never runs the
+// exo-full a repository planted in the current directory, and one pointed at itself says so
+// instead of running itself forever; both end at once with a clear error.
+func TestThinRunsNoPlantedFull(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	lone := filepath.Join(dir, "exo")
+	data, err := os.ReadFile(exoBin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(lone, data, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	repo := t.TempDir()
+	marker := filepath.Join(repo, "planted-ran")
+	if err := os.WriteFile(filepath.Join(repo, "exo-full"), []byte("#!/bin/sh\ntouch "+marker+"\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		env  []string
+		want string
+	}{
+		{[]string{"EXO_FULL=exo-full", "PATH=/usr/bin:/bin"}, "EXO_FULL=exo-full is not an absolute path"},
+		{[]string{"EXO_FULL=./exo-full", "PATH=/usr/bin:/bin"}, "not an absolute path"},
+		{[]string{"EXO_FULL=", "PATH=.:/usr/bin:/bin"}, "relative entry"},
+		{[]string{"EXO_FULL=", "PATH=/usr/bin::/bin"}, "relative entry"},
+		{[]string{"EXO_FULL=" + lone}, "this thin exo itself"},
+	} {
+		for _, args := range [][]string{{"sessions"}, {"daemon", "status"}} {
+			cmd := exec.Command(lone, args...)
+			cmd.Dir = repo
+			cmd.Env = append(append(os.Environ(), "EXO_HOME="+t.TempDir()), c.env...)
+			var out bytes.Buffer
+			cmd.Stdout, cmd.Stderr = &out, &out
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			done := make(chan error, 1)
+			go func() { done <- cmd.Wait() }()
+			select {
+			case err := <-done:
+				if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 1 || !strings.Contains(out.String(), c.want) {
+					t.Fatalf("%v exo %v: %v\n%s", c.env, args, err, out.String())
+				}
+			case <-time.After(60 * time.Second):
+				cmd.Process.Kill()
+				t.Fatalf("%v exo %v still runs after a minute (running itself?)", c.env, args)
+			}
+			if _, err := os.Stat(marker); err == nil {
+				t.Fatalf("%v exo %v ran the exo-full planted in the current directory", c.env, args)
+			}
+		}
+	}
+}
+
+// TestThinHomeAsTheFullExoParsesIt: a --home the thin exo's scan sees but exo's parsing takes
+// as another flag's value (exo new --workspace --home=B: a workspace folder of that name) does
+// not send the command line to B's daemon: the session is made in the client's EXO_HOME, as the
+// full exo makes it.
+func TestThinHomeAsTheFullExoParsesIt(t *testing.T) {
+	t.Parallel()
+	homeA, homeB, ws := t.TempDir(), t.TempDir(), t.TempDir()
+	mustRunIn(t, homeB, ws, "sessions") // B's daemon is warm
+	mustRunIn(t, homeA, ws, "sessions")
+	stopDaemonAtEnd(t, homeA)
+	stopDaemonAtEnd(t, homeB)
+	if _, errs, code := exoEnv(t, homeA, ws, nil, "new", "--name", "odd", "--workspace", "--home="+homeB); code != 0 {
+		t.Fatalf("exo new: exit %d %s", code, errs)
+	}
+	inA := mustRunIn(t, homeA, ws, "sessions", "--json")
+	inB := mustRunIn(t, homeB, ws, "sessions", "--json")
+	if !strings.Contains(inA, `"odd"`) || strings.Contains(inB, `"odd"`) {
+		t.Fatalf("the session went to the wrong EXO_HOME:\nA: %s\nB: %s", inA, inB)
+	}
+}

@@ -2,6 +2,8 @@ package cli
 
 import (
 	"context"
+	"fmt"
+	"path/filepath"
 
 	"exo/app/thin"
 	"exo/harness/api"
@@ -13,9 +15,39 @@ import (
 // allows, each with the client's working directory, stdio and Ctrl-C, and the daemon's own
 // harness as its client, exactly as the same command line runs in a process of its own.
 func (e *env) relayCLI() *daemon.CLI {
-	return &daemon.CLI{Accepts: thin.Relayable, Run: func(ctx context.Context, c api.Client, inv relay.Invocation, sio relay.ServerIO) int {
+	return &daemon.CLI{Accepts: relayable, Run: func(ctx context.Context, c api.Client, inv relay.Invocation, sio relay.ServerIO) int {
+		if h := homeFlag(inv.Args); h != "" {
+			if !filepath.IsAbs(h) {
+				h = filepath.Join(inv.Dir, h)
+			}
+			if filepath.Clean(h) != filepath.Clean(inv.Home) {
+				fmt.Fprintf(sio.Stderr, "exo: the command line's --home is %s, but its client sent EXO_HOME %s: not run\n", h, inv.Home)
+				return ExitUsage
+			}
+		}
 		re := &env{opts: e.opts, demo: e.demo, relayHome: inv.Home, dir: inv.Dir, stdin: sio.Stdin, stdout: sio.Stdout, stderr: sio.Stderr,
 			ctx: ctx, client: c, interrupts: sio.Interrupts, clientSet: inv.Set}
 		return execute(re, inv.Args, e.opts)
 	}}
+}
+
+// relayable says whether the daemon runs a command line for a thin client: one thin.Relayable
+// allows, whose --home exo's own parsing finds where the thin client's scan found it. A flag
+// that takes the next argument as its value hides a --home from the scan (exo new --name
+// --home=/b names the session "--home=/b"): the thin client then asked the daemon of another
+// EXO_HOME than the command line's, so the full exo runs it instead.
+func relayable(args []string) bool {
+	return thin.Relayable(args) && homeFlag(args) == thin.HomeArg(args)
+}
+
+// homeFlag returns the --home that exo's command line parsing finds in args ("" for none); a
+// line it cannot parse (its command fails with a usage error before it reads anything) has the
+// thin client's.
+func homeFlag(args []string) string {
+	cmd, rest, err := newRoot(&env{}).Find(args)
+	if err != nil || cmd.ParseFlags(rest) != nil {
+		return thin.HomeArg(args)
+	}
+	h, _ := cmd.Flags().GetString("home")
+	return h
 }

@@ -12,7 +12,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"os/signal"
 	"path/filepath"
 	"strconv"
@@ -148,26 +147,79 @@ func onSignals(relayFirst bool, sigs <-chan os.Signal, interrupts chan<- struct{
 	}
 }
 
-// FullBinary finds the full exo: $EXO_FULL, else exo-full next to this executable, else on PATH.
+// FullBinary finds the full exo: $EXO_FULL, else exo-full next to this executable, else in a
+// folder of PATH. Only absolute paths count: a relative EXO_FULL or PATH entry ("." or an empty
+// one among them) names a file of whatever directory exo runs in, a repository an agent writes
+// say, so exo never runs one (as Go's os/exec refuses with exec.ErrDot) and says so when that
+// is the only exo-full it found. A "full" exo that is this very binary is refused too: each
+// would run the other forever.
 func FullBinary() (string, error) {
+	self, selfErr := os.Executable()
+	p, err := findFull(self)
+	if err != nil {
+		return "", err
+	}
+	if selfErr == nil && sameFile(p, self) {
+		return "", fmt.Errorf("%s is this thin exo itself, not the full exo: build the full one there (go build -o %s .) or point EXO_FULL at it", p, FullName)
+	}
+	return p, nil
+}
+
+// findFull looks for the full exo as FullBinary says; self is this executable ("" if unknown).
+func findFull(self string) (string, error) {
 	if p := os.Getenv("EXO_FULL"); p != "" {
+		if !filepath.IsAbs(p) {
+			return "", fmt.Errorf("EXO_FULL=%s is not an absolute path: exo would run whatever file of that name the current directory holds; set it to the full exo's absolute path", p)
+		}
 		return p, nil
 	}
-	self, err := os.Executable()
-	if err == nil {
+	if self != "" {
 		p := filepath.Join(filepath.Dir(self), FullName)
 		if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() {
 			return p, nil
 		}
 	}
-	if p, err := exec.LookPath(FullName); err == nil {
+	relative := ""
+	for _, dir := range filepath.SplitList(os.Getenv("PATH")) {
+		if dir == "" {
+			dir = "." // an empty entry is the current directory
+		}
+		p := filepath.Join(dir, FullName)
+		if !executable(p) {
+			continue
+		}
+		if !filepath.IsAbs(dir) {
+			if relative == "" {
+				relative = p
+			}
+			continue
+		}
 		return p, nil
+	}
+	if relative != "" {
+		return "", fmt.Errorf("the only %s found is %s, through PATH's relative entry: exo does not run a program the current directory provides (as Go's exec.ErrDot); put %s beside exo or in an absolute PATH folder, or set EXO_FULL to its absolute path", FullName, relative, FullName)
 	}
 	where := "this exo's folder"
 	if self != "" {
 		where = filepath.Dir(self)
 	}
 	return "", fmt.Errorf("the full exo binary (%s) is neither in %s nor on PATH: build both as README says (go build -o %s . && CGO_ENABLED=0 go build -o exo ./app/thin/exo), or set EXO_FULL", FullName, where, FullName)
+}
+
+// executable says whether p is a regular file someone may execute (as exec.LookPath checks).
+func executable(p string) bool {
+	fi, err := os.Stat(p)
+	return err == nil && fi.Mode().IsRegular() && fi.Mode().Perm()&0o111 != 0
+}
+
+// sameFile says whether two paths name the same file.
+func sameFile(a, b string) bool {
+	fa, err := os.Stat(a)
+	if err != nil {
+		return false
+	}
+	fb, err := os.Stat(b)
+	return err == nil && os.SameFile(fa, fb)
 }
 
 // execFull replaces this process with the full exo running the same command line.
