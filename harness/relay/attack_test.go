@@ -2,13 +2,17 @@ package relay
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"io"
 	"net"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -105,5 +109,68 @@ func TestClientGoneIsRecognised(t *testing.T) {
 	}
 	if clientGone(errors.New("disk full")) {
 		t.Fatal("any error counts as the client gone")
+	}
+}
+
+// endless reads 'a's forever, counting them.
+type endless struct{ n atomic.Int64 }
+
+func (e *endless) Read(p []byte) (int, error) {
+	for i := range p {
+		p[i] = 'a'
+	}
+	e.n.Add(int64(len(p)))
+	return len(p), nil
+}
+
+// A command that stops reading stdin before its end (exo run - past its 64 MiB) while the client
+// goes on sending: the daemon holds at most maxStdinQueued of it and reads no more from the
+// client, and the command's message and exit code still reach the client (the daemon dropped
+// it before, so it said it lost the daemon and the command's error went unseen).
+func TestRelayStdinFloodKeepsTheExitCode(t *testing.T) {
+	in := &endless{}
+	sock, errc := serveOne(t, "b1", accept, func(ctx context.Context, inv Invocation, sio ServerIO) int {
+		q := sio.Stdin.(*stdinQueue)
+		if _, err := io.ReadFull(q, make([]byte, 10)); err != nil {
+			io.WriteString(sio.Stderr, "read: "+err.Error())
+			return 1
+		}
+		// wait until the client was dropped, or its stdin stopped flowing with the queue full
+		last, since := int64(-1), time.Now()
+		for deadline := time.Now().Add(60 * time.Second); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
+			q.mu.Lock()
+			queued, failed := len(q.buf), q.err
+			q.mu.Unlock()
+			if failed != nil {
+				break
+			}
+			if n := in.n.Load(); n != last {
+				last, since = n, time.Now()
+			} else if queued > maxStdinQueued-MaxFrame && time.Since(since) > 300*time.Millisecond {
+				break
+			}
+		}
+		q.mu.Lock()
+		queued := len(q.buf)
+		q.mu.Unlock()
+		io.WriteString(sio.Stderr, fmt.Sprintf("too much stdin (%d bytes queued)\n", queued))
+		return 2
+	})
+	c, err := Start(sock, "1", "b1", Invocation{Args: []string{"run", "-"}, Dir: "/"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var errb bytes.Buffer
+	code, err := c.Wait(Stdio{Stdin: in, Stdout: io.Discard, Stderr: &errb})
+	if err != nil || code != 2 || !strings.HasPrefix(errb.String(), "too much stdin") {
+		t.Fatalf("code %d err %v stderr %q", code, err, errb.String())
+	}
+	var queued int
+	fmt.Sscanf(errb.String(), "too much stdin (%d", &queued)
+	if queued > maxStdinQueued {
+		t.Fatalf("%d bytes of stdin queued, more than %d", queued, maxStdinQueued)
+	}
+	if err := <-errc; err != nil {
+		t.Fatalf("serve: %v", err)
 	}
 }

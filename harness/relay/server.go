@@ -15,8 +15,10 @@ import (
 	"time"
 )
 
-// maxStdinQueued is how much of the client's stdin the daemon holds unread before it drops the
-// client: a command reads what it asked for as it comes.
+// maxStdinQueued is how much of the client's stdin the daemon holds unread: past it, the daemon
+// reads no more from the client until the command has read some (the client's writes wait in
+// turn), so a command that stops reading early (exo run - past its 64 MiB) still gets its
+// error and exit code to a client that goes on sending.
 const maxStdinQueued = 16 << 20
 
 // invocationTimeout bounds the wait for the command line: the client sends it with its upgrade
@@ -77,6 +79,7 @@ func Serve(ctx context.Context, conn net.Conn, r *bufio.Reader, decline func(Inv
 		}()
 		code = cmd(ctx, inv, ServerIO{Stdin: s.stdin, Stdout: frameWriter{s, KindStdout}, Stderr: frameWriter{s, KindStderr}, Interrupts: interrupts})
 	}()
+	s.stdin.end()
 	if werr := s.send(KindExit, []byte(strconv.Itoa(code))); err == nil && werr != nil && ctx.Err() == nil && !clientGone(werr) {
 		err = fmt.Errorf("send the exit code: %w", werr)
 	}
@@ -114,7 +117,9 @@ func (s *session) readClient(r *bufio.Reader, cancel context.CancelFunc, interru
 		}
 		switch kind {
 		case KindStdin:
-			if err := s.stdin.add(p); err != nil {
+			if err := s.stdin.add(p); errors.Is(err, errCommandEnded) {
+				return // Serve sends the exit code and closes the connection
+			} else if err != nil {
 				s.stdin.fail(err)
 				s.conn.Close()
 				return
@@ -165,8 +170,12 @@ type stdinQueue struct {
 	buf   []byte
 	err   error
 	asked bool
+	ended bool // the command returned: nothing reads any more
 	onAsk func()
 }
+
+// errCommandEnded is what add returns once the command has returned.
+var errCommandEnded = errors.New("the command ended")
 
 func newStdinQueue(onAsk func()) *stdinQueue {
 	q := &stdinQueue{onAsk: onAsk}
@@ -174,21 +183,32 @@ func newStdinQueue(onAsk func()) *stdinQueue {
 	return q
 }
 
-// add queues bytes of stdin. It refuses stdin the command has not asked for (a client relays
-// it only once asked: a command that never reads must not hold a client's stdin in the daemon's
-// memory) and more than maxStdinQueued bytes unread.
+// add queues bytes of stdin, waiting while maxStdinQueued bytes are unread, until the command
+// ends (errCommandEnded). It refuses stdin the command has not asked for: a client relays it only
+// once asked, and a command that never reads must not hold a client's stdin in the daemon.
 func (q *stdinQueue) add(p []byte) error {
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	switch {
-	case !q.asked:
+	if !q.asked {
 		return errors.New("the client sent stdin the command did not ask for")
-	case len(q.buf)+len(p) > maxStdinQueued:
-		return fmt.Errorf("the client sent more than %d bytes of stdin unread", maxStdinQueued)
+	}
+	for len(q.buf) > 0 && len(q.buf)+len(p) > maxStdinQueued && !q.ended {
+		q.cond.Wait()
+	}
+	if q.ended {
+		return errCommandEnded
 	}
 	q.buf = append(q.buf, p...)
 	q.cond.Broadcast()
 	return nil
+}
+
+// end says the command returned: a client's stdin waiting for room is not read any more.
+func (q *stdinQueue) end() {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	q.ended = true
+	q.cond.Broadcast()
 }
 
 // fail ends stdin with err (io.EOF for its end) once what is queued has been read.
@@ -219,5 +239,6 @@ func (q *stdinQueue) Read(p []byte) (int, error) {
 	}
 	n := copy(p, q.buf)
 	q.buf = q.buf[n:]
+	q.cond.Broadcast() // room for the client's next stdin
 	return n, nil
 }
