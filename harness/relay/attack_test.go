@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -172,5 +173,48 @@ func TestRelayStdinFloodKeepsTheExitCode(t *testing.T) {
 	}
 	if err := <-errc; err != nil {
 		t.Fatalf("serve: %v", err)
+	}
+}
+
+// A client that gives up on a daemon slow to answer its upgrade runs the full exo instead, so
+// the daemon must not have its command line: the client sends it only once the daemon said 101.
+// (It went with the request before: a daemon answering after the deadline, or a client starved
+// past it, ran the command line as the full exo ran it too, and exo say said it twice.)
+func TestRelayGivenUpHandshakeRunsNothing(t *testing.T) {
+	old := dialTimeout
+	dialTimeout = 200 * time.Millisecond
+	defer func() { dialTimeout = old }()
+	sock := filepath.Join(t.TempDir(), "d.sock")
+	l, err := net.Listen("unix", sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	after := make(chan []byte, 1)
+	go func() {
+		c, err := l.Accept()
+		if err != nil {
+			return
+		}
+		defer c.Close()
+		r := bufio.NewReader(c)
+		if _, err := http.ReadRequest(r); err != nil {
+			after <- []byte("bad request: " + err.Error())
+			return
+		}
+		rest, _ := io.ReadAll(r) // until the client gives up and closes
+		after <- rest
+	}()
+	_, err = Start(sock, "1", "b1", Invocation{Args: []string{"say", "s", "once"}, Dir: "/"})
+	if !errors.Is(err, ErrNotServed) {
+		t.Fatalf("a daemon that does not answer: %v", err)
+	}
+	select {
+	case rest := <-after:
+		if len(rest) != 0 {
+			t.Fatalf("the daemon got %q after the request of a client that gave up", rest)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("the client did not close its connection")
 	}
 }

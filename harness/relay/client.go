@@ -2,7 +2,6 @@ package relay
 
 import (
 	"bufio"
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -34,7 +33,7 @@ func (busyError) Is(target error) bool { return target == ErrBusy }
 
 // dialTimeout bounds connecting and the handshake: a daemon that does not answer this soon is
 // left to the full exo, which waits for it or says what is wrong.
-const dialTimeout = 5 * time.Second
+var dialTimeout = 5 * time.Second
 
 // Conn is a command line the daemon took.
 type Conn struct {
@@ -58,21 +57,20 @@ func Start(sock, protocol, build string, inv Invocation) (*Conn, error) {
 	return conn, nil
 }
 
-// handshake sends the upgrade request with the invocation right behind it and reads the
-// daemon's answer.
+// handshake sends the upgrade request, reads the daemon's answer and, once it is 101, sends the
+// invocation. Only then may the daemon run anything: a client that gives up before (a daemon
+// slow to answer, or this process starved past the deadline) runs the full exo in its place,
+// and had the invocation gone with the request, the daemon would have run the command line too
+// (exo say saying it twice).
 func handshake(c net.Conn, protocol, build string, inv Invocation) (*Conn, error) {
 	body, err := json.Marshal(inv)
 	if err != nil || len(body) > MaxFrame {
 		return nil, fmt.Errorf("%w: the command line does not fit a frame (%d bytes)", ErrNotServed, len(body))
 	}
-	var req strings.Builder
-	req.WriteString("POST " + Path + " HTTP/1.1\r\nHost: exo\r\nConnection: Upgrade\r\nUpgrade: " + Upgrade + "\r\n")
-	req.WriteString(HeaderProtocol + ": " + protocol + "\r\n" + HeaderBuild + ": " + build + "\r\nContent-Length: 0\r\n\r\n")
-	var out bytes.Buffer
-	out.WriteString(req.String())
-	_ = WriteFrame(&out, KindInvocation, body) // the request and the invocation in one write
+	req := "POST " + Path + " HTTP/1.1\r\nHost: exo\r\nConnection: Upgrade\r\nUpgrade: " + Upgrade + "\r\n" +
+		HeaderProtocol + ": " + protocol + "\r\n" + HeaderBuild + ": " + build + "\r\nContent-Length: 0\r\n\r\n"
 	_ = c.SetDeadline(time.Now().Add(dialTimeout))
-	if _, err := c.Write(out.Bytes()); err != nil {
+	if _, err := io.WriteString(c, req); err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrNotServed, err)
 	}
 	r := bufio.NewReader(c)
@@ -91,6 +89,10 @@ func handshake(c net.Conn, protocol, build string, inv Invocation) (*Conn, error
 	}
 	if len(f) < 2 || f[1] != "101" {
 		return nil, fmt.Errorf("%w: the daemon answered %q", ErrNotServed, status)
+	}
+	// A write cut short leaves the daemon a partial frame: it runs nothing, and the full exo may.
+	if err := WriteFrame(c, KindInvocation, body); err != nil {
+		return nil, fmt.Errorf("%w: send the command line: %v", ErrNotServed, err)
 	}
 	_ = c.SetDeadline(time.Time{})
 	return &Conn{c: c, r: r}, nil

@@ -265,6 +265,10 @@ func TestRelayLostDaemon(t *testing.T) {
 			return
 		}
 		io.WriteString(c, "HTTP/1.1 101 Switching Protocols\r\n\r\n")
+		if _, _, err := ReadFrame(r); err != nil { // the command line
+			c.Close()
+			return
+		}
 		WriteFrame(c, KindStdout, []byte("partial"))
 		c.Close()
 	}()
