@@ -137,7 +137,7 @@ func BenchmarkReadMessagesCall(b *testing.B) {
 	b.SetBytes(int64(len(body)))
 	for i := 0; i < b.N; i++ {
 		r, _ := http.NewRequest(http.MethodPost, "/v1/messages", bytes.NewReader(body))
-		_, doc, _, ok := readCall(nil, r)
+		_, doc, _, ok := readCall(nil, nil, r)
 		if sh := anthropicShape(doc); !ok || doc.count("messages") != 3 || len(sh.results) != 1 || sh.tools != 12 {
 			b.Fatalf("%v %+v", ok, sh)
 		}

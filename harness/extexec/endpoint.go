@@ -10,6 +10,8 @@ import (
 	"net/http"
 	"strings"
 	"time"
+
+	"exo/harness/secrets"
 )
 
 // Endpoint is a loopback HTTP server through which one agent session reaches its model. The agent
@@ -83,6 +85,21 @@ func (e *Endpoint) authorized(r *http.Request) bool {
 		got, _ = strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
 	}
 	return subtle.ConstantTimeCompare([]byte(got), []byte(e.token)) == 1
+}
+
+// answerRedactor returns a redactor for an answer on its way to the agent (nil when no secret is
+// sealed).
+func (e *Endpoint) answerRedactor() *sseRedactor {
+	h := e.log.h
+	if h.RedactStream() == nil {
+		return nil
+	}
+	return newSSERedactor(h.Redact, func() *secrets.Stream {
+		if s := h.RedactStream(); s != nil {
+			return s
+		}
+		return secrets.NewRedactor(nil).NewStream() // the secrets were removed meanwhile
+	})
 }
 
 // writeAPIError answers in the Anthropic error shape (which agents of other wires also read as

@@ -76,9 +76,13 @@ func Start(spec Spec) (*Process, error) {
 	}
 	var errOut io.Writer = p.stderr
 	if spec.StderrLog != "" {
-		if p.log, err = os.OpenFile(spec.StderrLog, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600); err == nil {
-			errOut = io.MultiWriter(p.stderr, p.log)
+		if p.log, err = openLog(spec.StderrLog); err != nil {
+			if enf != nil {
+				sandbox.Release(cmd)
+			}
+			return nil, fmt.Errorf("start %s: %w", spec.Path, err)
 		}
+		errOut = io.MultiWriter(p.stderr, p.log)
 	}
 	cmd.Stderr = errOut
 	p.started = time.Now()

@@ -10,6 +10,8 @@ import (
 	"net/http"
 	"strings"
 	"time"
+
+	"exo/harness"
 )
 
 // maxRequestBytes bounds a model request body.
@@ -27,20 +29,31 @@ type streamTap interface {
 	answer(took time.Duration) Answer
 }
 
-// readCall reads a model call's body and splits its top level (see callBody); arrived is when
-// the agent had sent it (exo's own time starts there).
-func readCall(w http.ResponseWriter, r *http.Request) (body []byte, doc callBody, arrived time.Time, ok bool) {
+// readCall reads a model call's body, redacts it (see redactBody) and splits its top level (see
+// callBody); arrived is when the agent had sent it (exo's own time starts there).
+func readCall(h *harness.Harness, w http.ResponseWriter, r *http.Request) (body []byte, doc callBody, arrived time.Time, ok bool) {
 	body, err := readRequest(r)
 	arrived = time.Now()
 	if err != nil || len(body) > maxRequestBytes {
 		writeAPIError(w, http.StatusBadRequest, "invalid_request_error", "exo: request body unreadable or over 64 MiB")
 		return nil, doc, arrived, false
 	}
+	body = redactBody(h, body)
 	if doc, err = readBody(body); err != nil {
 		writeAPIError(w, http.StatusBadRequest, "invalid_request_error", "exo: request body is not JSON: "+err.Error())
 		return nil, doc, arrived, false
 	}
 	return body, doc, arrived, true
+}
+
+// redactBody redacts the sealed secrets in a model request before anything reads or forwards it:
+// what an agent's own tools read (a workspace file, a command's output) reaches its request as
+// it came, and the model must no more see a secret than exo's own executor lets it.
+func redactBody(h *harness.Harness, body []byte) []byte {
+	if h == nil || h.RedactStream() == nil {
+		return body
+	}
+	return []byte(h.Redact(string(body)))
 }
 
 // readRequest reads a request's body (up to one byte over maxRequestBytes) into a buffer of the
@@ -117,7 +130,7 @@ func (e *Endpoint) forward(w http.ResponseWriter, r *http.Request, c *modelCall,
 		return
 	}
 	raw, err := io.ReadAll(res.Body)
-	_, _ = w.Write(raw)
+	_, _ = w.Write(e.redactAnswer(raw))
 	if err == nil {
 		tap.whole(raw)
 	}
@@ -128,13 +141,21 @@ func (e *Endpoint) forward(w http.ResponseWriter, r *http.Request, c *modelCall,
 func (e *Endpoint) relayStream(w http.ResponseWriter, r *http.Request, c *modelCall, body io.Reader, tap streamTap, start time.Time) {
 	fl, _ := w.(http.Flusher)
 	sp := &sseSplitter{onEvent: tap.event}
+	red := e.answerRedactor()
 	buf := make([]byte, 32<<10)
 	var readErr error
 	for {
 		n, err := body.Read(buf)
-		if n > 0 {
-			sp.Write(buf[:n])
-			if _, werr := w.Write(buf[:n]); werr != nil {
+		out := buf[:n]
+		if red != nil {
+			out = red.write(out)
+			if err != nil {
+				out = append(out, red.end()...)
+			}
+		}
+		sp.Write(buf[:n])
+		if len(out) > 0 {
+			if _, werr := w.Write(out); werr != nil {
 				e.finish(r, c, tap, nil, start) // the agent went away: recorded only if the answer was whole
 				return
 			}
@@ -178,10 +199,19 @@ func (e *Endpoint) finish(r *http.Request, c *modelCall, tap streamTap, readErr 
 	}
 }
 
+// redactAnswer redacts an answer that is not streamed (a whole answer, an error body) on its way
+// to the agent.
+func (e *Endpoint) redactAnswer(raw []byte) []byte {
+	if e.log.h.RedactStream() == nil {
+		return raw
+	}
+	return []byte(e.log.h.Redact(string(raw)))
+}
+
 // relayError copies an error answer and records it as a failed call.
 func (e *Endpoint) relayError(w http.ResponseWriter, r *http.Request, c *modelCall, res *http.Response, start time.Time) {
 	raw, _ := io.ReadAll(io.LimitReader(res.Body, 1<<20))
-	_, _ = w.Write(raw)
+	_, _ = w.Write(e.redactAnswer(raw))
 	if r.Context().Err() != nil {
 		c.abandoned(time.Since(start))
 		return

@@ -29,6 +29,8 @@ func (e *Endpoint) translate(w http.ResponseWriter, r *http.Request, c *modelCal
 	}
 	start := time.Now()
 	e.log.overhead(start.Sub(arrived))
+	w, endRedaction := e.redacting(w)
+	defer endRedaction()
 	enc := newAnthropicEncoder(w, "msg_exo_"+randomHex(8), e.up.Spec.ModelID, &a)
 	onDelta := enc.delta
 	if !a.Stream {
@@ -51,6 +53,17 @@ func (e *Endpoint) translate(w http.ResponseWriter, r *http.Request, c *modelCal
 		c.completed(a)
 		e.log.overhead(time.Since(ended))
 	}
+}
+
+// redacting returns w redacting the answer on its way to the agent (see sseRedactor) and what
+// sends what it holds at the end.
+func (e *Endpoint) redacting(w http.ResponseWriter) (http.ResponseWriter, func()) {
+	red := e.answerRedactor()
+	if red == nil {
+		return w, func() {}
+	}
+	rw := &redactingWriter{ResponseWriter: w, r: red}
+	return rw, rw.end
 }
 
 // providerFailed records a failed call and tells the agent: an HTTP error it retries when
@@ -108,6 +121,8 @@ func (e *Endpoint) translateResponses(w http.ResponseWriter, r *http.Request, c 
 	}
 	start := time.Now()
 	e.log.overhead(start.Sub(arrived))
+	w, endRedaction := e.redacting(w)
+	defer endRedaction()
 	enc := newResponsesEncoder(w, "resp_exo_"+randomHex(8), e.up.Spec.ModelID)
 	resp, err := e.up.Provider.Stream(r.Context(), req, enc.delta)
 	took := time.Since(start)

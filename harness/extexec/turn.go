@@ -79,7 +79,9 @@ func (r *Runner) turn(ctx context.Context, ss *Session, s *harness.Session, text
 	}
 	ss.Log.BeginTurn(s.Branch)
 	ss.Log.Commit()
-	prompt := text + harness.AttachmentsText(atts)
+	// The agent gets the prompt as recorded: a secret the user pasted reaches neither the agent
+	// (which keeps its transcript) nor the model, as with exo's own executor, which sends the log.
+	prompt := r.h.Redact(text) + harness.AttachmentsText(atts)
 	if len(notes) > 0 {
 		prompt = strings.Join(notes, "\n\n") + "\n\n" + prompt
 	}

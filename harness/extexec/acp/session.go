@@ -25,7 +25,11 @@ type saved struct {
 	Hash    string `json:"hash"`
 }
 
-func (pr *proc) savedPath() string { return filepath.Join(pr.ss.Dirs.Root, "acp-session.json") }
+func (pr *proc) savedPath() string { return filepath.Join(pr.ss.Dirs.Root, savedName) }
+
+// savedName is the saved session's file in the agent's state folder (which the agent may write
+// in too: it is read and written through Dirs, which follow no link out).
+const savedName = "acp-session.json"
 
 // viewHash identifies a prompt view by what the agent's conversation holds of it.
 func viewHash(msgs []provider.Message) string {
@@ -54,7 +58,7 @@ func (pr *proc) savedSession(view []provider.Message) (sdk.SessionId, []provider
 	if !pr.canLoad {
 		return "", nil, false
 	}
-	b, err := os.ReadFile(pr.savedPath())
+	b, err := pr.ss.Dirs.ReadFile(savedName, 1<<20)
 	if err != nil {
 		return "", nil, false
 	}
@@ -113,10 +117,7 @@ func (pr *proc) save() {
 	agent, session := pr.a.name, string(pr.session)
 	pr.fileOp(func() {
 		b, _ := json.Marshal(saved{Agent: agent, Session: session, Len: len(msgs), Hash: viewHash(msgs)})
-		tmp := pr.savedPath() + ".tmp"
-		if os.WriteFile(tmp, b, 0o600) == nil {
-			_ = os.Rename(tmp, pr.savedPath())
-		}
+		_ = pr.ss.Dirs.WriteFile(savedName, b)
 	})
 }
 

@@ -3,10 +3,12 @@ package acp
 import (
 	"bytes"
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"syscall"
 	"testing"
+	"time"
 
 	"exo/harness"
 	"exo/harness/executor"
@@ -97,5 +99,62 @@ func TestClaudeAdapterSessionLoadedAfterTheDaemonDied(t *testing.T) {
 	body := lastPromptBody(t, f, "what word did I say")
 	if !bytes.Contains(body, []byte("PAPAYA")) || bytes.Contains(body, []byte("[The conversation so far")) || bytes.Contains(body, []byte("[What happened")) {
 		t.Fatalf("the loaded session's request:\n%s", body)
+	}
+}
+
+// TestSavedSessionFileFollowsNoLink: the saved session note lives in the agent's state folder,
+// where the agent may write: a link it put at the note's temporary name is not written through
+// (before, exo's os.WriteFile overwrote the link's target, any file of the user's, with the
+// note), and a named pipe in place of the note does not hang the next start (before, exo's
+// os.ReadFile blocked on it for good); the next agent starts afresh from exo's log.
+func TestSavedSessionFileFollowsNoLink(t *testing.T) {
+	f := newFixture(t)
+	bin := claudeACP(t)
+	x := f.executor(t, Options{Command: []string{bin}})
+	res, err := x.Prompt(context.Background(), f.s.ID, "remember the word PAPAYA", "test")
+	okResult(t, res, err)
+	root := x.Session(f.s.ID).Dirs.Root
+	victim := filepath.Join(t.TempDir(), "profile")
+	if err := os.WriteFile(victim, []byte("the user's\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(victim, filepath.Join(root, savedName+".tmp")); err != nil {
+		t.Fatal(err)
+	}
+	res, err = x.Prompt(context.Background(), f.s.ID, "say hello", "test")
+	okResult(t, res, err)
+	x.Close() // waits for the note's write
+	if b, _ := os.ReadFile(victim); string(b) != "the user's\n" {
+		t.Fatalf("the note was written through a planted link: %q", b)
+	}
+	saved := filepath.Join(root, savedName)
+	if err := os.Remove(saved); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Mkfifo(saved, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	x2 := f.executor(t, Options{Command: []string{bin}})
+	done := make(chan error, 1)
+	go func() {
+		res, err := x2.Prompt(context.Background(), f.s.ID, "what word did I say?", "test")
+		if err == nil && res.Failure != "" {
+			err = errors.New(res.Failure)
+		}
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(5 * time.Minute):
+		t.Fatal("the start hangs on a named pipe in place of the saved session")
+	}
+	if x2.Session(f.s.ID).Proc.(*proc).loaded {
+		t.Fatal("a session was loaded from a named pipe")
+	}
+	if body := lastPromptBody(t, f, "what word did I say"); !bytes.Contains(body, []byte("PAPAYA")) {
+		t.Fatalf("the fresh agent was not given the log:\n%s", body)
 	}
 }

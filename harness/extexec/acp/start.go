@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -85,12 +84,8 @@ func (a *agent) Start(ss *extexec.Session, s *harness.Session, spec harness.Mode
 // token in OPENAI_API_KEY), for agents that run Codex (codex-acp runs codex app-server, which
 // without it asks for a login); other agents never read it.
 func (a *agent) codexConfig(ss *extexec.Session, spec harness.ModelSpec) error {
-	dir := filepath.Join(ss.Dirs.Config, "codex")
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return fmt.Errorf("acp: codex config: %w", err)
-	}
 	conf := codex.Config(ss.Endpoint.URL()+"/v1", spec.ModelID, "OPENAI_API_KEY", true)
-	if err := os.WriteFile(filepath.Join(dir, "config.toml"), []byte(conf), 0o600); err != nil {
+	if err := ss.Dirs.WriteFile(filepath.Join(filepath.Base(ss.Dirs.Config), "codex", "config.toml"), []byte(conf)); err != nil {
 		return fmt.Errorf("acp: codex config: %w", err)
 	}
 	return nil

@@ -33,7 +33,7 @@ func (a *agent) Start(ss *extexec.Session, s *harness.Session, spec harness.Mode
 	pr := &proc{a: a, ss: ss, native: newNativeCalls(), id: newUUID(), mcp: ss.Tools.Server("exo")}
 	resume := len(history) > 0
 	if resume {
-		if err := writeTranscript(ss.Dirs.Config, s.Workspace, pr.id, spec.ModelID, a.versionNumber(), history, a.exoTools(s.ID)); err != nil {
+		if err := writeTranscript(ss.Dirs, s.Workspace, pr.id, spec.ModelID, a.versionNumber(), history, a.exoTools(s.ID)); err != nil {
 			return nil, err
 		}
 	}

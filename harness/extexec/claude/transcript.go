@@ -1,18 +1,18 @@
 package claude
 
 import (
-	"bufio"
+	"bytes"
 	"crypto/rand"
 	"encoding/json"
 	"fmt"
 	"maps"
-	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
 	"time"
 
 	"exo/harness"
+	"exo/harness/extexec"
 	"exo/harness/provider"
 )
 
@@ -58,17 +58,13 @@ type transcriptLine struct {
 // log holds exo's names whichever executor called them). Consecutive messages of one role are merged, tool results go in user messages, and a
 // tool call without a result gets one saying it was interrupted (the API needs every call
 // answered).
-func writeTranscript(configDir, cwd, id, model, version string, msgs []provider.Message, exoTools map[string]bool) error {
-	path := transcriptPath(configDir, cwd, id)
-	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-		return fmt.Errorf("write the transcript for claude: %w", err)
-	}
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o600)
+func writeTranscript(dirs extexec.Dirs, cwd, id, model, version string, msgs []provider.Message, exoTools map[string]bool) error {
+	rel, err := filepath.Rel(dirs.Root, transcriptPath(dirs.Config, cwd, id))
 	if err != nil {
 		return fmt.Errorf("write the transcript for claude: %w", err)
 	}
-	w := bufio.NewWriter(f)
-	enc := json.NewEncoder(w)
+	var w bytes.Buffer
+	enc := json.NewEncoder(&w)
 	var parent *string
 	now := time.Now().UTC()
 	for i, m := range turns(msgs, exoTools) {
@@ -82,16 +78,16 @@ func writeTranscript(configDir, cwd, id, model, version string, msgs []provider.
 			line.Message["usage"] = map[string]int{"input_tokens": 0, "output_tokens": 0}
 		}
 		if err := enc.Encode(line); err != nil {
-			f.Close()
 			return fmt.Errorf("write the transcript for claude: %w", err)
 		}
 		parent = &line.UUID
 	}
-	if err := w.Flush(); err != nil {
-		f.Close()
+	// Through the state folder's root: the folder is claude's to write in, and a link it put
+	// there must not lead exo's write out of it.
+	if err := dirs.WriteFile(rel, w.Bytes()); err != nil {
 		return fmt.Errorf("write the transcript for claude: %w", err)
 	}
-	return f.Close()
+	return nil
 }
 
 // turn is one message of the transcript.

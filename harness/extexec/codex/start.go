@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -38,7 +37,7 @@ const startTimeout = 2 * time.Minute
 // and /tmp its own temp folder, so even the codex-daemon-UID folder it makes in /tmp stays in
 // its state folder under EXO_HOME.
 func (a *agent) Start(ss *extexec.Session, s *harness.Session, spec harness.ModelSpec, history []provider.Message) (extexec.Proc, error) {
-	if err := os.WriteFile(filepath.Join(ss.Dirs.Config, "config.toml"), []byte(a.config(ss.Endpoint.URL()+"/v1", spec)), 0o600); err != nil {
+	if err := ss.Dirs.WriteFile(filepath.Join(filepath.Base(ss.Dirs.Config), "config.toml"), []byte(a.config(ss.Endpoint.URL()+"/v1", spec))); err != nil {
 		return nil, fmt.Errorf("codex config: %w", err)
 	}
 	c := extexec.Confinement{ActsItself: a.opts.NativeTools, AllowUnconfined: a.opts.AllowUnconfined, Nested: true}

@@ -100,7 +100,7 @@ func (a *Anthropic) handle(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if t.Status != 0 && t.Status != http.StatusOK {
-		writeError(w, t.Status, errorType(t.Status), fmt.Sprintf("scripted HTTP %d", t.Status))
+		writeError(w, t.Status, errorType(t.Status), t.errorMessage())
 		return
 	}
 	a.stream(w, r, &req, t, fmt.Sprintf("msg_fake%06d", id), fmt.Sprintf("toolu_fake%06d", id), len(body))

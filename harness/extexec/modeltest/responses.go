@@ -154,7 +154,7 @@ func (r *Responses) handle(w http.ResponseWriter, req *http.Request) {
 	}
 	t := &p.Turns[n]
 	if t.Status != 0 && t.Status != http.StatusOK {
-		writeOpenAIError(w, t.Status, fmt.Sprintf("scripted HTTP %d", t.Status))
+		writeOpenAIError(w, t.Status, t.errorMessage())
 		return
 	}
 	r.stream(w, req, &q, t, id, len(body))

@@ -63,6 +63,8 @@ type Turn struct {
 	Hang bool `yaml:"hang"`
 	// Status, when not 0 or 200, answers with this HTTP status and an error body.
 	Status int `yaml:"status"`
+	// Error is the error body's message with Status (default "scripted HTTP <status>").
+	Error string `yaml:"error"`
 	// InputTokens and OutputTokens are the usage reported (defaults: body bytes / 4, answer / 4).
 	InputTokens  int `yaml:"input_tokens"`
 	OutputTokens int `yaml:"output_tokens"`
@@ -122,4 +124,12 @@ func (s *Script) pick(lastPrompt string) (int, *Prompt) {
 		}
 	}
 	return -1, nil
+}
+
+// errorMessage is the message of the error body a turn with Status answers with.
+func (t *Turn) errorMessage() string {
+	if t.Error != "" {
+		return t.Error
+	}
+	return fmt.Sprintf("scripted HTTP %d", t.Status)
 }

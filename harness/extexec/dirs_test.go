@@ -1,0 +1,126 @@
+package extexec
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// TestSessionDirsRefuseWhatTheAgentPlanted: a link, a file or a named pipe in place of a state
+// folder or the error log (the agent writes in its state folder, so it can put one there) is
+// refused with the path named, and nothing is made or written at the link's target. (Before,
+// MkdirAll followed the link: the target became the agent's HOME, config folder or writable
+// /tmp, and its error output was appended to whatever the log's link named.)
+func TestSessionDirsRefuseWhatTheAgentPlanted(t *testing.T) {
+	for _, c := range []struct {
+		name  string
+		plant func(t *testing.T, path, outside string)
+	}{
+		{"link", func(t *testing.T, path, outside string) { must(t, os.Symlink(outside, path)) }},
+		{"dangling link", func(t *testing.T, path, outside string) { must(t, os.Symlink(filepath.Join(outside, "new"), path)) }},
+		{"file", func(t *testing.T, path, _ string) { must(t, os.WriteFile(path, []byte("x"), 0o600)) }},
+		{"fifo", func(t *testing.T, path, _ string) { must(t, syscall.Mkfifo(path, 0o600)) }},
+	} {
+		for _, which := range []string{"home", "config", "tmp", "stderr.log"} {
+			t.Run(c.name+"/"+which, func(t *testing.T) {
+				home, outside := t.TempDir(), t.TempDir()
+				d, err := SessionDirs(home, "claude-code", "s1")
+				if err != nil {
+					t.Fatal(err)
+				}
+				path := filepath.Join(d.Root, which)
+				must(t, os.RemoveAll(path))
+				c.plant(t, path, outside)
+				_, err = SessionDirs(home, "claude-code", "s1")
+				if which == "stderr.log" && c.name == "file" {
+					if err != nil { // a log of its own is the log
+						t.Fatal(err)
+					}
+					return
+				}
+				if err == nil || !strings.Contains(err.Error(), path) {
+					t.Fatalf("SessionDirs with %s a %s: %v", which, c.name, err)
+				}
+				if es, _ := os.ReadDir(outside); len(es) > 0 {
+					t.Fatalf("made at the link's target: %v", es)
+				}
+			})
+		}
+	}
+	// A hard link as the error log: its other name may be outside.
+	home, outside := t.TempDir(), t.TempDir()
+	d, _ := SessionDirs(home, "claude-code", "s1")
+	must(t, os.WriteFile(filepath.Join(outside, "profile"), nil, 0o600))
+	must(t, os.Link(filepath.Join(outside, "profile"), d.Stderr))
+	if _, err := SessionDirs(home, "claude-code", "s1"); err == nil || !strings.Contains(err.Error(), "hard link") {
+		t.Fatalf("a hard-linked error log: %v", err)
+	}
+	if _, err := openLog(d.Stderr); err == nil {
+		t.Fatal("openLog opened a hard-linked log")
+	}
+}
+
+// TestDirsFilesFollowNoLinkOut: exo's own files in the state folder are written by replacing
+// them (a link or hard link the agent put at the name is replaced, its target untouched), a
+// folder on the way that links out is refused, and reads take regular files in the folder only,
+// bounded, without hanging on a named pipe.
+func TestDirsFilesFollowNoLinkOut(t *testing.T) {
+	home, outside := t.TempDir(), t.TempDir()
+	d, err := SessionDirs(home, "acp-x", "s1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	victim := filepath.Join(outside, "bashrc")
+	must(t, os.WriteFile(victim, []byte("user's\n"), 0o600))
+	must(t, os.Symlink(victim, filepath.Join(d.Root, "a.json")))
+	must(t, os.Link(victim, filepath.Join(d.Root, "b.json")))
+	for _, name := range []string{"a.json", "b.json"} {
+		if err := d.WriteFile(name, []byte("exo's")); err != nil {
+			t.Fatal(err)
+		}
+		if b, _ := os.ReadFile(filepath.Join(d.Root, name)); string(b) != "exo's" {
+			t.Fatalf("%s holds %q", name, b)
+		}
+	}
+	if b, _ := os.ReadFile(victim); string(b) != "user's\n" {
+		t.Fatalf("written through a planted link: %q", b)
+	}
+	must(t, os.Symlink(outside, filepath.Join(d.Config, "projects")))
+	if err := d.WriteFile("config/projects/p/t.jsonl", []byte("x")); err == nil {
+		t.Fatal("a write through a folder linking out was made")
+	}
+	if es, _ := os.ReadDir(outside); len(es) != 1 {
+		t.Fatalf("outside holds %v", es)
+	}
+	must(t, os.Symlink("/dev/zero", filepath.Join(d.Root, "zero.json")))
+	must(t, syscall.Mkfifo(filepath.Join(d.Root, "fifo.json"), 0o600))
+	must(t, os.Symlink(victim, filepath.Join(d.Root, "c.json")))
+	must(t, os.WriteFile(filepath.Join(d.Root, "big.json"), make([]byte, 2<<10), 0o600))
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for _, name := range []string{"zero.json", "fifo.json", "c.json", "big.json"} {
+			if b, err := d.ReadFile(name, 1<<10); err == nil {
+				t.Errorf("%s read: %d bytes", name, len(b))
+			}
+		}
+	}()
+	select {
+	case <-done:
+	case <-time.After(time.Minute):
+		t.Fatal("a read of the state folder hangs")
+	}
+	if b, err := d.ReadFile("a.json", 1<<10); err != nil || string(b) != "exo's" {
+		t.Fatalf("a file of the folder: %q %v", b, err)
+	}
+}
+
+func must(t *testing.T, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+}
