@@ -115,7 +115,9 @@ func init() {
 	}
 	stateAppliers[TypeExecutorFailed] = func(s *SessionState, e Event, p any) {
 		f := p.(*ExecutorFailed)
-		s.Status, s.LastError, s.ModelInFlight = StatusFailed, f.Executor+": "+f.Error, 0
+		// The turn ended there: no approval waits any more (one asked when the agent died was
+		// answered "not approved" to nobody, without an approval.resolved).
+		s.Status, s.LastError, s.ModelInFlight, s.Approvals = StatusFailed, f.Executor+": "+f.Error, 0, nil
 		s.addItem(Item{Seq: e.Seq, Kind: ItemError, Text: Summary(e)})
 	}
 }
