@@ -22,6 +22,8 @@ type Runner interface {
 	Prompt(ctx context.Context, sessionID, text, source string) (executor.Result, error)
 	// Close stops what the runner started (agent processes).
 	Close() error
+	// StopSession stops what the runner keeps for a session between turns (its agent process).
+	StopSession(sessionID string) error
 }
 
 // Options choose how an executor runs.
@@ -90,6 +92,9 @@ func (o *own) Prompt(ctx context.Context, sessionID, text, source string) (execu
 
 // Close does nothing: exo's executor holds no processes of its own.
 func (o *own) Close() error { return nil }
+
+// StopSession does nothing: exo's executor keeps nothing for a session between turns.
+func (o *own) StopSession(string) error { return nil }
 
 // Info is what `exo doctor` shows of an executor.
 type Info struct {

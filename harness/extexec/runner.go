@@ -157,6 +157,21 @@ func (r *Runner) release(id string) {
 	delete(r.busy, id)
 }
 
+// StopSession stops a session's agent process between turns (its session was removed, or its
+// turns went to another executor): none is left running for it. A turn running on it keeps its
+// agent. The session's next turn here starts one again from the log.
+func (r *Runner) StopSession(id string) error {
+	r.mu.Lock()
+	ss := r.sessions[id]
+	if ss == nil || r.busy[id] {
+		r.mu.Unlock()
+		return nil
+	}
+	delete(r.sessions, id)
+	r.mu.Unlock()
+	return ss.stop()
+}
+
 // Close stops every agent process.
 func (r *Runner) Close() error {
 	r.mu.Lock()

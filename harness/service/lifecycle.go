@@ -39,6 +39,7 @@ func (s *Service) RemoveSession(ctx context.Context, ref string) (api.RemoveResu
 			return api.RemoveResult{}, fmt.Errorf("%w: background task %s runs on %s: exo task kill %s first", api.ErrBusy, t.ID, se.Name, t.ID)
 		}
 	}
+	s.stopAgents(se.ID) // before its state folders go: no agent is left running for a removed session
 	removed, err := s.h.RemoveSession(se.ID)
 	if removed == nil {
 		removed = []string{}

@@ -223,6 +223,7 @@ func (s *Service) turnFunc(sessionID string, req api.TurnRequest, source string,
 			if err := s.backToDefault(sessionID); err != nil {
 				return harness.TurnResult{SessionID: sessionID}, err
 			}
+			s.stopAgents(sessionID) // its agent of an external executor is not left running
 			return s.x.PromptWith(ctx, sessionID, req.Text, source, to)
 		}, nil
 	}
@@ -241,9 +242,35 @@ func (s *Service) turnFunc(sessionID string, req api.TurnRequest, source string,
 		}
 		s.runners[key] = r
 	}
+	others := s.otherRunners(key)
 	return func(ctx context.Context) (harness.TurnResult, error) {
+		for _, o := range others { // the session's agent of another executor or mode is not left running
+			_ = o.StopSession(sessionID)
+		}
 		return r.Prompt(ctx, sessionID, req.Text, source)
 	}, nil
+}
+
+// otherRunners are the external executors opened so far but the one under key ("": all of
+// them; runMu held).
+func (s *Service) otherRunners(key string) []executors.Runner {
+	var out []executors.Runner
+	for k, r := range s.runners {
+		if k != key {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// stopAgents stops every agent process kept for a session between turns.
+func (s *Service) stopAgents(sessionID string) {
+	s.runMu.Lock()
+	all := s.otherRunners("")
+	s.runMu.Unlock()
+	for _, r := range all {
+		_ = r.StopSession(sessionID)
+	}
 }
 
 // nativeTools says whether executor name runs a turn with its own tools: as the request asks,
