@@ -237,3 +237,9 @@ func (t *anthropicTap) message(raw []byte) {
 	t.stop, t.done = m.StopReason, true
 	t.setUsage(m.Usage)
 }
+
+// errorEvent is a Messages stream's error event.
+func (t *anthropicTap) errorEvent(msg string) []byte {
+	b, _ := json.Marshal(map[string]any{"type": "error", "error": map[string]any{"type": "api_error", "message": msg}})
+	return []byte("event: error\ndata: " + string(b) + "\n\n")
+}

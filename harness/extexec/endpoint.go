@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"exo/harness/provider"
 	"exo/harness/secrets"
 )
 
@@ -25,6 +26,9 @@ type Endpoint struct {
 	srv    *http.Server
 	mux    *http.ServeMux
 	client *http.Client
+	// idle is how long a passed-through answer stream may send nothing before exo cuts it (as
+	// exo's own providers do, provider.DefaultIdleTimeout).
+	idle time.Duration
 }
 
 // NewEndpoint starts an endpoint on 127.0.0.1 (a free port) for log's session.
@@ -40,7 +44,7 @@ func NewEndpoint(log *Log, up Upstream) (*Endpoint, error) {
 	tr := http.DefaultTransport.(*http.Transport).Clone()
 	tr.ResponseHeaderTimeout = 10 * time.Minute
 	e := &Endpoint{log: log, up: up, token: "exo-" + hex.EncodeToString(tok), ln: ln, mux: http.NewServeMux(),
-		client: &http.Client{Transport: tr}}
+		client: &http.Client{Transport: tr}, idle: provider.DefaultIdleTimeout}
 	e.mux.HandleFunc("POST /v1/messages", e.messages)
 	e.mux.HandleFunc("POST /v1/responses", e.responses)
 	e.mux.HandleFunc("HEAD /", func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusOK) })

@@ -9,6 +9,7 @@ import (
 	"os"
 	"strings"
 	"testing"
+	"time"
 
 	"exo/harness"
 	"exo/harness/extexec/modeltest"
@@ -264,5 +265,43 @@ prompts:
 	c, ok := p.(*harness.ModelCompleted)
 	if !ok || c.Text != "Looking." || len(c.ToolCalls) != 1 || c.ToolCalls[0].ID != "call_fake000001_1" || c.ToolCalls[0].Name != "exo_bash" || c.Usage.Input == 0 {
 		t.Fatalf("last event %s %+v", evs[len(evs)-1].Type, p)
+	}
+}
+
+// TestEndpointCutsAStalledStream: an upstream that starts an answer and then sends nothing is cut
+// after the idle timeout, as exo's own providers cut one: the agent gets an error event saying
+// so, the call is recorded as failed, and nothing stays in flight. (Before, the pass-through
+// relay waited for it for good; only the agent's own timeout, 10 minutes for Claude Code, ended
+// the call, which was then recorded as nothing at all.)
+func TestEndpointCutsAStalledStream(t *testing.T) {
+	h, s, ep, srv := endpointFixture(t, `
+prompts:
+  - turns:
+      - hang: true
+`)
+	defer srv.Release()
+	ep.idle = 300 * time.Millisecond
+	body := `{"model":"m","max_tokens":100,"stream":true,"messages":[{"role":"user","content":"hi"}]}`
+	req, _ := http.NewRequest(http.MethodPost, ep.URL()+"/v1/messages", strings.NewReader(body))
+	req.Header.Set("X-Api-Key", ep.Token())
+	res, err := (&http.Client{Timeout: time.Minute}).Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := io.ReadAll(res.Body)
+	res.Body.Close()
+	if err != nil || !strings.Contains(string(out), "event: error") || !strings.Contains(string(out), "stalled") {
+		t.Fatalf("the agent got %q (%v)", out, err)
+	}
+	if err := ep.log.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	evs, _ := h.Events(s.ID, 0, 0)
+	p, _ := harness.Decode(evs[len(evs)-1])
+	if f, ok := p.(*harness.ModelFailed); !ok || !strings.Contains(f.Error, "stalled") || f.Kind != "stream_cut" {
+		t.Fatalf("last event %s %+v", evs[len(evs)-1].Type, p)
+	}
+	if st, _ := h.State(s.ID); st.ModelInFlight != 0 {
+		t.Fatal("the stalled call stays in flight")
 	}
 }

@@ -27,7 +27,13 @@ type streamTap interface {
 	outcome() (complete bool, failKind, failMsg string)
 	// answer is the answer as recorded.
 	answer(took time.Duration) Answer
+	// errorEvent is an error event of the wire saying msg, sent to the agent when exo cuts the
+	// stream.
+	errorEvent(msg string) []byte
 }
+
+// errStalled cuts an upstream stream that sent nothing for the endpoint's idle timeout.
+var errStalled = errors.New("the answer stream stalled")
 
 // readCall reads a model call's body, redacts it (see redactBody) and splits its top level (see
 // callBody); arrived is when the agent had sent it (exo's own time starts there).
@@ -98,7 +104,9 @@ var dropResponseHeaders = map[string]bool{"Content-Length": true, "Content-Encod
 func (e *Endpoint) forward(w http.ResponseWriter, r *http.Request, c *modelCall, body []byte, arrived time.Time, url string, auth func(http.Header), tap streamTap) {
 	start := time.Now()
 	e.log.overhead(start.Sub(arrived))
-	up, err := http.NewRequestWithContext(r.Context(), http.MethodPost, url, bytes.NewReader(body))
+	ctx, cut := context.WithCancelCause(r.Context())
+	defer cut(nil)
+	up, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(body))
 	if err != nil {
 		e.failUp(w, r, c, "bad_request", err, start)
 		return
@@ -126,7 +134,7 @@ func (e *Endpoint) forward(w http.ResponseWriter, r *http.Request, c *modelCall,
 		return
 	}
 	if strings.HasPrefix(res.Header.Get("Content-Type"), "text/event-stream") {
-		e.relayStream(w, r, c, res.Body, tap, start)
+		e.relayStream(w, r, c, res.Body, tap, start, ctx, cut)
 		return
 	}
 	raw, err := io.ReadAll(res.Body)
@@ -137,14 +145,20 @@ func (e *Endpoint) forward(w http.ResponseWriter, r *http.Request, c *modelCall,
 	e.finish(r, c, tap, err, start)
 }
 
-// relayStream copies an SSE answer chunk by chunk, flushing each, and records it at the end.
-func (e *Endpoint) relayStream(w http.ResponseWriter, r *http.Request, c *modelCall, body io.Reader, tap streamTap, start time.Time) {
+// relayStream copies an SSE answer chunk by chunk, flushing each, and records it at the end. A
+// stream that sends nothing for the idle timeout is cut (cut cancels ctx, the upstream call's)
+// as exo's own providers cut one: recorded as failed, and the agent told so in an error event
+// of its wire.
+func (e *Endpoint) relayStream(w http.ResponseWriter, r *http.Request, c *modelCall, body io.Reader, tap streamTap, start time.Time, ctx context.Context, cut context.CancelCauseFunc) {
 	fl, _ := w.(http.Flusher)
 	sp := &sseSplitter{onEvent: tap.event}
 	red := e.answerRedactor()
 	buf := make([]byte, 32<<10)
 	var readErr error
+	watch := time.AfterFunc(e.idle, func() { cut(fmt.Errorf("%w: nothing came for %s", errStalled, e.idle)) })
+	defer watch.Stop()
 	for {
+		watch.Reset(e.idle)
 		n, err := body.Read(buf)
 		out := buf[:n]
 		if red != nil {
@@ -168,6 +182,13 @@ func (e *Endpoint) relayStream(w http.ResponseWriter, r *http.Request, c *modelC
 				readErr = err
 			}
 			break
+		}
+	}
+	watch.Stop()
+	if cause := context.Cause(ctx); errors.Is(cause, errStalled) && r.Context().Err() == nil {
+		readErr = cause // exo cut it, the agent is still there: it is told why
+		if _, err := w.Write(tap.errorEvent("exo: " + cause.Error())); err == nil && fl != nil {
+			fl.Flush()
 		}
 	}
 	ended := time.Now()

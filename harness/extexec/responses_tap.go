@@ -194,3 +194,9 @@ func (t *responsesTap) answer(took time.Duration) Answer {
 	}
 	return a
 }
+
+// errorEvent is a Responses stream's error event.
+func (t *responsesTap) errorEvent(msg string) []byte {
+	b, _ := json.Marshal(map[string]any{"type": "error", "code": "server_error", "message": msg, "param": nil})
+	return []byte("event: error\ndata: " + string(b) + "\n\n")
+}
