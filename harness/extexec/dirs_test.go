@@ -1,6 +1,7 @@
 package extexec
 
 import (
+	"exo/harness/secrets"
 	"os"
 	"path/filepath"
 	"strings"
@@ -122,5 +123,31 @@ func must(t *testing.T, err error) {
 	t.Helper()
 	if err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestAgentErrorLogIsRedacted: what an agent writes to its error output reaches its error log
+// in the state folder redacted, a secret split across writes and one cut by the agent's exit
+// included. (Before, the log kept it as written.)
+func TestAgentErrorLogIsRedacted(t *testing.T) {
+	const secret = "log-SECRET-value-0f1e2d3c"
+	d, err := SessionDirs(t.TempDir(), "acp-x", "s1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	red := secrets.NewRedactor(map[string][]byte{"s": []byte(secret)})
+	p, err := Start(Spec{Path: "/bin/sh", Args: []string{"-c", "printf 'whole " + secret + "; split log-SECR' >&2; sleep 0.2; printf 'ET-value-0f1e2d3c; cut log-SECRET-va' >&2"},
+		Dir: d.Root, StderrLog: d.Stderr, Redact: red.NewStream()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	<-p.Done()
+	b, err := os.ReadFile(d.Stderr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	label := secrets.Label("s")
+	if want := "whole " + label + "; split " + label + "; cut " + label; string(b) != want {
+		t.Fatalf("the error log holds %q, want %q", b, want)
 	}
 }

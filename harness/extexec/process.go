@@ -13,6 +13,7 @@ import (
 	"syscall"
 	"time"
 
+	"exo/harness/secrets"
 	"exo/sandbox"
 )
 
@@ -27,6 +28,9 @@ type Spec struct {
 	Env map[string]string
 	// StderrLog, when set, is a file the error output is appended to.
 	StderrLog string
+	// Redact, when set, redacts the error output on its way to StderrLog (an agent's error
+	// output may quote what its own tools read).
+	Redact *secrets.Stream
 	// Confine, when set, runs the agent under exo's confinement helper with this sandbox
 	// configuration (AgentSandbox; its Env is replaced by the Env above; Workspace must be Dir).
 	Confine *sandbox.Config
@@ -49,6 +53,8 @@ type Process struct {
 	eof    chan struct{}
 	stderr *tail
 	log    *os.File
+	// red redacts what goes to log (nil: nothing to redact).
+	red *streamWriter
 
 	wmu     sync.Mutex
 	waitErr error
@@ -82,7 +88,12 @@ func Start(spec Spec) (*Process, error) {
 			}
 			return nil, fmt.Errorf("start %s: %w", spec.Path, err)
 		}
-		errOut = io.MultiWriter(p.stderr, p.log)
+		var logOut io.Writer = p.log
+		if spec.Redact != nil {
+			p.red = &streamWriter{s: spec.Redact, w: p.log}
+			logOut = p.red
+		}
+		errOut = io.MultiWriter(p.stderr, logOut)
 	}
 	cmd.Stderr = errOut
 	p.started = time.Now()
@@ -145,8 +156,26 @@ func (p *Process) read(out io.Reader) {
 
 func (p *Process) closeLog() {
 	if p.log != nil {
+		if p.red != nil {
+			_, _ = p.log.Write(p.red.s.Flush())
+		}
 		p.log.Close()
 	}
+}
+
+// streamWriter writes what a redacting stream settles of each write (one writer at a time: the
+// process's error output is copied by one goroutine).
+type streamWriter struct {
+	s *secrets.Stream
+	w io.Writer
+}
+
+// Write redacts p and writes what is settled; it reports len(p) on success.
+func (w *streamWriter) Write(p []byte) (int, error) {
+	if _, err := w.w.Write(w.s.Next(p)); err != nil {
+		return 0, err
+	}
+	return len(p), nil
 }
 
 // Lines delivers stdout lines (without the newline); it is closed when stdout ends.

@@ -39,7 +39,7 @@ func (a *agent) Start(ss *extexec.Session, s *harness.Session, spec harness.Mode
 	}
 	c := extexec.Confinement{ActsItself: a.opts.NativeTools, AllowUnconfined: a.opts.AllowUnconfined}
 	p, err := extexec.Start(extexec.Spec{Path: a.bin, Args: a.args(s, spec, pr.id, resume), Dir: s.Workspace,
-		Env: a.env(ss.Dirs, ss.Endpoint, spec), StderrLog: ss.Dirs.Stderr,
+		Env: a.env(ss.Dirs, ss.Endpoint, spec), StderrLog: ss.Dirs.Stderr, Redact: a.h.RedactStream(),
 		Confine: extexec.AgentSandbox(a.h, s, ss.Dirs, c), Caps: a.h.Capabilities(), Confinement: c})
 	if err != nil {
 		return nil, err

@@ -41,7 +41,7 @@ func (a *agent) Start(ss *extexec.Session, s *harness.Session, spec harness.Mode
 		return nil, fmt.Errorf("codex config: %w", err)
 	}
 	c := extexec.Confinement{ActsItself: a.opts.NativeTools, AllowUnconfined: a.opts.AllowUnconfined, Nested: true}
-	p, err := extexec.Start(extexec.Spec{Path: a.bin, Args: []string{"app-server"}, Dir: s.Workspace, StderrLog: ss.Dirs.Stderr,
+	p, err := extexec.Start(extexec.Spec{Path: a.bin, Args: []string{"app-server"}, Dir: s.Workspace, StderrLog: ss.Dirs.Stderr, Redact: a.h.RedactStream(),
 		Env:     map[string]string{"HOME": ss.Dirs.Home, "CODEX_HOME": ss.Dirs.Config, "TMPDIR": ss.Dirs.Tmp, tokenEnv: ss.Endpoint.Token(), "NO_BROWSER": "1"},
 		Confine: extexec.AgentSandbox(a.h, s, ss.Dirs, c), Caps: a.h.Capabilities(), Confinement: c})
 	if err != nil {
