@@ -3,6 +3,7 @@ package extexec
 import (
 	"bytes"
 	"encoding/json"
+	"exo/harness"
 	"io"
 	"net/http"
 	"strings"
@@ -125,15 +126,7 @@ func TestNestingSkipsStrings(t *testing.T) {
 // as the endpoint does before forwarding it: the body, its top level, the message count and the
 // final message's shape.
 func BenchmarkReadMessagesCall(b *testing.B) {
-	para := strings.Repeat("Prefer the dedicated tools over the shell; keep answers short and exact. ", 40)
-	var tools []string
-	for i := 0; i < 12; i++ {
-		tools = append(tools, `{"name":"Tool`+string(rune('A'+i))+`","description":`+quote(para)+`,"input_schema":{"type":"object","properties":{"command":{"type":"string","description":`+quote(para[:800])+`}}}}`)
-	}
-	body := []byte(`{"model":"claude-sonnet-4-5","max_tokens":32000,"stream":true,"system":[{"type":"text","text":` + quote(strings.Repeat(para, 10)) + `}],` +
-		`"tools":[` + strings.Join(tools, ",") + `],"messages":[{"role":"user","content":[{"type":"text","text":` + quote(strings.Repeat(para, 4)) + `},{"type":"text","text":"bench step"}]},` +
-		`{"role":"assistant","content":[{"type":"text","text":"Reading."},{"type":"tool_use","id":"toolu_1","name":"mcp__exo__read_file","input":{"path":"README.md"}}]},` +
-		`{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_1","content":"     1\t# sample\n"}]}]}`)
+	body := benchBody()
 	b.SetBytes(int64(len(body)))
 	for i := 0; i < b.N; i++ {
 		r, _ := http.NewRequest(http.MethodPost, "/v1/messages", bytes.NewReader(body))
@@ -142,4 +135,39 @@ func BenchmarkReadMessagesCall(b *testing.B) {
 			b.Fatalf("%v %+v", ok, sh)
 		}
 	}
+}
+
+// BenchmarkReadMessagesCallRedacted is BenchmarkReadMessagesCall with two sealed secrets, so the
+// body is redacted before it is read (what the endpoint does whenever a secret is sealed, the
+// model's key included).
+func BenchmarkReadMessagesCallRedacted(b *testing.B) {
+	h, err := harness.Open(b.TempDir(), harness.Options{NoSync: true})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer h.Close()
+	h.SetSecret("key", []byte("sk-ant-bench-0123456789abcdef"))
+	h.SetSecret("other", []byte("other-bench-secret-value"))
+	body := benchBody()
+	b.SetBytes(int64(len(body)))
+	for i := 0; i < b.N; i++ {
+		r, _ := http.NewRequest(http.MethodPost, "/v1/messages", bytes.NewReader(body))
+		_, doc, _, ok := readCall(h, nil, r)
+		if sh := anthropicShape(doc); !ok || doc.count("messages") != 3 || len(sh.results) != 1 || sh.tools != 12 {
+			b.Fatalf("%v %+v", ok, sh)
+		}
+	}
+}
+
+// benchBody is a Messages request the size claude-agent-acp sends (85 KiB).
+func benchBody() []byte {
+	para := strings.Repeat("Prefer the dedicated tools over the shell; keep answers short and exact. ", 40)
+	var tools []string
+	for i := 0; i < 12; i++ {
+		tools = append(tools, `{"name":"Tool`+string(rune('A'+i))+`","description":`+quote(para)+`,"input_schema":{"type":"object","properties":{"command":{"type":"string","description":`+quote(para[:800])+`}}}}`)
+	}
+	return []byte(`{"model":"claude-sonnet-4-5","max_tokens":32000,"stream":true,"system":[{"type":"text","text":` + quote(strings.Repeat(para, 10)) + `}],` +
+		`"tools":[` + strings.Join(tools, ",") + `],"messages":[{"role":"user","content":[{"type":"text","text":` + quote(strings.Repeat(para, 4)) + `},{"type":"text","text":"bench step"}]},` +
+		`{"role":"assistant","content":[{"type":"text","text":"Reading."},{"type":"tool_use","id":"toolu_1","name":"mcp__exo__read_file","input":{"path":"README.md"}}]},` +
+		`{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_1","content":"     1\t# sample\n"}]}]}`)
 }
