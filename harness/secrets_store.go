@@ -70,6 +70,10 @@ func (h *Harness) rebuildRedactor() error {
 	return nil
 }
 
+// Redactor returns the current redactor (nil when no secret is sealed); sealing or removing a
+// secret replaces it with a new one, so a caller may keep work done with it while it is the same.
+func (h *Harness) Redactor() *secrets.Redactor { return h.redactor() }
+
 // redactor returns the current redactor (nil when there are no secrets).
 func (h *Harness) redactor() *secrets.Redactor {
 	h.sec.mu.RLock()

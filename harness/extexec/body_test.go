@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"exo/harness"
+	"fmt"
 	"io"
 	"net/http"
 	"strings"
@@ -130,7 +131,7 @@ func BenchmarkReadMessagesCall(b *testing.B) {
 	b.SetBytes(int64(len(body)))
 	for i := 0; i < b.N; i++ {
 		r, _ := http.NewRequest(http.MethodPost, "/v1/messages", bytes.NewReader(body))
-		_, doc, _, ok := readCall(nil, nil, r)
+		_, doc, _, ok := readCall(nil, nil, nil, r)
 		if sh := anthropicShape(doc); !ok || doc.count("messages") != 3 || len(sh.results) != 1 || sh.tools != 12 {
 			b.Fatalf("%v %+v", ok, sh)
 		}
@@ -139,7 +140,8 @@ func BenchmarkReadMessagesCall(b *testing.B) {
 
 // BenchmarkReadMessagesCallRedacted is BenchmarkReadMessagesCall with two sealed secrets, so the
 // body is redacted before it is read (what the endpoint does whenever a secret is sealed, the
-// model's key included).
+// model's key included): "step" as an agent's calls come, each the one before with a new last
+// message (the redaction of the part they share is reused), "cold" a body never seen before.
 func BenchmarkReadMessagesCallRedacted(b *testing.B) {
 	h, err := harness.Open(b.TempDir(), harness.Options{NoSync: true})
 	if err != nil {
@@ -148,14 +150,25 @@ func BenchmarkReadMessagesCallRedacted(b *testing.B) {
 	defer h.Close()
 	h.SetSecret("key", []byte("sk-ant-bench-0123456789abcdef"))
 	h.SetSecret("other", []byte("other-bench-secret-value"))
-	body := benchBody()
-	b.SetBytes(int64(len(body)))
-	for i := 0; i < b.N; i++ {
-		r, _ := http.NewRequest(http.MethodPost, "/v1/messages", bytes.NewReader(body))
-		_, doc, _, ok := readCall(h, nil, r)
-		if sh := anthropicShape(doc); !ok || doc.count("messages") != 3 || len(sh.results) != 1 || sh.tools != 12 {
-			b.Fatalf("%v %+v", ok, sh)
-		}
+	base := benchBody()
+	cut := bytes.LastIndex(base, []byte("]}"))
+	for _, cold := range []bool{false, true} {
+		name := map[bool]string{false: "step", true: "cold"}[cold]
+		b.Run(name, func(b *testing.B) {
+			b.SetBytes(int64(len(base)))
+			var bodies bodyRedactor
+			for i := 0; i < b.N; i++ {
+				if cold {
+					bodies = bodyRedactor{}
+				}
+				body := append(append(append([]byte(nil), base[:cut]...), fmt.Sprintf(`,{"role":"user","content":"step %d"}`, i)...), base[cut:]...)
+				r, _ := http.NewRequest(http.MethodPost, "/v1/messages", bytes.NewReader(body))
+				_, doc, _, ok := readCall(h, &bodies, nil, r)
+				if !ok || doc.count("messages") != 4 {
+					b.Fatalf("%v %d", ok, doc.count("messages"))
+				}
+			}
+		})
 	}
 }
 

@@ -26,6 +26,8 @@ type Endpoint struct {
 	srv    *http.Server
 	mux    *http.ServeMux
 	client *http.Client
+	// bodies redacts the session's request bodies.
+	bodies bodyRedactor
 	// idle is how long a passed-through answer stream may send nothing before exo cuts it (as
 	// exo's own providers do, provider.DefaultIdleTimeout).
 	idle time.Duration

@@ -10,7 +10,7 @@ import (
 // messages serves POST /v1/messages (the Anthropic Messages API): it records the call, forwards
 // it (or serves it through exo's provider) and records the answer.
 func (e *Endpoint) messages(w http.ResponseWriter, r *http.Request) {
-	body, doc, arrived, ok := readCall(e.log.h, w, r)
+	body, doc, arrived, ok := readCall(e.log.h, &e.bodies, w, r)
 	if !ok {
 		return
 	}

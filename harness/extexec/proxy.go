@@ -35,31 +35,21 @@ type streamTap interface {
 // errStalled cuts an upstream stream that sent nothing for the endpoint's idle timeout.
 var errStalled = errors.New("the answer stream stalled")
 
-// readCall reads a model call's body, redacts it (see redactBody) and splits its top level (see
+// readCall reads a model call's body, redacts it (see bodyRedactor.body) and splits its top level (see
 // callBody); arrived is when the agent had sent it (exo's own time starts there).
-func readCall(h *harness.Harness, w http.ResponseWriter, r *http.Request) (body []byte, doc callBody, arrived time.Time, ok bool) {
+func readCall(h *harness.Harness, bodies *bodyRedactor, w http.ResponseWriter, r *http.Request) (body []byte, doc callBody, arrived time.Time, ok bool) {
 	body, err := readRequest(r)
 	arrived = time.Now()
 	if err != nil || len(body) > maxRequestBytes {
 		writeAPIError(w, http.StatusBadRequest, "invalid_request_error", "exo: request body unreadable or over 64 MiB")
 		return nil, doc, arrived, false
 	}
-	body = redactBody(h, body)
+	body = bodies.body(h, body)
 	if doc, err = readBody(body); err != nil {
 		writeAPIError(w, http.StatusBadRequest, "invalid_request_error", "exo: request body is not JSON: "+err.Error())
 		return nil, doc, arrived, false
 	}
 	return body, doc, arrived, true
-}
-
-// redactBody redacts the sealed secrets in a model request before anything reads or forwards it:
-// what an agent's own tools read (a workspace file, a command's output) reaches its request as
-// it came, and the model must no more see a secret than exo's own executor lets it.
-func redactBody(h *harness.Harness, body []byte) []byte {
-	if h == nil || h.RedactStream() == nil {
-		return body
-	}
-	return []byte(h.Redact(string(body)))
 }
 
 // readRequest reads a request's body (up to one byte over maxRequestBytes) into a buffer of the

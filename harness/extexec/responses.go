@@ -9,7 +9,7 @@ import (
 // responses serves POST /v1/responses (the OpenAI Responses API) the way messages serves the
 // Messages API.
 func (e *Endpoint) responses(w http.ResponseWriter, r *http.Request) {
-	body, doc, arrived, ok := readCall(e.log.h, w, r)
+	body, doc, arrived, ok := readCall(e.log.h, &e.bodies, w, r)
 	if !ok {
 		return
 	}
