@@ -151,3 +151,37 @@ func TestAgentErrorLogIsRedacted(t *testing.T) {
 		t.Fatalf("the error log holds %q, want %q", b, want)
 	}
 }
+
+// TestAgentLineOverTheBoundEndsIt: an agent writing a line longer than the bound without a
+// newline is stopped, with the reason in its error output's tail, instead of growing exo's
+// memory until the line ends (before, it was read whole, however long). Lines before it arrive.
+func TestAgentLineOverTheBoundEndsIt(t *testing.T) {
+	old := maxLineBytes
+	maxLineBytes = 1 << 20
+	t.Cleanup(func() { maxLineBytes = old })
+	p, err := Start(Spec{Path: "/bin/sh", Args: []string{"-c", "echo '{\"ok\":1}'; head -c 3000000 /dev/zero | tr '\\0' a; sleep 300"}, Dir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for l := range p.Lines() {
+			got = append(got, string(l[:min(len(l), 20)]))
+		}
+	}()
+	select {
+	case <-p.Done():
+	case <-time.After(2 * time.Minute):
+		p.Kill()
+		t.Fatal("the agent writing an endless line was not stopped")
+	}
+	<-done
+	if len(got) != 1 || got[0] != `{"ok":1}` {
+		t.Fatalf("lines %q", got)
+	}
+	if !strings.Contains(p.StderrTail(), "line of over 1 MiB") {
+		t.Fatalf("stderr tail %q", p.StderrTail())
+	}
+}

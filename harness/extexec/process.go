@@ -132,14 +132,31 @@ func command(spec Spec) (*exec.Cmd, *sandbox.Enforcement, error) {
 // Enforcement is the confinement the agent runs under (nil when it runs unconfined).
 func (p *Process) Enforcement() *sandbox.Enforcement { return p.enf }
 
-// read splits stdout into lines until EOF, then reaps the process.
+// maxLineBytes bounds one line of an agent's output (a protocol message): an agent that writes
+// more without a newline would otherwise grow the daemon's memory without end.
+var maxLineBytes = 64 << 20
+
+// read splits stdout into lines until EOF, then reaps the process. A line over maxLineBytes ends
+// the agent (killed, saying why in its error output's tail).
 func (p *Process) read(out io.Reader) {
 	r := bufio.NewReaderSize(out, 64<<10)
+	var line []byte
 	for {
-		line, err := r.ReadBytes('\n')
-		if line = bytes.TrimSpace(line); len(line) > 0 {
-			p.lines <- line
+		part, err := r.ReadSlice('\n')
+		line = append(line, part...)
+		if len(line) > maxLineBytes {
+			fmt.Fprintf(p.stderr, "\nexo: the agent wrote a line of over %d MiB to its output; exo stopped it\n", maxLineBytes>>20)
+			p.Kill()
+			_, _ = io.Copy(io.Discard, r) // until its output closes
+			break
 		}
+		if errors.Is(err, bufio.ErrBufferFull) {
+			continue
+		}
+		if l := bytes.TrimSpace(line); len(l) > 0 {
+			p.lines <- l
+		}
+		line = nil
 		if err != nil {
 			break
 		}
