@@ -41,8 +41,10 @@ type Log struct {
 	prompt    string
 	lastCalls map[string]bool
 	turnMain  int
-	err       error // the first failed queued write since the last Flush
-	closed    bool
+	// inTurn is set from BeginTurn to EndTurn: a call outside a turn is beside the conversation.
+	inTurn bool
+	err    error // the first failed queued write since the last Flush
+	closed bool
 	// budget checks the session's budgets (nil: none checked); refused is the turn's spent
 	// budget, once a call was refused for it; warned the budgets warned about (kind → limit).
 	budget  func() (executor.BudgetCheck, error)
@@ -229,7 +231,16 @@ func (l *Log) Spec() harness.ModelSpec { return l.spec }
 func (l *Log) BeginTurn(branch string) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	l.branch, l.step, l.sums, l.turnMain, l.refused = branch, 0, Sums{}, 0, nil
+	l.branch, l.step, l.sums, l.turnMain, l.refused, l.inTurn = branch, 0, Sums{}, 0, nil, true
+}
+
+// EndTurn ends the turn: a model call made after it (one an agent makes on its own between
+// turns, or a request replayed with the session's token) is recorded beside the conversation,
+// never as a step of a turn that is over.
+func (l *Log) EndTurn() {
+	l.mu.Lock()
+	l.inTurn = false
+	l.mu.Unlock()
 }
 
 // Expect notes the prompt exo sends the agent (the user's, or a Stop hook's message): the model

@@ -132,8 +132,11 @@ type placement struct {
 // or it sends the prompt exo sent this turn (the final user message ends with it; as the last
 // text, or, for the turn's first call with tools offered, at the end of a text the agent wrapped
 // around it), or it carries the turn on after Claude Code compacted the conversation. Anything
-// else is a side call.
+// else, and any call outside a turn (see EndTurn), is a side call.
 func (l *Log) place(sh callShape) placement {
+	if !l.inTurn {
+		return placement{purpose: sidePurpose(sh)}
+	}
 	if len(sh.results) > 0 && !sh.extraText && l.answersLast(sh.results) {
 		return placement{main: true}
 	}

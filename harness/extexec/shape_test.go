@@ -38,7 +38,7 @@ func msgReq(system string, tools []string, maxTokens int, messages string) strin
 // naming system prompt; /compact sends the conversation with the summary instruction after the
 // last tool results, the same tools and system prompt.
 func TestPlaceTellsTheConversationFromSideCalls(t *testing.T) {
-	l := &Log{recorded: map[string]bool{}}
+	l := &Log{recorded: map[string]bool{}, inTurn: true}
 	l.Expect("make a file")
 	tools := []string{"mcp__exo__bash", "mcp__exo__read_file"}
 	remind := `{"type":"text","text":"<system-reminder>\nToday's date is 2026-11-25.\n</system-reminder>"}`
@@ -97,7 +97,7 @@ func TestPlaceTellsTheConversationFromSideCalls(t *testing.T) {
 }
 
 func TestPlaceReadsResponsesRequests(t *testing.T) {
-	l := &Log{recorded: map[string]bool{}}
+	l := &Log{recorded: map[string]bool{}, inTurn: true}
 	l.Expect("make a file")
 	head := `{"type":"message","role":"developer","content":[{"type":"input_text","text":"You are Codex."}]},` +
 		`{"type":"message","role":"user","content":[{"type":"input_text","text":"<environment_context>…</environment_context>"}]},` +

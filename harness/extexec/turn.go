@@ -96,6 +96,7 @@ func (r *Runner) turn(ctx context.Context, ss *Session, s *harness.Session, text
 		err = berr
 	}
 	t.finishSums()
+	ss.Log.EndTurn()
 	t.measure()
 	endSpan(t.res, err)
 	return t.res, err
