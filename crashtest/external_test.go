@@ -1,11 +1,13 @@
 package crashtest
 
 import (
+	"bytes"
 	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"exo/harness/extexec/modeltest"
 )
@@ -109,6 +111,7 @@ func TestKillDuringExternalStep(t *testing.T) {
 		t.Run(c.point, func(t *testing.T) {
 			home, ws := externalHome(t)
 			killedAt(t, home, ws, c.point, "run", "--executor", "claude-code", c.prompt)
+			noProcessLeft(t, home)
 			rows := sessionRows(t, home)
 			if len(rows) != 1 || rows[0].Status != "interrupted" {
 				t.Fatalf("after a kill at %s the session is %+v, want interrupted", c.point, rows)
@@ -127,6 +130,32 @@ func TestKillDuringExternalStep(t *testing.T) {
 				t.Fatalf("verify after the next turn: exit %d %s %s", code, out, errs)
 			}
 		})
+	}
+}
+
+// noProcessLeft fails when, a minute after the daemon died, a process still runs whose
+// environment names home (an agent's HOME and config folders are under it; its sandboxed shell's
+// folders too): killing exo must not leave its agent or the agent's commands behind.
+func noProcessLeft(t *testing.T, home string) {
+	t.Helper()
+	deadline := time.Now().Add(time.Minute)
+	for {
+		var left []string
+		ents, _ := os.ReadDir("/proc")
+		for _, e := range ents {
+			env, err := os.ReadFile(filepath.Join("/proc", e.Name(), "environ"))
+			if err == nil && bytes.Contains(env, []byte(home+"/")) {
+				cmd, _ := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
+				left = append(left, e.Name()+" "+strings.ReplaceAll(string(cmd), "\x00", " "))
+			}
+		}
+		if len(left) == 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("processes left after the daemon died:\n%s", strings.Join(left, "\n"))
+		}
+		time.Sleep(100 * time.Millisecond)
 	}
 }
 
