@@ -116,11 +116,13 @@ func (a *agent) versionNumber() string {
 // mcpConfig declares exo's tools as an in-band (SDK) MCP server.
 const mcpConfig = `{"mcpServers":{"exo":{"type":"sdk","name":"exo"}}}`
 
-// args builds claude's arguments.
+// args builds claude's arguments. No settings file loads (--setting-sources ""): not the
+// project's, and not the one in Claude's own config folder, which Claude with its own tools can
+// write and reloads when it changes (a hook planted there would run unrecorded and unjudged).
 func (a *agent) args(s *harness.Session, spec harness.ModelSpec, id string, resume bool) []string {
 	args := []string{"-p", "--output-format", "stream-json", "--verbose", "--input-format", "stream-json",
 		"--permission-prompt-tool", "stdio", "--include-partial-messages",
-		"--mcp-config", mcpConfig, "--strict-mcp-config", "--setting-sources", "user",
+		"--mcp-config", mcpConfig, "--strict-mcp-config", "--setting-sources", "",
 		"--model", spec.ModelID, "--append-system-prompt", a.systemExtra(s)}
 	if !a.opts.NativeTools {
 		args = append(args, "--tools", "")
