@@ -145,9 +145,14 @@ func TestClaudeAdapterUsesExosToolsAndCancels(t *testing.T) {
 		t.Fatalf("cancelled turn: %v %+v", err, res)
 	}
 	// The agent's usage_update for the cancelled turn may be handled after the turn's end is
-	// recorded (notifications and the prompt's answer arrive on their own paths): only it may
-	// follow turn.cancelled.
-	if ts := strings.TrimSuffix(types(f.events(t, f.s.ID)), " agent.usage"); !strings.HasSuffix(ts, "turn.cancelled") {
+	// recorded (notifications and the prompt's answer arrive on their own paths), and a call the
+	// agent makes on its own once the turn is over is recorded beside the conversation: only
+	// those may follow turn.cancelled.
+	ts := types(f.events(t, f.s.ID))
+	for strings.HasSuffix(ts, " agent.usage") || strings.HasSuffix(ts, " model.side") {
+		ts = strings.TrimSuffix(strings.TrimSuffix(ts, " agent.usage"), " model.side")
+	}
+	if !strings.HasSuffix(ts, "turn.cancelled") {
 		t.Fatalf("events %s", ts)
 	}
 	if !x.Session(f.s.ID).Proc.Alive() {

@@ -111,6 +111,15 @@ func (a *agent) env(ss *extexec.Session, spec harness.ModelSpec) map[string]stri
 	return env
 }
 
+// sessionMeta is what exo asks of an agent's session beyond ACP: claude-agent-acp loads no
+// Claude settings file (it loads the user's, the project's and the local ones unless its client
+// says otherwise), since a repository's .claude/settings.json, or one the agent left in its own
+// config folder, would run hook commands on every prompt that exo never records nor puts to its
+// policy. Other agents ignore what they do not know of _meta.
+func sessionMeta() map[string]any {
+	return map[string]any{"claudeCode": map[string]any{"options": map[string]any{"settingSources": []string{}}}}
+}
+
 // open runs initialize, then session/load (when the agent offers it and its saved session
 // still matches the log) or session/new, and asks for the mode in which the agent asks exo.
 func (pr *proc) open(history []provider.Message) error {
@@ -133,7 +142,7 @@ func (pr *proc) open(history []provider.Message) error {
 		Headers: []sdk.HttpHeader{{Name: "Authorization", Value: "Bearer " + ep.Token()}}}}}
 	var modes *sdk.SessionModeState
 	if saved, since, ok := pr.savedSession(history); ok {
-		res, err := pr.conn.LoadSession(ctx, sdk.LoadSessionRequest{SessionId: saved, Cwd: pr.s.Workspace, McpServers: mcp})
+		res, err := pr.conn.LoadSession(ctx, sdk.LoadSessionRequest{SessionId: saved, Cwd: pr.s.Workspace, McpServers: mcp, Meta: sessionMeta()})
 		if err == nil {
 			pr.session, pr.loaded, modes = saved, true, res.Modes
 			pr.history = sinceText(since)
@@ -141,7 +150,7 @@ func (pr *proc) open(history []provider.Message) error {
 		pr.queue(harness.MustRecord(harness.TypeAgentSession, harness.ActorHarness, loadRecord(pr.a.name, string(saved), len(since), err)))
 	}
 	if !pr.loaded {
-		res, err := pr.conn.NewSession(ctx, sdk.NewSessionRequest{Cwd: pr.s.Workspace, McpServers: mcp})
+		res, err := pr.conn.NewSession(ctx, sdk.NewSessionRequest{Cwd: pr.s.Workspace, McpServers: mcp, Meta: sessionMeta()})
 		if err != nil {
 			return pr.startErr("session/new", err)
 		}
