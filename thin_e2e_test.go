@@ -363,6 +363,10 @@ func TestThinHomeAsTheFullExoParsesIt(t *testing.T) {
 	mustRunIn(t, homeA, ws, "sessions")
 	stopDaemonAtEnd(t, homeA)
 	stopDaemonAtEnd(t, homeB)
+	// The workspace must exist: exo refuses a session on a folder that is not there.
+	if err := os.MkdirAll(filepath.Join(ws, "--home="+homeB), 0o755); err != nil {
+		t.Fatal(err)
+	}
 	if _, errs, code := exoEnv(t, homeA, ws, nil, "new", "--name", "odd", "--workspace", "--home="+homeB); code != 0 {
 		t.Fatalf("exo new: exit %d %s", code, errs)
 	}

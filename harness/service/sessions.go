@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
+	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -73,6 +75,9 @@ func (s *Service) NewSession(ctx context.Context, req api.NewSessionRequest) (*h
 			return nil, invalid(err)
 		}
 		req.Workspace = abs
+		if err := workspaceFolder(abs); err != nil {
+			return nil, invalid(err)
+		}
 	}
 	recs, err := newSessionRecords(req)
 	if err != nil {
@@ -301,4 +306,19 @@ func lastPrompt(st *harness.SessionState) string {
 		}
 	}
 	return ""
+}
+
+// workspaceFolder checks that a new session's workspace is a folder that exists: a session
+// made on a mistyped path would only fail at its first turn, with a sandbox error.
+func workspaceFolder(dir string) error {
+	fi, err := os.Stat(dir)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return fmt.Errorf("workspace %s: no such folder (create it, or give an existing one)", dir)
+	case err != nil:
+		return fmt.Errorf("workspace %s: %w", dir, err)
+	case !fi.IsDir():
+		return fmt.Errorf("workspace %s: not a folder", dir)
+	}
+	return nil
 }
