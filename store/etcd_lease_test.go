@@ -73,9 +73,11 @@ func TestEtcdLeaseLostRecovers(t *testing.T) {
 	if _, err := cli.Revoke(context.Background(), first); err != nil {
 		t.Fatal(err)
 	}
+	// The owner key is rewritten before the engine takes the new lease as its own (a
+	// reclaim comes first), so wait for both: the lease to revoke next is the engine's.
 	waitFor(t, "a to reclaim old", 30*time.Second, func() bool {
 		node, l := ownerLease(t, cli, a, "old")
-		return node == "a" && l != 0 && l != first
+		return node == "a" && l != 0 && l != first && ea.currentLease() == l
 	})
 
 	// Lost again; this time appends and a new branch race the loss.
