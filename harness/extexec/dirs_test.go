@@ -185,3 +185,34 @@ func TestAgentLineOverTheBoundEndsIt(t *testing.T) {
 		t.Fatalf("stderr tail %q", p.StderrTail())
 	}
 }
+
+// TestAgentErrorLogIsBounded: an agent writing to its error output without end fills its error
+// log up to the bound and no further (exo writes the log, outside the agent's own file size
+// limit); the agent is not blocked, and the tail exo keeps in memory has its last words.
+func TestAgentErrorLogIsBounded(t *testing.T) {
+	old := maxLogBytes
+	maxLogBytes = 1 << 20
+	t.Cleanup(func() { maxLogBytes = old })
+	d, err := SessionDirs(t.TempDir(), "acp-x", "s1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := Start(Spec{Path: "/bin/sh", Args: []string{"-c", "head -c 5000000 /dev/zero | tr '\\0' e >&2; echo last words >&2"},
+		Dir: d.Root, StderrLog: d.Stderr, Redact: secrets.NewRedactor(map[string][]byte{"s": []byte("bounded-SECRET-1234")}).NewStream()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-p.Done():
+	case <-time.After(2 * time.Minute):
+		p.Kill()
+		t.Fatal("the agent writing its error output did not finish")
+	}
+	fi, err := os.Stat(d.Stderr)
+	if err != nil || fi.Size() > 1<<20+100 || fi.Size() < 1<<20 {
+		t.Fatalf("error log size %v %v, want the bound", fi.Size(), err)
+	}
+	if !strings.Contains(p.StderrTail(), "last words") {
+		t.Fatalf("the tail lost the last words")
+	}
+}

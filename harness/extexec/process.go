@@ -53,8 +53,9 @@ type Process struct {
 	eof    chan struct{}
 	stderr *tail
 	log    *os.File
-	// red redacts what goes to log (nil: nothing to redact).
-	red *streamWriter
+	// logw bounds what goes to log; red redacts it first (nil: nothing to redact).
+	logw *cappedLog
+	red  *streamWriter
 
 	wmu     sync.Mutex
 	waitErr error
@@ -88,9 +89,10 @@ func Start(spec Spec) (*Process, error) {
 			}
 			return nil, fmt.Errorf("start %s: %w", spec.Path, err)
 		}
-		var logOut io.Writer = p.log
+		p.logw = newCappedLog(p.log)
+		var logOut io.Writer = p.logw
 		if spec.Redact != nil {
-			p.red = &streamWriter{s: spec.Redact, w: p.log}
+			p.red = &streamWriter{s: spec.Redact, w: p.logw}
 			logOut = p.red
 		}
 		errOut = io.MultiWriter(p.stderr, logOut)
@@ -174,10 +176,49 @@ func (p *Process) read(out io.Reader) {
 func (p *Process) closeLog() {
 	if p.log != nil {
 		if p.red != nil {
-			_, _ = p.log.Write(p.red.s.Flush())
+			_, _ = p.logw.Write(p.red.s.Flush())
 		}
 		p.log.Close()
 	}
+}
+
+// maxLogBytes bounds an agent's error log: exo writes it, outside the agent's own file size
+// limit, and an agent may write to its error output without end.
+var maxLogBytes int64 = 32 << 20
+
+// cappedLog writes to the error log until it holds maxLogBytes, then notes the cut once and drops
+// the rest. It never fails: a failing writer would stop the copy of the agent's error output
+// (io.MultiWriter stops at the first error), and the agent would block writing to it.
+type cappedLog struct {
+	w    io.Writer
+	left int64
+	cut  bool
+}
+
+// newCappedLog bounds f from the size it has now.
+func newCappedLog(f *os.File) *cappedLog {
+	c := &cappedLog{w: f, left: maxLogBytes}
+	if fi, err := f.Stat(); err == nil {
+		c.left -= fi.Size()
+	}
+	return c
+}
+
+// Write writes what fits and reports all of p written.
+func (c *cappedLog) Write(p []byte) (int, error) {
+	if c.left > 0 {
+		n := min(int64(len(p)), c.left)
+		if _, err := c.w.Write(p[:n]); err != nil {
+			c.left = 0
+		} else {
+			c.left -= n
+		}
+	}
+	if c.left <= 0 && !c.cut {
+		c.cut = true
+		_, _ = fmt.Fprintf(c.w, "\n[exo: the error log is cut here, at %d MiB]\n", maxLogBytes>>20)
+	}
+	return len(p), nil
 }
 
 // streamWriter writes what a redacting stream settles of each write (one writer at a time: the
