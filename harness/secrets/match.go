@@ -32,6 +32,10 @@ func (r *Redactor) scan(out []byte, s string, final, atStart bool) ([]byte, int)
 		}
 	}
 	for i := start; i < len(s); {
+		i = r.skipPlain(s, i)
+		if i == len(s) {
+			break
+		}
 		if mark := markAt(s[i:], marksBeforeFragment); mark > 0 {
 			rest := s[i+mark:]
 			if !final && len(rest) < r.longest {
@@ -61,6 +65,28 @@ func (r *Redactor) scan(out []byte, s string, final, atStart bool) ([]byte, int)
 		start = i
 	}
 	return append(out, s[start:]...), len(s)
+}
+
+// markLead is the first byte of every cut mark a fragment may follow ("…" in UTF-8).
+const markLead = 0xE2
+
+// skipPlain returns the first position from i on where scan has something to decide: a byte
+// that may begin a cut mark, a pair of bytes that begins a pattern, or the last byte (whose
+// pair is unknown). Every byte it passes over is one matchAt would pass over (its first two
+// bytes begin no pattern, so neither a pattern nor a fragment of one starts there) and one no
+// cut mark starts at; the loop is kept tight, as most text is plain.
+func (r *Redactor) skipPlain(s string, i int) int {
+	for ; i+1 < len(s); i++ {
+		c := s[i]
+		if c == markLead {
+			return i
+		}
+		pair := uint16(c)<<8 | uint16(s[i+1])
+		if r.pairs[pair>>6]&(1<<(pair&63)) != 0 {
+			return i
+		}
+	}
+	return i
 }
 
 // matchAt returns the redaction at the start of s: the longest whole pattern, or a fragment of
