@@ -84,13 +84,7 @@ func (b *bodyRedactor) redact(r *secrets.Redactor, body []byte) []byte {
 		stop = tail.raw + shift
 	}
 	s := r.NewStream()
-	for i := start; i < stop; i += redactPiece {
-		end := min(i+redactPiece, stop)
-		out = append(out, s.Next(body[i:end])...)
-		if s.Pending() == 0 {
-			points = append(points, settled{end, len(out)})
-		}
-	}
+	out, points = scanPieces(s, body[:stop], start, out, points)
 	if tail != nil && s.Pending() == 0 {
 		// The stream is settled where the earlier body's was, and what follows is the same
 		// bytes to the end: its redaction is the earlier one's from there.
@@ -105,17 +99,24 @@ func (b *bodyRedactor) redact(r *secrets.Redactor, body []byte) []byte {
 			}
 		}
 	} else {
-		for i := stop; i < len(body); i += redactPiece { // a secret ran across stop: go on
-			end := min(i+redactPiece, len(body))
-			out = append(out, s.Next(body[i:end])...)
-			if s.Pending() == 0 {
-				points = append(points, settled{end, len(out)})
-			}
-		}
+		out, points = scanPieces(s, body, stop, out, points) // a secret ran across stop: go on
 		out = append(out, s.Flush()...)
 	}
 	b.keep(at, &redaction{r: r, raw: body, red: out, points: points})
 	return out
+}
+
+// scanPieces feeds body from start to its end to s in pieces, appending the settled text to out
+// and noting the points where s holds nothing back.
+func scanPieces(s *secrets.Stream, body []byte, start int, out []byte, points []settled) ([]byte, []settled) {
+	for i := start; i < len(body); i += redactPiece {
+		end := min(i+redactPiece, len(body))
+		out = append(out, s.Next(body[i:end])...)
+		if s.Pending() == 0 {
+			points = append(points, settled{end, len(out)})
+		}
+	}
+	return out, points
 }
 
 // closest returns the recent redaction (its index, -1 for none) that leaves the least of body to
