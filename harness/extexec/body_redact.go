@@ -140,7 +140,7 @@ func (b *bodyRedactor) closest(r *secrets.Redactor, body []byte) (at, from int, 
 		if t != nil {
 			stop = t.raw + len(body) - len(e.raw)
 		}
-		if left := stop - start; at < 0 || left < best {
+		if left := stop - start; left < best { // only one that saves a scan: a side call must not take a main call's place
 			at, best, from, tail = i, left, n, t
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/base64"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"exo/harness/secrets"
@@ -104,8 +105,15 @@ func TestBodyRedactionReusesTheSharedEnd(t *testing.T) {
 		if step%5 == 0 { // a side call between two main calls, as an agent's title call
 			side := append([]byte(`{"title":`), filler(rng.IntN(redactPiece))...)
 			side = append(side, forms[rng.IntN(len(forms))]...)
+			var main *redaction
+			if len(b.recent) > 0 {
+				main = b.recent[0]
+			}
 			if got, want := b.redact(r, side), r.Bytes(side); !bytes.Equal(got, want) {
 				t.Fatalf("step %d: a side call redacted wrong", step)
+			}
+			if main != nil && !slices.Contains(b.recent, main) {
+				t.Fatalf("step %d: a side call that shares nothing with the main call took its place", step)
 			}
 		}
 		for _, e := range b.recent {
