@@ -32,7 +32,7 @@ func sandboxSpans(exp *tracetest.InMemoryExporter, session string) map[string]ma
 		}
 		a := map[string]string{}
 		for _, kv := range s.Attributes {
-			a[string(kv.Key)] = kv.Value.Emit()
+			a[string(kv.Key)] = kv.Value.String()
 		}
 		if a["gen_ai.conversation.id"] == session {
 			a["status"] = s.Status.Code.String()

@@ -10,13 +10,20 @@ import (
 // watchDebounce is how long the workspace watcher lets changes settle before it reports them.
 const watchDebounce = 400 * time.Millisecond
 
-// watchWorkspace follows a session's workspace with fsnotify. Changes made while the session is
+// watchWorkspace follows a session's workspace with fsnotify, in a process of its own (a hostile
+// workspace can crash fsnotify; see sandbox.Watch). Changes made while the session is
 // not working (no turn, no command: an editor, another process, a sibling sharing the directory)
 // are recorded as an external workspace.snapshot, so that rewinds and forks bring them back and
 // governance can tell them apart from the session's own changes.
 func (h *Harness) watchWorkspace(sessionID string, rt *Runtime) (context.CancelFunc, error) {
 	ctx, cancel := context.WithCancel(context.Background())
-	ch, err := sandbox.Watch(ctx, rt.Workspace, sandbox.WatchOptions{Debounce: watchDebounce, Private: h.PrivateDirs()})
+	ch, err := sandbox.Watch(ctx, rt.Workspace, sandbox.WatchOptions{
+		Debounce: watchDebounce, Private: h.PrivateDirs(), Helper: h.opts.SandboxHelper,
+		OnRestart: func(err error) {
+			h.log().Warn("workspace watcher restarted: changes made meanwhile are found by a full look at the workspace",
+				"session", sessionID, "error", err)
+		},
+	})
 	if err != nil {
 		cancel()
 		return nil, err

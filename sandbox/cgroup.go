@@ -1,7 +1,6 @@
 package sandbox
 
 import (
-	"bufio"
 	"errors"
 	"fmt"
 	"os"
@@ -133,18 +132,4 @@ func removeCgroup(cmd *exec.Cmd) {
 func fileExists(p string) bool {
 	_, err := os.Stat(p)
 	return err == nil
-}
-
-// cgroupPids counts the processes in a cgroup (for tests and kills).
-func cgroupPids(dir string) int {
-	f, err := os.Open(filepath.Join(dir, "cgroup.procs"))
-	if err != nil {
-		return 0
-	}
-	defer f.Close()
-	n := 0
-	for sc := bufio.NewScanner(f); sc.Scan(); {
-		n++
-	}
-	return n
 }

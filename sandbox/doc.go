@@ -20,7 +20,8 @@
 //   - One Snapshotter per workspace (ShadowDir(home, workspace) names its repository);
 //     only one process should snapshot a workspace at a time.
 //   - CloneWorkspace gives a forked session its own files; Watch reports changes
-//     between snapshots.
+//     between snapshots, from a child process of this executable that the package's init
+//     serves (fsnotify can be crashed by a hostile workspace; a crash only restarts it).
 //
 // The workspace and the sandbox's tmp dir are the agent's, so exo treats them as hostile:
 //

@@ -1,16 +1,20 @@
 package sandbox
 
 import (
+	"bufio"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
-	"io/fs"
+	"io"
 	"os"
-	"path/filepath"
-	"slices"
+	"os/exec"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
-
-	"github.com/fsnotify/fsnotify"
+	"unicode"
 )
 
 // WatchOptions tune a workspace watcher.
@@ -22,30 +26,45 @@ type WatchOptions struct {
 	// Private are exo's own folders (absolute); one inside the root is not watched, so exo's
 	// own writes there (snapshots into a shadow repository) never look like changes.
 	Private []string
+	// Helper is the argv prefix of an executable that imports this package (its init runs the
+	// watcher child); default {os.Executable(), HelperCommand}, as for Config.Helper.
+	Helper []string
+	// OnRestart, when set, is told each time the watcher's process ended on its own (its error
+	// says how: the start of a crash's trace included) before it is started again.
+	OnRestart func(err error)
 }
 
 // Changes is one debounced batch of changed paths.
 type Changes struct {
 	// Paths are workspace-relative, slash-separated, sorted and unique.
-	Paths []string
-	// Overflow is true when the kernel dropped events, so some changes are missing.
-	Overflow bool
+	Paths []string `json:"paths,omitempty"`
+	// Overflow is true when changes were lost (the kernel dropped events, too many paths
+	// changed at once, or the watcher's process restarted), so some are missing: look at the
+	// whole workspace.
+	Overflow bool `json:"overflow,omitempty"`
 }
 
-// watcher is the state of one Watch call.
-type watcher struct {
-	root string
-	// realRoot is root with links resolved.
-	realRoot string
-	skip     []string
-	private  []string
-	fsw      *fsnotify.Watcher
-	pending  map[string]bool
-	over     bool
-}
+// Restart back-off of a watcher process that ended on its own: it starts at watchBackoffMin,
+// doubles up to watchBackoffMax, and starts over once a process lived watchHealthy.
+const (
+	watchBackoffMin = 100 * time.Millisecond
+	watchBackoffMax = 10 * time.Second
+	watchHealthy    = 30 * time.Second
+	// watchReadyTimeout bounds the child's first walk of the tree before it says ready.
+	watchReadyTimeout = 2 * time.Minute
+	// watchMaxLine bounds one message of the child (maxPending paths of at most PATH_MAX).
+	watchMaxLine = 8 << 20
+)
 
-// Watch watches root recursively (new directories included, skipped ones excluded)
-// and sends debounced batches of changed paths until ctx is done, then closes the channel.
+// Watch watches root recursively (new directories included, skipped ones excluded) and sends
+// debounced batches of changed paths until ctx is done, then closes the channel.
+//
+// The watch runs in a child process of its own (this executable again, see watchChildMain):
+// the workspace is the agent's, and a hostile sequence of renames there can make fsnotify
+// dereference nil in its own goroutine, where no recover reaches. A child that dies is
+// reported to OnRestart, counted as an Overflow batch (changes may have been missed) and
+// started again with back-off; the caller's process is never taken down. Watch returns an
+// error when the first child cannot start or fails its first walk.
 func Watch(ctx context.Context, root string, opts WatchOptions) (<-chan Changes, error) {
 	if opts.Debounce <= 0 {
 		opts.Debounce = 100 * time.Millisecond
@@ -53,161 +72,247 @@ func Watch(ctx context.Context, root string, opts WatchOptions) (<-chan Changes,
 	if opts.SkipDirs == nil {
 		opts.SkipDirs = append([]string{".git"}, DefaultSkipDirs...)
 	}
-	fsw, err := fsnotify.NewWatcher()
-	if err != nil {
-		return nil, fmt.Errorf("watch %s: %w", root, err)
+	if len(opts.Helper) == 0 {
+		exe, err := os.Executable()
+		if err != nil {
+			return nil, fmt.Errorf("watch %s: find exo's executable: %w", root, err)
+		}
+		opts.Helper = []string{exe, HelperCommand}
 	}
-	real, err := filepath.EvalSymlinks(root)
+	p := &watchProc{root: root, opts: opts}
+	c, err := p.start(ctx)
 	if err != nil {
-		fsw.Close()
-		return nil, fmt.Errorf("watch %s: %w", root, err)
-	}
-	w := &watcher{root: root, realRoot: real, skip: opts.SkipDirs, private: privateRels(root, opts.Private), fsw: fsw, pending: map[string]bool{}}
-	if err := w.addTree(root, false); err != nil {
-		fsw.Close()
-		return nil, fmt.Errorf("watch %s: %w", root, err)
+		return nil, err
 	}
 	out := make(chan Changes)
-	go w.loop(ctx, opts.Debounce, out)
+	go p.run(ctx, c, out)
 	return out, nil
 }
 
-// addTree watches dir and its subdirectories; with report it also records the files
-// found, which may have been created before the watch was in place.
-func (w *watcher) addTree(dir string, report bool) error {
-	return filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			if errors.Is(err, fs.ErrNotExist) {
-				return nil
+// watchProc supervises the watcher's child processes for one Watch call.
+type watchProc struct {
+	root string
+	opts WatchOptions
+}
+
+// watchChild is one running watcher process.
+type watchChild struct {
+	cmd     *exec.Cmd
+	stdin   io.Closer
+	lines   *bufio.Reader
+	stderr  *headBuffer
+	started time.Time
+	// waitOnce reaps the process once; err is its exit, killed says exo ended it.
+	waitOnce sync.Once
+	err      error
+	killed   atomic.Bool
+}
+
+// argv is the child's command line.
+func (p *watchProc) argv() []string {
+	a := append([]string{}, p.opts.Helper[1:]...)
+	a = append(a, watchChildArg, "--root", p.root, "--debounce", strconv.FormatInt(int64(p.opts.Debounce), 10))
+	for _, s := range p.opts.SkipDirs {
+		a = append(a, "--skip", s)
+	}
+	for _, s := range p.opts.Private {
+		a = append(a, "--private", s)
+	}
+	return a
+}
+
+// start runs a child and waits for its first walk of the tree to end.
+func (p *watchProc) start(ctx context.Context) (*watchChild, error) {
+	cmd := exec.Command(p.opts.Helper[0], p.argv()...)
+	// No environment at all: the daemon's may hold what the watcher has no use for; the marker
+	// lets the child's init recognise its role before any other code runs.
+	cmd.Env = []string{watchChildEnv + "=1"}
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		return nil, fmt.Errorf("watch %s: %w", p.root, err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, fmt.Errorf("watch %s: %w", p.root, err)
+	}
+	c := &watchChild{cmd: cmd, stdin: stdin, lines: bufio.NewReaderSize(stdout, 64<<10), stderr: &headBuffer{max: 1 << 10}}
+	cmd.Stderr = c.stderr
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("watch %s: start the watcher process: %w", p.root, err)
+	}
+	c.started = time.Now()
+	ready := make(chan error, 1)
+	go func() {
+		m, err := c.next()
+		switch {
+		case err != nil:
+			ready <- err
+		case m.Error != "":
+			ready <- errors.New(m.Error)
+		case !m.Ready:
+			ready <- errors.New("the watcher process did not say it was ready")
+		default:
+			ready <- nil
+		}
+	}()
+	var werr error
+	select {
+	case werr = <-ready:
+	case <-ctx.Done():
+		werr = ctx.Err()
+	case <-time.After(watchReadyTimeout):
+		werr = fmt.Errorf("the watcher process was not ready after %s", watchReadyTimeout)
+	}
+	if werr != nil {
+		return nil, fmt.Errorf("watch %s: %w", p.root, c.explain(werr))
+	}
+	return c, nil
+}
+
+// run forwards the children's batches to out until ctx ends, restarting a child that ends.
+func (p *watchProc) run(ctx context.Context, c *watchChild, out chan<- Changes) {
+	defer close(out)
+	backoff := watchBackoffMin
+	for {
+		err := p.forward(ctx, c, out)
+		c.reap(time.Second) // it ended its output: let it exit, to tell how
+		if ctx.Err() != nil {
+			return
+		}
+		if p.opts.OnRestart != nil {
+			p.opts.OnRestart(c.explain(err))
+		}
+		if time.Since(c.started) >= watchHealthy {
+			backoff = watchBackoffMin
+		}
+		select { // whatever changed while no process watched is unknown
+		case out <- Changes{Overflow: true}:
+		case <-ctx.Done():
+			return
+		}
+		for c = nil; c == nil; {
+			select {
+			case <-time.After(backoff):
+			case <-ctx.Done():
+				return
 			}
+			backoff = min(2*backoff, watchBackoffMax)
+			var err error
+			if c, err = p.start(ctx); err != nil && ctx.Err() == nil && p.opts.OnRestart != nil {
+				p.opts.OnRestart(err)
+			}
+		}
+	}
+}
+
+// forward copies a child's batches to out until it ends (its error says why) or ctx ends.
+func (p *watchProc) forward(ctx context.Context, c *watchChild, out chan<- Changes) error {
+	stop := context.AfterFunc(ctx, c.stop) // unblocks the read below
+	defer stop()
+	for {
+		m, err := c.next()
+		if err != nil {
 			return err
 		}
-		if d.IsDir() {
-			if p != w.root && (slices.Contains(w.skip, d.Name()) || w.isPrivate(p)) {
-				return filepath.SkipDir
-			}
-			if err := w.fsw.Add(p); err != nil {
-				return err
-			}
-			if !w.inside(p) { // swapped for a link meanwhile: inotify followed it.
-				w.fsw.Remove(p)
-				return filepath.SkipDir
-			}
-			return nil
+		if m.Error != "" {
+			return errors.New(m.Error)
 		}
-		if report {
-			w.record(p)
+		if len(m.Paths) == 0 && !m.Overflow {
+			continue
 		}
-		return nil
+		select {
+		case out <- m.Changes:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+}
+
+// next reads the child's next message.
+func (c *watchChild) next() (watchMessage, error) {
+	var m watchMessage
+	line, err := c.lines.ReadSlice('\n')
+	for errors.Is(err, bufio.ErrBufferFull) { // a long batch: gather it, bounded
+		buf := append([]byte{}, line...)
+		for errors.Is(err, bufio.ErrBufferFull) && len(buf) <= watchMaxLine {
+			line, err = c.lines.ReadSlice('\n')
+			buf = append(buf, line...)
+		}
+		if len(buf) > watchMaxLine {
+			return m, fmt.Errorf("the watcher process sent a message over %d bytes", watchMaxLine)
+		}
+		line = buf
+	}
+	if err != nil {
+		if errors.Is(err, io.EOF) {
+			return m, errors.New("its process ended")
+		}
+		return m, fmt.Errorf("read the watcher process: %w", err)
+	}
+	if err := json.Unmarshal(line, &m); err != nil {
+		return m, fmt.Errorf("the watcher process sent a malformed message: %w", err)
+	}
+	return m, nil
+}
+
+// stop ends the child at once and reaps it.
+func (c *watchChild) stop() { c.reap(0) }
+
+// reap closes the child's input, which ends it, waits grace for it to exit, kills it after
+// that, and reaps it; only the first call acts.
+func (c *watchChild) reap(grace time.Duration) {
+	c.waitOnce.Do(func() {
+		c.stdin.Close()
+		done := make(chan struct{})
+		go func() {
+			select {
+			case <-done:
+			case <-time.After(grace):
+				c.killed.Store(true)
+				c.cmd.Process.Kill()
+			}
+		}()
+		c.err = c.cmd.Wait()
+		close(done)
 	})
 }
 
-// inside reports whether the watched folder p is (still) a real folder within the root:
-// inotify follows links, so a folder swapped for one while it was added must not stay watched.
-func (w *watcher) inside(p string) bool {
-	if fi, err := os.Lstat(p); err != nil || !fi.IsDir() {
-		return false
+// explain adds the child's exit status and the start of its error output (a crash's reason) to err.
+func (c *watchChild) explain(err error) error {
+	c.reap(time.Second)
+	msg := "workspace watcher: " + err.Error()
+	if c.err != nil && !c.killed.Load() {
+		msg += " (" + c.err.Error() + ")"
 	}
-	real, err := filepath.EvalSymlinks(p)
-	return err == nil && within(w.realRoot, real)
+	if head := c.stderr.String(); head != "" {
+		msg += ": " + head
+	}
+	return errors.New(msg)
 }
 
-// record adds a changed path unless it lies in a skipped directory.
-func (w *watcher) record(p string) {
-	rel, err := filepath.Rel(w.root, p)
-	if err != nil || rel == "." || IsPrivate(rel, w.private) {
-		return
-	}
-	for _, part := range splitPath(rel) {
-		if slices.Contains(w.skip, part) {
-			return
-		}
-	}
-	w.pending[filepath.ToSlash(rel)] = true
+// headBuffer keeps the first max bytes written to it: a crash's reason and where it happened
+// come first in Go's trace.
+type headBuffer struct {
+	mu  sync.Mutex
+	max int
+	b   []byte
 }
 
-// isPrivate reports whether p (beneath the root) is one of exo's own folders or in one.
-func (w *watcher) isPrivate(p string) bool {
-	rel, err := filepath.Rel(w.root, p)
-	return err == nil && IsPrivate(rel, w.private)
+// Write keeps what still fits of p.
+func (h *headBuffer) Write(p []byte) (int, error) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if room := h.max - len(h.b); room > 0 {
+		h.b = append(h.b, p[:min(room, len(p))]...)
+	}
+	return len(p), nil
 }
 
-// splitPath splits a relative path into its components.
-func splitPath(rel string) []string {
-	var parts []string
-	for rel != "." && rel != "" && rel != "/" {
-		parts = append(parts, filepath.Base(rel))
-		rel = filepath.Dir(rel)
-	}
-	return parts
-}
-
-// loop collects events and sends batches once no event arrived for the debounce time.
-func (w *watcher) loop(ctx context.Context, debounce time.Duration, out chan<- Changes) {
-	defer close(out)
-	defer w.fsw.Close()
-	timer := time.NewTimer(time.Hour)
-	timer.Stop()
-	var send chan<- Changes
-	var batch Changes
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case ev, ok := <-w.fsw.Events:
-			if !ok {
-				return
-			}
-			w.event(ev)
-			timer.Reset(debounce)
-		case err, ok := <-w.fsw.Errors:
-			if !ok {
-				return
-			}
-			if errors.Is(err, fsnotify.ErrEventOverflow) {
-				w.over = true
-				timer.Reset(debounce)
-			}
-		case <-timer.C:
-			batch, send = w.take(batch), nil
-			if len(batch.Paths) > 0 || batch.Overflow {
-				send = out
-			}
-		case send <- batch:
-			batch, send = Changes{}, nil
-		}
-	}
-}
-
-// event records one fsnotify event, watching new directories.
-func (w *watcher) event(ev fsnotify.Event) {
-	w.record(ev.Name)
-	if ev.Has(fsnotify.Create) {
-		if fi, err := statDir(ev.Name); err == nil && fi {
-			if !slices.Contains(w.skip, filepath.Base(ev.Name)) {
-				w.addTree(ev.Name, true)
-			}
-		}
-	}
-}
-
-// take merges the pending paths into batch and clears them.
-func (w *watcher) take(batch Changes) Changes {
-	for p := range w.pending {
-		batch.Paths = append(batch.Paths, p)
-	}
-	slices.Sort(batch.Paths)
-	batch.Paths = slices.Compact(batch.Paths)
-	batch.Overflow = batch.Overflow || w.over
-	w.pending, w.over = map[string]bool{}, false
-	return batch
-}
-
-// statDir reports whether p is a directory (not following a final symlink).
-func statDir(p string) (bool, error) {
-	fi, err := os.Lstat(p)
-	if err != nil {
-		return false, err
-	}
-	return fi.IsDir(), nil
+// String is the kept head as one line of printable text.
+func (h *headBuffer) String() string {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return strings.Join(strings.FieldsFunc(strings.ToValidUTF8(string(h.b), "?"), func(r rune) bool {
+		return unicode.IsSpace(r) || !unicode.IsPrint(r)
+	}), " ")
 }
