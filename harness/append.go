@@ -12,13 +12,13 @@ import (
 var ErrBranchMoved = errors.New("session moved to another branch (it was rewound)")
 
 // Append adds records to a session's current branch in one transaction.
-func (h *Harness) Append(sessionID string, recs ...store.Record) ([]store.Event, error) {
+func (h *Harness) Append(sessionID string, recs ...store.Record) ([]Event, error) {
 	return h.AppendOn(sessionID, "", recs...)
 }
 
 // AppendOn adds records to a session's branch, failing with ErrBranchMoved if the session's
 // current branch is no longer branch (empty branch means whatever is current).
-func (h *Harness) AppendOn(sessionID, branch string, recs ...store.Record) ([]store.Event, error) {
+func (h *Harness) AppendOn(sessionID, branch string, recs ...store.Record) ([]Event, error) {
 	return h.appendWith(sessionID, branch, nil, recs...)
 }
 
@@ -27,14 +27,14 @@ func (h *Harness) AppendOn(sessionID, branch string, recs ...store.Record) ([]st
 // are bounded (etcd) a batch too big for one is committed in several, in order, each a
 // consistent prefix (inTx with the last); on error the events committed so far are returned with
 // it, and published.
-func (h *Harness) appendWith(sessionID, branch string, inTx func(*store.Tx) error, recs ...store.Record) ([]store.Event, error) {
+func (h *Harness) appendWith(sessionID, branch string, inTx func(*store.Tx) error, recs ...store.Record) ([]Event, error) {
 	return h.appendHeld(sessionID, branch, inTx, recs)
 }
 
 // appendLocked appends records as appendWith does, without the held ones and without
 // publishing; the caller holds the session's append lock. It returns the events committed and
 // the branch they are on.
-func (h *Harness) appendLocked(sessionID, branch string, inTx func(*store.Tx) error, recs []store.Record) ([]store.Event, string, error) {
+func (h *Harness) appendLocked(sessionID, branch string, inTx func(*store.Tx) error, recs []store.Record) ([]Event, string, error) {
 	if r := h.redactor(); r != nil {
 		// No secret value enters the log, whoever wrote the record.
 		for i := range recs {
@@ -45,7 +45,7 @@ func (h *Harness) appendLocked(sessionID, branch string, inTx func(*store.Tx) er
 	if len(batches) == 0 {
 		batches = [][]store.Record{nil}
 	}
-	var out []store.Event
+	var out []Event
 	for i, b := range batches {
 		last := inTx
 		if i < len(batches)-1 {
@@ -62,7 +62,7 @@ func (h *Harness) appendLocked(sessionID, branch string, inTx func(*store.Tx) er
 }
 
 // afterAppend publishes committed events and advances the cached projection.
-func (h *Harness) afterAppend(sessionID, branch string, evs []store.Event) {
+func (h *Harness) afterAppend(sessionID, branch string, evs []Event) {
 	h.committed(sessionID, branch, evs)
 	for _, e := range evs {
 		failpoint.Hit("after." + e.Type) // tests kill exo right after an event is durable
@@ -72,8 +72,8 @@ func (h *Harness) afterAppend(sessionID, branch string, evs []store.Event) {
 // appendBatch appends records that fit one commit to the session's branch (failing with
 // ErrBranchMoved if it is no longer branch, when branch is given) and runs inTx in the same
 // transaction. It returns the events and the branch they are on.
-func (h *Harness) appendBatch(sessionID, branch string, inTx func(*store.Tx) error, recs []store.Record) ([]store.Event, string, error) {
-	var evs []store.Event
+func (h *Harness) appendBatch(sessionID, branch string, inTx func(*store.Tx) error, recs []store.Record) ([]Event, string, error) {
+	var evs []Event
 	err := h.st.Update(func(tx *store.Tx) error {
 		s, err := getSession(tx, sessionID)
 		if err != nil {
@@ -83,7 +83,8 @@ func (h *Harness) appendBatch(sessionID, branch string, inTx func(*store.Tx) err
 			return fmt.Errorf("append to %s: %w", s.Name, ErrBranchMoved)
 		}
 		branch = s.Branch
-		if evs, err = tx.Append(branch, recs...); err != nil || inTx == nil {
+		stored, err := tx.Append(branch, recs...)
+		if evs = eventsOf(stored); err != nil || inTx == nil {
 			return err
 		}
 		return inTx(tx)
@@ -96,7 +97,7 @@ func (h *Harness) appendBatch(sessionID, branch string, inTx func(*store.Tx) err
 
 // committed advances the cached projection of a branch, checkpoints it when due, and tells
 // subscribers.
-func (h *Harness) committed(sessionID, branch string, evs []store.Event) {
+func (h *Harness) committed(sessionID, branch string, evs []Event) {
 	if len(evs) == 0 {
 		return
 	}

@@ -1,7 +1,7 @@
 package harness
 
 import (
-	"errors"
+	"exo/harness/api"
 	"fmt"
 
 	"exo/internal/failpoint"
@@ -9,7 +9,7 @@ import (
 )
 
 // ErrBadSeq means a seq given for fork or rewind is not an event of the session's history.
-var ErrBadSeq = errors.New("no such event")
+var ErrBadSeq = api.ErrBadSeq
 
 // ForkOptions describes a fork.
 type ForkOptions struct {
@@ -120,7 +120,7 @@ func (h *Harness) forkEvents(sourceID string, seq uint64, o ForkOptions, setting
 	if err != nil {
 		return nil, fmt.Errorf("fork %s: %w", sourceID, err)
 	}
-	h.committed(n.ID, n.Branch, evs)
+	h.committed(n.ID, n.Branch, eventsOf(evs))
 	return n, nil
 }
 
@@ -201,27 +201,34 @@ func (h *Harness) rewindEvents(sessionID string, seq uint64, commit string) (*Se
 	if err != nil {
 		return nil, "", fmt.Errorf("rewind %s: %w", sessionID, err)
 	}
-	h.committed(s.ID, s.Branch, evs)
+	h.committed(s.ID, s.Branch, eventsOf(evs))
 	return s, j.ID, nil
 }
 
 // Events returns events from..to (inclusive; 0 means the head) of a session's current history.
-func (h *Harness) Events(sessionID string, from, to uint64) ([]store.Event, error) {
+func (h *Harness) Events(sessionID string, from, to uint64) ([]Event, error) {
 	s, err := h.Session(sessionID)
 	if err != nil {
 		return nil, err
 	}
-	return h.st.ReadRange(s.Branch, from, to)
+	return h.BranchEvents(s.Branch, from, to)
 }
 
 // BranchEvents returns events from..to of any branch's full history.
-func (h *Harness) BranchEvents(branch string, from, to uint64) ([]store.Event, error) {
-	return h.st.ReadRange(branch, from, to)
+func (h *Harness) BranchEvents(branch string, from, to uint64) ([]Event, error) {
+	evs, err := h.st.ReadRange(branch, from, to)
+	return eventsOf(evs), err
 }
 
 // Verify checks the hash chains: of one session's every branch, or of everything when
 // sessionID is empty.
-func (h *Harness) Verify(sessionID string) (store.VerifyReport, error) {
+func (h *Harness) Verify(sessionID string) (VerifyReport, error) {
+	rep, err := h.verify(sessionID)
+	return verifyReportOf(rep), err
+}
+
+// verify is Verify with the store's report.
+func (h *Harness) verify(sessionID string) (store.VerifyReport, error) {
 	if sessionID == "" {
 		rep, err := h.st.VerifyAll()
 		if err == nil {
@@ -247,4 +254,4 @@ func (h *Harness) Verify(sessionID string) (store.VerifyReport, error) {
 }
 
 // VerifyReport is the outcome of a hash-chain check (see Verify).
-type VerifyReport = store.VerifyReport
+type VerifyReport = api.VerifyReport

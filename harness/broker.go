@@ -2,34 +2,7 @@ package harness
 
 import (
 	"sync"
-
-	"exo/store"
 )
-
-// Notice is what subscribers receive: committed events of a session, or a live delta.
-type Notice struct {
-	Session string
-	Events  []store.Event
-	// Delta is streaming text of a model answer in progress (not stored event by event).
-	Delta string
-	// Reasoning is streaming reasoning of a model answer in progress, shown as "thinking".
-	Reasoning string
-	// Output is live sandbox output (already sanitised for display).
-	Output []byte
-	// Lagged is set on the first notice after this subscriber missed some: resync from the log.
-	Lagged bool
-	// Turn tells that a turn started or ended on the session (published by whoever runs turns).
-	Turn *TurnNotice
-	// Peer, when set, names the daemon that runs the session elsewhere on a shared store: the
-	// notice reports what that daemon did (see WatchPeers); nothing here runs it.
-	Peer string
-	// Clients, when set, is how many clients watch each session (published by the daemon when
-	// it changes; Session is empty).
-	Clients map[string]int
-	// Progress, when set, is long work going on in the session (its first snapshot of a big
-	// workspace), reported once it has taken more than half a second.
-	Progress *Progress
-}
 
 // maxQueuedBytes is how much streamed text, output and events a subscriber may fall behind
 // by before its stream and event notices are dropped (it is then told with Lagged and reads
@@ -208,7 +181,7 @@ func (s *subscriber) push(n Notice) {
 		// Merging appends to these: never into the publisher's own slices.
 		switch kind {
 		case kindEvents:
-			q.n.Events = append([]store.Event(nil), n.Events...)
+			q.n.Events = append([]Event(nil), n.Events...)
 		case kindOutput:
 			q.n.Output = append([]byte(nil), n.Output...)
 		case kindDelta, kindReasoning:

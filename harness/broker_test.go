@@ -5,8 +5,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"exo/store"
 )
 
 // A reader that falls far behind a fast stream still gets every streamed character, in order,
@@ -20,7 +18,7 @@ func TestBrokerSlowReaderLosesNoStreamedText(t *testing.T) {
 		for i := 0; i < n; i++ {
 			b.publish(Notice{Session: "s", Delta: string(rune('a' + i%26))})
 			if i%50_000 == 0 {
-				b.publish(Notice{Session: "s", Events: []store.Event{{Seq: uint64(i/50_000 + 1)}}})
+				b.publish(Notice{Session: "s", Events: []Event{{Seq: uint64(i/50_000 + 1)}}})
 			}
 		}
 		b.publish(Notice{Session: "s", Turn: &TurnNotice{ID: "t1"}})

@@ -1,9 +1,18 @@
 package harness
 
-import "exo/store"
+import (
+	"exo/harness/api"
+	"exo/store"
+)
 
 // ErrCorrupt means EXO_HOME's database is damaged: opening it was refused, or it refuses writes.
 var ErrCorrupt = store.ErrCorrupt
+
+// The store's sentinels keep their identity across the wire: api cannot name them itself.
+func init() {
+	api.RegisterErrorCode("corrupt", store.ErrCorrupt)
+	api.RegisterErrorCode("not_owner", store.ErrNotOwner)
+}
 
 // Diagnosis is what Diagnose finds about a database without opening it.
 type Diagnosis = store.Diagnosis

@@ -167,7 +167,7 @@ func (h *Harness) commitHeld(sessionID string) {
 // appendHeld appends records after the session's held ones, in the same transaction, with the
 // session's append lock held; it returns the events of recs (not those of the held records) and
 // publishes them all.
-func (h *Harness) appendHeld(sessionID, branch string, inTx func(*store.Tx) error, recs []store.Record) ([]store.Event, error) {
+func (h *Harness) appendHeld(sessionID, branch string, inTx func(*store.Tx) error, recs []store.Record) ([]Event, error) {
 	lk := h.held.sessionLock(sessionID)
 	lk.Lock()
 	held, heldOn := h.held.take(sessionID)

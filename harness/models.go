@@ -11,56 +11,17 @@ import (
 	"exo/store"
 )
 
-// ModelSpec is a registered model: which provider serves it, how to reach it, its limits and
-// prices. The API key is never here: Secret names a sealed secret the harness opens.
-type ModelSpec struct {
-	Name          string  `json:"name"`
-	Provider      string  `json:"provider"`
-	ModelID       string  `json:"model_id"`
-	BaseURL       string  `json:"base_url,omitempty"`
-	Secret        string  `json:"secret,omitempty"`
-	ContextWindow int     `json:"context_window"`
-	MaxOutput     int     `json:"max_output,omitempty"`
-	PriceIn       float64 `json:"price_in"`
-	PriceOut      float64 `json:"price_out"`
-	PriceCachedIn float64 `json:"price_cached_in,omitempty"`
-	// PriceCacheWrite is the price of cache writes ($/M; Anthropic's 5-minute writes cost 1.25×
-	// input); 0 prices them as input.
-	PriceCacheWrite float64 `json:"price_cache_write,omitempty"`
-	// ReasoningEffort is sent to OpenAI-style reasoning models ("minimal", "low", "medium",
-	// "high"...); "" sends none (the API's default).
-	ReasoningEffort string `json:"reasoning_effort,omitempty"`
-	// ThinkingBudget turns on Anthropic extended thinking with this many tokens; 0 or less
-	// leaves it off.
-	ThinkingBudget int `json:"thinking_budget,omitempty"`
-}
-
-// ThinkingOff is the ThinkingBudget that registers a model with extended thinking turned off
-// even where the catalog would turn it on.
-const ThinkingOff = -1
-
-// Scripted reports whether the model is the offline scripted one (always labelled so).
-func (m ModelSpec) Scripted() bool { return m.Provider == provider.KindScripted }
-
-// Label is how the model is shown: its name, marked when scripted.
-func (m ModelSpec) Label() string {
-	if m.Scripted() {
-		return m.Name + " (scripted)"
-	}
-	return m.Name
-}
-
-// Cost prices a usage (see CostOf).
-func (m ModelSpec) Cost(u provider.Usage) float64 {
-	c, _ := m.CostOf(u)
+// ModelCost prices a usage with a model's prices (see ModelCostOf).
+func ModelCost(m ModelSpec, u provider.Usage) float64 {
+	c, _ := ModelCostOf(m, u)
 	return c
 }
 
-// CostOf prices a usage: the provider's own figure when it sent one, else the spec's prices
+// ModelCostOf prices a usage with a model's prices: the provider's own figure when it sent one, else the spec's prices
 // (cache reads and writes at their prices, reasoning as output). A model registered before
 // cache-write prices were recorded gets the catalog's, as long as its input price is the
 // catalog's. fromProvider tells which.
-func (m ModelSpec) CostOf(u provider.Usage) (cost float64, fromProvider bool) {
+func ModelCostOf(m ModelSpec, u provider.Usage) (cost float64, fromProvider bool) {
 	if u.Cost > 0 {
 		return u.Cost, true
 	}
@@ -69,12 +30,6 @@ func (m ModelSpec) CostOf(u provider.Usage) (cost float64, fromProvider bool) {
 		info.PriceCacheWrite = cat.PriceCacheWrite
 	}
 	return info.Cost(u), false
-}
-
-// Reasoning returns what a request to the model asks for: the reasoning effort and the
-// extended-thinking budget (0: none).
-func (m ModelSpec) Reasoning() (effort string, thinkingBudget int) {
-	return m.ReasoningEffort, max(m.ThinkingBudget, 0)
 }
 
 // UsageOf converts a provider's usage into the usage recorded in events.

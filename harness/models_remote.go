@@ -8,28 +8,6 @@ import (
 	"exo/harness/provider"
 )
 
-// RemoteQuery chooses the endpoints whose models to list.
-type RemoteQuery struct {
-	// Provider keeps only endpoints of this provider kind; "" keeps all.
-	Provider string
-	// BaseURL lists this endpoint (of kind Provider, default openai-compatible) instead of the
-	// registered models' endpoints; Secret names the sealed key it needs, if any.
-	BaseURL string
-	Secret  string
-}
-
-// RemoteModel is one model an endpoint serves.
-type RemoteModel struct {
-	provider.RemoteModel
-	// Provider and BaseURL say which endpoint serves it.
-	Provider string `json:"provider"`
-	BaseURL  string `json:"base_url,omitempty"`
-	// Known is set when exo's catalog knows the id: registering it fills limits and prices.
-	Known bool `json:"known"`
-	// Registered names the registered models that use this id at this endpoint.
-	Registered []string `json:"registered,omitempty"`
-}
-
 // endpoint is one API address with its key.
 type endpoint struct {
 	kind, baseURL, secret string
@@ -111,7 +89,7 @@ func (h *Harness) listEndpoint(ctx context.Context, ep *endpoint) ([]RemoteModel
 	}
 	out := make([]RemoteModel, 0, len(ms))
 	for _, m := range ms {
-		r := RemoteModel{RemoteModel: m, Provider: ep.kind, BaseURL: ep.baseURL, Registered: ep.models[m.ID]}
+		r := RemoteModel{EndpointModel: m, Provider: ep.kind, BaseURL: ep.baseURL, Registered: ep.models[m.ID]}
 		if info, ok := provider.Lookup(m.ID); ok {
 			r.Known = true
 			r.ContextWindow = max(r.ContextWindow, info.ContextWindow)

@@ -40,7 +40,7 @@ func TestCostCountsCacheWritesAndPrefersTheProvidersFigure(t *testing.T) {
 	m, _ := h.RegisterModel(ModelSpec{Name: "c", Provider: "anthropic", ModelID: "claude-sonnet-4-5"})
 	// A turn that writes the cache: 2,000 plain input + 8,000 written, 500 out.
 	u := provider.Usage{Input: 10_000, CacheWrite: 8_000, Output: 500}
-	cost, fromProvider := m.CostOf(u)
+	cost, fromProvider := ModelCostOf(m, u)
 	want := (2_000*3.00 + 8_000*3.75 + 500*15.00) / 1e6
 	if fromProvider || math.Abs(cost-want) > 1e-12 {
 		t.Errorf("cost = %v (provider %v), want %v", cost, fromProvider, want)
@@ -48,11 +48,11 @@ func TestCostCountsCacheWritesAndPrefersTheProvidersFigure(t *testing.T) {
 	// Registered before cache-write prices were kept: the catalog's price still applies.
 	old := m
 	old.PriceCacheWrite = 0
-	if c := old.Cost(u); math.Abs(c-want) > 1e-12 {
+	if c := ModelCost(old, u); math.Abs(c-want) > 1e-12 {
 		t.Errorf("old registration cost = %v, want %v", c, want)
 	}
 	u.Cost = 0.0123
-	if cost, fromProvider := m.CostOf(u); !fromProvider || cost != 0.0123 {
+	if cost, fromProvider := ModelCostOf(m, u); !fromProvider || cost != 0.0123 {
 		t.Errorf("provider cost ignored: %v %v", cost, fromProvider)
 	}
 }

@@ -3,7 +3,7 @@ package harness
 import (
 	"context"
 	"encoding/json"
-	"errors"
+	"exo/harness/api"
 	"fmt"
 	"os"
 	"sort"
@@ -26,7 +26,7 @@ type PeerSession struct {
 }
 
 // ErrOrphaned means a session's daemon is gone and its workspace is not reachable here.
-var ErrOrphaned = errors.New("session is orphaned: its daemon is gone and its workspace is not reachable here")
+var ErrOrphaned = api.ErrOrphaned
 
 // PeerSessions lists the sessions other daemons run on a shared store, oldest first (none on
 // a local store; removed ones left out, archived ones included and marked so), with who owns them read in one request. A record that cannot be read is
@@ -238,7 +238,7 @@ func (w *peerWatch) apply(c store.Change) {
 			return
 		}
 		w.seen[c.Branch] = c.Seq
-		w.h.Publish(Notice{Session: p.Session.ID, Events: evs, Peer: p.Node})
+		w.h.Publish(Notice{Session: p.Session.ID, Events: eventsOf(evs), Peer: p.Node})
 	case store.ChangeNode:
 		if !c.Deleted {
 			return

@@ -29,7 +29,7 @@ func (h *Harness) RewindPreview(sessionID string, seq uint64) (events int, files
 		if e.Type != TypeWorkspaceSnapshot {
 			continue
 		}
-		p, err := Decode(e)
+		p, err := Decode(eventOf(e))
 		if err != nil {
 			continue
 		}

@@ -8,15 +8,6 @@ import (
 	"exo/sandbox"
 )
 
-// Progress is long work going on in a session, as clients show it: a snapshot staging Done of
-// Total files (Total -1 while the workspace is scanned). Finished ends it.
-type Progress struct {
-	Task     string `json:"task"`
-	Done     int    `json:"done"`
-	Total    int    `json:"total"`
-	Finished bool   `json:"finished,omitempty"`
-}
-
 // progressQuiet is how long a snapshot runs before its progress is published: quick ones stay
 // silent. EXO_PROGRESS_AFTER (a Go duration) changes it, for tests.
 var progressQuiet = sync.OnceValue(func() time.Duration {

@@ -9,7 +9,7 @@ import (
 
 // Projection is anything folded from events one at a time.
 type Projection interface {
-	Apply(e store.Event)
+	Apply(e Event)
 }
 
 // sessionProjection names the Session projection's checkpoints in the store.
@@ -91,7 +91,7 @@ func (h *Harness) LoadState(branch string, seq uint64, useCheckpoint bool) (*Ses
 			if err != nil {
 				return err
 			}
-			st.Apply(e)
+			st.Apply(eventOf(e))
 			applied++
 		}
 		return nil

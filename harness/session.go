@@ -3,35 +3,10 @@ package harness
 import (
 	"encoding/json"
 	"fmt"
-	"time"
 
+	"exo/harness/api"
 	"exo/store"
 )
-
-// Session is the durable record of a session: its identity and the branches it has had.
-// Everything else about it is a projection of its current branch's events.
-type Session struct {
-	ID        string    `json:"id"`
-	Name      string    `json:"name"`
-	Agent     string    `json:"agent"`
-	Branch    string    `json:"branch"`
-	Branches  []string  `json:"branches"`
-	Parent    string    `json:"parent,omitempty"`
-	ParentSeq uint64    `json:"parent_seq,omitempty"`
-	Workspace string    `json:"workspace"`
-	Created   time.Time `json:"created"`
-	// Settings are per-session options (model, network, scope…) kept by the harness.
-	Settings map[string]string `json:"settings,omitempty"`
-	// Node is the daemon that runs the session when it is another daemon's on a shared store
-	// (set when read from that daemon's records; a daemon never stores it for its own).
-	Node string `json:"node,omitempty"`
-	// Archived hides the session from lists and the siblings pane (exo session archive); it
-	// stays whole and usable.
-	Archived bool `json:"archived,omitempty"`
-	// Deleted marks a removed session (exo session rm): its events stay in the log, but no
-	// list or reference finds it any more.
-	Deleted bool `json:"deleted,omitempty"`
-}
 
 // putSession writes a session record inside a transaction.
 func putSession(tx *store.Tx, s *Session) error {
@@ -76,7 +51,7 @@ func listSessions(tx *store.Tx) ([]*Session, error) {
 
 // Event is a committed event as the harness API hands it out (the store's type), so the UI never
 // imports the store.
-type Event = store.Event
+type Event = api.Event
 
 // Record is an event to append, as the harness API takes it.
 type Record = store.Record

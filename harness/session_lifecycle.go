@@ -12,36 +12,6 @@ import (
 	"exo/store"
 )
 
-// Types of the events that archive and remove sessions.
-const (
-	TypeSessionArchived = "session.archived"
-	TypeSessionDeleted  = "session.deleted"
-)
-
-// SessionArchived records that a session was archived (hidden from lists) or brought back.
-type SessionArchived struct {
-	Archived bool `json:"archived"`
-}
-
-// SessionDeleted records that a session was removed, with the files exo made for it that go
-// (its fork's working copy, snapshots repository, sandbox and executor state) when no other
-// session uses them.
-type SessionDeleted struct {
-	Paths []string `json:"paths,omitempty"`
-}
-
-func init() {
-	RegisterType(TypeSessionArchived, typed(FamilySession, func(p *SessionArchived) string {
-		if p.Archived {
-			return "archived"
-		}
-		return "brought back from the archive"
-	}))
-	RegisterType(TypeSessionDeleted, typed(FamilySession, func(p *SessionDeleted) string {
-		return fmt.Sprintf("deleted (%d folders of exo's to remove)", len(p.Paths))
-	}))
-}
-
 // ArchiveSession hides a session from lists and the siblings pane (or brings it back),
 // recorded as session.archived. Nothing else changes.
 func (h *Harness) ArchiveSession(ref string, archived bool) (*Session, error) {
@@ -68,7 +38,7 @@ func (h *Harness) ArchiveSession(ref string, archived bool) (*Session, error) {
 	if err != nil {
 		return nil, fmt.Errorf("archive %s: %w", id, err)
 	}
-	h.committed(s.ID, s.Branch, evs)
+	h.committed(s.ID, s.Branch, eventsOf(evs))
 	return s, nil
 }
 
@@ -104,7 +74,7 @@ func (h *Harness) RemoveSession(id string) ([]string, error) {
 	if err != nil {
 		return nil, fmt.Errorf("remove %s: %w", s.Name, err)
 	}
-	h.committed(s.ID, s.Branch, evs)
+	h.committed(s.ID, s.Branch, eventsOf(evs))
 	failpoint.Hit("remove.after-mark")
 	h.closeRuntime(s.ID)
 	removed, problems := h.finishDelete(j)

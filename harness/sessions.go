@@ -1,7 +1,7 @@
 package harness
 
 import (
-	"errors"
+	"exo/harness/api"
 	"fmt"
 	"maps"
 	"sort"
@@ -12,8 +12,8 @@ import (
 
 // ErrNoSession means a session reference matched nothing; ErrAmbiguous that it matched several.
 var (
-	ErrNoSession = errors.New("no such session")
-	ErrAmbiguous = errors.New("ambiguous session reference")
+	ErrNoSession = api.ErrNoSession
+	ErrAmbiguous = api.ErrAmbiguous
 )
 
 // NewSessionOptions describes a session to create.
@@ -67,7 +67,7 @@ func (h *Harness) NewSession(o NewSessionOptions) (*Session, error) {
 	if err != nil {
 		return nil, fmt.Errorf("create session %s: %w", o.Name, err)
 	}
-	h.committed(s.ID, s.Branch, evs)
+	h.committed(s.ID, s.Branch, eventsOf(evs))
 	return s, nil
 }
 

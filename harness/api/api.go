@@ -1,22 +1,12 @@
-// Package api is the harness API that the app, the CLI and external tools use: one Go interface
-// served in-process (harness/service, for tests) and over a unix socket by exo's daemon
-// (harness/daemon). Every request and result type here is plain data that travels as JSON.
 package api
 
 import (
 	"context"
 	"io"
-
-	"exo/harness"
-	"exo/harness/executor"
-	"exo/harness/executors"
-	"exo/harness/governance"
-	"exo/harness/mcp"
-	"exo/harness/secrets"
 )
 
-// Client is everything a client may ask of the harness. Errors keep their identity across the
-// wire: errors.Is works with harness.ErrNoSession, harness.ErrAmbiguous, harness.ErrBadSeq and
+// Client is everything a client may ask of the  Errors keep their identity across the
+// wire: errors.Is works with ErrNoSession, ErrAmbiguous, ErrBadSeq and
 // the errors of this package.
 type Client interface {
 	Sessions
@@ -36,7 +26,7 @@ type Client interface {
 	Doctor(ctx context.Context, workspace string) (DoctorReport, error)
 	// MCPStatus lists the MCP servers configured for workspace; check starts each and counts
 	// its tools.
-	MCPStatus(ctx context.Context, workspace string, check bool) ([]mcp.Status, error)
+	MCPStatus(ctx context.Context, workspace string, check bool) ([]MCPStatus, error)
 	// ProjectTrust reports the code workspace's project would run on the host (.mcp.json
 	// servers, .exo/settings*.json hooks) and whether the user trusts it.
 	ProjectTrust(ctx context.Context, workspace string) (ProjectTrust, error)
@@ -57,36 +47,36 @@ type Sessions interface {
 	ListSessions(ctx context.Context) ([]SessionInfo, error)
 	// Session resolves an id, a unique id prefix or a name: of this daemon's sessions, else of
 	// the other daemons' on a shared store (Node set: shown read-only; TakeOver makes it ours).
-	Session(ctx context.Context, ref string) (*harness.Session, error)
+	Session(ctx context.Context, ref string) (*Session, error)
 	// TakeOver makes another daemon's session on a shared store this daemon's once that daemon
-	// is gone: harness.ErrNotOwner while it lives, harness.ErrOrphaned when the session's
+	// is gone: ErrNotOwner while it lives, ErrOrphaned when the session's
 	// workspace is not reachable here. A turn it left running is recorded as interrupted.
-	TakeOver(ctx context.Context, ref string) (*harness.Session, error)
+	TakeOver(ctx context.Context, ref string) (*Session, error)
 	// NewSession creates a session (scope and governance records included).
-	NewSession(ctx context.Context, req NewSessionRequest) (*harness.Session, error)
+	NewSession(ctx context.Context, req NewSessionRequest) (*Session, error)
 	// SetSetting sets one of a session's settings (model, executor, budgets…); "" removes it.
-	SetSetting(ctx context.Context, sessionID, key, value string) (*harness.Session, error)
+	SetSetting(ctx context.Context, sessionID, key, value string) (*Session, error)
 	// Fork starts a sibling from a session's history up to Seq (0: its head).
-	Fork(ctx context.Context, req ForkRequest) (*harness.Session, error)
+	Fork(ctx context.Context, req ForkRequest) (*Session, error)
 	// Rewind continues a session from seq on a new branch, files included.
-	Rewind(ctx context.Context, sessionID string, seq uint64) (*harness.Session, error)
+	Rewind(ctx context.Context, sessionID string, seq uint64) (*Session, error)
 	// RewindPreview says what a rewind to seq would undo.
 	RewindPreview(ctx context.Context, sessionID string, seq uint64) (RewindPlan, error)
 	// Say appends a user message without running a turn.
-	Say(ctx context.Context, sessionID, text, source string) (harness.Event, error)
+	Say(ctx context.Context, sessionID, text, source string) (Event, error)
 	// Files lists the session's workspace for @path completion: what .gitignore leaves in,
-	// folders with a trailing slash (see harness.ListFiles).
+	// folders with a trailing slash (see ListFiles).
 	Files(ctx context.Context, sessionID string) ([]string, error)
 	// State returns the Session projection of a branch at its head.
-	State(ctx context.Context, branch string) (*harness.SessionState, error)
+	State(ctx context.Context, branch string) (*SessionState, error)
 	// StateAt returns the Session projection of a branch as of seq.
-	StateAt(ctx context.Context, branch string, seq uint64) (*harness.SessionState, error)
+	StateAt(ctx context.Context, branch string, seq uint64) (*SessionState, error)
 	// Events returns events from..to (to 0: the head) of a branch's whole history.
-	Events(ctx context.Context, branch string, from, to uint64) ([]harness.Event, error)
+	Events(ctx context.Context, branch string, from, to uint64) ([]Event, error)
 	// BranchPoints counts the forks and rewinds taken at each seq of a branch's history.
 	BranchPoints(ctx context.Context, branch string) (map[uint64]int, error)
 	// Verify recomputes hash chains: of a session's branches, or everything when id is "".
-	Verify(ctx context.Context, sessionID string) (harness.VerifyReport, error)
+	Verify(ctx context.Context, sessionID string) (VerifyReport, error)
 	// Artifact opens an artifact by id or unique prefix.
 	Artifact(ctx context.Context, id string) (io.ReadCloser, error)
 	// FileAtSnapshot returns a file as the session's newest snapshot holds it.
@@ -100,7 +90,7 @@ type Turns interface {
 	StartTurn(ctx context.Context, req TurnRequest) (TurnStarted, error)
 	// WaitTurn waits for a turn of a session to end (the running one, or the last one when
 	// turnID is "") and returns its result.
-	WaitTurn(ctx context.Context, sessionID, turnID string) (harness.TurnResult, error)
+	WaitTurn(ctx context.Context, sessionID, turnID string) (TurnResult, error)
 	// CancelTurn stops the turn running on a session (no error when none runs).
 	CancelTurn(ctx context.Context, sessionID string) error
 	// Approve answers an approval request; the first answer wins and later ones get
@@ -111,11 +101,11 @@ type Turns interface {
 	// says ask; it returns when decided (a refusal is a result, not an error).
 	Gate(ctx context.Context, req GateRequest) (GateResult, error)
 	// Compact compacts a session's prompt view now.
-	Compact(ctx context.Context, sessionID string) (executor.CompactionReport, error)
+	Compact(ctx context.Context, sessionID string) (CompactionReport, error)
 	// SelectExecutor makes name (default, claude-code, codex, acp:COMMAND [ARGS]) the executor
 	// of the session's next turns, recorded as executor.selected; an executor that cannot run
 	// here is refused (ErrInvalid) with the reason.
-	SelectExecutor(ctx context.Context, sessionID, name string) (executors.Info, error)
+	SelectExecutor(ctx context.Context, sessionID, name string) (ExecutorInfo, error)
 }
 
 // Sandbox runs commands in sessions' sandboxes.
@@ -124,9 +114,9 @@ type Sandbox interface {
 	// output streams to out as it comes.
 	Exec(ctx context.Context, req ExecRequest, out io.Writer) (ExecResult, error)
 	// StartTask runs a command detached in the background and returns its handle.
-	StartTask(ctx context.Context, sessionID, command string) (harness.DetachedTask, error)
+	StartTask(ctx context.Context, sessionID, command string) (DetachedTask, error)
 	// Tasks lists background tasks.
-	Tasks(ctx context.Context) ([]harness.DetachedTask, error)
+	Tasks(ctx context.Context) ([]DetachedTask, error)
 	// TaskOutput writes a task's output so far.
 	TaskOutput(ctx context.Context, taskID string, out io.Writer) error
 	// KillTask kills a background task.
@@ -140,19 +130,19 @@ type Registry interface {
 	// Models lists registered models and names the default.
 	Models(ctx context.Context) (ModelList, error)
 	// Model resolves a registered model by name ("": the default).
-	Model(ctx context.Context, name string) (harness.ModelSpec, error)
+	Model(ctx context.Context, name string) (ModelSpec, error)
 	// RegisterModel registers a model; its secret must be sealed already.
-	RegisterModel(ctx context.Context, spec harness.ModelSpec) (harness.ModelSpec, error)
+	RegisterModel(ctx context.Context, spec ModelSpec) (ModelSpec, error)
 	// RemoveModel removes a registered model.
 	RemoveModel(ctx context.Context, name string) error
 	// SetDefaultModel makes a registered model the default.
 	SetDefaultModel(ctx context.Context, name string) error
 	// RemoteModels asks model endpoints which models they serve.
-	RemoteModels(ctx context.Context, q harness.RemoteQuery) (RemoteModels, error)
+	RemoteModels(ctx context.Context, q RemoteQuery) (RemoteModels, error)
 	// SetSecret seals a secret; the value never comes back.
 	SetSecret(ctx context.Context, name string, value []byte) error
 	// Secrets lists sealed secrets: names and dates only.
-	Secrets(ctx context.Context) ([]secrets.Info, error)
+	Secrets(ctx context.Context) ([]SecretInfo, error)
 	// RemoveSecret removes a sealed secret.
 	RemoveSecret(ctx context.Context, name string) error
 }
@@ -160,15 +150,15 @@ type Registry interface {
 // Governance reads and changes scopes and runs the lifecycle commands.
 type Governance interface {
 	// Scope returns a session's scope.
-	Scope(ctx context.Context, sessionID string) (governance.Scope, error)
+	Scope(ctx context.Context, sessionID string) (Scope, error)
 	// SetScope replaces a session's scope (recorded as scope.set); reason says why.
-	SetScope(ctx context.Context, sessionID string, scope governance.Scope, reason string) (governance.Scope, error)
+	SetScope(ctx context.Context, sessionID string, scope Scope, reason string) (Scope, error)
 	// Drift reports a session's drift and conflicts.
 	Drift(ctx context.Context, sessionID string) (DriftReport, error)
 	// ConflictDiff renders the diffs of the paths a session and another both changed.
 	ConflictDiff(ctx context.Context, sessionID, with string) (string, error)
 	// Finish runs the constitution's checks and records the session's memento.
-	Finish(ctx context.Context, req FinishRequest) (*governance.Memento, error)
+	Finish(ctx context.Context, req FinishRequest) (*Memento, error)
 	// Handoff finishes a session and hands it to another.
 	Handoff(ctx context.Context, req HandoffRequest) (*HandoffResult, error)
 }

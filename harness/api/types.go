@@ -3,23 +3,18 @@ package api
 import (
 	"encoding/json"
 	"time"
-
-	"exo/harness"
-	"exo/harness/executors"
-	"exo/harness/governance"
-	"exo/harness/mcp"
 )
 
 // SessionInfo is a session with the summary of its projected state, as lists show it.
 type SessionInfo struct {
-	Session *harness.Session `json:"session"`
-	Status  harness.Status   `json:"status"`
-	Head    uint64           `json:"head"`
-	Model   string           `json:"model,omitempty"`
-	Steps   int              `json:"steps"`
-	Usage   harness.Usage    `json:"usage"`
-	Cost    float64          `json:"cost"`
-	// Running is true while a turn runs on the session in the harness.
+	Session *Session `json:"session"`
+	Status  Status   `json:"status"`
+	Head    uint64   `json:"head"`
+	Model   string   `json:"model,omitempty"`
+	Steps   int      `json:"steps"`
+	Usage   Usage    `json:"usage"`
+	Cost    float64  `json:"cost"`
+	// Running is true while a turn runs on the session in the
 	Running bool `json:"running"`
 	// Clients counts the apps and tails watching the session.
 	Clients int `json:"clients"`
@@ -49,9 +44,9 @@ type NewSessionRequest struct {
 	Model     string            `json:"model,omitempty"`
 	Settings  map[string]string `json:"settings,omitempty"`
 	// Scope flags: allow and deny globs, file budget and shell-change policy.
-	Scope governance.ScopeRequest `json:"scope"`
+	Scope ScopeRequest `json:"scope"`
 	// OverrideGovernance starts even though the constitution changed since 'exo compile'
-	// (recorded as governance.overridden).
+	// (recorded as overridden).
 	OverrideGovernance bool `json:"override_governance,omitempty"`
 }
 
@@ -63,7 +58,7 @@ type ForkRequest struct {
 	Branch string `json:"branch,omitempty"`
 	Name   string `json:"name,omitempty"`
 	// Scope, when set, narrows the fork's scope (it may only narrow).
-	Scope *governance.Scope `json:"scope,omitempty"`
+	Scope *Scope `json:"scope,omitempty"`
 }
 
 // RewindPlan says what a rewind would undo.
@@ -162,23 +157,23 @@ type EnforcementInfo struct {
 // RemoteModels is what the endpoints serve; Problems names the endpoints that could not be
 // listed (the others are still listed).
 type RemoteModels struct {
-	Models   []harness.RemoteModel `json:"models"`
-	Problems string                `json:"problems,omitempty"`
+	Models   []RemoteModel `json:"models"`
+	Problems string        `json:"problems,omitempty"`
 }
 
 // ModelList is the model registry.
 type ModelList struct {
-	Models  []harness.ModelSpec `json:"models"`
-	Default string              `json:"default,omitempty"`
+	Models  []ModelSpec `json:"models"`
+	Default string      `json:"default,omitempty"`
 }
 
 // DriftReport is a session's drift and conflicts.
 type DriftReport struct {
-	Session   string                        `json:"session"`
-	Name      string                        `json:"name"`
-	Scope     governance.Scope              `json:"scope"`
-	Drift     governance.Drift              `json:"drift"`
-	Conflicts []governance.ConflictDetected `json:"conflicts,omitempty"`
+	Session   string             `json:"session"`
+	Name      string             `json:"name"`
+	Scope     Scope              `json:"scope"`
+	Drift     Drift              `json:"drift"`
+	Conflicts []ConflictDetected `json:"conflicts,omitempty"`
 }
 
 // FinishRequest finishes a session.
@@ -198,10 +193,10 @@ type HandoffRequest struct {
 
 // HandoffResult reports a handoff.
 type HandoffResult struct {
-	From    *harness.Session    `json:"from"`
-	To      *harness.Session    `json:"to"`
-	Created bool                `json:"created"`
-	Memento *governance.Memento `json:"memento,omitempty"`
+	From    *Session `json:"from"`
+	To      *Session `json:"to"`
+	Created bool     `json:"created"`
+	Memento *Memento `json:"memento,omitempty"`
 	// Warning is set when the checks ran under a stale lock.
 	Warning string `json:"warning,omitempty"`
 }
@@ -229,13 +224,13 @@ type DoctorReport struct {
 	// Daemon describes the harness process (empty in-process).
 	Daemon *DaemonInfo `json:"daemon,omitempty"`
 	// MCP is the state of the MCP servers configured for the workspace asked about.
-	MCP []mcp.Status `json:"mcp,omitempty"`
+	MCP []MCPStatus `json:"mcp,omitempty"`
 	// Damaged says why the store refuses writes ("" when it is sound).
 	Damaged string `json:"damaged,omitempty"`
 	// Executors says which executors can run here (binary found, version).
-	Executors []executors.Info `json:"executors"`
+	Executors []ExecutorInfo `json:"executors"`
 	// Recovered is what the harness put back in order when it opened after a process died.
-	Recovered *harness.RecoveryReport `json:"recovered,omitempty"`
+	Recovered *RecoveryReport `json:"recovered,omitempty"`
 }
 
 // DaemonInfo describes a running daemon.
@@ -287,7 +282,7 @@ type WatchRequest struct {
 // Watcher is a running watch.
 type Watcher struct {
 	// C delivers notices in order; it closes when the watch ends.
-	C <-chan harness.Notice
+	C <-chan Notice
 	// ID identifies the watch (SetAttach uses it).
 	ID    string
 	err   func() error
@@ -295,7 +290,7 @@ type Watcher struct {
 }
 
 // NewWatcher builds a Watcher from its channel, error and close functions (for implementations).
-func NewWatcher(id string, c <-chan harness.Notice, err func() error, close func()) *Watcher {
+func NewWatcher(id string, c <-chan Notice, err func() error, close func()) *Watcher {
 	return &Watcher{C: c, ID: id, err: err, close: close}
 }
 

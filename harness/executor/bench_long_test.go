@@ -14,7 +14,6 @@ import (
 
 	"exo/harness"
 	"exo/harness/provider/providertest"
-	"exo/store"
 )
 
 // bigOutput is a tool output worth pruning (a few hundred tokens).
@@ -28,7 +27,7 @@ func compactedHistory(tb testing.TB, h *harness.Harness, id string, events int) 
 	a := harness.ExecutorActor("default")
 	for i := 0; ; i++ {
 		recs := benchTurn(i)
-		p, _ := harness.Decode(store.Event{Type: recs[3].Type, Data: recs[3].Data})
+		p, _ := harness.Decode(harness.Event{Type: recs[3].Type, Data: recs[3].Data})
 		tc := p.(*harness.ToolCompleted)
 		tc.Output = bigOutput
 		recs[3] = harness.MustRecord(harness.TypeToolCompleted, harness.ToolActor("bash"), tc)

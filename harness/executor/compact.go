@@ -3,6 +3,7 @@ package executor
 import (
 	"context"
 	"errors"
+	"exo/harness/api"
 	"fmt"
 	"strings"
 
@@ -21,20 +22,10 @@ const (
 const DefaultPruneThreshold = 20_000
 
 // ErrNothingToCompact means a manual compaction found nothing before the last two user turns.
-var ErrNothingToCompact = errors.New("nothing to compact: the history is only the last two user turns")
+var ErrNothingToCompact = api.ErrNothingToCompact
 
 // summaryPrompt asks the model for a summary that can stand in for the history.
 const summaryPrompt = `Summarise the conversation above so that you can continue the work from the summary alone: the user's goals and constraints, what was done (files read and changed, commands run and their outcomes), decisions and why, open problems, and the next steps. Be concrete (paths, names, numbers); do not call tools; answer with the summary only.`
-
-// CompactionReport says what a compaction check did.
-type CompactionReport struct {
-	Pruned       bool `json:"pruned"`
-	Summarized   bool `json:"summarized"`
-	TokensBefore int  `json:"tokens_before"`
-	TokensAfter  int  `json:"tokens_after"`
-	// NoGain says why a summary was made but not used (it would not have made the prompt smaller).
-	NoGain string `json:"no_gain,omitempty"`
-}
 
 // compactor runs compaction for one session with its model.
 type compactor struct {
@@ -187,7 +178,7 @@ func (c *compactor) summarize(ctx context.Context, v *View, rep *CompactionRepor
 	if err != nil {
 		return fmt.Errorf("summarise the history of %s: %w", c.s.Name, err)
 	}
-	cost := harness.CompactionCost{Model: c.model.Label(), Cost: c.model.Cost(usage),
+	cost := harness.CompactionCost{Model: c.model.Label(), Cost: harness.ModelCost(c.model, usage),
 		Usage: harness.UsageOf(usage)}
 	if n, old := v.count(summaryText(from, to, summary)), v.replacedTokens(k); n >= old {
 		// A summary no smaller than what it replaces would make the prompt bigger: keep the
@@ -291,19 +282,4 @@ func (e *hookStopError) Error() string { return e.stop.message() }
 // CompactSession is Compact for callers without a context of their own (the TUI's /compact).
 func (x *Executor) CompactSession(sessionID string) (CompactionReport, error) {
 	return x.Compact(context.Background(), sessionID)
-}
-
-// String describes a compaction for the user.
-func (r CompactionReport) String() string {
-	var did []string
-	if r.Pruned {
-		did = append(did, "pruned old tool outputs")
-	}
-	if r.Summarized {
-		did = append(did, "summarised older turns")
-	}
-	if len(did) == 0 {
-		return "nothing compacted"
-	}
-	return fmt.Sprintf("compacted: %s; prompt %d → %d tokens (the log keeps the full history)", strings.Join(did, " and "), r.TokensBefore, r.TokensAfter)
 }

@@ -3,6 +3,7 @@ package executor
 import (
 	"context"
 	"errors"
+	"exo/harness/api"
 	"fmt"
 	"strings"
 	"time"
@@ -12,7 +13,7 @@ import (
 )
 
 // ErrBusy means a turn is already running on the session.
-var ErrBusy = errors.New("a turn is already running on this session")
+var ErrBusy = api.ErrBusy
 
 // Result sums up one turn.
 type Result = harness.TurnResult
@@ -294,7 +295,7 @@ func (t *turn) callModel(ctx context.Context, step int) (provider.Response, bool
 
 // completed records a model answer.
 func (t *turn) completed(resp provider.Response, took time.Duration) error {
-	cost, fromProvider := t.model.CostOf(resp.Usage)
+	cost, fromProvider := harness.ModelCostOf(t.model, resp.Usage)
 	t.res.Usage = t.res.Usage.Add(resp.Usage)
 	t.res.Cost += cost
 	if t.res.TTFTMs == 0 {

@@ -77,7 +77,7 @@ func (t *turn) startModelSpan(ctx context.Context, req provider.Request) (contex
 
 // endModelSpan records a model call's usage, cost and finish, as span attributes and metrics.
 func (t *turn) endModelSpan(ctx context.Context, span trace.Span, resp provider.Response, took time.Duration, err error) {
-	cost := t.model.Cost(resp.Usage)
+	cost := harness.ModelCost(t.model, resp.Usage)
 	span.SetAttributes(
 		attribute.String("gen_ai.response.model", t.model.ModelID),
 		attribute.Int64("gen_ai.usage.input_tokens", resp.Usage.Input),

@@ -7,7 +7,6 @@ import (
 
 	"exo/harness"
 	"exo/harness/provider"
-	"exo/store"
 )
 
 // View is the prompt-view projection of a branch: the messages the next model call sees. It is
@@ -36,7 +35,7 @@ func newView(branch, model string) *View {
 }
 
 // Apply folds one event into the view.
-func (v *View) Apply(e store.Event) {
+func (v *View) Apply(e harness.Event) {
 	v.Head, v.cur = e.Seq, e.Seq
 	p, err := harness.Decode(e)
 	if err != nil {
@@ -145,7 +144,7 @@ func (v *View) assistant(p *harness.ModelCompleted) {
 }
 
 // toolResult adds a model tool call's result (user-run commands become notes).
-func (v *View) toolResult(e store.Event, p *harness.ToolCompleted) {
+func (v *View) toolResult(e harness.Event, p *harness.ToolCompleted) {
 	text := resultText(p)
 	if e.Actor == harness.ActorUser || !v.pending[p.CallID] {
 		if e.Actor == harness.ActorUser {

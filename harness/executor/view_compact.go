@@ -5,7 +5,6 @@ import (
 
 	"exo/harness"
 	"exo/harness/provider"
-	"exo/store"
 )
 
 // pruneMinTokens is the size under which a tool output is not worth replacing by a placeholder.
@@ -41,7 +40,7 @@ type spend struct {
 
 // applyLongRunning folds the events of compaction, budgets, wake-ups and subagents; it
 // reports true when the event needs nothing else.
-func (v *View) applyLongRunning(e store.Event, p any) bool {
+func (v *View) applyLongRunning(e harness.Event, p any) bool {
 	switch p := p.(type) {
 	case *harness.CompactionApplied:
 		v.applyCompaction(p)

@@ -14,7 +14,7 @@ import (
 func viewOf(recs ...store.Record) *View {
 	v := newView("b", "gpt-5")
 	for i, r := range recs {
-		v.Apply(store.Event{Seq: uint64(i + 1), Type: r.Type, Actor: r.Actor, Data: r.Data})
+		v.Apply(harness.Event{Seq: uint64(i + 1), Type: r.Type, Actor: r.Actor, Data: r.Data})
 	}
 	return v
 }

@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"exo/harness"
-	"exo/store"
 )
 
 // wakePoll is how often a watcher with an unseen completion checks whether the session became
@@ -61,7 +60,7 @@ func (x *Executor) WatchTasks(ctx context.Context, sessionID string, onTurn func
 }
 
 // hasCompletion reports whether events hold a task or subagent completion.
-func hasCompletion(evs []store.Event) bool {
+func hasCompletion(evs []harness.Event) bool {
 	for _, e := range evs {
 		if e.Type == harness.TypeTaskCompleted || e.Type == harness.TypeSubagentCompleted {
 			return true
@@ -97,4 +96,4 @@ func (x *Executor) unseenCompletion(sessionID string) bool {
 func (x *Executor) UnseenCompletion(sessionID string) bool { return x.unseenCompletion(sessionID) }
 
 // HasCompletion reports whether events hold a task or subagent completion.
-func HasCompletion(evs []store.Event) bool { return hasCompletion(evs) }
+func HasCompletion(evs []harness.Event) bool { return hasCompletion(evs) }

@@ -96,17 +96,6 @@ func (o *own) Close() error { return nil }
 // StopSession does nothing: exo's executor keeps nothing for a session between turns.
 func (o *own) StopSession(string) error { return nil }
 
-// Info is what `exo doctor` shows of an executor.
-type Info struct {
-	Name    string `json:"name"`
-	Usable  bool   `json:"usable"`
-	Binary  string `json:"binary,omitempty"`
-	Version string `json:"version,omitempty"`
-	Problem string `json:"problem,omitempty"`
-	// NativeTools is set when the agent was selected with its own tools.
-	NativeTools bool `json:"native_tools,omitempty"`
-}
-
 // NativeFlag after an executor's name selects it with its own tools (claude-code --native-tools).
 const NativeFlag = "--native-tools"
 

@@ -64,7 +64,7 @@ type Answer struct {
 // one conversation.
 func (c *modelCall) completed(a Answer) {
 	l := c.l
-	cost := l.spec.Cost(a.Usage)
+	cost := harness.ModelCost(l.spec, a.Usage)
 	for i := range a.ToolCalls {
 		a.ToolCalls[i].Name = harness.ExoToolName(a.ToolCalls[i].Name)
 	}

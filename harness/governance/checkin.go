@@ -11,13 +11,13 @@ import (
 // CheckIn checks a path a tool was given (relative to workspace, or absolute) after resolving
 // symlinks: a link inside the scope that points at a boundary or out-of-scope file is judged by
 // its target, and a link out of the workspace is an escape.
-func (s Scope) CheckIn(workspace, path string) error {
+func CheckIn(s Scope, workspace, path string) error {
 	if path == "" {
-		return s.pathError(path, ErrEmpty)
+		return pathError(s, path, ErrEmpty)
 	}
 	resolved, err := sandbox.ResolveInWorkspace(workspace, path)
 	if errors.Is(err, sandbox.ErrOutsideWorkspace) {
-		return s.pathError(path, ErrEscape)
+		return pathError(s, path, ErrEscape)
 	}
 	if err != nil {
 		return fmt.Errorf("check %s: %w", path, err)
@@ -32,7 +32,7 @@ func (s Scope) CheckIn(workspace, path string) error {
 	}
 	rel, err := filepath.Rel(ws, resolved)
 	if err != nil {
-		return s.pathError(path, ErrEscape)
+		return pathError(s, path, ErrEscape)
 	}
-	return s.Check(filepath.ToSlash(rel))
+	return CheckPath(s, filepath.ToSlash(rel))
 }

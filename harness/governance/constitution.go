@@ -66,14 +66,6 @@ func (c *Constitution) RulesText() string {
 	return b.String()
 }
 
-// ScopeRequest is what a user or caller asks for when a session starts (exo new flags).
-type ScopeRequest struct {
-	Allow  []string
-	Deny   []string
-	Budget int
-	Policy Policy
-}
-
 // NewScope builds a starting scope: the constitution's defaults (c may be nil), with the
 // request's allow list replacing the default one, its budget and policy overriding, and deny and
 // boundary lists added to the project's. The result is validated.
@@ -93,7 +85,7 @@ func NewScope(c *Constitution, r ScopeRequest) (Scope, error) {
 		s.Deny = union(c.Deny, s.Deny)
 		s.Boundary = union(s.Boundary, c.Boundary)
 	}
-	if err := s.Validate(); err != nil {
+	if err := ValidateScope(s); err != nil {
 		return Scope{}, err
 	}
 	return s, nil

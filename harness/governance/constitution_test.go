@@ -56,7 +56,7 @@ func TestParseValidConstitution(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if s.Budget != 12 || s.Policy != PolicyRevert || len(s.Deny) != 3 || !s.IsBoundary("go.sum") || !s.IsBoundary(".git/HEAD") {
+	if s.Budget != 12 || s.Policy != PolicyRevert || len(s.Deny) != 3 || !IsBoundary(s, "go.sum") || !IsBoundary(s, ".git/HEAD") {
 		t.Fatalf("scope from constitution %+v", s)
 	}
 }

@@ -14,49 +14,6 @@ const (
 	LevelHighFrom  = 0.7
 )
 
-// Level is a drift band.
-type Level string
-
-// Drift levels: low < 0.3 ≤ mid < 0.7 ≤ high.
-const (
-	LevelLow  Level = "low"
-	LevelMid  Level = "mid"
-	LevelHigh Level = "high"
-)
-
-// Drift is a session's drift score with its three parts and the files behind each.
-//
-//	total = 0.50 × (1 − in-scope changed / all changed)
-//	      + 0.35 × min(changed / budget, 1)
-//	      + 0.15 × (1 if any changed file is a boundary path)
-//
-// clamped to [0,1]. With no changed files drift is 0. With no budget (0) the budget term is 0:
-// an unbudgeted session is never penalised for size. Values are rounded to 6 decimals.
-type Drift struct {
-	Total   float64 `json:"total"`
-	Level   Level   `json:"level"`
-	Changed int     `json:"changed"`
-	InScope int     `json:"in_scope"`
-	Budget  int     `json:"budget"` // the scope's file budget, 0 for none
-	Parts   Parts   `json:"parts"`
-}
-
-// Parts are the three terms of the drift formula.
-type Parts struct {
-	Scope    Part `json:"scope"`
-	Budget   Part `json:"budget"`
-	Boundary Part `json:"boundary"`
-}
-
-// Part is one term of the drift formula: its weighted value, its unweighted factor in [0,1] and
-// the files behind it (out-of-scope files, all changed files, boundary files).
-type Part struct {
-	Value  float64  `json:"value"`
-	Factor float64  `json:"factor"`
-	Weight float64  `json:"weight"`
-	Files  []string `json:"files,omitempty"`
-}
-
 // ComputeDrift scores a set of changed paths against a scope.
 func ComputeDrift(scope Scope, changed []string) Drift {
 	changed = slices.Clone(changed)
@@ -68,12 +25,12 @@ func ComputeDrift(scope Scope, changed []string) Drift {
 		return d
 	}
 	for _, p := range changed {
-		if scope.InScope(p) {
+		if InScope(scope, p) {
 			d.InScope++
 		} else {
 			d.Parts.Scope.Files = append(d.Parts.Scope.Files, p)
 		}
-		if scope.IsBoundary(p) {
+		if IsBoundary(scope, p) {
 			d.Parts.Boundary.Files = append(d.Parts.Boundary.Files, p)
 		}
 	}
@@ -85,11 +42,11 @@ func ComputeDrift(scope Scope, changed []string) Drift {
 	if len(d.Parts.Boundary.Files) > 0 {
 		d.Parts.Boundary.Factor = 1
 	}
-	return d.finish()
+	return finishDrift(d)
 }
 
-// finish weighs the parts, sums, clamps, rounds and sets the level.
-func (d Drift) finish() Drift {
+// finishDrift weighs the parts, sums, clamps, rounds and sets the level.
+func finishDrift(d Drift) Drift {
 	total := 0.0
 	for _, p := range []*Part{&d.Parts.Scope, &d.Parts.Budget, &d.Parts.Boundary} {
 		p.Value = p.Weight * p.Factor

@@ -31,9 +31,9 @@ func Enforce(scope Scope, changed []harness.FileChange) Enforcement {
 		action = ActionReverted
 	}
 	for _, c := range changed {
-		err := scope.Check(c.Path)
+		err := CheckPath(scope, c.Path)
 		if c.From != "" && err == nil {
-			err = scope.Check(c.From)
+			err = CheckPath(scope, c.From)
 		}
 		if err == nil {
 			continue

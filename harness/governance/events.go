@@ -27,17 +27,6 @@ type ScopeSet struct {
 	Reason string `json:"reason,omitempty"` // new, fork, subagent, user, constitution
 }
 
-// ConflictDetected is the payload of conflict.detected, recorded once per pair and path on both
-// sessions.
-type ConflictDetected struct {
-	Path      string `json:"path"`
-	With      string `json:"with"`                // the other session's id
-	WithName  string `json:"with_name,omitempty"` // the other session's name
-	Workspace string `json:"workspace,omitempty"` // the other session's workspace
-	Node      string `json:"node,omitempty"`      // the daemon running it, when another machine's
-	Shared    bool   `json:"shared,omitempty"`    // both sessions work in the same directory
-}
-
 // HandoffDelivered is the payload of handoff.delivered.
 type HandoffDelivered struct {
 	From string `json:"from"`
@@ -61,7 +50,7 @@ func init() {
 		return "handoff from " + p.From + " delivered"
 	}))
 	harness.RegisterType(TypeSessionMemento, typed(harness.FamilySession, func(p *Memento) string {
-		return fmt.Sprintf("memento: %d files, %d turns, drift %.2f, checks %s", len(p.Files), p.Turns, p.Drift, p.checksLine())
+		return fmt.Sprintf("memento: %d files, %d turns, drift %.2f, checks %s", len(p.Files), p.Turns, p.Drift, checksLine(p))
 	}))
 	harness.RegisterType(TypeGovernanceOverridden, typed(harness.FamilyPolicy, func(p *GovernanceOverridden) string {
 		return "governance overridden: " + oneLine(p.Reason)

@@ -3,6 +3,7 @@ package governance
 import (
 	"context"
 	"errors"
+	"exo/harness/api"
 	"fmt"
 	"maps"
 	"slices"
@@ -12,7 +13,7 @@ import (
 )
 
 // ErrFinished means the session has finished already.
-var ErrFinished = errors.New("session has finished already")
+var ErrFinished = api.ErrFinished
 
 // Runner runs one check command in the session's sandbox and returns its exit code and output;
 // err is for a command that could not be run at all.
@@ -24,31 +25,6 @@ type FinishOptions struct {
 	Checks  []Check // the constitution's checks
 	Run     Runner  // required when there are checks
 	Actor   string  // harness when empty
-}
-
-// CheckResult is the outcome of one check.
-type CheckResult struct {
-	Name     string `json:"name"`
-	Command  string `json:"command"`
-	ExitCode int    `json:"exit_code"`
-	Passed   bool   `json:"passed"`
-	Output   string `json:"output,omitempty"` // the tail
-	Error    string `json:"error,omitempty"`
-}
-
-// Memento is the closeout of a session (payload of session.memento): what was done and what was
-// learned.
-type Memento struct {
-	Summary    string               `json:"summary"`
-	Turns      int                  `json:"turns"`
-	Tools      map[string]int       `json:"tools,omitempty"`
-	Files      []harness.FileChange `json:"files,omitempty"`
-	Drift      float64              `json:"drift"`
-	Level      Level                `json:"level"`
-	Checks     []CheckResult        `json:"checks,omitempty"`
-	Violations []string             `json:"violations,omitempty"`
-	Failures   []string             `json:"failures,omitempty"`
-	Learned    []string             `json:"learned,omitempty"`
 }
 
 // checkOutputTail bounds the check output kept in a memento.
@@ -113,7 +89,7 @@ func BuildMemento(st *State, checks []CheckResult, summary string) *Memento {
 		m.Files = append(m.Files, harness.FileChange{Path: p, Kind: st.Files[p].Kind})
 	}
 	m.Learned = learned(m)
-	m.Summary = firstNonEmpty(summary, m.autoSummary())
+	m.Summary = firstNonEmpty(summary, autoSummary(m))
 	return m
 }
 
@@ -133,17 +109,17 @@ func learned(m *Memento) []string {
 }
 
 // autoSummary says what was done in one sentence.
-func (m *Memento) autoSummary() string {
+func autoSummary(m *Memento) string {
 	files := make([]string, 0, len(m.Files))
 	for _, f := range m.Files {
 		files = append(files, f.Path)
 	}
 	return fmt.Sprintf("Changed %d file(s)%s in %d turn(s) using %s; drift %.2f (%s); checks %s.",
-		len(m.Files), listHead(files, 5), m.Turns, toolsText(m.Tools), m.Drift, m.Level, m.checksLine())
+		len(m.Files), listHead(files, 5), m.Turns, toolsText(m.Tools), m.Drift, m.Level, checksLine(m))
 }
 
 // checksLine renders "2/3 passed" or "none".
-func (m *Memento) checksLine() string {
+func checksLine(m *Memento) string {
 	if len(m.Checks) == 0 {
 		return "none"
 	}

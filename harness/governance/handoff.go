@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"exo/harness/api"
 	"fmt"
 	"strings"
 
@@ -29,10 +30,10 @@ type HandoffRecord struct {
 }
 
 // ErrSameSession means a handoff names one session as both ends.
-var ErrSameSession = errors.New("a session cannot hand off to itself")
+var ErrSameSession = api.ErrSameSession
 
 // applyHandoff keeps handoffs addressed to this session.
-func (s *State) applyHandoff(e store.Event) {
+func (s *State) applyHandoff(e harness.Event) {
 	var r HandoffRecord
 	if json.Unmarshal(e.Data, &r) != nil || r.To != s.Session {
 		return

@@ -33,7 +33,7 @@ func newSession(t *testing.T, h *harness.Harness, name, ws string, scope *Scope)
 	return s
 }
 
-func mustAppend(t *testing.T, h *harness.Harness, id string, recs ...store.Record) []store.Event {
+func mustAppend(t *testing.T, h *harness.Harness, id string, recs ...store.Record) []harness.Event {
 	t.Helper()
 	evs, err := h.Append(id, recs...)
 	if err != nil {

@@ -20,7 +20,7 @@ func (t *Tracker) CheckWrite(sessionID, relPath string) error {
 	if err != nil {
 		return err
 	}
-	return st.Scope.Check(relPath)
+	return CheckPath(st.Scope, relPath)
 }
 
 // SystemExtraHook adapts SystemText to the executor's SystemExtra option, reading the sealed

@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"exo/harness/api"
 	"fmt"
 	"io/fs"
 	"os"
@@ -24,7 +25,7 @@ type Lock struct {
 
 // Lock errors. A stale or missing lock wraps ErrGovernanceDrift.
 var (
-	ErrGovernanceDrift = errors.New("governance drift")
+	ErrGovernanceDrift = api.ErrGovernanceDrift
 	ErrNoConstitution  = errors.New("no constitution")
 )
 

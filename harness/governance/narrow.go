@@ -16,7 +16,7 @@ var ErrWidening = errors.New("scope would widen the parent's")
 // not exceed the parent's, and record may not replace revert. The parent's deny and boundary
 // globs always carry over; fields the child leaves empty are inherited.
 func Narrow(parent, child Scope) (Scope, error) {
-	if err := child.Validate(); err != nil {
+	if err := ValidateScope(child); err != nil {
 		return Scope{}, err
 	}
 	out := Scope{

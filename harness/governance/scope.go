@@ -4,41 +4,13 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/bmatcuk/doublestar/v4"
 )
 
-// Policy says what happens to shell changes outside the scope.
-type Policy string
-
-// Enforcement policies for shell changes.
-const (
-	PolicyRecord Policy = "record" // record a policy.violation (the default)
-	PolicyRevert Policy = "revert" // record it and restore the file from the previous snapshot
-)
-
-// ConstitutionPath is the project constitution, relative to the project root.
-const ConstitutionPath = ".exo/constitution.yaml"
-
 // LockPath is the compiled policy lock, relative to the project root.
 const LockPath = ".exo/policy.lock"
-
-// DefaultBoundary lists the paths no session may ever change.
-func DefaultBoundary() []string {
-	return []string{".git/**", ".exo/**", ConstitutionPath}
-}
-
-// Scope bounds what a session may change. An empty Allow means the whole workspace; Budget 0
-// means no file budget.
-type Scope struct {
-	Allow    []string `json:"allow,omitempty"`
-	Deny     []string `json:"deny,omitempty"`
-	Budget   int      `json:"budget,omitempty"`
-	Boundary []string `json:"boundary,omitempty"`
-	Policy   Policy   `json:"policy,omitempty"`
-}
 
 // Errors a scope check wraps.
 var (
@@ -61,41 +33,30 @@ func (e *ScopeError) Error() string { return e.Msg }
 // Unwrap returns the sentinel error behind the refusal.
 func (e *ScopeError) Unwrap() error { return e.Err }
 
-// Boundaries returns the scope's boundary globs with the defaults always included.
-func (s Scope) Boundaries() []string { return union(DefaultBoundary(), s.Boundary) }
-
-// EffectivePolicy returns the policy, record when unset.
-func (s Scope) EffectivePolicy() Policy {
-	if s.Policy == "" {
-		return PolicyRecord
-	}
-	return s.Policy
-}
-
-// Check refuses a workspace-relative path that the session may not change: absolute, escaping,
+// CheckPath refuses a workspace-relative path that the session may not change: absolute, escaping,
 // boundary, denied or not allowed.
-func (s Scope) Check(p string) error {
+func CheckPath(s Scope, p string) error {
 	c, err := CleanPath(p)
 	if err != nil {
-		return s.pathError(p, err)
+		return pathError(s, p, err)
 	}
 	if g, ok := firstMatch(s.Boundaries(), c); ok {
 		return &ScopeError{Path: c, Rule: "boundary:" + g, Err: ErrBoundary,
-			Msg: fmt.Sprintf("path %s is a boundary path (%s) that no session may change; %s", c, g, s.allowedText())}
+			Msg: fmt.Sprintf("path %s is a boundary path (%s) that no session may change; %s", c, g, allowedText(s))}
 	}
 	if g, ok := firstMatch(s.Deny, c); ok {
 		return &ScopeError{Path: c, Rule: "deny:" + g, Err: ErrOutOfScope,
-			Msg: fmt.Sprintf("path %s is outside this session's scope (deny %s); %s", c, g, s.allowedText())}
+			Msg: fmt.Sprintf("path %s is outside this session's scope (deny %s); %s", c, g, allowedText(s))}
 	}
-	if !s.allows(c) {
+	if !allows(s, c) {
 		return &ScopeError{Path: c, Rule: "allow", Err: ErrOutOfScope,
-			Msg: fmt.Sprintf("path %s is outside this session's scope (not in allow); %s", c, s.allowedText())}
+			Msg: fmt.Sprintf("path %s is outside this session's scope (not in allow); %s", c, allowedText(s))}
 	}
 	return nil
 }
 
 // pathError explains a path that is not a clean relative one.
-func (s Scope) pathError(p string, err error) error {
+func pathError(s Scope, p string, err error) error {
 	rule, msg := "path", fmt.Sprintf("path %q is not a file path: %v", p, err)
 	switch {
 	case errors.Is(err, ErrAbsolute):
@@ -108,17 +69,17 @@ func (s Scope) pathError(p string, err error) error {
 
 // InScope reports whether a clean path is allowed and not denied (boundaries aside): the
 // "in-scope" of the drift formula.
-func (s Scope) InScope(p string) bool {
+func InScope(s Scope, p string) bool {
 	c, err := CleanPath(p)
 	if err != nil {
 		return false
 	}
 	_, denied := firstMatch(s.Deny, c)
-	return !denied && s.allows(c)
+	return !denied && allows(s, c)
 }
 
 // IsBoundary reports whether a path is a boundary path; unclean paths count as boundary.
-func (s Scope) IsBoundary(p string) bool {
+func IsBoundary(s Scope, p string) bool {
 	c, err := CleanPath(p)
 	if err != nil {
 		return true
@@ -128,7 +89,7 @@ func (s Scope) IsBoundary(p string) bool {
 }
 
 // allows reports whether a clean path matches the allow list (an empty list allows everything).
-func (s Scope) allows(c string) bool {
+func allows(s Scope, c string) bool {
 	if len(s.Allow) == 0 {
 		return true
 	}
@@ -137,15 +98,15 @@ func (s Scope) allows(c string) bool {
 }
 
 // allowedText tells the model what it may change.
-func (s Scope) allowedText() string {
+func allowedText(s Scope) string {
 	if len(s.Allow) == 0 {
 		return "allowed: the whole workspace except denied and boundary paths"
 	}
 	return "allowed: " + strings.Join(s.Allow, ", ")
 }
 
-// Validate checks every glob, the budget and the policy.
-func (s Scope) Validate() error {
+// ValidateScope checks every glob, the budget and the policy.
+func ValidateScope(s Scope) error {
 	for _, list := range [][]string{s.Allow, s.Deny, s.Boundary} {
 		for _, g := range list {
 			if err := ValidateGlob(g); err != nil {
@@ -175,24 +136,6 @@ func ValidateGlob(g string) error {
 		return fmt.Errorf("glob %q is not a valid pattern", g)
 	}
 	return nil
-}
-
-// String renders the scope on one line.
-func (s Scope) String() string {
-	var parts []string
-	if len(s.Allow) == 0 {
-		parts = append(parts, "allow everything")
-	} else {
-		parts = append(parts, "allow "+strings.Join(s.Allow, ","))
-	}
-	if len(s.Deny) > 0 {
-		parts = append(parts, "deny "+strings.Join(s.Deny, ","))
-	}
-	budget := "no budget"
-	if s.Budget > 0 {
-		budget = "budget " + strconv.Itoa(s.Budget)
-	}
-	return strings.Join(append(parts, budget, "policy "+string(s.EffectivePolicy())), "; ")
 }
 
 // firstMatch returns the first glob of list that matches the clean path p.

@@ -15,7 +15,7 @@ func ScopeRecord(s Scope, actor, reason string) store.Record {
 // SetScope validates and appends a new scope for a session. The user may set any scope; any
 // other actor (an executor, a subagent) may only narrow the current one (see Narrow).
 func SetScope(h *harness.Harness, sessionID string, next Scope, actor, reason string) (Scope, error) {
-	if err := next.Validate(); err != nil {
+	if err := ValidateScope(next); err != nil {
 		return Scope{}, err
 	}
 	st, err := Load(h, sessionID)

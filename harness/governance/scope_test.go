@@ -30,7 +30,7 @@ func TestCheckEachKindOfPath(t *testing.T) {
 		{".", ErrEmpty, ""},
 	}
 	for _, c := range cases {
-		err := s.Check(c.path)
+		err := CheckPath(s, c.path)
 		if !errors.Is(err, c.want) || (c.want == nil) != (err == nil) {
 			t.Errorf("Check(%q) = %v, want %v", c.path, err, c.want)
 			continue
@@ -43,10 +43,10 @@ func TestCheckEachKindOfPath(t *testing.T) {
 
 func TestUnscopedAllowsAllButBoundaries(t *testing.T) {
 	var s Scope
-	if err := s.Check("anything/at/all.txt"); err != nil {
+	if err := CheckPath(s, "anything/at/all.txt"); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.Check(".exo/policy.lock"); !errors.Is(err, ErrBoundary) {
+	if err := CheckPath(s, ".exo/policy.lock"); !errors.Is(err, ErrBoundary) {
 		t.Fatalf("boundary: %v", err)
 	}
 }
@@ -64,14 +64,14 @@ func TestRelPath(t *testing.T) {
 
 func TestValidateRejectsBadGlobs(t *testing.T) {
 	for _, g := range []string{"", "/abs/**", "../up/**", "src/[", "a/../b"} {
-		if err := (Scope{Allow: []string{g}}).Validate(); !errors.Is(err, ErrBadScope) {
+		if err := ValidateScope(Scope{Allow: []string{g}}); !errors.Is(err, ErrBadScope) {
 			t.Errorf("glob %q: %v", g, err)
 		}
 	}
-	if err := (Scope{Budget: -1}).Validate(); err == nil {
+	if err := ValidateScope(Scope{Budget: -1}); err == nil {
 		t.Error("negative budget accepted")
 	}
-	if err := (Scope{Policy: "delete"}).Validate(); err == nil {
+	if err := ValidateScope(Scope{Policy: "delete"}); err == nil {
 		t.Error("bad policy accepted")
 	}
 }
@@ -135,7 +135,7 @@ func TestCheckInFollowsSymlinks(t *testing.T) {
 		"src/new/dir/x.go": nil,
 	}
 	for p, want := range cases {
-		err := s.CheckIn(ws, p)
+		err := CheckIn(s, ws, p)
 		if (want == nil) != (err == nil) || (want != nil && !errors.Is(err, want)) {
 			t.Errorf("CheckIn(%q) = %v, want %v", p, err, want)
 		}

@@ -49,7 +49,7 @@ func SiblingText(self Scope, sibs []Sibling) string {
 func overlapWarning(self Scope, s Sibling) string {
 	var mine []string
 	for _, p := range s.Changed {
-		if self.InScope(p) {
+		if InScope(self, p) {
 			mine = append(mine, p)
 		}
 	}

@@ -6,7 +6,6 @@ import (
 	"slices"
 
 	"exo/harness"
-	"exo/store"
 )
 
 // State is governance's projection of one session's history: its workspace and scope, the files
@@ -52,7 +51,7 @@ func NewState(sessionID string) *State {
 }
 
 // Apply folds one event into the state; events of unknown or malformed types only move the head.
-func (s *State) Apply(e store.Event) {
+func (s *State) Apply(e harness.Event) {
 	s.Head = e.Seq
 	if e.Type == harness.TypeHandoffRecorded {
 		s.applyHandoff(e)
@@ -70,20 +69,20 @@ func (s *State) Apply(e store.Event) {
 }
 
 // appliers folds each event type that governance cares about.
-var appliers = map[string]func(*State, store.Event, any){
-	harness.TypeSessionCreated: func(s *State, _ store.Event, p any) {
+var appliers = map[string]func(*State, harness.Event, any){
+	harness.TypeSessionCreated: func(s *State, _ harness.Event, p any) {
 		s.Workspace = p.(*harness.SessionCreated).Workspace
 	},
-	harness.TypeSessionForked: func(s *State, _ store.Event, p any) {
+	harness.TypeSessionForked: func(s *State, _ harness.Event, p any) {
 		s.Workspace = firstNonEmpty(p.(*harness.SessionForked).Workspace, s.Workspace)
 	},
-	TypeScopeSet: func(s *State, _ store.Event, p any) {
+	TypeScopeSet: func(s *State, _ harness.Event, p any) {
 		s.Scope, s.Scoped = p.(*ScopeSet).Scope, true
 	},
-	harness.TypeInvocationReceived: func(s *State, _ store.Event, _ any) { s.Turns++ },
+	harness.TypeInvocationReceived: func(s *State, _ harness.Event, _ any) { s.Turns++ },
 	harness.TypeToolStarted:        (*State).applyToolStart,
 	harness.TypeToolCompleted:      (*State).applyToolResult,
-	harness.TypeWorkspaceSnapshot: func(s *State, e store.Event, p any) {
+	harness.TypeWorkspaceSnapshot: func(s *State, e harness.Event, p any) {
 		if snap := p.(*harness.WorkspaceSnapshot); snap.External || snap.Baseline {
 			return // seen while the session was not working, or there before it began: not its changes
 		}
@@ -94,26 +93,26 @@ var appliers = map[string]func(*State, store.Event, any){
 			}
 		}
 	},
-	harness.TypePolicyViolation: func(s *State, e store.Event, _ any) {
+	harness.TypePolicyViolation: func(s *State, e harness.Event, _ any) {
 		s.Violations = note(s.Violations, harness.Summary(e))
 	},
-	harness.TypeModelFailed: func(s *State, e store.Event, _ any) {
+	harness.TypeModelFailed: func(s *State, e harness.Event, _ any) {
 		s.Failures = note(s.Failures, "model: "+harness.Summary(e))
 	},
-	TypeConflictDetected: func(s *State, _ store.Event, p any) {
+	TypeConflictDetected: func(s *State, _ harness.Event, p any) {
 		s.Conflicts = append(s.Conflicts, *p.(*ConflictDetected))
 	},
-	TypeHandoffDelivered: func(s *State, _ store.Event, p any) {
+	TypeHandoffDelivered: func(s *State, _ harness.Event, p any) {
 		s.Delivered[p.(*HandoffDelivered).Handoff] = true
 	},
-	harness.TypeSessionFinished: func(s *State, _ store.Event, p any) {
+	harness.TypeSessionFinished: func(s *State, _ harness.Event, p any) {
 		s.Finished, s.Summary = true, p.(*harness.SessionFinished).Summary
 	},
-	harness.TypeSessionResumed: func(s *State, _ store.Event, _ any) { s.Finished = false },
+	harness.TypeSessionResumed: func(s *State, _ harness.Event, _ any) { s.Finished = false },
 }
 
 // applyToolStart counts the tool and remembers the path of a write tool until its result.
-func (s *State) applyToolStart(_ store.Event, p any) {
+func (s *State) applyToolStart(_ harness.Event, p any) {
 	t := p.(*harness.ToolStarted)
 	s.Tools[t.Tool]++
 	if !IsWriteTool(t.Tool) {
@@ -129,7 +128,7 @@ func (s *State) applyToolStart(_ store.Event, p any) {
 }
 
 // applyToolResult counts a successful write as a change and notes failures.
-func (s *State) applyToolResult(e store.Event, p any) {
+func (s *State) applyToolResult(e harness.Event, p any) {
 	r := p.(*harness.ToolCompleted)
 	failed := r.IsError || r.Interrupted || r.Killed != "" || (r.ExitCode != nil && *r.ExitCode != 0)
 	if failed {
@@ -148,7 +147,7 @@ func (s *State) applyToolResult(e store.Event, p any) {
 }
 
 // touch records a change of path by event e; paths are made workspace-relative when possible.
-func (s *State) touch(path, kind string, e store.Event) {
+func (s *State) touch(path, kind string, e harness.Event) {
 	if rel, err := RelPath(s.Workspace, path); err == nil {
 		path = rel
 	}
@@ -181,7 +180,7 @@ func IsWriteTool(name string) bool {
 }
 
 // origin names an event's position as "branch@seq".
-func origin(e store.Event) string { return fmt.Sprintf("%s@%d", e.Branch, e.Seq) }
+func origin(e harness.Event) string { return fmt.Sprintf("%s@%d", e.Branch, e.Seq) }
 
 // note appends a line to a bounded list, keeping the newest.
 func note(list []string, line string) []string {

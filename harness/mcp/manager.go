@@ -58,20 +58,6 @@ type Trust interface {
 // StateUntrusted is the state of a project server whose .mcp.json the user has not trusted.
 const StateUntrusted = "untrusted"
 
-// Status is one server's state, for exo doctor, exo mcp ls and the app.
-type Status struct {
-	Name        string `json:"name"`
-	Scope       string `json:"scope"`
-	Transport   string `json:"transport"`
-	Target      string `json:"target"`
-	State       string `json:"state"`
-	Tools       int    `json:"tools"`
-	Error       string `json:"error,omitempty"`
-	Confinement string `json:"confinement,omitempty"`
-	Restarts    int    `json:"restarts,omitempty"`
-	Disabled    bool   `json:"disabled,omitempty"`
-}
-
 // Manager runs the MCP servers configured for the workspaces of a harness's sessions and offers
 // their tools to the executor (it implements executor.ToolSource). Safe for concurrent use.
 type Manager struct {

@@ -129,7 +129,7 @@ func hasThinking(parts []Reasoning, origin string) bool {
 // redacted_thinking block, unchanged, or nil for parts of other APIs,
 // endpoints or models, or without their signature.
 func anthropicThinking(r Reasoning, origin string) *anthropic.ContentBlockParamUnion {
-	if r.Format != ReasoningAnthropic || !r.from(origin) {
+	if r.Format != ReasoningAnthropic || !reasoningFrom(r, origin) {
 		return nil
 	}
 	var b anthropic.ContentBlockParamUnion

@@ -1,13 +1,16 @@
 package provider
 
-import "fmt"
+import (
+	"exo/harness/api"
+	"fmt"
+)
 
 // The provider kinds accepted by New and `exo model register --provider`.
 const (
 	KindOpenAI           = "openai"
 	KindOpenAICompatible = "openai-compatible"
 	KindAnthropic        = "anthropic"
-	KindScripted         = "scripted"
+	KindScripted         = api.KindScripted
 )
 
 // Kinds lists the provider kinds.

@@ -155,7 +155,7 @@ func chatReasoningFields(m Message, ep endpoint) map[string]any {
 	var details []map[string]any
 	var content, plain strings.Builder
 	for _, r := range m.Reasoning {
-		if !r.from(ep.origin) {
+		if !reasoningFrom(r, ep.origin) {
 			continue
 		}
 		switch r.Format {

@@ -163,7 +163,7 @@ func responsesInput(msgs []Message, origin string) responses.ResponseInputParam 
 func responsesReasoning(parts []Reasoning, origin string) []responses.ResponseInputItemUnionParam {
 	var out []responses.ResponseInputItemUnionParam
 	for _, r := range parts {
-		if r.Format != ReasoningResponses || r.Data == "" || r.ID == "" || !r.from(origin) {
+		if r.Format != ReasoningResponses || r.Data == "" || r.ID == "" || !reasoningFrom(r, origin) {
 			continue
 		}
 		summary := []responses.ResponseReasoningItemSummaryParam{}

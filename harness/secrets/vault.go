@@ -42,19 +42,6 @@ var magic = []byte("exo1")
 // headerLen is magic + created + updated (both Unix nanoseconds).
 const headerLen = 4 + 8 + 8
 
-// Info is what may be shown about a secret: never its value.
-type Info struct {
-	// Name is the secret's name.
-	Name string `json:"name"`
-	// Created is when the secret was first set.
-	Created time.Time `json:"created"`
-	// Updated is when the value last changed.
-	Updated time.Time `json:"updated"`
-	// Unreadable is set when the value no longer opens (the key file was
-	// replaced, or the record altered); set it again or remove it.
-	Unreadable bool `json:"unreadable,omitempty"`
-}
-
 // Vault seals and opens named secrets.
 type Vault struct {
 	aead    cipher.AEAD

@@ -6,7 +6,6 @@ import (
 
 	"exo/harness"
 	"exo/harness/api"
-	"exo/store"
 )
 
 // Backoff of the peer watch after it failed to start.
@@ -91,8 +90,8 @@ func conflictsMayChange(n harness.Notice) bool {
 }
 
 // changedFiles reports whether events include a workspace snapshot.
-func changedFiles(evs []store.Event) bool {
-	return slices.ContainsFunc(evs, func(e store.Event) bool { return e.Type == harness.TypeWorkspaceSnapshot })
+func changedFiles(evs []harness.Event) bool {
+	return slices.ContainsFunc(evs, func(e harness.Event) bool { return e.Type == harness.TypeWorkspaceSnapshot })
 }
 
 // withPeers appends the sessions other daemons run on a shared store to a session list, with

@@ -11,7 +11,6 @@ import (
 	"exo/harness/executor"
 	"exo/harness/extexec/modeltest"
 	"exo/sandbox"
-	"exo/store"
 )
 
 // sealedKey is the provider key exo seals; it must reach the provider and nothing else.
@@ -102,7 +101,7 @@ func claudeACP(t testing.TB) string {
 	return bin
 }
 
-func (f *fixture) events(t testing.TB, id string) []store.Event {
+func (f *fixture) events(t testing.TB, id string) []harness.Event {
 	t.Helper()
 	evs, err := f.h.Events(id, 0, 0)
 	if err != nil {
@@ -111,7 +110,7 @@ func (f *fixture) events(t testing.TB, id string) []store.Event {
 	return evs
 }
 
-func types(evs []store.Event) string {
+func types(evs []harness.Event) string {
 	var out []string
 	for _, e := range evs {
 		out = append(out, e.Type)
@@ -119,7 +118,7 @@ func types(evs []store.Event) string {
 	return strings.Join(out, " ")
 }
 
-func payloads[T any](t testing.TB, evs []store.Event, typ string) []*T {
+func payloads[T any](t testing.TB, evs []harness.Event, typ string) []*T {
 	t.Helper()
 	var out []*T
 	for _, e := range evs {

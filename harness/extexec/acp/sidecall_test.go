@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"exo/harness"
-	"exo/store"
 )
 
 // claude-agent-acp asks the model for a session title beside the conversation: exo records it as
@@ -20,7 +19,7 @@ func TestClaudeAdapterTitleIsASideCall(t *testing.T) {
 	okResult(t, res, err)
 	// The adapter asks for the title when the turn has ended (in the background), so the title's
 	// call may come after the turn's result.
-	var evs []store.Event
+	var evs []harness.Event
 	var side []*harness.ModelSide
 	for deadline := time.Now().Add(2 * time.Minute); len(side) == 0 && time.Now().Before(deadline); {
 		time.Sleep(50 * time.Millisecond)

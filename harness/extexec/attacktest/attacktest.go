@@ -18,7 +18,6 @@ import (
 
 	"exo/harness"
 	"exo/harness/extexec/modeltest"
-	"exo/store"
 )
 
 // Home makes an empty EXO_HOME under /var/tmp (a sandbox replaces /tmp with its own, which would
@@ -159,7 +158,7 @@ func Script(tool, arg string, extra map[string]any, probes []Probe) *modeltest.S
 // stopped them) and each found nothing where exo's home is; and when the key's or the database's
 // bytes are in the answer, an event, a request body the model server received, or any file in
 // home (the agent's state folder, artifacts, logs).
-func Check(t testing.TB, home, answer string, evs []store.Event, bodies [][]byte, n int, tool string) {
+func Check(t testing.TB, home, answer string, evs []harness.Event, bodies [][]byte, n int, tool string) {
 	t.Helper()
 	leaks := Leaks(t, home)
 	NoLeak(t, "the answer", []byte(answer), leaks)

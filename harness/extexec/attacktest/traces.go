@@ -2,13 +2,12 @@ package attacktest
 
 import (
 	"bytes"
+	"exo/harness"
 	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"testing"
-
-	"exo/store"
 )
 
 // Traces are the places an agent's turn leaves bytes in: the request bodies the model server
@@ -17,7 +16,7 @@ type Traces struct {
 	Bodies [][]byte
 	Roots  []string
 	Pid    int
-	Events []store.Event
+	Events []harness.Event
 }
 
 // NoSecretIn fails for each secret (name → value) found in any of tr's places.

@@ -13,7 +13,6 @@ import (
 	"exo/harness/executor"
 	"exo/harness/extexec/modeltest"
 	"exo/sandbox"
-	"exo/store"
 )
 
 // sealedKey is the provider key exo seals; it must reach the provider and nothing else.
@@ -114,7 +113,7 @@ func (f *fixture) executor(t testing.TB, o Options) *Executor {
 }
 
 // events returns the session's events on its current branch.
-func (f *fixture) events(t testing.TB, id string) []store.Event {
+func (f *fixture) events(t testing.TB, id string) []harness.Event {
 	t.Helper()
 	evs, err := f.h.Events(id, 0, 0)
 	if err != nil {
@@ -124,7 +123,7 @@ func (f *fixture) events(t testing.TB, id string) []store.Event {
 }
 
 // types lists event types.
-func types(evs []store.Event) string {
+func types(evs []harness.Event) string {
 	var out []string
 	for _, e := range evs {
 		out = append(out, e.Type)
@@ -133,7 +132,7 @@ func types(evs []store.Event) string {
 }
 
 // payloads decodes the events of one type.
-func payloads[T any](t testing.TB, evs []store.Event, typ string) []*T {
+func payloads[T any](t testing.TB, evs []harness.Event, typ string) []*T {
 	t.Helper()
 	var out []*T
 	for _, e := range evs {

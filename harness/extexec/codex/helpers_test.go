@@ -11,7 +11,6 @@ import (
 	"exo/harness/executor"
 	"exo/harness/extexec/modeltest"
 	"exo/sandbox"
-	"exo/store"
 )
 
 // sealedKey is the provider key exo seals; it must reach the provider and nothing else.
@@ -94,7 +93,7 @@ func (f *fixture) executor(t testing.TB, o Options) *Executor {
 	return x
 }
 
-func (f *fixture) events(t testing.TB, id string) []store.Event {
+func (f *fixture) events(t testing.TB, id string) []harness.Event {
 	t.Helper()
 	evs, err := f.h.Events(id, 0, 0)
 	if err != nil {
@@ -103,7 +102,7 @@ func (f *fixture) events(t testing.TB, id string) []store.Event {
 	return evs
 }
 
-func types(evs []store.Event) string {
+func types(evs []harness.Event) string {
 	var out []string
 	for _, e := range evs {
 		out = append(out, e.Type)
@@ -111,7 +110,7 @@ func types(evs []store.Event) string {
 	return strings.Join(out, " ")
 }
 
-func payloads[T any](t testing.TB, evs []store.Event, typ string) []*T {
+func payloads[T any](t testing.TB, evs []harness.Event, typ string) []*T {
 	t.Helper()
 	var out []*T
 	for _, e := range evs {

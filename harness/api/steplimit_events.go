@@ -1,9 +1,7 @@
-package harness
+package api
 
 import (
 	"fmt"
-
-	"exo/store"
 )
 
 // TypeTurnStepLimit records a turn stopped at its step limit (exo run --max-steps, the
@@ -26,7 +24,7 @@ func stepLimitText(p *TurnStepLimit) string {
 
 func init() {
 	RegisterType(TypeTurnStepLimit, typed(FamilySession, stepLimitText))
-	stateAppliers[TypeTurnStepLimit] = func(s *SessionState, e store.Event, p any) {
+	stateAppliers[TypeTurnStepLimit] = func(s *SessionState, e Event, p any) {
 		s.Status, s.ModelInFlight, s.Approvals = StatusIdle, 0, nil
 		s.addItem(Item{Seq: e.Seq, Kind: ItemNotice, Text: "turn " + stepLimitText(p.(*TurnStepLimit))})
 	}

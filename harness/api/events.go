@@ -1,9 +1,7 @@
-package harness
+package api
 
 import (
 	"encoding/json"
-
-	"exo/harness/provider"
 )
 
 // Event types: every type the harness and executors write is declared here, with its payload
@@ -101,11 +99,6 @@ func (u Usage) Add(o Usage) Usage {
 		CacheWrite: u.CacheWrite + o.CacheWrite, Reasoning: u.Reasoning + o.Reasoning}
 }
 
-// Reasoning is one part of a model's reasoning, recorded as the API sent it: readable text
-// or summary, and the opaque signature or encrypted content the API checks when the part is
-// sent back (see provider.Reasoning for the fields).
-type Reasoning = provider.Reasoning
-
 // ModelCompleted is a model's whole answer: reasoning, text, tool calls, usage and timing.
 type ModelCompleted struct {
 	Model     string      `json:"model"`
@@ -120,10 +113,10 @@ type ModelCompleted struct {
 	// Skipped is output of types exo does not use (a server tool's call and results,
 	// citations, unknown deltas and events), with what the first of each type held, redacted.
 	// Events recorded before contents were hold bare type names, read as records.
-	Skipped    []provider.Skipped `json:"skipped,omitempty"`
-	TTFTMs     int64              `json:"ttft_ms"`
-	DurationMs int64              `json:"duration_ms"`
-	StopReason string             `json:"stop_reason"`
+	Skipped    []Skipped `json:"skipped,omitempty"`
+	TTFTMs     int64     `json:"ttft_ms"`
+	DurationMs int64     `json:"duration_ms"`
+	StopReason string    `json:"stop_reason"`
 }
 
 // ModelFailed records a model call that ended without an answer.

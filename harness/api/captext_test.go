@@ -1,12 +1,11 @@
-package harness
+package api
 
 import (
+	"encoding/json"
 	"fmt"
 	"strings"
 	"testing"
 	"unicode/utf8"
-
-	"exo/store"
 )
 
 // TestLongToolOutputKeepsItsTail projects a tool result far over the per-item cap: the item
@@ -43,8 +42,11 @@ func TestLongToolOutputKeepsItsTail(t *testing.T) {
 }
 
 // mustEvent makes a committed-looking event of a payload for projection tests.
-func mustEvent(t *testing.T, seq uint64, typ string, payload any) store.Event {
+func mustEvent(t *testing.T, seq uint64, typ string, payload any) Event {
 	t.Helper()
-	r := MustRecord(typ, ActorHarness, payload)
-	return store.Event{Branch: "b", Seq: seq, Type: r.Type, Actor: r.Actor, Data: r.Data}
+	data, err := json.Marshal(payload)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return Event{Branch: "b", Seq: seq, Type: typ, Actor: ActorHarness, Data: data}
 }

@@ -1,13 +1,10 @@
-package harness
+package api
 
 import (
 	"encoding/json"
 	"fmt"
 	"sort"
 	"strings"
-
-	"exo/harness/provider"
-	"exo/store"
 )
 
 // TypeInfo describes one event type: its family (for glyphs and colours), a factory for its
@@ -132,7 +129,7 @@ func TypeNames() []string {
 }
 
 // Decode parses an event's payload into its registered type.
-func Decode(e store.Event) (any, error) {
+func Decode(e Event) (any, error) {
 	info, ok := eventTypes[e.Type]
 	if !ok {
 		return nil, fmt.Errorf("event %d: unknown type %q", e.Seq, e.Type)
@@ -146,7 +143,7 @@ func Decode(e store.Event) (any, error) {
 
 // Summary returns a one-line description of an event; unknown or malformed payloads still
 // get a line.
-func Summary(e store.Event) string {
+func Summary(e Event) string {
 	p, err := Decode(e)
 	if err != nil {
 		return oneLine(string(e.Data))
@@ -157,27 +154,9 @@ func Summary(e store.Event) string {
 // Family returns an event's family, or "" for an unknown type.
 func Family(typ string) string { return eventTypes[typ].Family }
 
-// NewRecord encodes a typed payload into a store record.
-func NewRecord(typ, actor string, payload any) (store.Record, error) {
-	raw, err := json.Marshal(payload)
-	if err != nil {
-		return store.Record{}, fmt.Errorf("encode %s: %w", typ, err)
-	}
-	return store.Record{Type: typ, Actor: actor, Data: raw}, nil
-}
-
-// MustRecord is NewRecord for payloads that always encode (plain structs).
-func MustRecord(typ, actor string, payload any) store.Record {
-	r, err := NewRecord(typ, actor, payload)
-	if err != nil {
-		panic(err)
-	}
-	return r
-}
-
 func summarizeCompletion(p *ModelCompleted) string {
 	var parts []string
-	if r := provider.ReasoningText(p.Reasoning); r != "" {
+	if r := ReasoningText(p.Reasoning); r != "" {
 		parts = append(parts, "thought: "+clip(oneLine(r), 80))
 	} else if len(p.Reasoning) > 0 {
 		parts = append(parts, "thought (hidden)")

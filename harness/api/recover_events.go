@@ -1,6 +1,4 @@
-package harness
-
-import "exo/store"
+package api
 
 // TypeTurnInterrupted records, on the next open, that the process running a turn died (killed,
 // crashed, power lost) before the turn ended: the session is no longer running.
@@ -20,7 +18,7 @@ type TurnInterrupted struct {
 
 func init() {
 	RegisterType(TypeTurnInterrupted, typed(FamilyError, func(p *TurnInterrupted) string { return "interrupted: " + p.Reason }))
-	stateAppliers[TypeTurnInterrupted] = func(s *SessionState, e store.Event, p any) {
+	stateAppliers[TypeTurnInterrupted] = func(s *SessionState, e Event, p any) {
 		s.Status, s.ModelInFlight = StatusInterrupted, 0
 		s.addItem(Item{Seq: e.Seq, Kind: ItemError, Text: "turn interrupted: " + p.(*TurnInterrupted).Reason})
 	}

@@ -1,9 +1,7 @@
-package harness
+package api
 
 import (
 	"fmt"
-
-	"exo/store"
 )
 
 // TypeModelSide records a model call an external agent made beside the session's conversation:
@@ -66,7 +64,7 @@ func init() {
 		}
 		return s + fmt.Sprintf(" [%d/%d tok]", p.Usage.Input, p.Usage.Output)
 	}))
-	stateAppliers[TypeModelSide] = func(s *SessionState, _ store.Event, p any) {
+	stateAppliers[TypeModelSide] = func(s *SessionState, _ Event, p any) {
 		c := p.(*ModelSide)
 		s.SideCalls++
 		s.Usage = s.Usage.Add(c.Usage)

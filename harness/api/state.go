@@ -1,4 +1,4 @@
-package harness
+package api
 
 import (
 	"encoding/json"
@@ -6,9 +6,6 @@ import (
 	"slices"
 	"strings"
 	"time"
-
-	"exo/harness/provider"
-	"exo/store"
 )
 
 // Status is a session's live state as projected from its events.
@@ -142,7 +139,7 @@ func (s *SessionState) Clone() *SessionState {
 }
 
 // Apply folds one event into the state. Unknown or malformed payloads only advance the head.
-func (s *SessionState) Apply(e store.Event) {
+func (s *SessionState) Apply(e Event) {
 	s.Head = e.Seq
 	s.LastActivity = e.Time
 	p, err := Decode(e)
@@ -155,60 +152,60 @@ func (s *SessionState) Apply(e store.Event) {
 }
 
 // stateAppliers holds the SessionState fold for each event type that affects it.
-var stateAppliers = map[string]func(*SessionState, store.Event, any){
-	TypeSessionCreated: func(s *SessionState, _ store.Event, p any) {
+var stateAppliers = map[string]func(*SessionState, Event, any){
+	TypeSessionCreated: func(s *SessionState, _ Event, p any) {
 		s.Status, s.Model = StatusIdle, p.(*SessionCreated).Model
 	},
-	TypeInvocationReceived: func(s *SessionState, e store.Event, p any) {
+	TypeInvocationReceived: func(s *SessionState, e Event, p any) {
 		s.Turns++
 		s.Status, s.LastPromptAt = StatusPending, e.Time
 		inv := p.(*InvocationReceived)
 		s.addItem(Item{Seq: e.Seq, Kind: ItemUser, Text: inv.Text, Attached: attachedLines(inv.Attachments)})
 	},
-	TypeStepStarted: func(s *SessionState, _ store.Event, _ any) { s.Steps++; s.Status = StatusRunning },
-	TypeModelRequested: func(s *SessionState, e store.Event, p any) {
+	TypeStepStarted: func(s *SessionState, _ Event, _ any) { s.Steps++; s.Status = StatusRunning },
+	TypeModelRequested: func(s *SessionState, e Event, p any) {
 		s.Status, s.ModelInFlight = StatusRunning, e.Seq
 		if m := p.(*ModelRequested).Model; m != "" {
 			s.Model = m
 		}
 	},
 	TypeModelCompleted: applyCompletion,
-	TypeModelFailed: func(s *SessionState, e store.Event, p any) {
+	TypeModelFailed: func(s *SessionState, e Event, p any) {
 		f := p.(*ModelFailed)
 		s.Status, s.LastError, s.ModelInFlight = StatusFailed, f.Error, 0
 		s.addItem(Item{Seq: e.Seq, Kind: ItemError, Text: f.Error})
 	},
 	TypeToolStarted:   applyToolStart,
 	TypeToolCompleted: applyToolResult,
-	TypeApprovalRequested: func(s *SessionState, e store.Event, p any) {
+	TypeApprovalRequested: func(s *SessionState, e Event, p any) {
 		s.Status = StatusWaiting
 		s.Approvals = append(s.Approvals, p.(*ApprovalRequested).CallID)
 		s.addItem(Item{Seq: e.Seq, Kind: ItemNotice, Text: "approval requested: " + Summary(e)})
 	},
-	TypeApprovalResolved: func(s *SessionState, _ store.Event, p any) {
+	TypeApprovalResolved: func(s *SessionState, _ Event, p any) {
 		s.Status = StatusRunning
 		s.Approvals = slices.DeleteFunc(s.Approvals, func(id string) bool { return id == p.(*ApprovalResolved).CallID })
 		if len(s.Approvals) == 0 {
 			s.Approvals = nil
 		}
 	},
-	TypeTurnCancelled: func(s *SessionState, e store.Event, p any) {
+	TypeTurnCancelled: func(s *SessionState, e Event, p any) {
 		s.Status, s.ModelInFlight, s.Approvals = StatusIdle, 0, nil
 		s.addItem(Item{Seq: e.Seq, Kind: ItemNotice, Text: "turn cancelled: " + p.(*TurnCancelled).Reason})
 	},
-	TypeSecretDenied: func(s *SessionState, e store.Event, _ any) {
+	TypeSecretDenied: func(s *SessionState, e Event, _ any) {
 		s.Denials++
 		s.addItem(Item{Seq: e.Seq, Kind: ItemDenied, Text: Summary(e)})
 	},
-	TypePolicyViolation: func(s *SessionState, e store.Event, _ any) {
+	TypePolicyViolation: func(s *SessionState, e Event, _ any) {
 		s.Violations++
 		s.addItem(Item{Seq: e.Seq, Kind: ItemViolation, Text: Summary(e)})
 	},
-	TypeWorkspaceSnapshot: func(s *SessionState, _ store.Event, p any) {
+	TypeWorkspaceSnapshot: func(s *SessionState, _ Event, p any) {
 		s.Snapshots++
 		s.LastSnapshot = p.(*WorkspaceSnapshot).Commit
 	},
-	TypeWorkspaceRestored: func(s *SessionState, e store.Event, p any) {
+	TypeWorkspaceRestored: func(s *SessionState, e Event, p any) {
 		s.LastSnapshot = p.(*WorkspaceRestored).Commit
 		s.addItem(Item{Seq: e.Seq, Kind: ItemNotice, Text: Summary(e)})
 	},
@@ -224,7 +221,7 @@ var stateAppliers = map[string]func(*SessionState, store.Event, any){
 
 // settledNotice starts a new branch (a fork or a rewind) taken perhaps in the middle of a turn:
 // no turn runs on it, so nothing is in flight, no approval waits and no tool is still running.
-func settledNotice(s *SessionState, e store.Event, _ any) {
+func settledNotice(s *SessionState, e Event, _ any) {
 	s.Status, s.ModelInFlight, s.Approvals = StatusIdle, 0, nil
 	for i := range s.Items {
 		if s.Items[i].Kind == ItemTool && s.Items[i].Status == "running" {
@@ -235,8 +232,8 @@ func settledNotice(s *SessionState, e store.Event, _ any) {
 }
 
 // noticeApplier adds the event's summary as a notice and optionally sets a status.
-func noticeApplier(st Status) func(*SessionState, store.Event, any) {
-	return func(s *SessionState, e store.Event, _ any) {
+func noticeApplier(st Status) func(*SessionState, Event, any) {
+	return func(s *SessionState, e Event, _ any) {
 		if st != "" {
 			s.Status = st
 		}
@@ -244,7 +241,7 @@ func noticeApplier(st Status) func(*SessionState, store.Event, any) {
 	}
 }
 
-func applyCompletion(s *SessionState, e store.Event, p any) {
+func applyCompletion(s *SessionState, e Event, p any) {
 	c := p.(*ModelCompleted)
 	s.ModelCalls++
 	s.ModelInFlight = 0
@@ -255,7 +252,7 @@ func applyCompletion(s *SessionState, e store.Event, p any) {
 	if c.Model != "" {
 		s.Model = c.Model
 	}
-	if r := provider.ReasoningText(c.Reasoning); r != "" {
+	if r := ReasoningText(c.Reasoning); r != "" {
 		s.addItem(Item{Seq: e.Seq, Kind: ItemThinking, Text: r})
 	}
 	if c.Text != "" {
@@ -266,7 +263,7 @@ func applyCompletion(s *SessionState, e store.Event, p any) {
 	}
 }
 
-func applyToolStart(s *SessionState, e store.Event, p any) {
+func applyToolStart(s *SessionState, e Event, p any) {
 	t := p.(*ToolStarted)
 	s.ToolCalls++
 	if e.Actor != ActorUser { // a command the user ran does not start a turn
@@ -279,7 +276,7 @@ func applyToolStart(s *SessionState, e store.Event, p any) {
 	s.addItem(Item{Seq: e.Seq, Kind: ItemTool, Tool: t.Tool, CallID: t.CallID, Args: firstNonEmpty(t.Summary, compactJSON(t.Args)), Status: "running"})
 }
 
-func applyToolResult(s *SessionState, e store.Event, p any) {
+func applyToolResult(s *SessionState, e Event, p any) {
 	r := p.(*ToolCompleted)
 	delete(s.OpenCalls, r.CallID)
 	if len(s.OpenCalls) == 0 {

@@ -1,0 +1,35 @@
+package api
+
+// Notice is what subscribers receive: committed events of a session, or a live delta.
+type Notice struct {
+	Session string
+	Events  []Event
+	// Delta is streaming text of a model answer in progress (not stored event by event).
+	Delta string
+	// Reasoning is streaming reasoning of a model answer in progress, shown as "thinking".
+	Reasoning string
+	// Output is live sandbox output (already sanitised for display).
+	Output []byte
+	// Lagged is set on the first notice after this subscriber missed some: resync from the log.
+	Lagged bool
+	// Turn tells that a turn started or ended on the session (published by whoever runs turns).
+	Turn *TurnNotice
+	// Peer, when set, names the daemon that runs the session elsewhere on a shared store: the
+	// notice reports what that daemon did (see WatchPeers); nothing here runs it.
+	Peer string
+	// Clients, when set, is how many clients watch each session (published by the daemon when
+	// it changes; Session is empty).
+	Clients map[string]int
+	// Progress, when set, is long work going on in the session (its first snapshot of a big
+	// workspace), reported once it has taken more than half a second.
+	Progress *Progress
+}
+
+// Progress is long work going on in a session, as clients show it: a snapshot staging Done of
+// Total files (Total -1 while the workspace is scanned). Finished ends it.
+type Progress struct {
+	Task     string `json:"task"`
+	Done     int    `json:"done"`
+	Total    int    `json:"total"`
+	Finished bool   `json:"finished,omitempty"`
+}
