@@ -161,29 +161,73 @@ func runGrep(ctx context.Context, tc toolCtx, raw json.RawMessage) toolOutput {
 	return toolOutput{text: strings.Join(out, "\n") + listedNote(len(out))}
 }
 
+// grepWindow is how much of a line grep holds at once, and grepOverlap how much of one window
+// the next keeps: a line longer than the window (a minified bundle, a 2 MB generated file) is
+// searched window by window in bounded memory, and a match up to grepOverlap long that spans two
+// windows is still found.
+const (
+	grepWindow  = 1 << 20
+	grepOverlap = 64 << 10
+)
+
 // grepFile appends "path:line: text" for matching lines of a text file; a file that changed
 // into a link since it was listed is skipped. A long line is cut by cut (which redacts before
-// cutting, so the cut cannot leave part of a secret).
+// cutting, so the cut cannot leave part of a secret); a line longer than grepWindow is shown by
+// its head, with where the match is.
 func grepFile(d *sandbox.Dir, rel string, re *regexp.Regexp, out []string, cut func(string, int) string) []string {
 	f, err := d.Open(rel)
 	if err != nil {
 		return out
 	}
 	defer f.Close()
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 64<<10), 1<<20)
-	for n := 1; sc.Scan(); n++ {
-		line := sc.Bytes()
-		if bytes.IndexByte(line, 0) >= 0 {
+	r := bufio.NewReaderSize(f, 64<<10)
+	var (
+		buf     []byte // the line so far, or its current window
+		head    []byte // a long line's first bytes, to show it
+		skipped int    // bytes of the line before buf
+		found   bool   // the line was reported already
+	)
+	report := func(n int, match int) {
+		found = true
+		if head == nil {
+			out = append(out, fmt.Sprintf("%s:%d: %s", rel, n, cut(strings.ToValidUTF8(string(buf), "\uFFFD"), 300)))
+			return
+		}
+		out = append(out, fmt.Sprintf("%s:%d: %s [a line longer than %d MiB: the match is at byte %d]",
+			rel, n, cut(strings.ToValidUTF8(string(head), "\uFFFD"), 300), grepWindow>>20, skipped+match))
+	}
+	for n := 1; len(out) < maxListed; {
+		chunk, err := r.ReadSlice('\n')
+		if bytes.IndexByte(chunk, 0) >= 0 {
 			return out // binary
 		}
-		if re.Match(line) {
-			text := cut(strings.ToValidUTF8(string(line), "\uFFFD"), 300)
-			out = append(out, fmt.Sprintf("%s:%d: %s", rel, n, text))
-			if len(out) >= maxListed {
-				return out
+		buf = append(buf, chunk...)
+		if errors.Is(err, bufio.ErrBufferFull) {
+			if len(buf) >= grepWindow+grepOverlap { // search this window, keep its end for the next
+				if head == nil {
+					head = append([]byte{}, buf[:grepOverlap]...)
+				}
+				if loc := re.FindIndex(buf); !found && loc != nil {
+					report(n, loc[0])
+				}
+				keep := len(buf) - grepOverlap
+				skipped += keep
+				buf = append(buf[:0], buf[keep:]...)
+			}
+			continue
+		}
+		line := bytes.TrimSuffix(buf, []byte("\n"))
+		if len(line) > 0 || err == nil {
+			if loc := re.FindIndex(line); !found && loc != nil {
+				buf = line
+				report(n, loc[0])
 			}
 		}
+		if err != nil {
+			return out // the end of the file, or it could not be read further
+		}
+		buf, head, skipped, found = buf[:0], nil, 0, false
+		n++
 	}
 	return out
 }
