@@ -47,8 +47,8 @@ const defaultModelKey = "default_model"
 // RegisterModel validates and stores a model, filling limits and prices from the catalog for
 // well-known ids when they are not given. The first model registered becomes the default.
 func (h *Harness) RegisterModel(m ModelSpec) (ModelSpec, error) {
-	if err := validName(m.Name); err != nil {
-		return m, fmt.Errorf("model name: %w", err)
+	if err := validModelName(m.Name); err != nil {
+		return m, fmt.Errorf("model %w", err)
 	}
 	if !validKind(m.Provider) {
 		return m, fmt.Errorf("model %s: unknown provider %q (want one of %v)", m.Name, m.Provider, provider.Kinds())

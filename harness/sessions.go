@@ -6,6 +6,8 @@ import (
 	"maps"
 	"sort"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"exo/store"
 )
@@ -71,10 +73,33 @@ func (h *Harness) NewSession(o NewSessionOptions) (*Session, error) {
 	return s, nil
 }
 
-// validName checks a session name is usable as a reference.
+// maxNameLen bounds a session name, in bytes.
+const maxNameLen = 128
+
+// validName checks a session name is usable as a reference and safe to print: letters, digits,
+// '-', '_' and '.', as the error says. Anything else, escape sequences above all (a name is
+// printed by exo sessions, exo log, exo run and the app, and exo mcp serve lets another agent
+// choose one: an OSC 52 name filled the terminal's clipboard), is refused.
 func validName(name string) error {
-	if strings.ContainsAny(name, "@ \t\n/") || name == "" {
-		return fmt.Errorf("session name %q: use letters, digits, '-', '_' or '.'", name)
+	ok := name != "" && len(name) <= maxNameLen && utf8.ValidString(name)
+	for _, r := range name {
+		ok = ok && (unicode.IsLetter(r) || unicode.IsDigit(r) || r == '-' || r == '_' || r == '.')
+	}
+	if !ok {
+		return fmt.Errorf("session name %q: use 1-%d letters, digits, '-', '_' or '.'", name, maxNameLen)
+	}
+	return nil
+}
+
+// validModelName checks a model's name is usable as a reference and safe to print: no '@', '/',
+// space, control or other unprintable character (ids such as qwen2.5:7b stay usable).
+func validModelName(name string) error {
+	ok := name != "" && len(name) <= maxNameLen && utf8.ValidString(name) && !strings.ContainsAny(name, "@/")
+	for _, r := range name {
+		ok = ok && unicode.IsPrint(r) && !unicode.IsSpace(r)
+	}
+	if !ok {
+		return fmt.Errorf("name %q: use 1-%d printable characters other than spaces, '@' and '/'", name, maxNameLen)
 	}
 	return nil
 }
