@@ -20,10 +20,10 @@ type skippedBlock struct {
 
 // anthropicUsage is the usage object of message_start and message_delta.
 type anthropicUsage struct {
-	InputTokens              int64 `json:"input_tokens"`
-	OutputTokens             int64 `json:"output_tokens"`
-	CacheReadInputTokens     int64 `json:"cache_read_input_tokens"`
-	CacheCreationInputTokens int64 `json:"cache_creation_input_tokens"`
+	InputTokens              acctCount `json:"input_tokens"`
+	OutputTokens             acctCount `json:"output_tokens"`
+	CacheReadInputTokens     acctCount `json:"cache_read_input_tokens"`
+	CacheCreationInputTokens acctCount `json:"cache_creation_input_tokens"`
 }
 
 // anthropicEvent is the part of a Messages stream event that exo reads.
@@ -92,9 +92,9 @@ func (s *anthropicState) handle(ev *anthropicEvent, data []byte) *Error {
 
 // setUsage records usage; Input counts cache reads and writes too.
 func (s *anthropicState) setUsage(u anthropicUsage) {
-	s.usage.Output = max(s.usage.Output, u.OutputTokens)
-	if in := u.InputTokens + u.CacheReadInputTokens + u.CacheCreationInputTokens; in > 0 {
-		s.usage.Input, s.usage.Cached, s.usage.CacheWrite = in, u.CacheReadInputTokens, u.CacheCreationInputTokens
+	s.usage.Output = max(s.usage.Output, int64(u.OutputTokens))
+	if in := int64(u.InputTokens + u.CacheReadInputTokens + u.CacheCreationInputTokens); in > 0 {
+		s.usage.Input, s.usage.Cached, s.usage.CacheWrite = in, int64(u.CacheReadInputTokens), int64(u.CacheCreationInputTokens)
 	}
 }
 

@@ -34,19 +34,19 @@ type chatChunk struct {
 // (prompt_cache_hit_tokens), OpenRouter (cache_write_tokens, cost) and xAI
 // (cost_in_usd_ticks, reasoning tokens outside completion_tokens).
 type chatUsage struct {
-	PromptTokens        int64 `json:"prompt_tokens"`
-	CompletionTokens    int64 `json:"completion_tokens"`
-	TotalTokens         int64 `json:"total_tokens"`
+	PromptTokens        acctCount `json:"prompt_tokens"`
+	CompletionTokens    acctCount `json:"completion_tokens"`
+	TotalTokens         acctCount `json:"total_tokens"`
 	PromptTokensDetails struct {
-		CachedTokens     int64 `json:"cached_tokens"`
-		CacheWriteTokens int64 `json:"cache_write_tokens"`
+		CachedTokens     acctCount `json:"cached_tokens"`
+		CacheWriteTokens acctCount `json:"cache_write_tokens"`
 	} `json:"prompt_tokens_details"`
 	CompletionTokensDetails struct {
-		ReasoningTokens int64 `json:"reasoning_tokens"`
+		ReasoningTokens acctCount `json:"reasoning_tokens"`
 	} `json:"completion_tokens_details"`
-	PromptCacheHitTokens int64   `json:"prompt_cache_hit_tokens"`
-	Cost                 float64 `json:"cost"`
-	CostInUSDTicks       int64   `json:"cost_in_usd_ticks"`
+	PromptCacheHitTokens acctCount `json:"prompt_cache_hit_tokens"`
+	Cost                 acctCost  `json:"cost"`
+	CostInUSDTicks       acctCount `json:"cost_in_usd_ticks"`
 }
 
 // chatDelta is a choice's new text, reasoning and tool-call fragments.
@@ -129,11 +129,11 @@ func (s *chatState) handle(c *chatChunk) *Error {
 // model), the total says so (xAI), or there are more of them than
 // completion tokens) and the provider's own cost.
 func (u *chatUsage) usage(outside bool) Usage {
-	out := Usage{Input: u.PromptTokens, Output: u.CompletionTokens,
-		Cached:     max(u.PromptTokensDetails.CachedTokens, u.PromptCacheHitTokens),
-		CacheWrite: u.PromptTokensDetails.CacheWriteTokens,
-		Reasoning:  u.CompletionTokensDetails.ReasoningTokens, Cost: u.Cost}
-	if r := out.Reasoning; r > 0 && (outside || r > u.CompletionTokens || u.TotalTokens == u.PromptTokens+u.CompletionTokens+r) {
+	out := Usage{Input: int64(u.PromptTokens), Output: int64(u.CompletionTokens),
+		Cached:     int64(max(u.PromptTokensDetails.CachedTokens, u.PromptCacheHitTokens)),
+		CacheWrite: int64(u.PromptTokensDetails.CacheWriteTokens),
+		Reasoning:  int64(u.CompletionTokensDetails.ReasoningTokens), Cost: float64(u.Cost)}
+	if r := out.Reasoning; r > 0 && (outside || r > int64(u.CompletionTokens) || int64(u.TotalTokens) == int64(u.PromptTokens+u.CompletionTokens)+r) {
 		out.Output += r
 	}
 	if u.CostInUSDTicks > 0 && out.Cost == 0 {

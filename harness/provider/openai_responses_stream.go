@@ -50,13 +50,13 @@ type responsesBody struct {
 		Reason string `json:"reason"`
 	} `json:"incomplete_details"`
 	Usage *struct {
-		InputTokens        int64 `json:"input_tokens"`
-		OutputTokens       int64 `json:"output_tokens"`
+		InputTokens        acctCount `json:"input_tokens"`
+		OutputTokens       acctCount `json:"output_tokens"`
 		InputTokensDetails struct {
-			CachedTokens int64 `json:"cached_tokens"`
+			CachedTokens acctCount `json:"cached_tokens"`
 		} `json:"input_tokens_details"`
 		OutputTokensDetails struct {
-			ReasoningTokens int64 `json:"reasoning_tokens"`
+			ReasoningTokens acctCount `json:"reasoning_tokens"`
 		} `json:"output_tokens_details"`
 	} `json:"usage"`
 }
@@ -201,8 +201,8 @@ func (s *responsesState) finish(r *responsesBody) *Error {
 	s.done = true
 	s.model = firstNonEmpty(r.Model, s.model)
 	if u := r.Usage; u != nil {
-		s.usage = Usage{Input: u.InputTokens, Output: u.OutputTokens, Cached: u.InputTokensDetails.CachedTokens,
-			Reasoning: u.OutputTokensDetails.ReasoningTokens}
+		s.usage = Usage{Input: int64(u.InputTokens), Output: int64(u.OutputTokens), Cached: int64(u.InputTokensDetails.CachedTokens),
+			Reasoning: int64(u.OutputTokensDetails.ReasoningTokens)}
 	}
 	s.stop = StopEndTurn
 	if r.Status == "incomplete" {
