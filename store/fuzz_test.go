@@ -26,12 +26,12 @@ func FuzzDecodeEvent(f *testing.F) {
 	f.Add([]byte{2, 7, 10, 0xff, 0xff, 0xff, 0xff, 0x0f, 3, 1, 2, 3})
 	f.Add([]byte{})
 	f.Fuzz(func(t *testing.T, b []byte) {
-		got, err := DecodeEvent("b", b)
+		got, err := decodeEvent("b", b)
 		if err != nil {
 			return
 		}
 		again := encodeEvent(&got)
-		back, err := DecodeEvent("b", again)
+		back, err := decodeEvent("b", again)
 		if err != nil || !sameEvent(got, back) {
 			t.Fatalf("decode/encode/decode differs: %v", err)
 		}
