@@ -368,12 +368,12 @@ func confTamperChanged(t *testing.T, be backend) {
 		raw = append([]byte(nil), v...)
 		return err
 	})
-	e, err := s.codec.decode("m", raw)
+	e, err := s.codec.Decode("m", raw)
 	if err != nil {
 		t.Fatal(err)
 	}
 	e.Data = json.RawMessage(`{"n":999}`)
-	rawPut(t, s, seqKey(4), s.codec.encode(&e), pathEvents, "m")
+	rawPut(t, s, seqKey(4), s.codec.Encode(&e), pathEvents, "m")
 	rep, err := s.VerifyAll()
 	if err != nil || rep.OK() {
 		t.Fatalf("tampered event not found: %+v %v", rep, err)

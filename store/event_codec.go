@@ -11,8 +11,9 @@ import (
 	"github.com/klauspost/compress/zstd"
 )
 
-// codec encodes and decodes stored events with one vocabulary.
-type codec struct {
+// Codec encodes and decodes stored events with one vocabulary: what the store writes and
+// reads under each event key.
+type Codec struct {
 	// names and index are the vocabulary's names and each one's place plus one.
 	names []string
 	index map[string]uint64
@@ -28,13 +29,13 @@ type codec struct {
 // the same vocabulary: by its encoded record.
 var codecs sync.Map
 
-// codecFor returns the codec of a vocabulary.
-func codecFor(v Vocabulary) *codec {
+// NewCodec returns the codec of a vocabulary (one codec, shared, per vocabulary).
+func NewCodec(v Vocabulary) *Codec {
 	key := string(v.record().encode())
 	if c, ok := codecs.Load(key); ok {
-		return c.(*codec)
+		return c.(*Codec)
 	}
-	c := &codec{names: slices.Clone(v.Names), index: make(map[string]uint64, len(v.Names))}
+	c := &Codec{names: slices.Clone(v.Names), index: make(map[string]uint64, len(v.Names))}
 	for i, n := range c.names {
 		if _, dup := c.index[n]; !dup {
 			c.index[n] = uint64(i + 1)
@@ -46,13 +47,13 @@ func codecFor(v Vocabulary) *codec {
 	c.encoder = sync.OnceValue(c.newEncoder)
 	c.decoder = sync.OnceValue(c.newDecoder)
 	got, _ := codecs.LoadOrStore(key, c)
-	return got.(*codec)
+	return got.(*Codec)
 }
 
-// encode serialises an event (without its branch, which is the bucket) for storage: with its
+// Encode serialises an event (without its branch, which is the bucket) for storage: with its
 // type, actor and payload compressed when that makes it smaller (version 2, see
 // event_zstd.go), else as they are with known names by number (version 3).
-func (c *codec) encode(e *Event) []byte {
+func (c *Codec) Encode(e *Event) []byte {
 	head := appendString(appendString(nil, e.Type), e.Actor)
 	body := append(head[:len(head):len(head)], e.Data...)
 	plain := appendString(c.appendName(c.appendName(nil, e.Type), e.Actor), string(e.Data))
@@ -74,9 +75,9 @@ func (c *codec) encode(e *Event) []byte {
 	return append(buf, e.Hash[:]...)
 }
 
-// decode parses a stored event value; branch names the bucket it came from. It never panics on
+// Decode parses a stored event value; branch names the bucket it came from. It never panics on
 // damaged input and returns an error that says what is wrong.
-func (c *codec) decode(branch string, b []byte) (Event, error) {
+func (c *Codec) Decode(branch string, b []byte) (Event, error) {
 	e := Event{Branch: branch}
 	if len(b) == 0 || b[0] < encodingVersion || b[0] > encodingNamed {
 		return e, fmt.Errorf("decode event: unknown encoding version")
@@ -101,7 +102,7 @@ func (c *codec) decode(branch string, b []byte) (Event, error) {
 }
 
 // decodeCompressed reads the rest of a version 2 event: the body's size, its frame, the hash.
-func (c *codec) decodeCompressed(e Event, r *reader) (Event, error) {
+func (c *Codec) decodeCompressed(e Event, r *reader) (Event, error) {
 	size := r.uvarint()
 	frame := r.bytes()
 	if err := r.hash(&e); err != nil {

@@ -6,7 +6,7 @@ package store
 // that is not among the names is spelled out.
 
 // appendName appends a name as its place in the codec's names plus one, or as 0 and the string.
-func (c *codec) appendName(buf []byte, s string) []byte {
+func (c *Codec) appendName(buf []byte, s string) []byte {
 	if i, ok := c.index[s]; ok {
 		return appendUvarint(buf, i)
 	}
@@ -14,7 +14,7 @@ func (c *codec) appendName(buf []byte, s string) []byte {
 }
 
 // name reads what appendName wrote.
-func (c *codec) name(r *reader) string {
+func (c *Codec) name(r *reader) string {
 	i := r.uvarint()
 	switch {
 	case r.err != nil:

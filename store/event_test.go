@@ -86,27 +86,3 @@ func TestCompressedEventDamage(t *testing.T) {
 		t.Fatalf("a 1 GiB claim: %v", err)
 	}
 }
-
-// BenchmarkDecodeEvent decodes a small event (a step's start) and a tool output of 2 KB, each
-// stored as it is (version 1) and compressed (version 2).
-func BenchmarkDecodeEvent(b *testing.B) {
-	small := Event{Seq: 12, Type: "model.requested", Time: time.Unix(1700000000, 0), Actor: "executor:default", Data: json.RawMessage(`{"model":"claude-sonnet-4-5","provider":"anthropic","step":2,"prompt_tokens":5234,"messages":22}`)}
-	large := Event{Seq: 13, Type: "tool.completed", Time: time.Unix(1700000000, 0), Actor: "tool:bash",
-		Data: json.RawMessage(`{"call_id":"c1","tool":"bash","output":"` + strings.Repeat(`ok  \texo/store\t0.512s\n`, 90) + `","duration_ms":35}`)}
-	for name, e := range map[string]*Event{"small": &small, "2KB": &large} {
-		for _, v := range []string{"plain", "compressed"} {
-			enc := encodeEvent(e)
-			if v == "plain" {
-				enc = plainEncoding(e)
-			}
-			b.Run(name+"/"+v, func(b *testing.B) {
-				for b.Loop() {
-					if _, err := decodeEvent("b", enc); err != nil {
-						b.Fatal(err)
-					}
-				}
-				b.ReportMetric(float64(len(enc)), "bytes")
-			})
-		}
-	}
-}

@@ -26,7 +26,7 @@ var zstdMagic = []byte{0x28, 0xb5, 0x2f, 0xfd}
 
 // newEncoder builds the codec's encoder, with its dictionary if it has one. EncodeAll is safe
 // for concurrent use.
-func (c *codec) newEncoder() *zstd.Encoder {
+func (c *Codec) newEncoder() *zstd.Encoder {
 	opts := []zstd.EOption{zstd.WithEncoderLevel(zstd.SpeedDefault), zstd.WithEncoderCRC(false), zstd.WithLowerEncoderMem(true)}
 	if c.dictID != 0 {
 		opts = append(opts, zstd.WithEncoderDictRaw(c.dictID, c.dict))
@@ -40,7 +40,7 @@ func (c *codec) newEncoder() *zstd.Encoder {
 
 // newDecoder builds the codec's decoder, bounded to maxCompressed of output, with its
 // dictionary if it has one. DecodeAll is safe for concurrent use.
-func (c *codec) newDecoder() *zstd.Decoder {
+func (c *Codec) newDecoder() *zstd.Decoder {
 	opts := []zstd.DOption{zstd.WithDecoderMaxMemory(maxCompressed), zstd.WithDecodeAllCapLimit(true), zstd.WithDecoderConcurrency(2)}
 	if c.dictID != 0 {
 		opts = append(opts, zstd.WithDecoderDictRaw(c.dictID, c.dict))
@@ -54,7 +54,7 @@ func (c *codec) newDecoder() *zstd.Decoder {
 
 // compressFrame returns raw as a zstd frame without its magic, or nil when raw is too small
 // or too large.
-func (c *codec) compressFrame(raw []byte) []byte {
+func (c *Codec) compressFrame(raw []byte) []byte {
 	if len(raw) < compressMin || len(raw) > maxCompressed {
 		return nil
 	}
@@ -66,7 +66,7 @@ func (c *codec) compressFrame(raw []byte) []byte {
 }
 
 // decompressFrame expands a stored frame that must be exactly size bytes.
-func (c *codec) decompressFrame(frame []byte, size uint64) ([]byte, error) {
+func (c *Codec) decompressFrame(frame []byte, size uint64) ([]byte, error) {
 	if size > maxCompressed {
 		return nil, fmt.Errorf("compressed event claims %d bytes, more than %d", size, maxCompressed)
 	}

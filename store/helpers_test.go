@@ -65,10 +65,10 @@ var testVocab = func() Vocabulary {
 }()
 
 // testCodec encodes and decodes with testVocab.
-var testCodec = codecFor(testVocab)
+var testCodec = NewCodec(testVocab)
 
 // encodeEvent encodes an event as a store opened with testVocab stores it.
-func encodeEvent(e *Event) []byte { return testCodec.encode(e) }
+func encodeEvent(e *Event) []byte { return testCodec.Encode(e) }
 
 // decodeEvent decodes what encodeEvent wrote.
-func decodeEvent(branch string, b []byte) (Event, error) { return testCodec.decode(branch, b) }
+func decodeEvent(branch string, b []byte) (Event, error) { return testCodec.Decode(branch, b) }

@@ -131,7 +131,7 @@ func openEtcdLocked(home string, cfg EtcdConfig, opts Options) (*Store, error) {
 	if cfg.BlobDir != "" {
 		blobs = SharedFolderBlobs(cfg.BlobDir, cfg.Node)
 	}
-	s := &Store{home: home, kv: eng, blobs: blobs, codec: codecFor(opts.Vocabulary), vocab: opts.Vocabulary}
+	s := &Store{home: home, kv: eng, blobs: blobs, codec: NewCodec(opts.Vocabulary), vocab: opts.Vocabulary}
 	s.loadDamage()
 	if err := s.initSchema(); err != nil {
 		eng.close()

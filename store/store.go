@@ -24,7 +24,7 @@ type Store struct {
 	// blobs keeps artifact contents.
 	blobs Blobs
 	// codec encodes and decodes events with the vocabulary the store was opened with.
-	codec *codec
+	codec *Codec
 	// vocab is that vocabulary.
 	vocab Vocabulary
 	// branches caches immutable branch metadata by id.
@@ -98,7 +98,7 @@ func openLocked(home string, opts Options) (*Store, error) {
 		return nil, err
 	}
 	blobs := LocalBlobs(home)
-	s := &Store{home: home, db: db, kv: newBoltEngine(db), blobs: blobs, codec: codecFor(opts.Vocabulary), vocab: opts.Vocabulary}
+	s := &Store{home: home, db: db, kv: newBoltEngine(db), blobs: blobs, codec: NewCodec(opts.Vocabulary), vocab: opts.Vocabulary}
 	s.rememberFile()
 	s.loadDamage()
 	if err := s.initSchema(); err != nil {

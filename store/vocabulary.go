@@ -121,16 +121,26 @@ func (r vocabRecord) encode() []byte {
 	buf = binary.AppendUvarint(buf, r.names)
 	buf = append(buf, r.namesSum[:]...)
 	buf = binary.AppendUvarint(buf, uint64(r.dictID))
-	return append(buf, r.dictSum[:]...)
+	buf = append(buf, r.dictSum[:]...)
+	sum := sha256.Sum256(buf)
+	return append(buf, sum[:vocabRecordSumLen]...)
 }
 
-// decodeVocabRecord parses what encode wrote.
+// vocabRecordSumLen is how much of the record's own digest ends it, so that a damaged record
+// reads as damage, not as another vocabulary.
+const vocabRecordSumLen = 8
+
+// decodeVocabRecord parses what encode wrote, checking its digest.
 func decodeVocabRecord(b []byte) (vocabRecord, error) {
 	var r vocabRecord
-	if len(b) == 0 || b[0] != vocabRecordVersion {
-		return r, fmt.Errorf("vocabulary record: unknown version")
+	if len(b) <= vocabRecordSumLen || b[0] != vocabRecordVersion {
+		return r, fmt.Errorf("vocabulary record: unknown version or too short")
 	}
-	rd := reader{b: b[1:]}
+	body := b[:len(b)-vocabRecordSumLen]
+	if sum := sha256.Sum256(body); !bytes.Equal(sum[:vocabRecordSumLen], b[len(body):]) {
+		return r, fmt.Errorf("vocabulary record: checksum mismatch")
+	}
+	rd := reader{b: body[1:]}
 	r.names = rd.uvarint()
 	sum := rd.fixed(len(r.namesSum))
 	copy(r.namesSum[:], sum)
@@ -176,7 +186,7 @@ func storedVocabulary(tx kvTx) (r vocabRecord, ok bool, err error) {
 	}
 	r, err = decodeVocabRecord(bytes.Clone(b))
 	if err != nil {
-		return r, false, fmt.Errorf("%v: %w", err, ErrCorrupt)
+		return r, false, fmt.Errorf("%v: %w (%s)", err, ErrCorrupt, wayOut)
 	}
 	return r, true, nil
 }
@@ -193,7 +203,23 @@ func (s *Store) checkVocabulary(tx kvTx) (named bool, err error) {
 		return false, nil
 	}
 	if err := s.vocab.check(stored); err != nil {
+		if stored == legacyVocab && !recorded(tx) {
+			// Nothing tells a database from before vocabulary records apart from one whose
+			// record was lost: both ways out are named.
+			return false, fmt.Errorf("open %s: it records no vocabulary, as databases written before they did: %w; if this exo wrote it, its metadata is damaged: %w (%s)",
+				s.Path(), err, ErrCorrupt, wayOut)
+		}
 		return false, fmt.Errorf("open %s: %w", s.Path(), err)
 	}
 	return stored.covers(s.vocab), nil
+}
+
+// recorded reports whether an initialised database holds a vocabulary record.
+func recorded(tx kvTx) bool {
+	meta, ok, err := tx.bucket(pathMeta)
+	if err != nil || !ok {
+		return false
+	}
+	b, err := meta.get(metaVocabularyKey)
+	return err == nil && b != nil
 }
