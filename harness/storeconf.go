@@ -56,7 +56,7 @@ func openStore(home string, opts Options) (*store.Store, error) {
 		return nil, err
 	}
 	if cfg == nil {
-		return store.Open(home, store.Options{NoSync: opts.NoSync, Evidence: homeEvidence})
+		return store.Open(home, store.Options{NoSync: opts.NoSync, Evidence: homeEvidence, Vocabulary: storeVocabulary})
 	}
-	return store.OpenEtcd(home, *cfg, store.Options{NoSync: opts.NoSync})
+	return store.OpenEtcd(home, *cfg, store.Options{NoSync: opts.NoSync, Vocabulary: storeVocabulary})
 }

@@ -90,7 +90,7 @@ func (t *Tx) Append(branch string, recs ...Record) ([]Event, error) {
 		e.Hash = ComputeHash(prev, &e)
 		key := keys[8*i : 8*i+8]
 		binary.BigEndian.PutUint64(key, e.Seq)
-		if err := own.appendKey(key, encodeEvent(&e)); err != nil {
+		if err := own.appendKey(key, t.s.codec.Encode(&e)); err != nil {
 			return nil, fmt.Errorf("append to %s at %d: %w", branch, e.Seq, err)
 		}
 		prev = e.Hash

@@ -17,6 +17,8 @@ type backend struct {
 	open func(tb testing.TB) *Store
 	// reopen closes s and opens the same data again, as a restarted process would.
 	reopen func(tb testing.TB, s *Store) *Store
+	// openAgain opens the data of the closed store s with opts, as another build would.
+	openAgain func(tb testing.TB, s *Store, opts Options) (*Store, error)
 }
 
 // backends lists the engines the suite runs against, each started for the test given (which
@@ -54,6 +56,14 @@ func boltBackend(*testing.T) backend {
 			tb.Cleanup(func() { s2.Close() })
 			return s2
 		},
+		openAgain: func(tb testing.TB, s *Store, opts Options) (*Store, error) {
+			opts.NoSync = true
+			s2, err := Open(s.Home(), opts)
+			if err == nil {
+				tb.Cleanup(func() { s2.Close() })
+			}
+			return s2, err
+		},
 	}
 }
 
@@ -72,6 +82,7 @@ func TestConformance(t *testing.T) {
 		{"CrashAtomic", confCrashAtomic},
 		{"TamperChanged", confTamperChanged},
 		{"TamperLost", confTamperLost},
+		{"Vocabulary", confVocabulary},
 	}
 	for _, nb := range backends {
 		t.Run(nb.name, func(t *testing.T) {
@@ -357,12 +368,12 @@ func confTamperChanged(t *testing.T, be backend) {
 		raw = append([]byte(nil), v...)
 		return err
 	})
-	e, err := DecodeEvent("m", raw)
+	e, err := s.codec.Decode("m", raw)
 	if err != nil {
 		t.Fatal(err)
 	}
 	e.Data = json.RawMessage(`{"n":999}`)
-	rawPut(t, s, seqKey(4), encodeEvent(&e), pathEvents, "m")
+	rawPut(t, s, seqKey(4), s.codec.Encode(&e), pathEvents, "m")
 	rep, err := s.VerifyAll()
 	if err != nil || rep.OK() {
 		t.Fatalf("tampered event not found: %+v %v", rep, err)

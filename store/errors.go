@@ -28,3 +28,8 @@ var ErrNotOwner = errors.New("branch is owned by another daemon")
 // ErrTooLarge means a write does not fit one commit of the engine (etcd's request and
 // transaction limits): nothing of it was stored.
 var ErrTooLarge = errors.New("write exceeds the store's request limits")
+
+// ErrVocabulary means the database's events were stored with a vocabulary (names and
+// compression dictionary) other than the one the store was opened with: reading them with it
+// could give the wrong names, so the store refuses to open.
+var ErrVocabulary = errors.New("database was written with another event vocabulary")

@@ -55,12 +55,12 @@ const (
 	encodingVersion = 1
 	// encodingCompressed stores the payload's length and its zstd frame (see event_zstd.go).
 	encodingCompressed = 2
-	// encodingNamed stores the payload as it is and the type and actor by their place in
-	// eventNames when they are there (see event_names.go).
+	// encodingNamed stores the payload as it is and the type and actor by their place in the
+	// vocabulary's names when they are there (see event_names.go).
 	encodingNamed = 3
 )
 
-// errUnknownName is a stored name's place past the end of eventNames.
+// errUnknownName is a stored name's place past the end of the vocabulary's names.
 var errUnknownName = errors.New("name refers past the end of the known names")
 
 // appendUvarint appends v as a uvarint.
@@ -68,78 +68,6 @@ func appendUvarint(buf []byte, v uint64) []byte { return binary.AppendUvarint(bu
 
 // maxFieldLen bounds a decoded field so a damaged length cannot allocate gigabytes.
 const maxFieldLen = 1 << 30
-
-// encodeEvent serialises an event (without its branch, which is the bucket) for storage: with
-// its type, actor and payload compressed when that makes it smaller (version 2, see
-// event_zstd.go), else as they are with known names by number (version 3).
-func encodeEvent(e *Event) []byte {
-	head := appendString(appendString(nil, e.Type), e.Actor)
-	body := append(head[:len(head):len(head)], e.Data...)
-	plain := appendString(appendName(appendName(nil, e.Type), e.Actor), string(e.Data))
-	frame := compressFrame(body)
-	buf := make([]byte, 0, 64+min(len(plain), len(frame)+8))
-	version := byte(encodingNamed)
-	if frame != nil && len(frame)+binary.MaxVarintLen64 < len(plain) {
-		version = encodingCompressed
-	}
-	buf = append(buf, version)
-	buf = binary.AppendUvarint(buf, e.Seq)
-	buf = binary.AppendVarint(buf, e.Time.UnixNano())
-	if version == encodingCompressed {
-		buf = binary.AppendUvarint(buf, uint64(len(body)))
-		buf = appendString(buf, string(frame))
-	} else {
-		buf = append(buf, plain...)
-	}
-	return append(buf, e.Hash[:]...)
-}
-
-// DecodeEvent parses a stored event value; branch names the bucket it came from.
-// It never panics on damaged input and returns an error that says what is wrong.
-func DecodeEvent(branch string, b []byte) (Event, error) {
-	e := Event{Branch: branch}
-	if len(b) == 0 || b[0] < encodingVersion || b[0] > encodingNamed {
-		return e, fmt.Errorf("decode event: unknown encoding version")
-	}
-	r := reader{b: b[1:]}
-	e.Seq = r.uvarint()
-	e.Time = time.Unix(0, r.varint()).UTC()
-	switch b[0] {
-	case encodingCompressed:
-		return decodeCompressed(e, &r)
-	case encodingNamed:
-		e.Type, e.Actor = r.name(), r.name()
-	default:
-		e.Type, e.Actor = r.str(), r.str()
-	}
-	data := r.bytes()
-	if err := r.hash(&e); err != nil {
-		return e, err
-	}
-	e.Data = json.RawMessage(append([]byte(nil), data...))
-	return e, nil
-}
-
-// decodeCompressed reads the rest of a version 2 event: the body's size, its frame, the hash.
-func decodeCompressed(e Event, r *reader) (Event, error) {
-	size := r.uvarint()
-	frame := r.bytes()
-	if err := r.hash(&e); err != nil {
-		return e, err
-	}
-	body, err := decompressFrame(frame, size)
-	if err != nil {
-		return e, fmt.Errorf("decode event %d: %w", e.Seq, err)
-	}
-	br := reader{b: body}
-	e.Type = br.str()
-	e.Actor = br.str()
-	if br.err != nil {
-		return e, fmt.Errorf("decode event %d: %w", e.Seq, br.err)
-	}
-	e.Data = json.RawMessage(br.b)
-	return e, nil
-}
 
 // hash reads the final hash, which must be all that is left.
 func (r *reader) hash(e *Event) error {

@@ -37,7 +37,7 @@ func TestEventCompression(t *testing.T) {
 		e   Event
 		enc []byte
 	}{{big, enc}, {small, encodeEvent(&small)}, {big, plainEncoding(&big)}, {small, plainEncoding(&small)}} {
-		got, err := DecodeEvent("b", c.enc)
+		got, err := decodeEvent("b", c.enc)
 		if err != nil || !sameEvent(got, c.e) {
 			t.Fatalf("version %d: %+v %v", c.enc[0], got, err)
 		}
@@ -64,13 +64,13 @@ func TestCompressedEventDamage(t *testing.T) {
 		for _, flip := range []byte{0x01, 0x80, 0xff} {
 			d := bytes.Clone(enc)
 			d[i] ^= flip
-			if got, err := DecodeEvent("b", d); err == nil && sameEvent(got, e) {
+			if got, err := decodeEvent("b", d); err == nil && sameEvent(got, e) {
 				t.Fatalf("byte %d ^ %#x: the damage went unnoticed", i, flip)
 			}
 		}
 	}
 	for n := range len(enc) {
-		if _, err := DecodeEvent("b", enc[:n]); err == nil {
+		if _, err := decodeEvent("b", enc[:n]); err == nil {
 			t.Fatalf("cut at %d decoded", n)
 		}
 	}
@@ -82,31 +82,7 @@ func TestCompressedEventDamage(t *testing.T) {
 	r.uvarint() // the true size
 	rest := enc[len(enc)-len(r.b):]
 	claim := append(append(bytes.Clone(enc[:at]), binary.AppendUvarint(nil, 1<<30)...), rest...)
-	if _, err := DecodeEvent("b", claim); err == nil || !strings.Contains(err.Error(), "claims") {
+	if _, err := decodeEvent("b", claim); err == nil || !strings.Contains(err.Error(), "claims") {
 		t.Fatalf("a 1 GiB claim: %v", err)
-	}
-}
-
-// BenchmarkDecodeEvent decodes a small event (a step's start) and a tool output of 2 KB, each
-// stored as it is (version 1) and compressed (version 2).
-func BenchmarkDecodeEvent(b *testing.B) {
-	small := Event{Seq: 12, Type: "model.requested", Time: time.Unix(1700000000, 0), Actor: "executor:default", Data: json.RawMessage(`{"model":"claude-sonnet-4-5","provider":"anthropic","step":2,"prompt_tokens":5234,"messages":22}`)}
-	large := Event{Seq: 13, Type: "tool.completed", Time: time.Unix(1700000000, 0), Actor: "tool:bash",
-		Data: json.RawMessage(`{"call_id":"c1","tool":"bash","output":"` + strings.Repeat(`ok  \texo/store\t0.512s\n`, 90) + `","duration_ms":35}`)}
-	for name, e := range map[string]*Event{"small": &small, "2KB": &large} {
-		for _, v := range []string{"plain", "compressed"} {
-			enc := encodeEvent(e)
-			if v == "plain" {
-				enc = plainEncoding(e)
-			}
-			b.Run(name+"/"+v, func(b *testing.B) {
-				for b.Loop() {
-					if _, err := DecodeEvent("b", enc); err != nil {
-						b.Fatal(err)
-					}
-				}
-				b.ReportMetric(float64(len(enc)), "bytes")
-			})
-		}
 	}
 }

@@ -50,7 +50,7 @@ func (t *Tx) storedHead(br Branch) (uint64, Hash, error) {
 		return 0, Hash{}, fmt.Errorf("last event of %s: %w", br.ID, err)
 	}
 	if k != nil {
-		e, err := DecodeEvent(br.ID, v)
+		e, err := t.s.codec.Decode(br.ID, v)
 		if err != nil {
 			return 0, Hash{}, fmt.Errorf("last event of %s: %v: %w", br.ID, err, ErrCorrupt)
 		}

@@ -50,3 +50,25 @@ func mustAppend(tb testing.TB, s *Store, branch string, n, batch int) {
 		}
 	}
 }
+
+// testVocab is the vocabulary the event tests encode with: the names the tests use, padded so
+// that a stored place up to 40 means a name, and a dictionary of the shapes of their payloads
+// (a tool's output, a model's request and answer).
+var testVocab = func() Vocabulary {
+	names := []string{"test.event", "crash.test", "tool.completed", "model.completed", "model.requested", "user", "harness", "tool:bash", "executor:default"}
+	for len(names) < 40 {
+		names = append(names, fmt.Sprintf("name.%d", len(names)))
+	}
+	dict := []byte(`{"call_id":"c1","tool":"bash","output":"ok  \texo/store\t0.512s\n--- PASS: ","duration_ms":35,"exit":0}{"text":"the ","model":"","provider":"anthropic","step":2}` +
+		`{"text":"the slow path was made faster step by step. "}`)
+	return Vocabulary{Names: names, Dict: dict, DictID: 0x74657374} // "test"
+}()
+
+// testCodec encodes and decodes with testVocab.
+var testCodec = NewCodec(testVocab)
+
+// encodeEvent encodes an event as a store opened with testVocab stores it.
+func encodeEvent(e *Event) []byte { return testCodec.Encode(e) }
+
+// decodeEvent decodes what encodeEvent wrote.
+func decodeEvent(branch string, b []byte) (Event, error) { return testCodec.Decode(branch, b) }

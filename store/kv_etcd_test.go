@@ -20,13 +20,19 @@ func etcdBackend(t *testing.T) backend {
 		t.Skip("starts an etcd server")
 	}
 	c := etcdtest.Start(t, 1, etcdtest.Options{})
+	openWith := func(tb testing.TB, home string, cfg EtcdConfig, opts Options) (*Store, error) {
+		s, err := OpenEtcd(home, cfg, opts)
+		if err == nil {
+			tb.Cleanup(func() { s.Close() })
+		}
+		return s, err
+	}
 	open := func(tb testing.TB, home string, cfg EtcdConfig) *Store {
 		tb.Helper()
-		s, err := OpenEtcd(home, cfg, Options{})
+		s, err := openWith(tb, home, cfg, Options{})
 		if err != nil {
 			tb.Fatalf("open etcd store: %v", err)
 		}
-		tb.Cleanup(func() { s.Close() })
 		return s
 	}
 	return backend{
@@ -43,6 +49,10 @@ func etcdBackend(t *testing.T) backend {
 				tb.Fatalf("close: %v", err)
 			}
 			return open(tb, s.Home(), EtcdConfig{Endpoints: c.Endpoints, Namespace: ns, Node: e.node})
+		},
+		openAgain: func(tb testing.TB, s *Store, opts Options) (*Store, error) {
+			e := s.kv.(*etcdEngine)
+			return openWith(tb, s.Home(), EtcdConfig{Endpoints: c.Endpoints, Namespace: e.ns, Node: e.node}, opts)
 		},
 	}
 }

@@ -97,7 +97,7 @@ func OpenEtcd(home string, cfg EtcdConfig, opts Options) (*Store, error) {
 	if err != nil {
 		return nil, err
 	}
-	s, err := openEtcdLocked(home, cfg)
+	s, err := openEtcdLocked(home, cfg, opts)
 	if err != nil {
 		lock.release()
 		return nil, err
@@ -107,7 +107,7 @@ func OpenEtcd(home string, cfg EtcdConfig, opts Options) (*Store, error) {
 }
 
 // openEtcdLocked connects, takes a lease, registers the node and checks the schema.
-func openEtcdLocked(home string, cfg EtcdConfig) (*Store, error) {
+func openEtcdLocked(home string, cfg EtcdConfig, opts Options) (*Store, error) {
 	where := fmt.Sprintf("etcd cluster %v", cfg.Endpoints)
 	cli, err := clientv3.New(clientv3.Config{
 		Endpoints:   cfg.Endpoints,
@@ -131,7 +131,7 @@ func openEtcdLocked(home string, cfg EtcdConfig) (*Store, error) {
 	if cfg.BlobDir != "" {
 		blobs = SharedFolderBlobs(cfg.BlobDir, cfg.Node)
 	}
-	s := &Store{home: home, kv: eng, blobs: blobs}
+	s := &Store{home: home, kv: eng, blobs: blobs, codec: NewCodec(opts.Vocabulary), vocab: opts.Vocabulary}
 	s.loadDamage()
 	if err := s.initSchema(); err != nil {
 		eng.close()

@@ -25,7 +25,7 @@ func (t *Tx) Event(branch string, seq uint64) (Event, error) {
 	if v == nil {
 		return Event{}, fmt.Errorf("event %s@%d: %w", branch, seq, ErrBadSeq)
 	}
-	e, err := DecodeEvent(owner, v)
+	e, err := t.s.codec.Decode(owner, v)
 	if err != nil {
 		return Event{}, fmt.Errorf("event %s@%d: %v: %w", owner, seq, err, ErrCorrupt)
 	}
@@ -89,7 +89,7 @@ func (t *Tx) yieldSegment(sg segment, yield func(Event, error) bool) bool {
 		if keySeq(k) > sg.to {
 			return false, nil
 		}
-		e, err := DecodeEvent(sg.branch, v)
+		e, err := t.s.codec.Decode(sg.branch, v)
 		if err == nil && (e.Seq != keySeq(k) || e.Seq != want) {
 			err = fmt.Errorf("event key %d holds seq %d, want %d", keySeq(k), e.Seq, want)
 		}

@@ -23,6 +23,10 @@ type Store struct {
 	lock *homeLock
 	// blobs keeps artifact contents.
 	blobs Blobs
+	// codec encodes and decodes events with the vocabulary the store was opened with.
+	codec *Codec
+	// vocab is that vocabulary.
+	vocab Vocabulary
 	// branches caches immutable branch metadata by id.
 	branches sync.Map
 	// damage is why writes are refused (nil while the store is sound).
@@ -44,6 +48,11 @@ type Options struct {
 	// Evidence lists paths inside home (files or folders) whose presence shows the home was
 	// used before: a missing or empty exo.db is then refused as lost, not recreated.
 	Evidence []string
+	// Vocabulary is what the caller's events usually say, to store them smaller. A database
+	// remembers the vocabulary it was written with and is opened only with that one or one
+	// that extends it (else ErrVocabulary); the zero value names nothing and compresses
+	// without a dictionary.
+	Vocabulary Vocabulary
 }
 
 // DBName is the database file name inside EXO_HOME.
@@ -89,7 +98,7 @@ func openLocked(home string, opts Options) (*Store, error) {
 		return nil, err
 	}
 	blobs := LocalBlobs(home)
-	s := &Store{home: home, db: db, kv: newBoltEngine(db), blobs: blobs}
+	s := &Store{home: home, db: db, kv: newBoltEngine(db), blobs: blobs, codec: NewCodec(opts.Vocabulary), vocab: opts.Vocabulary}
 	s.rememberFile()
 	s.loadDamage()
 	if err := s.initSchema(); err != nil {
@@ -227,7 +236,7 @@ func checkSchema(path string, tx kvTx) error {
 // initSchema creates the buckets and metadata of a new database, or checks an existing one and
 // brings an older layout up to date. A current database is only read, never written.
 func (s *Store) initSchema() error {
-	current := false
+	current, named := false, false
 	err := s.view(func(tx kvTx) error {
 		if err := checkSchema(s.Path(), tx); err != nil {
 			return err
@@ -236,12 +245,18 @@ func (s *Store) initSchema() error {
 		if err != nil {
 			return err
 		}
+		if named, err = s.checkVocabulary(tx); err != nil {
+			return err
+		}
 		has, err := hasBuckets(tx)
 		current = v == SchemaVersion && has
 		return err
 	})
-	if err != nil || current {
+	if err != nil || (current && named) {
 		return err
+	}
+	if current && s.Damaged() != nil {
+		return nil // writes are refused: nothing is written that the record would have to name
 	}
 	return s.update(func(tx kvTx) error {
 		for _, name := range topBuckets() {
@@ -259,9 +274,16 @@ func (s *Store) initSchema() error {
 			if err := meta.put(metaMagicKey, []byte(magic)); err != nil {
 				return err
 			}
-			return meta.put(metaSchemaKey, seqKey(SchemaVersion))
+			if err := meta.put(metaSchemaKey, seqKey(SchemaVersion)); err != nil {
+				return err
+			}
+		} else if err := s.migrate(&Tx{s: s, tx: tx}); err != nil {
+			return err
 		}
-		return s.migrate(&Tx{s: s, tx: tx})
+		if named {
+			return nil
+		}
+		return meta.put(metaVocabularyKey, s.vocab.record().encode())
 	})
 }
 

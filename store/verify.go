@@ -207,7 +207,7 @@ func (t *Tx) verifySegment(sg segment, prev Hash, rep *VerifyReport) Hash {
 			want = seq
 		}
 		want++
-		e, err := DecodeEvent(sg.branch, v)
+		e, err := t.s.codec.Decode(sg.branch, v)
 		if err != nil {
 			rep.Problems = append(rep.Problems, Problem{Branch: sg.branch, Seq: seq, Reason: err.Error()})
 			return true, nil
