@@ -101,3 +101,38 @@ type execOutputError struct{ output string }
 
 // Error quotes the output.
 func (e *execOutputError) Error() string { return "unexpected output: " + e.output }
+
+// TestRewindBringsBackAFolderReplacedByALink is the repro of a rewind that skipped the files of
+// a folder the agent replaced by a link, and said it restored them: the folder comes back with
+// its file, the link is gone, and workspace.restored lists the file.
+func TestRewindBringsBackAFolderReplacedByALink(t *testing.T) {
+	ws, elsewhere := t.TempDir(), t.TempDir()
+	h := openTest(t, Options{SandboxHelper: testHelper()})
+	s, err := h.NewSession(NewSessionOptions{Name: "relink", Workspace: ws})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	if res, err := h.UserExec(ctx, s.ID, "mkdir d && echo v1 > d/f.txt && echo t1 > top.txt", ExecOptions{}); err != nil || res.ExitCode != 0 {
+		t.Fatalf("first: %+v %v", res, err)
+	}
+	st, _ := h.State(s.ID)
+	mark := st.Head
+	if res, err := h.UserExec(ctx, s.ID, "rm -rf d && ln -s "+elsewhere+" d && echo t2 > top.txt", ExecOptions{}); err != nil || res.ExitCode != 0 {
+		t.Fatalf("second: %+v %v", res, err)
+	}
+	if _, err := h.Rewind(s.ID, mark); err != nil {
+		t.Fatal(err)
+	}
+	if fi, err := os.Lstat(filepath.Join(ws, "d")); err != nil || !fi.IsDir() {
+		t.Fatalf("d after the rewind: %v %v, want a folder", fi, err)
+	}
+	if b, err := os.ReadFile(filepath.Join(ws, "d", "f.txt")); err != nil || string(b) != "v1\n" {
+		t.Fatalf("d/f.txt after the rewind: %q %v", b, err)
+	}
+	evs, _ := h.Events(s.ID, 0, 0)
+	last := evs[len(evs)-1]
+	if last.Type != TypeWorkspaceRestored || !strings.Contains(string(last.Data), "d/f.txt") {
+		t.Fatalf("last event %s: %s, want workspace.restored listing d/f.txt", last.Type, last.Data)
+	}
+}

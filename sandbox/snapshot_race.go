@@ -3,6 +3,7 @@ package sandbox
 import (
 	"bytes"
 	"fmt"
+	"io/fs"
 	"path"
 	"regexp"
 	"slices"
@@ -23,11 +24,14 @@ var unableRe = regexp.MustCompile(`(?m)fatal: Unable to process path (.+)$`)
 // ("beyond a symbolic link"), a file turned into a folder or cut short while hashed too, and git
 // then stages nothing. The path git names and the rest of its folder are then left out (the index
 // keeps their earlier state; the next snapshot takes them) and staging is retried; the left-out
-// paths are returned with those staged.
-func (s *Snapshotter) stagePaths(paths []string) (kept, raced []string, err error) {
+// paths are returned with those staged, and so are removed ones. A folder that is a link now, and not only for an instant
+// of staging, is not left out: the files the index holds beneath it are removed from it and the
+// link is staged (those paths are returned as removed as well), so that the snapshot is what the workspace holds (a rewind then puts the folder
+// back in place of the link).
+func (s *Snapshotter) stagePaths(paths []string) (kept, raced, removed []string, err error) {
 	for try := 0; ; try++ {
 		if len(paths) == 0 {
-			return nil, raced, nil
+			return removed, raced, removed, nil
 		}
 		var buf bytes.Buffer
 		for _, p := range paths {
@@ -36,19 +40,32 @@ func (s *Snapshotter) stagePaths(paths []string) (kept, raced []string, err erro
 		}
 		err := s.updateIndex(&buf, len(paths))
 		if err == nil {
-			return paths, raced, nil
+			return append(paths, removed...), raced, removed, nil
 		}
 		m := unableRe.FindStringSubmatch(err.Error())
 		if m == nil || try >= maxRaceRetries {
 			if len(raced) > 0 {
 				err = fmt.Errorf("%w (after leaving out %d paths that changed while staged)", err, len(raced))
 			}
-			return nil, nil, err
+			return nil, nil, nil, err
+		}
+		if link := s.linkAbove(m[1]); link != "" {
+			// Not a race but a folder the agent replaced by a link: what the index holds
+			// beneath it is gone from the workspace, and the link itself is staged.
+			under := slices.DeleteFunc(slices.Clone(paths), func(p string) bool { return !strings.HasPrefix(p, link+"/") })
+			if len(under) > 0 && s.forceRemove(under) == nil {
+				removed = append(removed, under...)
+				paths = slices.DeleteFunc(paths, func(p string) bool { return strings.HasPrefix(p, link+"/") })
+				if !slices.Contains(paths, link) {
+					paths = append(paths, link)
+				}
+				continue
+			}
 		}
 		group := raceGroup(m[1])
 		rest := slices.DeleteFunc(slices.Clone(paths), func(p string) bool { return p == group || strings.HasPrefix(p, group+"/") })
 		if len(rest) == len(paths) {
-			return nil, nil, err // not a path exo gave: nothing to leave out.
+			return nil, nil, nil, err // not a path exo gave: nothing to leave out.
 		}
 		for _, p := range paths {
 			if p == group || strings.HasPrefix(p, group+"/") {
@@ -66,4 +83,40 @@ func raceGroup(p string) string {
 		return dir
 	}
 	return p
+}
+
+// linkAbove returns the first leading folder of p that is a symbolic link in the workspace now
+// (read without following links), or "".
+func (s *Snapshotter) linkAbove(p string) string {
+	d, err := OpenDir(s.git.workTree)
+	if err != nil {
+		return ""
+	}
+	defer d.Close()
+	parts := strings.Split(p, "/")
+	for i := 1; i < len(parts); i++ {
+		q := strings.Join(parts[:i], "/")
+		fi, err := d.Lstat(q)
+		if err != nil {
+			return ""
+		}
+		if fi.Mode()&fs.ModeSymlink != 0 {
+			return q
+		}
+		if !fi.IsDir() {
+			return ""
+		}
+	}
+	return ""
+}
+
+// forceRemove removes paths from the shadow index whatever the workspace holds there.
+func (s *Snapshotter) forceRemove(paths []string) error {
+	var buf bytes.Buffer
+	for _, p := range paths {
+		buf.WriteString(p)
+		buf.WriteByte(0)
+	}
+	_, err := s.git.run(&buf, "update-index", "--force-remove", "-z", "--stdin")
+	return err
 }

@@ -124,9 +124,12 @@ func (s *Snapshotter) stage() (staged, error) {
 	}
 	st.settle()
 	if len(stagedPaths) > 0 {
-		kept, raced, err := s.stagePaths(stagedPaths)
+		kept, raced, removed, err := s.stagePaths(stagedPaths)
 		if err != nil {
 			return staged{}, err
+		}
+		if len(removed) > 0 { // status saw files where a link is now: the trees tell the changes
+			st.exact = false
 		}
 		if len(raced) > 0 {
 			st.leaveOut(raced)
