@@ -6,7 +6,7 @@ import (
 	"path/filepath"
 	"sort"
 
-	"exo/internal/failpoint"
+	"exo/store/failpoint"
 )
 
 // GCItem is one of exo's folders that no live session uses any more.

@@ -7,9 +7,9 @@ import (
 	"regexp"
 	"strings"
 
-	"exo/internal/failpoint"
 	"exo/sandbox"
 	"exo/store"
+	"exo/store/failpoint"
 )
 
 // Types of the events that archive and remove sessions.
