@@ -1,4 +1,4 @@
-package attacktest
+package exectest
 
 import (
 	"bytes"
@@ -11,9 +11,11 @@ import (
 	"exo/store"
 )
 
-// Traces are the places an agent's turn leaves bytes in: the request bodies the model server
-// received, the agent's state folders, its process's environment and the session's events.
+// Traces are the places an agent's turn leaves bytes in: what the turn's result says, the
+// request bodies the model server received, the agent's state folders, its process's
+// environment and the session's events.
 type Traces struct {
+	Texts  []string
 	Bodies [][]byte
 	Roots  []string
 	Pid    int
@@ -29,6 +31,11 @@ func NoSecretIn(t testing.TB, secrets map[string]string, tr Traces) {
 	}
 	for what, val := range secrets {
 		v := []byte(val)
+		for _, s := range tr.Texts {
+			if bytes.Contains([]byte(s), v) {
+				t.Errorf("%s is in the turn's result: %q", what, s)
+			}
+		}
 		for i, b := range tr.Bodies {
 			if bytes.Contains(b, v) {
 				t.Errorf("%s is in request body %d", what, i)
