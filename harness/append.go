@@ -4,8 +4,8 @@ import (
 	"errors"
 	"fmt"
 
-	"exo/internal/failpoint"
 	"exo/store"
+	"exo/store/failpoint"
 )
 
 // ErrBranchMoved means a session was rewound while a writer still held its old branch.

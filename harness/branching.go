@@ -4,8 +4,8 @@ import (
 	"exo/harness/api"
 	"fmt"
 
-	"exo/internal/failpoint"
 	"exo/store"
+	"exo/store/failpoint"
 )
 
 // ErrBadSeq means a seq given for fork or rewind is not an event of the session's history.

@@ -6,9 +6,9 @@ import (
 	"path/filepath"
 	"strings"
 
-	"exo/internal/failpoint"
 	"exo/sandbox"
 	"exo/store"
+	"exo/store/failpoint"
 )
 
 // alternatesKey is the session setting listing shadow repositories whose snapshots a forked

@@ -6,7 +6,7 @@ import (
 	"path/filepath"
 	"sort"
 
-	"exo/internal/failpoint"
+	"exo/store/failpoint"
 )
 
 // gcGlobs are where exo keeps sessions' folders, with their kinds.

@@ -7,9 +7,9 @@ import (
 	"regexp"
 	"strings"
 
-	"exo/internal/failpoint"
 	"exo/sandbox"
 	"exo/store"
+	"exo/store/failpoint"
 )
 
 // ArchiveSession hides a session from lists and the siblings pane (or brings it back),

@@ -5,9 +5,9 @@ import (
 	"fmt"
 	"time"
 
-	"exo/internal/failpoint"
 	"exo/sandbox"
 	"exo/store"
+	"exo/store/failpoint"
 )
 
 // Redact replaces sealed secret values (and their base64/hex/JSON forms) in text with

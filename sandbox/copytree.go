@@ -10,7 +10,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"exo/internal/failpoint"
+	"exo/store/failpoint"
 )
 
 // copyStats counts how files were copied; skip are relative paths never copied (exo's own

@@ -5,7 +5,7 @@ import (
 	"path/filepath"
 	"time"
 
-	"exo/internal/failpoint"
+	"exo/store/failpoint"
 )
 
 // runGit runs a prepared git command. With a failpoint "git.SUBCOMMAND" set, it starts git,

@@ -6,7 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"exo/internal/failpoint"
+	"exo/store/failpoint"
 )
 
 // Workspace kinds returned by CloneWorkspace.

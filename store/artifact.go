@@ -11,7 +11,7 @@ import (
 	"os"
 	"time"
 
-	"exo/internal/failpoint"
+	"exo/store/failpoint"
 )
 
 // Artifact is the metadata of a content-addressed blob; ID is the sha256 of its content.

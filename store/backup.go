@@ -8,7 +8,7 @@ import (
 
 	bolt "go.etcd.io/bbolt"
 
-	"exo/internal/failpoint"
+	"exo/store/failpoint"
 )
 
 // ErrNotLocal means the operation needs the local bbolt file and the store is on etcd.

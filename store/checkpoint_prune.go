@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"math/bits"
 
-	"exo/internal/failpoint"
+	"exo/store/failpoint"
 )
 
 // Checkpoint retention. A checkpoint is the whole projection as of its seq, so it grows with

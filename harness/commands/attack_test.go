@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"exo/internal/hostiletest"
+	"exo/harness/internal/hostiletest"
 )
 
 // projectCommands makes a workspace with a command folder and an outside folder whose x.md

@@ -5,7 +5,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"exo/internal/hostiletest"
+	"exo/harness/internal/hostiletest"
 )
 
 // TestProjectFileSpecialOrLinkRefused: a project's .exo/config.toml that is a named pipe, a

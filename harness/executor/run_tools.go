@@ -10,7 +10,7 @@ import (
 
 	"exo/harness"
 	"exo/harness/provider"
-	"exo/internal/failpoint"
+	"exo/store/failpoint"
 )
 
 // toolSpecs lists the tools offered to the model, in a stable order (a cacheable prefix).

@@ -7,7 +7,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"exo/internal/hostiletest"
+	"exo/harness/internal/hostiletest"
 )
 
 // TestFileToolsSpecialFiles: the file tools and the project instructions meet a named pipe

@@ -12,7 +12,7 @@ import (
 
 	"exo/harness"
 	"exo/harness/executor"
-	"exo/internal/hostiletest"
+	"exo/harness/internal/hostiletest"
 	"exo/sandbox"
 )
 

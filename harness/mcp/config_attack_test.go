@@ -5,7 +5,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"exo/internal/hostiletest"
+	"exo/harness/internal/hostiletest"
 )
 
 // TestProjectConfigWriteReplacesLink: exo mcp add --scope project in a workspace whose

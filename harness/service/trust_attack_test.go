@@ -9,8 +9,8 @@ import (
 	"time"
 
 	"exo/harness"
+	"exo/harness/internal/hostiletest"
 	"exo/harness/mcp"
-	"exo/internal/hostiletest"
 	"exo/sandbox"
 )
 

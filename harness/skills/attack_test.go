@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"exo/internal/hostiletest"
+	"exo/harness/internal/hostiletest"
 )
 
 // evilSkill makes a project skill "evil" in a fresh workspace and an outside folder holding a

@@ -1,19 +1,20 @@
 // Package e2etest runs the conventions users bring from other agents' CLIs (configuration,
 // -c/--continue, stream-json, session removal and gc, completions, progress) end to end against
-// the built exo binary, in a package of its own so its time does not count against the
-// top-level package's test timeout.
+// the built exo binary, in a package of its own so its time does not count against
+// app/e2e's test timeout.
 package e2etest
 
 import (
 	"bytes"
 	"encoding/json"
-	"exo/internal/exobuild"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
+
+	"exo/app/e2e/exobuild"
 )
 
 // exoBin is the exo binary built once for these tests.

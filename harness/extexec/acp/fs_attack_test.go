@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"exo/internal/hostiletest"
+	"exo/harness/internal/hostiletest"
 )
 
 // TestFSMethodsRaceSwappedFolder: while a folder of the workspace is swapped for a link to an

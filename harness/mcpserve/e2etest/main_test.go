@@ -1,11 +1,10 @@
 // Package e2etest runs `exo mcp serve` and project trust end to end against the built exo
-// binary, in a package of its own so that its time does not count against the top-level
-// package's test timeout.
+// binary, in a package of its own so that its time does not count against app/e2e's test
+// timeout.
 package e2etest
 
 import (
 	"bytes"
-	"exo/internal/exobuild"
 	"fmt"
 	"os"
 	"os/exec"
@@ -14,6 +13,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"exo/app/e2e/exobuild"
 )
 
 // exoBin is the exo binary built once for these tests.

@@ -1,0 +1,173 @@
+package layering
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"io"
+	"os/exec"
+	"strings"
+	"testing"
+)
+
+// pkg is what `go list -deps -json` says of one package.
+type pkg struct {
+	ImportPath string
+	Standard   bool
+	Imports    []string
+	Deps       []string
+}
+
+// rule is one import rule: no package at or under any of from depends, directly or through
+// other packages, on a package at or under any of not (or, when notExo is set, on any exo
+// package but from's own, or any module outside the standard library).
+type rule struct {
+	name string
+	// skip, when set, names what the rule waits for: the rule is listed but not enforced.
+	skip   string
+	from   []string
+	not    []string
+	notExo bool
+}
+
+// rules are DESIGN's: imports point down app → views; app → harness/api; harness → sandbox,
+// store. views never touches store or sandbox, store knows nothing about agents, sandbox nothing
+// about models, and harness/api is a leaf.
+var rules = []rule{
+	{name: "views imports neither store nor sandbox", from: []string{"exo/views"}, not: []string{"exo/store", "exo/sandbox"}},
+	{
+		name:   "api imports no other exo package and no third-party module",
+		skip:   "awaits the leaf harness/api (issue 23, item 1); delete this skip line to enforce the rule",
+		from:   []string{"exo/harness/api"},
+		notExo: true,
+	},
+	{name: "store imports nothing of harness, app or views", from: []string{"exo/store"}, not: []string{"exo/harness", "exo/app", "exo/views"}},
+	{name: "sandbox imports nothing of harness, app or views", from: []string{"exo/sandbox"}, not: []string{"exo/harness", "exo/app", "exo/views"}},
+}
+
+func TestLayering(t *testing.T) {
+	pkgs := list(t)
+	for _, r := range rules {
+		t.Run(r.name, func(t *testing.T) {
+			if r.skip != "" {
+				t.Skip(r.skip)
+			}
+			for _, root := range append(append([]string(nil), r.from...), r.not...) {
+				if _, ok := pkgs[root]; !ok {
+					t.Fatalf("the rule names %s, which go list does not list", root)
+				}
+			}
+			bound := 0
+			for _, p := range pkgs {
+				if !under(p.ImportPath, r.from...) {
+					continue
+				}
+				bound++
+				for _, d := range p.Deps {
+					if r.breaks(d, pkgs[d]) {
+						t.Errorf("%s imports %s: %s", p.ImportPath, d, strings.Join(chain(pkgs, p.ImportPath, d), " → "))
+					}
+				}
+			}
+			if bound == 0 {
+				t.Fatalf("no package is under %v", r.from)
+			}
+		})
+	}
+}
+
+// TestRuleCatchesABreak checks the check itself on a made-up listing: a views package that
+// reaches store through a package between them breaks the views rule, and the chain is named.
+func TestRuleCatchesABreak(t *testing.T) {
+	pkgs := map[string]*pkg{
+		"exo/views/x": {ImportPath: "exo/views/x", Imports: []string{"exo/themes"}, Deps: []string{"exo/themes", "exo/store", "fmt"}},
+		"exo/themes":  {ImportPath: "exo/themes", Imports: []string{"exo/store", "fmt"}, Deps: []string{"exo/store", "fmt"}},
+		"exo/store":   {ImportPath: "exo/store", Imports: []string{"fmt"}, Deps: []string{"fmt"}},
+		"fmt":         {ImportPath: "fmt", Standard: true},
+	}
+	views, api := rules[0], rule{from: []string{"exo/views"}, notExo: true}
+	if !views.breaks("exo/store", pkgs["exo/store"]) || views.breaks("exo/themes", pkgs["exo/themes"]) {
+		t.Fatal("the views rule does not tell store from themes")
+	}
+	if !api.breaks("exo/themes", pkgs["exo/themes"]) || api.breaks("fmt", pkgs["fmt"]) || api.breaks("exo/views/y", nil) {
+		t.Fatal("the leaf rule does not tell exo and third-party packages from the standard library and its own")
+	}
+	if !api.breaks("github.com/x/y", &pkg{ImportPath: "github.com/x/y"}) {
+		t.Fatal("the leaf rule lets a third-party module through")
+	}
+	if got := strings.Join(chain(pkgs, "exo/views/x", "exo/store"), " → "); got != "exo/views/x → exo/themes → exo/store" {
+		t.Fatalf("chain %q", got)
+	}
+}
+
+// breaks reports whether depending on d (listed as p, nil when unlisted) breaks r.
+func (r rule) breaks(d string, p *pkg) bool {
+	if r.notExo {
+		if under(d, r.from...) {
+			return false
+		}
+		return p == nil || !p.Standard
+	}
+	return under(d, r.not...)
+}
+
+// under reports whether path is one of roots or a package below one.
+func under(path string, roots ...string) bool {
+	for _, r := range roots {
+		if path == r || strings.HasPrefix(path, r+"/") {
+			return true
+		}
+	}
+	return false
+}
+
+// chain is one import path from from to to, through direct imports (a shortest one).
+func chain(pkgs map[string]*pkg, from, to string) []string {
+	prev := map[string]string{from: ""}
+	queue := []string{from}
+	for len(queue) > 0 {
+		cur := queue[0]
+		queue = queue[1:]
+		if cur == to {
+			var out []string
+			for at := to; at != ""; at = prev[at] {
+				out = append([]string{at}, out...)
+			}
+			return out
+		}
+		if p := pkgs[cur]; p != nil {
+			for _, next := range p.Imports {
+				if _, seen := prev[next]; !seen {
+					prev[next] = cur
+					queue = append(queue, next)
+				}
+			}
+		}
+	}
+	return []string{from, "…", to}
+}
+
+// list runs `go list -deps -json` over the module's packages (not their tests) and returns every
+// package listed, the standard library's included, by import path.
+func list(t *testing.T) map[string]*pkg {
+	t.Helper()
+	cmd := exec.Command("go", "list", "-deps", "-json=ImportPath,Standard,Imports,Deps", "exo/...")
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("go list: %v\n%s", err, stderr.Bytes())
+	}
+	pkgs := map[string]*pkg{}
+	dec := json.NewDecoder(bytes.NewReader(out))
+	for {
+		var p pkg
+		if err := dec.Decode(&p); errors.Is(err, io.EOF) {
+			break
+		} else if err != nil {
+			t.Fatalf("go list's output: %v", err)
+		}
+		pkgs[p.ImportPath] = &p
+	}
+	return pkgs
+}

@@ -1,0 +1,39 @@
+package exectest
+
+import (
+	"strings"
+	"testing"
+
+	"exo/harness"
+	"exo/store"
+)
+
+// Events returns session sid's events on its current branch.
+func Events(t testing.TB, h *harness.Harness, sid string) []store.Event {
+	t.Helper()
+	evs, err := h.Events(sid, 0, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return evs
+}
+
+// Types lists the events' types, for failure messages.
+func Types(evs []store.Event) string {
+	out := make([]string, 0, len(evs))
+	for _, e := range evs {
+		out = append(out, e.Type)
+	}
+	return strings.Join(out, " ")
+}
+
+// count is the number of events of type typ.
+func count(evs []store.Event, typ string) int {
+	n := 0
+	for _, e := range evs {
+		if e.Type == typ {
+			n++
+		}
+	}
+	return n
+}
