@@ -37,7 +37,6 @@ var rules = []rule{
 	{name: "views imports neither store nor sandbox", from: []string{"exo/views"}, not: []string{"exo/store", "exo/sandbox"}},
 	{
 		name:   "api imports no other exo package and no third-party module",
-		skip:   "awaits the leaf harness/api (issue 23, item 1); delete this skip line to enforce the rule",
 		from:   []string{"exo/harness/api"},
 		notExo: true,
 	},

@@ -5,11 +5,10 @@ import (
 	"testing"
 
 	"exo/harness"
-	"exo/store"
 )
 
 // Events returns session sid's events on its current branch.
-func Events(t testing.TB, h *harness.Harness, sid string) []store.Event {
+func Events(t testing.TB, h *harness.Harness, sid string) []harness.Event {
 	t.Helper()
 	evs, err := h.Events(sid, 0, 0)
 	if err != nil {
@@ -19,7 +18,7 @@ func Events(t testing.TB, h *harness.Harness, sid string) []store.Event {
 }
 
 // Types lists the events' types, for failure messages.
-func Types(evs []store.Event) string {
+func Types(evs []harness.Event) string {
 	out := make([]string, 0, len(evs))
 	for _, e := range evs {
 		out = append(out, e.Type)
@@ -28,7 +27,7 @@ func Types(evs []store.Event) string {
 }
 
 // count is the number of events of type typ.
-func count(evs []store.Event, typ string) int {
+func count(evs []harness.Event, typ string) int {
 	n := 0
 	for _, e := range evs {
 		if e.Type == typ {
