@@ -15,6 +15,7 @@ import (
 	"exo/harness/api"
 	"exo/harness/config"
 	"exo/harness/daemon"
+	"exo/harness/daemon/client"
 )
 
 func daemonCmd(e *env) *cobra.Command {
@@ -42,12 +43,12 @@ func daemonCmd(e *env) *cobra.Command {
 }
 
 // running returns a client of the running daemon without starting one.
-func (e *env) running(ctx context.Context) (*daemon.Client, string, error) {
+func (e *env) running(ctx context.Context) (*client.Client, string, error) {
 	home, err := e.homeDir()
 	if err != nil {
 		return nil, "", err
 	}
-	c, err := daemon.Connect(ctx, home, daemon.ConnectOptions{NoStart: true})
+	c, err := client.Connect(ctx, home, client.ConnectOptions{NoStart: true})
 	return c, home, err
 }
 
@@ -140,7 +141,7 @@ func daemonLogsCmd(e *env) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return printLogFile(e, filepath.Join(home, daemon.LogName), follow)
+			return printLogFile(e, filepath.Join(home, client.LogName), follow)
 		},
 	}
 	cmd.Flags().BoolVarP(&follow, "follow", "f", false, "keep printing what is appended")

@@ -16,7 +16,7 @@ import (
 
 	"exo/harness"
 	"exo/harness/api"
-	"exo/harness/daemon"
+	"exo/harness/daemon/client"
 )
 
 // env carries what every command shares: where EXO_HOME is and the output streams.
@@ -70,7 +70,7 @@ func (e *env) connect(ctx context.Context) (api.Client, error) {
 	if err != nil {
 		return nil, err
 	}
-	c, err := daemon.Connect(ctx, home, daemon.ConnectOptions{})
+	c, err := client.Connect(ctx, home, client.ConnectOptions{})
 	if err != nil {
 		return nil, err
 	}
