@@ -23,29 +23,29 @@ func (s *Server) routes() http.Handler {
 	s.mux = http.NewServeMux()
 	// hello and drain are the handshake: they answer clients of any protocol, so that an exo of
 	// another version can still see which daemon runs and stop it.
-	s.register(api.Hello.Endpoint(), http.HandlerFunc(s.hello))
-	handleWith(s, api.Drain, s.drain)
-	if api.Relay.Path != relay.Path {
+	s.register(api.MethodHello.Endpoint(), http.HandlerFunc(s.hello))
+	handleWith(s, api.MethodDrain, s.drain)
+	if api.MethodRelay.Path != relay.Path {
 		panic("api.Relay's path is not relay.Path")
 	}
-	s.register(api.Relay.Endpoint(), http.HandlerFunc(s.serveRelay))
-	handle(s, api.OpenAPI, func(context.Context, api.Empty) (map[string]any, error) { return openAPI() })
-	handle(s, api.GetActivity, func(ctx context.Context, _ api.Empty) (api.Activity, error) {
+	s.register(api.MethodRelay.Endpoint(), http.HandlerFunc(s.serveRelay))
+	handle(s, api.MethodOpenAPI, func(context.Context, api.Empty) (map[string]any, error) { return openAPI() })
+	handle(s, api.MethodActivity, func(ctx context.Context, _ api.Empty) (api.Activity, error) {
 		a, err := s.svc.Activity(ctx)
 		a.Connections = int(s.conns.Load())
 		return a, err
 	})
-	handle(s, api.Doctor, func(ctx context.Context, q api.WorkspaceRef) (api.DoctorReport, error) {
+	handle(s, api.MethodDoctor, func(ctx context.Context, q api.WorkspaceRef) (api.DoctorReport, error) {
 		return s.svc.Doctor(ctx, q.Workspace)
 	})
-	handle(s, api.MCPStatus, func(ctx context.Context, q api.MCPRequest) ([]mcpStatus, error) {
+	handle(s, api.MethodMCPStatus, func(ctx context.Context, q api.MCPRequest) ([]mcpStatus, error) {
 		return s.svc.MCPStatus(ctx, q.Workspace, q.Check)
 	})
-	handle(s, api.GetProjectTrust, func(ctx context.Context, q api.WorkspaceRef) (api.ProjectTrust, error) {
+	handle(s, api.MethodProjectTrust, func(ctx context.Context, q api.WorkspaceRef) (api.ProjectTrust, error) {
 		return s.svc.ProjectTrust(ctx, q.Workspace)
 	})
-	handle(s, api.Trust, s.svc.Trust)
-	handle(s, api.Redact, func(ctx context.Context, q api.Text) (api.Text, error) {
+	handle(s, api.MethodTrust, s.svc.Trust)
+	handle(s, api.MethodRedact, func(ctx context.Context, q api.Text) (api.Text, error) {
 		red, err := s.svc.Redact(ctx, q.Text)
 		return api.Text{Text: red}, err
 	})
@@ -55,10 +55,10 @@ func (s *Server) routes() http.Handler {
 	s.registryRoutes()
 	s.governanceRoutes()
 	s.lifecycleRoutes()
-	handleWith(s, api.Watch, func(w http.ResponseWriter, r *http.Request, q api.WatchQuery) error {
+	handleWith(s, api.MethodWatch, func(w http.ResponseWriter, r *http.Request, q api.WatchQuery) error {
 		return s.stream(w, r, api.WatchRequest{Attach: q.Attach, Client: q.Client})
 	})
-	handleEmpty(s, api.Attach, func(ctx context.Context, q api.AttachRequest) error {
+	handleEmpty(s, api.MethodAttach, func(ctx context.Context, q api.AttachRequest) error {
 		return s.svc.Attach(ctx, q.Watch, q.Session)
 	})
 	return s.mux

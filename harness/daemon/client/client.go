@@ -65,7 +65,7 @@ func New(socket string) *Client {
 
 // Hello asks the daemon who it is (it answers clients of any protocol).
 func (c *Client) Hello(ctx context.Context) (api.DaemonInfo, error) {
-	return callOnce(ctx, c, api.Hello, api.Empty{})
+	return callOnce(ctx, c, api.MethodHello, api.Empty{})
 }
 
 // Close releases idle connections.

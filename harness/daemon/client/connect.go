@@ -148,7 +148,7 @@ func day(t time.Time) string {
 
 // drain asks the daemon to exit (only when idle, if ifIdle).
 func (c *Client) drain(ctx context.Context, ifIdle bool, reason string) error {
-	_, err := callOnce(ctx, c, api.Drain, api.DrainRequest{IfIdle: ifIdle, Reason: reason})
+	_, err := callOnce(ctx, c, api.MethodDrain, api.DrainRequest{IfIdle: ifIdle, Reason: reason})
 	return err
 }
 

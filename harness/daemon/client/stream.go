@@ -49,9 +49,9 @@ func (c *Client) Watch(ctx context.Context, req api.WatchRequest) (*api.Watcher,
 		if req.Attach != "" {
 			t.Attach = "1"
 		}
-		resp, err = openBody(wctx, c, api.Tail, t)
+		resp, err = openBody(wctx, c, api.MethodTail, t)
 	} else {
-		resp, err = openBody(wctx, c, api.Watch, api.WatchQuery{Attach: req.Attach, Client: req.Client})
+		resp, err = openBody(wctx, c, api.MethodWatch, api.WatchQuery{Attach: req.Attach, Client: req.Client})
 	}
 	if err != nil {
 		cancel()
@@ -98,7 +98,7 @@ func (c *Client) Watch(ctx context.Context, req api.WatchRequest) (*api.Watcher,
 
 // Exec runs a command and copies its output to out as it streams.
 func (c *Client) Exec(ctx context.Context, req api.ExecRequest, out io.Writer) (api.ExecResult, error) {
-	resp, err := openBody(ctx, c, api.Exec, req)
+	resp, err := openBody(ctx, c, api.MethodExec, req)
 	if err != nil {
 		return api.ExecResult{}, err
 	}
@@ -125,12 +125,12 @@ func (c *Client) Exec(ctx context.Context, req api.ExecRequest, out io.Writer) (
 
 // Artifact opens an artifact.
 func (c *Client) Artifact(ctx context.Context, id string) (io.ReadCloser, error) {
-	return openBody(ctx, c, api.Artifact, api.IDRef{ID: id})
+	return openBody(ctx, c, api.MethodArtifact, api.IDRef{ID: id})
 }
 
 // TaskOutput writes a task's output so far.
 func (c *Client) TaskOutput(ctx context.Context, taskID string, w io.Writer) error {
-	body, err := openBody(ctx, c, api.TaskOutput, api.IDRef{ID: taskID})
+	body, err := openBody(ctx, c, api.MethodTaskOutput, api.IDRef{ID: taskID})
 	if err != nil {
 		return err
 	}

@@ -46,42 +46,42 @@ func TestCodecKeepsTheWire(t *testing.T) {
 	}{
 		{"rewind", "/v1/sessions/a%2Fb/rewind?seq=7", "", func() (string, string, any, any) {
 			in := api.SeqRequest{Session: "a/b", Seq: 7}
-			tg, b, out := roundTrip(t, api.Rewind, in)
+			tg, b, out := roundTrip(t, api.MethodRewind, in)
 			return tg, b, in, out
 		}},
 		{"state at 0", "/v1/branches/br/state?seq=0", "", func() (string, string, any, any) {
 			in := api.StateRequest{Branch: "br", Seq: &seq}
-			tg, b, out := roundTrip(t, api.State, in)
+			tg, b, out := roundTrip(t, api.MethodState, in)
 			return tg, b, in, out
 		}},
 		{"state at the head", "/v1/branches/br/state", "", func() (string, string, any, any) {
 			in := api.StateRequest{Branch: "br"}
-			tg, b, out := roundTrip(t, api.State, in)
+			tg, b, out := roundTrip(t, api.MethodState, in)
 			return tg, b, in, out
 		}},
 		{"settings", "/v1/sessions/s1/settings", `{"Key":"model","Value":"m"}`, func() (string, string, any, any) {
 			in := api.SettingRequest{Session: "s1", Key: "model", Value: "m"}
-			tg, b, out := roundTrip(t, api.SetSetting, in)
+			tg, b, out := roundTrip(t, api.MethodSetSetting, in)
 			return tg, b, in, out
 		}},
 		{"mcp unchecked", "/v1/mcp?workspace=%2Fw", "", func() (string, string, any, any) {
 			in := api.MCPRequest{Workspace: "/w"}
-			tg, b, out := roundTrip(t, api.MCPStatus, in)
+			tg, b, out := roundTrip(t, api.MethodMCPStatus, in)
 			return tg, b, in, out
 		}},
 		{"mcp checked", "/v1/mcp?check=1&workspace=%2Fw", "", func() (string, string, any, any) {
 			in := api.MCPRequest{Workspace: "/w", Check: true}
-			tg, b, out := roundTrip(t, api.MCPStatus, in)
+			tg, b, out := roundTrip(t, api.MethodMCPStatus, in)
 			return tg, b, in, out
 		}},
 		{"handoff", "/v1/sessions/s2/handoff", `{"finish":{"session":"s2"},"to":"s3"}`, func() (string, string, any, any) {
 			in := api.HandoffRequest{Finish: api.FinishRequest{Session: "s2"}, To: "s3"}
-			tg, b, out := roundTrip(t, api.Handoff, in)
+			tg, b, out := roundTrip(t, api.MethodHandoff, in)
 			return tg, b, in, out
 		}},
 		{"approve", "/v1/sessions/s/approvals", `{"call_id":"c1","decision":"once"}`, func() (string, string, any, any) {
 			in := api.ApproveRequest{Session: "s", CallID: "c1", Decision: "once"}
-			tg, b, out := roundTrip(t, api.Approve, in)
+			tg, b, out := roundTrip(t, api.MethodApprove, in)
 			return tg, b, in, out
 		}},
 	}
@@ -98,7 +98,7 @@ func TestCodecKeepsTheWire(t *testing.T) {
 
 // TestBadNumberIsInvalid: a query number that is not one is the client's mistake.
 func TestBadNumberIsInvalid(t *testing.T) {
-	e := api.Rewind.Endpoint()
+	e := api.MethodRewind.Endpoint()
 	r := httptest.NewRequest("GET", "http://exo/v1/sessions/s/rewind?seq=x", nil)
 	r.SetPathValue("id", "s")
 	var req api.SeqRequest
