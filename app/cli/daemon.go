@@ -14,7 +14,6 @@ import (
 	"exo/harness"
 	"exo/harness/api"
 	"exo/harness/config"
-	"exo/harness/daemon"
 	"exo/harness/daemon/client"
 )
 
@@ -33,7 +32,10 @@ func daemonCmd(e *env) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return daemon.Run(daemon.RunOptions{Home: home, IdleTimeout: idle, Harness: harness.Options{DemoScript: e.demo, Store: storeURL, ConfigFile: config.UserFile()}, CLI: e.relayCLI()})
+			if e.opts.RunDaemon == nil {
+				return errors.New("this exo cannot run the daemon")
+			}
+			return e.opts.RunDaemon(DaemonOptions{Home: home, IdleTimeout: idle, Harness: harness.Options{DemoScript: e.demo, Store: storeURL, ConfigFile: config.UserFile()}, Relayed: e.relayCLI()})
 		},
 	}
 	cmd.Flags().DurationVar(&idle, "idle", 0, "exit after this long with no clients and no work (negative: never)")
