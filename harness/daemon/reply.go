@@ -62,6 +62,3 @@ func writeJSON(w http.ResponseWriter, v any) {
 		_ = err
 	}
 }
-
-// readJSON decodes a request body into v.
-func readJSON(r *http.Request, v any) error { return wire.ReadJSON(r, v) }
