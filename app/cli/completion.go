@@ -10,7 +10,7 @@ import (
 
 	"exo/harness"
 	"exo/harness/api"
-	"exo/harness/daemon"
+	"exo/harness/daemon/client"
 )
 
 // completionTimeout bounds what a shell's Tab waits for the daemon (started if none runs).
@@ -98,7 +98,7 @@ func (e *env) candidates(list func(context.Context, api.Client) ([]cobra.Complet
 	if err != nil {
 		return nil, cobra.ShellCompDirectiveNoFileComp | cobra.ShellCompDirectiveError
 	}
-	c, err := daemon.Connect(ctx, home, daemon.ConnectOptions{StartTimeout: completionTimeout})
+	c, err := client.Connect(ctx, home, client.ConnectOptions{StartTimeout: completionTimeout})
 	if err != nil {
 		return nil, cobra.ShellCompDirectiveNoFileComp | cobra.ShellCompDirectiveError
 	}

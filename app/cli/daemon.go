@@ -14,7 +14,7 @@ import (
 	"exo/harness"
 	"exo/harness/api"
 	"exo/harness/config"
-	"exo/harness/daemon"
+	"exo/harness/daemon/client"
 )
 
 func daemonCmd(e *env) *cobra.Command {
@@ -32,7 +32,10 @@ func daemonCmd(e *env) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return daemon.Run(daemon.RunOptions{Home: home, IdleTimeout: idle, Harness: harness.Options{DemoScript: e.demo, Store: storeURL, ConfigFile: config.UserFile()}, CLI: e.relayCLI()})
+			if e.opts.RunDaemon == nil {
+				return errors.New("this exo cannot run the daemon")
+			}
+			return e.opts.RunDaemon(DaemonOptions{Home: home, IdleTimeout: idle, Harness: harness.Options{DemoScript: e.demo, Store: storeURL, ConfigFile: config.UserFile()}, Relayed: e.relayCLI()})
 		},
 	}
 	cmd.Flags().DurationVar(&idle, "idle", 0, "exit after this long with no clients and no work (negative: never)")
@@ -42,12 +45,12 @@ func daemonCmd(e *env) *cobra.Command {
 }
 
 // running returns a client of the running daemon without starting one.
-func (e *env) running(ctx context.Context) (*daemon.Client, string, error) {
+func (e *env) running(ctx context.Context) (*client.Client, string, error) {
 	home, err := e.homeDir()
 	if err != nil {
 		return nil, "", err
 	}
-	c, err := daemon.Connect(ctx, home, daemon.ConnectOptions{NoStart: true})
+	c, err := client.Connect(ctx, home, client.ConnectOptions{NoStart: true})
 	return c, home, err
 }
 
@@ -140,7 +143,7 @@ func daemonLogsCmd(e *env) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return printLogFile(e, filepath.Join(home, daemon.LogName), follow)
+			return printLogFile(e, filepath.Join(home, client.LogName), follow)
 		},
 	}
 	cmd.Flags().BoolVarP(&follow, "follow", "f", false, "keep printing what is appended")

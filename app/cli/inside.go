@@ -4,7 +4,7 @@ import (
 	"fmt"
 
 	"exo/harness"
-	"exo/harness/daemon"
+	"exo/harness/daemon/client"
 )
 
 // warnHomeInside prints, when workspace holds exo's home or its runtime folder (exo run in the
@@ -23,7 +23,7 @@ func homeInsideWarning(e *env, workspace string) string {
 	if home, err := e.homeDir(); err == nil {
 		dirs = append(dirs, home)
 	}
-	if rt, err := daemon.RuntimeDir(); err == nil {
+	if rt, err := client.RuntimeDir(); err == nil {
 		dirs = append(dirs, rt)
 	}
 	return harness.InsideWarning(workspace, dirs)

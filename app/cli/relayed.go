@@ -9,15 +9,21 @@ import (
 
 	"exo/app/thin"
 	"exo/harness/api"
-	"exo/harness/daemon"
 	"exo/harness/relay"
 )
+
+// Relayed is what the daemon runs for thin clients: Accepts says whether it runs a command
+// line, Run runs one against the daemon's own harness (c) and returns its exit code.
+type Relayed struct {
+	Accepts func(args []string) bool
+	Run     func(ctx context.Context, c api.Client, inv relay.Invocation, sio relay.ServerIO) int
+}
 
 // relayCLI is what the daemon runs for thin clients (app/thin): the command lines thin.Relayable
 // allows, each with the client's working directory, stdio and Ctrl-C, and the daemon's own
 // harness as its client, exactly as the same command line runs in a process of its own.
-func (e *env) relayCLI() *daemon.CLI {
-	return &daemon.CLI{Accepts: relayable, Run: func(ctx context.Context, c api.Client, inv relay.Invocation, sio relay.ServerIO) int {
+func (e *env) relayCLI() *Relayed {
+	return &Relayed{Accepts: relayable, Run: func(ctx context.Context, c api.Client, inv relay.Invocation, sio relay.ServerIO) int {
 		if h := homeFlag(inv.Args); h != "" {
 			if !filepath.IsAbs(h) {
 				h = filepath.Join(inv.Dir, h)

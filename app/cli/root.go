@@ -16,7 +16,7 @@ import (
 
 	"exo/harness"
 	"exo/harness/api"
-	"exo/harness/daemon"
+	"exo/harness/daemon/client"
 )
 
 // env carries what every command shares: where EXO_HOME is and the output streams.
@@ -70,7 +70,7 @@ func (e *env) connect(ctx context.Context) (api.Client, error) {
 	if err != nil {
 		return nil, err
 	}
-	c, err := daemon.Connect(ctx, home, daemon.ConnectOptions{})
+	c, err := client.Connect(ctx, home, client.ConnectOptions{})
 	if err != nil {
 		return nil, err
 	}
@@ -97,6 +97,20 @@ type Options struct {
 	DemoScript []byte
 	// BuildTag names the build for --version (set by packagers; may be empty).
 	BuildTag string
+	// RunDaemon runs `exo daemon` in this process until it stops (main.go gives
+	// harness/daemon's Run: the command line itself links only the daemon's client).
+	RunDaemon func(DaemonOptions) error
+}
+
+// DaemonOptions configure the daemon `exo daemon` runs.
+type DaemonOptions struct {
+	Home string
+	// IdleTimeout is how long it stays with no clients and no work (0: the default,
+	// negative: forever).
+	IdleTimeout time.Duration
+	Harness     harness.Options
+	// Relayed is what it runs for thin clients.
+	Relayed *Relayed
 }
 
 // Execute runs exo's command line with args and returns the process exit code.

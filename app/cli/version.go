@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"runtime/debug"
 
-	"exo/harness/daemon"
+	"exo/harness/daemon/client"
 )
 
 // version describes this build for --version: the tag a packager gave it, the source revision
@@ -26,5 +26,5 @@ func version(tag string) string {
 	if tag == "" {
 		tag = "dev"
 	}
-	return fmt.Sprintf("%s (%s%s, build %.12s, protocol %d)", tag, rev, modified, daemon.BuildID(), daemon.Protocol)
+	return fmt.Sprintf("%s (%s%s, build %.12s, protocol %d)", tag, rev, modified, client.BuildID(), client.Protocol)
 }

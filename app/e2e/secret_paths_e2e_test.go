@@ -20,7 +20,7 @@ import (
 	"testing"
 	"time"
 
-	"exo/harness/daemon"
+	"exo/harness/daemon/client"
 )
 
 // pathTok is a sealed secret with the characters JSON, URL and HTML escaping change, long
@@ -164,11 +164,11 @@ func (s *otlpSink) bytes() []byte {
 // rawTail reads a session's NDJSON tail stream straight off the daemon's socket (the frames as
 // they cross the wire, coalesced deltas included) until ctx ends.
 func rawTail(ctx context.Context, t *testing.T, home, session string, into *syncBuffer) {
-	dir, err := daemon.RuntimeDir()
+	dir, err := client.RuntimeDir()
 	if err != nil {
 		t.Fatal(err)
 	}
-	sock, err := daemon.SocketPath(dir, home)
+	sock, err := client.SocketPath(dir, home)
 	if err != nil {
 		t.Fatal(err)
 	}

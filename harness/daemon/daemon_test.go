@@ -6,20 +6,20 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
 
 	"exo/harness"
 	"exo/harness/api"
+	"exo/harness/daemon/client"
+	"exo/harness/daemon/wire"
 	"exo/harness/service"
 	"exo/sandbox"
 )
@@ -49,10 +49,10 @@ func TestMain(m *testing.M) {
 // dialAndHello is the other user's client: exit 0 when the daemon answered hello, 2 when the
 // connection was refused or cut, 3 when it could not even connect.
 func dialAndHello(sock string) int {
-	c := newClient(sock)
+	c := client.New(sock)
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
 	defer cancel()
-	if _, err := c.hello(ctx); err != nil {
+	if _, err := c.Hello(ctx); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		if errors.Is(err, syscall.EACCES) || errors.Is(err, os.ErrPermission) {
 			return 3
@@ -72,7 +72,7 @@ type fixture struct {
 	h    *harness.Harness
 	svc  *service.Service
 	srv  *Server
-	c    *Client
+	c    *client.Client
 	sock string
 	done chan error
 }
@@ -98,7 +98,7 @@ func serveCLI(t testing.TB, idle time.Duration, cli *CLI) *fixture {
 		t.Fatal(err)
 	}
 	info := api.DaemonInfo{Pid: os.Getpid(), Build: BuildID(), Protocol: Protocol, Socket: sock, Home: home, IdleTimeout: idle}
-	f := &fixture{h: h, svc: svc, srv: NewServer(svc, info, testLog(t), cli), c: newClient(sock), sock: sock, done: make(chan error, 1)}
+	f := &fixture{h: h, svc: svc, srv: NewServer(svc, info, testLog(t), cli), c: client.New(sock), sock: sock, done: make(chan error, 1)}
 	go func() { f.done <- f.srv.Serve(l) }()
 	t.Cleanup(func() {
 		f.c.Close()
@@ -107,7 +107,7 @@ func serveCLI(t testing.TB, idle time.Duration, cli *CLI) *fixture {
 		svc.Close()
 		h.Close()
 	})
-	if _, err := f.c.usable(context.Background(), home); err != nil {
+	if _, err := f.c.Handshake(context.Background(), home); err != nil {
 		t.Fatal(err)
 	}
 	return f
@@ -279,11 +279,11 @@ func TestFirstApprovalWins(t *testing.T) {
 		harness.ApprovalRequested{CallID: "c1", Tool: "bash", Summary: "rm -rf build"})); err != nil {
 		t.Fatal(err)
 	}
-	other := newClient(f.sock)
+	other := client.New(f.sock)
 	defer other.Close()
 	errs := make(chan error, 2)
-	for _, c := range []*Client{f.c, other} {
-		go func(c *Client) { errs <- c.Approve(ctx, s.ID, "c1", "once") }(c)
+	for _, c := range []*client.Client{f.c, other} {
+		go func(c *client.Client) { errs <- c.Approve(ctx, s.ID, "c1", "once") }(c)
 	}
 	e1, e2 := <-errs, <-errs
 	if (e1 == nil) == (e2 == nil) {
@@ -307,9 +307,9 @@ func TestFirstApprovalWins(t *testing.T) {
 // TestIncompatibleProtocolGetsOneLine sends a request of another protocol version.
 func TestIncompatibleProtocolGetsOneLine(t *testing.T) {
 	f := serve(t, 0)
-	req, _ := f.c.request(context.Background(), "GET", "/v1/sessions", nil)
-	req.Header.Set(headerProtocol, "99")
-	resp, err := f.c.http.Do(req)
+	req, _ := f.c.Request(context.Background(), "GET", "/v1/sessions", nil)
+	req.Header.Set(wire.HeaderProtocol, "99")
+	resp, err := f.c.Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -317,30 +317,6 @@ func TestIncompatibleProtocolGetsOneLine(t *testing.T) {
 	resp.Body.Close()
 	if resp.StatusCode == http.StatusOK || !strings.Contains(string(b), "protocol 1") || strings.Count(strings.TrimSpace(string(b)), "\n") != 0 {
 		t.Fatalf("status %d: %s", resp.StatusCode, b)
-	}
-}
-
-// TestBusyDaemonOfAnotherProtocolIsExplained serves a fake older daemon that is busy and checks
-// the client says, in one line, what to do.
-func TestBusyDaemonOfAnotherProtocolIsExplained(t *testing.T) {
-	sock := filepath.Join(t.TempDir(), "old.sock")
-	l, err := net.Listen("unix", sock)
-	if err != nil {
-		t.Fatal(err)
-	}
-	mux := http.NewServeMux()
-	mux.HandleFunc("GET /v1/hello", func(w http.ResponseWriter, r *http.Request) {
-		writeJSON(w, api.DaemonInfo{Pid: 4242, Build: "old", Protocol: Protocol + 1, Home: "/h"})
-	})
-	mux.HandleFunc("POST /v1/daemon/drain", func(w http.ResponseWriter, r *http.Request) {
-		writeError(w, fmt.Errorf("%w: running turns", api.ErrBusy))
-	})
-	srv := &http.Server{Handler: mux}
-	go srv.Serve(l)
-	defer srv.Close()
-	_, err = newClient(sock).usable(context.Background(), "/h")
-	if err == nil || !strings.Contains(err.Error(), "speaks protocol") || !strings.Contains(err.Error(), "exo daemon stop") {
-		t.Fatalf("err = %v", err)
 	}
 }
 
@@ -430,48 +406,6 @@ func othersCopy(t *testing.T) string {
 	return bin
 }
 
-// TestRuntimeDirRefusesUnsafeFolders checks the lstat checks: a symlink, an open mode and
-// another owner are refused, never used or repaired.
-func TestRuntimeDirRefusesUnsafeFolders(t *testing.T) {
-	base := t.TempDir()
-	t.Setenv("XDG_RUNTIME_DIR", base)
-	dir := filepath.Join(base, "exo")
-	if _, err := RuntimeDir(); err != nil {
-		t.Fatal(err)
-	}
-	if fi, _ := os.Lstat(dir); fi.Mode().Perm() != 0o700 {
-		t.Fatalf("created with mode %o", fi.Mode().Perm())
-	}
-	os.Chmod(dir, 0o755)
-	if _, err := RuntimeDir(); err == nil || !strings.Contains(err.Error(), "open to other users") {
-		t.Fatalf("mode 0755: %v", err)
-	}
-	os.Remove(dir)
-	target := t.TempDir()
-	os.Symlink(target, dir)
-	if _, err := RuntimeDir(); err == nil || !strings.Contains(err.Error(), "symlink") {
-		t.Fatalf("symlink: %v", err)
-	}
-	os.Remove(dir)
-	if os.Getuid() == 0 {
-		os.Mkdir(dir, 0o700)
-		os.Chown(dir, 65534, 65534)
-		if _, err := RuntimeDir(); err == nil || !strings.Contains(err.Error(), "another user") {
-			t.Fatalf("owned by nobody: %v", err)
-		}
-	}
-}
-
-// TestSocketPathLength refuses a socket path longer than a socket address holds.
-func TestSocketPathLength(t *testing.T) {
-	if _, err := SocketPath("/"+strings.Repeat("d", 100), "/home"); err == nil || !strings.Contains(err.Error(), "XDG_RUNTIME_DIR") {
-		t.Fatalf("long path: %v", err)
-	}
-	if p, err := SocketPath("/run/user/1000/exo", "/home/u/.exo"); err != nil || !strings.HasSuffix(p, ".sock") {
-		t.Fatalf("short path: %q %v", p, err)
-	}
-}
-
 // TestSocketIsPrivate checks the socket's mode.
 func TestSocketIsPrivate(t *testing.T) {
 	f := serve(t, 0)
@@ -527,17 +461,17 @@ func TestReasoningAndAnswerStayApart(t *testing.T) {
 // drainAs asks the fixture's daemon to drain if idle, as a client of build built at built.
 func drainAs(t *testing.T, f *fixture, build string, built time.Time) error {
 	t.Helper()
-	req, err := f.c.request(context.Background(), "POST", "/v1/daemon/drain", map[string]any{"if_idle": true, "reason": "test"})
+	req, err := f.c.Request(context.Background(), "POST", "/v1/daemon/drain", map[string]any{"if_idle": true, "reason": "test"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	req.Header.Set(headerBuild, build)
+	req.Header.Set(wire.HeaderBuild, build)
 	if !built.IsZero() {
-		req.Header.Set(headerBuilt, built.Format(time.RFC3339Nano))
+		req.Header.Set(wire.HeaderBuilt, built.Format(time.RFC3339Nano))
 	} else {
-		req.Header.Del(headerBuilt)
+		req.Header.Del(wire.HeaderBuilt)
 	}
-	resp, err := f.c.http.Do(req)
+	resp, err := f.c.Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -597,45 +531,6 @@ func TestOnlyANewerBuildReplacesAnIdleDaemon(t *testing.T) {
 	}
 }
 
-// fakeDaemon serves a hello describing info and counts drain requests.
-func fakeDaemon(t *testing.T, info api.DaemonInfo) (*Client, *atomic.Int32) {
-	t.Helper()
-	sock := filepath.Join(t.TempDir(), "fake.sock")
-	l, err := net.Listen("unix", sock)
-	if err != nil {
-		t.Fatal(err)
-	}
-	drains := new(atomic.Int32)
-	mux := http.NewServeMux()
-	mux.HandleFunc("GET /v1/hello", func(w http.ResponseWriter, r *http.Request) { writeJSON(w, info) })
-	mux.HandleFunc("POST /v1/daemon/drain", func(w http.ResponseWriter, r *http.Request) {
-		drains.Add(1)
-		writeError(w, fmt.Errorf("%w: running turns", api.ErrBusy))
-	})
-	srv := &http.Server{Handler: mux}
-	go srv.Serve(l)
-	t.Cleanup(func() { srv.Close() })
-	return newClient(sock), drains
-}
-
-// TestOlderClientDoesNotDrain: a client older than the daemon never asks it to drain; of the
-// same protocol it is served, of another it gets one line saying the daemon is newer.
-func TestOlderClientDoesNotDrain(t *testing.T) {
-	future := time.Now().Add(24 * time.Hour)
-	c, drains := fakeDaemon(t, api.DaemonInfo{Pid: 4242, Build: "newer", Built: future, Protocol: Protocol, Home: "/h"})
-	if _, err := c.usable(context.Background(), "/h"); err != nil {
-		t.Fatalf("an older client of the same protocol: %v", err)
-	}
-	c2, drains2 := fakeDaemon(t, api.DaemonInfo{Pid: 4242, Build: "newer", Built: future, Protocol: Protocol + 1, Home: "/h"})
-	_, err := c2.usable(context.Background(), "/h")
-	if err == nil || !strings.Contains(err.Error(), "is newer than this exo") || strings.Contains(err.Error(), "\n") {
-		t.Fatalf("an older client of another protocol: %v", err)
-	}
-	if n := drains.Load() + drains2.Load(); n != 0 {
-		t.Fatalf("an older client asked a newer daemon to drain (%d times)", n)
-	}
-}
-
 // TestClientRestartsAKilledDaemon: a client made by Connect finds its daemon killed with
 // SIGKILL and starts a new one for its next request, which is answered with nothing lost; a
 // client that may not start one (exo daemon status) says none runs.
@@ -644,14 +539,14 @@ func TestClientRestartsAKilledDaemon(t *testing.T) {
 	os.Chmod(os.Getenv("XDG_RUNTIME_DIR"), 0o700)
 	home := t.TempDir()
 	ctx := context.Background()
-	c, err := Connect(ctx, home, ConnectOptions{Executable: os.Args[0]})
+	c, err := client.Connect(ctx, home, client.ConnectOptions{Executable: os.Args[0]})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer c.Close()
 	first := c.Daemon().Pid
 	t.Cleanup(func() {
-		if s, err := Connect(ctx, home, ConnectOptions{NoStart: true}); err == nil {
+		if s, err := client.Connect(ctx, home, client.ConnectOptions{NoStart: true}); err == nil {
 			s.Stop(ctx)
 		}
 	})
@@ -662,7 +557,7 @@ func TestClientRestartsAKilledDaemon(t *testing.T) {
 	if !waitGone(ctx, first, 20*time.Second) {
 		t.Fatal("the daemon did not die")
 	}
-	if _, err := Connect(ctx, home, ConnectOptions{NoStart: true}); !errors.Is(err, api.ErrUnavailable) {
+	if _, err := client.Connect(ctx, home, client.ConnectOptions{NoStart: true}); !errors.Is(err, api.ErrUnavailable) {
 		t.Fatalf("a client that may not start a daemon: %v, want unavailable", err)
 	}
 	all, err := c.ListSessions(ctx)
@@ -677,20 +572,14 @@ func TestClientRestartsAKilledDaemon(t *testing.T) {
 	}
 }
 
-// TestStatusAndStopKeepAnOlderDaemon: a client that may not start a daemon (exo daemon status
-// and stop) of a newer build never asks an older idle daemon to drain: status reports it and
-// stop stops that one (it said "no exo daemon runs" after draining it).
-func TestStatusAndStopKeepAnOlderDaemon(t *testing.T) {
-	c, drains := fakeDaemon(t, api.DaemonInfo{Pid: 4242, Build: "older", Built: time.Unix(1, 0), Protocol: Protocol, Home: "/h"})
-	c.asIs = true
-	if _, err := c.usable(context.Background(), "/h"); err != nil {
-		t.Fatalf("status of an older daemon: %v", err)
+// waitGone waits until a process has exited; it reports whether it did.
+func waitGone(ctx context.Context, pid int, limit time.Duration) bool {
+	deadline := time.Now().Add(limit)
+	for time.Now().Before(deadline) && ctx.Err() == nil {
+		if err := syscall.Kill(pid, 0); errors.Is(err, syscall.ESRCH) {
+			return true
+		}
+		time.Sleep(10 * time.Millisecond)
 	}
-	if c.Daemon().Build != "older" || drains.Load() != 0 {
-		t.Fatalf("reached %+v after %d drains", c.Daemon(), drains.Load())
-	}
-	c2, drains2 := fakeDaemon(t, api.DaemonInfo{Pid: 4242, Build: "older", Built: time.Unix(1, 0), Protocol: Protocol, Home: "/h"})
-	if _, err := c2.usable(context.Background(), "/h"); err != nil || drains2.Load() != 1 {
-		t.Fatalf("a client that starts daemons asks an older one to drain: %v, %d drains", err, drains2.Load())
-	}
+	return false
 }

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"exo/harness/api"
+	"exo/harness/daemon/wire"
 	"exo/harness/relay"
 )
 
@@ -118,7 +119,7 @@ func (s *Server) serveRelay(w http.ResponseWriter, r *http.Request) {
 	case !strings.EqualFold(r.Header.Get("Upgrade"), relay.Upgrade):
 		http.Error(w, "upgrade to "+relay.Upgrade, http.StatusUpgradeRequired)
 		return
-	case r.Header.Get(relay.HeaderProtocol) != protocolString || r.Header.Get(relay.HeaderBuild) != s.info.Build:
+	case r.Header.Get(relay.HeaderProtocol) != wire.ProtocolString || r.Header.Get(relay.HeaderBuild) != s.info.Build:
 		http.Error(w, "another exo build: run the full exo", http.StatusConflict)
 		return
 	}

@@ -18,21 +18,14 @@ import (
 
 	"exo/harness"
 	"exo/harness/api"
+	"exo/harness/daemon/wire"
+	"exo/harness/rundir"
 	"exo/harness/service"
 	"exo/store"
 )
 
-// LogName is the daemon's log in EXO_HOME; InfoName its description while it runs.
-const (
-	LogName  = "daemon.log"
-	InfoName = "daemon.json"
-)
-
 // DefaultIdleTimeout is how long a daemon with no clients and no work stays.
 const DefaultIdleTimeout = 30 * time.Minute
-
-// maxLogBytes is the size past which the log is started afresh when a daemon starts.
-const maxLogBytes = 8 << 20
 
 // RunOptions configure a daemon.
 type RunOptions struct {
@@ -59,11 +52,11 @@ func Run(o RunOptions) (err error) {
 	}()
 	logw := &redactingLog{w: os.Stderr}
 	log := slog.New(slog.NewTextHandler(logw, &slog.HandlerOptions{Level: slog.LevelInfo}))
-	dir, err := RuntimeDir()
+	dir, err := rundir.RuntimeDir()
 	if err != nil {
 		return err
 	}
-	sock, err := SocketPath(dir, o.Home)
+	sock, err := rundir.SocketPath(dir, o.Home)
 	if err != nil {
 		return err
 	}
@@ -84,7 +77,7 @@ func Run(o RunOptions) (err error) {
 	if err != nil {
 		return err
 	}
-	info := api.DaemonInfo{Pid: os.Getpid(), Build: BuildID(), Built: BuildTime(), Protocol: Protocol, Socket: sock, Home: o.Home,
+	info := api.DaemonInfo{Pid: os.Getpid(), Build: BuildID(), Built: wire.BuildTime(), Protocol: Protocol, Socket: sock, Home: o.Home,
 		Started: time.Now().UTC(), Log: filepath.Join(o.Home, LogName), IdleTimeout: idleTimeout(o.IdleTimeout)}
 	exe := o.Executable
 	if exe == "" {
@@ -178,8 +171,8 @@ func ReadInfo(home string) (api.DaemonInfo, error) {
 // notifier returns how a daemon started by a client reports "ready" or its error: a line on
 // the descriptor named by EXO_DAEMON_NOTIFY_FD, written once. By hand it reports nothing.
 func notifier() func(string) {
-	fd, err := strconv.Atoi(os.Getenv(notifyFDEnv))
-	os.Unsetenv(notifyFDEnv)
+	fd, err := strconv.Atoi(os.Getenv(wire.NotifyFDEnv))
+	os.Unsetenv(wire.NotifyFDEnv)
 	if err != nil || fd < 3 {
 		return func(string) {}
 	}
@@ -193,19 +186,6 @@ func notifier() func(string) {
 		fmt.Fprintln(f, line)
 		f.Close()
 	}
-}
-
-// openLog opens EXO_HOME/daemon.log for appending, starting it afresh when it grew too big.
-func openLog(home string) (*os.File, error) {
-	p := filepath.Join(home, LogName)
-	if fi, err := os.Stat(p); err == nil && fi.Size() > maxLogBytes {
-		_ = os.Rename(p, p+".1")
-	}
-	f, err := os.OpenFile(p, os.O_WRONLY|os.O_CREATE|os.O_APPEND|syscall.O_NOFOLLOW, 0o600)
-	if err != nil {
-		return nil, fmt.Errorf("open the daemon log: %w", err)
-	}
-	return f, nil
 }
 
 // openHarness opens EXO_HOME's harness; while the store is held by a daemon that is exiting

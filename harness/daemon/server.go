@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"exo/harness/api"
+	"exo/harness/daemon/wire"
 	"exo/harness/service"
 )
 
@@ -21,6 +22,9 @@ type Server struct {
 	info api.DaemonInfo
 	log  *slog.Logger
 	http *http.Server
+	mux  *http.ServeMux
+	// patterns are the routes served, in the order registered (Routes).
+	patterns []string
 
 	conns    atomic.Int64 // open connections
 	inflight atomic.Int64 // requests being served
@@ -145,7 +149,7 @@ func (s *Server) idleLoop() {
 func (s *Server) handler(fn func(w http.ResponseWriter, r *http.Request) error) http.HandlerFunc {
 	inner := s.anyProtocol(fn)
 	return func(w http.ResponseWriter, r *http.Request) {
-		if p := r.Header.Get(headerProtocol); p != "" && p != protocolString {
+		if p := r.Header.Get(wire.HeaderProtocol); p != "" && p != wire.ProtocolString {
 			writeError(w, errIncompatible(p))
 			return
 		}

@@ -11,6 +11,7 @@ import (
 
 	"exo/harness"
 	"exo/harness/api"
+	"exo/harness/daemon/wire"
 )
 
 // flushEvery is the longest a stream holds frames before sending them: deltas that come faster
@@ -145,7 +146,7 @@ func pump(ctx context.Context, sw *streamWriter, ch <-chan harness.Notice, end f
 				_ = sw.flush()
 				return nil
 			}
-			if err := sw.add(noticeFrame(n)); err != nil {
+			if err := sw.add(wire.NoticeFrame(n)); err != nil {
 				return nil
 			}
 			if wait := flushEvery - time.Since(sw.lastFlush); wait <= 0 {
@@ -164,21 +165,11 @@ func pump(ctx context.Context, sw *streamWriter, ch <-chan harness.Notice, end f
 	}
 }
 
-// watch streams every session's notices (GET /v1/watch?attach=SESSION).
-func (s *Server) watch(w http.ResponseWriter, r *http.Request) error {
-	return s.stream(w, r, api.WatchRequest{Attach: r.URL.Query().Get("attach"), Client: r.URL.Query().Get("client")})
-}
-
 // tail streams one session's committed events after ?after=SEQ (of ?branch=B), then its live
 // notices (GET /v1/sessions/{id}/events).
-func (s *Server) tail(w http.ResponseWriter, r *http.Request) error {
-	after, err := uintParam(r, "after")
-	if err != nil {
-		return err
-	}
-	req := api.WatchRequest{Session: r.PathValue("id"), After: after, Branch: r.URL.Query().Get("branch"),
-		Client: r.URL.Query().Get("client")}
-	if q := r.URL.Query().Get("attach"); q == "1" || q == "true" {
+func (s *Server) tail(w http.ResponseWriter, r *http.Request, q api.TailRequest) error {
+	req := api.WatchRequest{Session: q.Session, After: q.After, Branch: q.Branch, Client: q.Client}
+	if q.Attach == "1" || q.Attach == "true" {
 		req.Attach = req.Session
 	}
 	return s.stream(w, r, req)
@@ -210,12 +201,7 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, req api.WatchReq
 }
 
 // exec runs a command and streams its output, then its result (POST /v1/sessions/{id}/exec).
-func (s *Server) exec(w http.ResponseWriter, r *http.Request) error {
-	var req api.ExecRequest
-	if err := readJSON(r, &req); err != nil {
-		return err
-	}
-	req.Session = r.PathValue("id")
+func (s *Server) exec(w http.ResponseWriter, r *http.Request, req api.ExecRequest) error {
 	sw := newStreamWriter(w)
 	out := &execOutput{sw: sw}
 	res, err := s.svc.Exec(r.Context(), req, out)

@@ -11,18 +11,18 @@ import (
 	"testing"
 	"time"
 
-	"exo/harness/daemon"
+	"exo/harness/daemon/client"
 )
 
 // daemonHTTP is a plain HTTP client of home's daemon socket: the tests answer approvals
 // through it as the app would (POST /v1/sessions/{id}/approvals), without an app.
 func daemonHTTP(t *testing.T, home string) *http.Client {
 	t.Helper()
-	dir, err := daemon.RuntimeDir()
+	dir, err := client.RuntimeDir()
 	if err != nil {
 		t.Fatal(err)
 	}
-	sock, err := daemon.SocketPath(dir, home)
+	sock, err := client.SocketPath(dir, home)
 	if err != nil {
 		t.Fatal(err)
 	}

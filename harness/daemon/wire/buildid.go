@@ -1,4 +1,4 @@
-package daemon
+package wire
 
 import (
 	"crypto/sha256"

@@ -1,4 +1,4 @@
-package daemon
+package client
 
 import (
 	"bufio"
@@ -7,14 +7,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net/url"
 
 	"exo/harness"
 	"exo/harness/api"
+	"exo/harness/daemon/wire"
 )
-
-// maxFrame bounds one stream line (a backlog chunk of big events).
-const maxFrame = 256 << 20
 
 // frames reads NDJSON frames from a stream body.
 type frames struct {
@@ -23,13 +20,13 @@ type frames struct {
 
 func newFrames(r io.Reader) *frames {
 	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 0, 64<<10), maxFrame)
+	sc.Buffer(make([]byte, 0, 64<<10), wire.MaxFrame)
 	return &frames{sc: sc}
 }
 
 // next decodes the next frame; io.EOF at the end of the stream.
-func (f *frames) next() (frame, error) {
-	var fr frame
+func (f *frames) next() (wire.Frame, error) {
+	var fr wire.Frame
 	if !f.sc.Scan() {
 		if err := f.sc.Err(); err != nil {
 			return fr, err
@@ -44,33 +41,26 @@ func (f *frames) next() (frame, error) {
 
 // Watch opens a watch (a tail when req.Session is set).
 func (c *Client) Watch(ctx context.Context, req api.WatchRequest) (*api.Watcher, error) {
-	q := url.Values{}
-	if req.Client != "" {
-		q.Set("client", req.Client)
-	}
-	path := "/v1/watch"
-	if req.Session != "" {
-		path = "/v1/sessions/" + esc(req.Session) + "/events"
-		q.Set("after", u64(req.After))
-		if req.Branch != "" {
-			q.Set("branch", req.Branch)
-		}
-		if req.Attach != "" {
-			q.Set("attach", "1")
-		}
-	} else if req.Attach != "" {
-		q.Set("attach", req.Attach)
-	}
 	wctx, cancel := context.WithCancel(ctx)
-	resp, err := c.do(wctx, "GET", path+"?"+q.Encode(), nil)
+	var resp io.ReadCloser
+	var err error
+	if req.Session != "" {
+		t := api.TailRequest{Session: req.Session, After: req.After, Branch: req.Branch, Client: req.Client}
+		if req.Attach != "" {
+			t.Attach = "1"
+		}
+		resp, err = openBody(wctx, c, api.MethodTail, t)
+	} else {
+		resp, err = openBody(wctx, c, api.MethodWatch, api.WatchQuery{Attach: req.Attach, Client: req.Client})
+	}
 	if err != nil {
 		cancel()
 		return nil, err
 	}
-	fr := newFrames(resp.Body)
+	fr := newFrames(resp)
 	first, err := fr.next()
 	if err != nil || first.Watch == "" {
-		resp.Body.Close()
+		resp.Close()
 		cancel()
 		if err == nil {
 			err = errors.New("exo daemon: the watch did not start")
@@ -81,7 +71,7 @@ func (c *Client) Watch(ctx context.Context, req api.WatchRequest) (*api.Watcher,
 	var failed errOnce
 	go func() {
 		defer close(out)
-		defer resp.Body.Close()
+		defer resp.Close()
 		for {
 			f, err := fr.next()
 			if err != nil {
@@ -97,7 +87,7 @@ func (c *Client) Watch(ctx context.Context, req api.WatchRequest) (*api.Watcher,
 				return
 			}
 			select {
-			case out <- f.notice():
+			case out <- wire.Notice(f):
 			case <-wctx.Done():
 				return
 			}
@@ -108,12 +98,12 @@ func (c *Client) Watch(ctx context.Context, req api.WatchRequest) (*api.Watcher,
 
 // Exec runs a command and copies its output to out as it streams.
 func (c *Client) Exec(ctx context.Context, req api.ExecRequest, out io.Writer) (api.ExecResult, error) {
-	resp, err := c.do(ctx, "POST", "/v1/sessions/"+esc(req.Session)+"/exec", req)
+	resp, err := openBody(ctx, c, api.MethodExec, req)
 	if err != nil {
 		return api.ExecResult{}, err
 	}
-	defer resp.Body.Close()
-	fr := newFrames(resp.Body)
+	defer resp.Close()
+	fr := newFrames(resp)
 	for {
 		f, err := fr.next()
 		switch {
@@ -131,4 +121,29 @@ func (c *Client) Exec(ctx context.Context, req api.ExecRequest, out io.Writer) (
 			}
 		}
 	}
+}
+
+// Artifact opens an artifact.
+func (c *Client) Artifact(ctx context.Context, id string) (io.ReadCloser, error) {
+	return openBody(ctx, c, api.MethodArtifact, api.IDRef{ID: id})
+}
+
+// TaskOutput writes a task's output so far.
+func (c *Client) TaskOutput(ctx context.Context, taskID string, w io.Writer) error {
+	body, err := openBody(ctx, c, api.MethodTaskOutput, api.IDRef{ID: taskID})
+	if err != nil {
+		return err
+	}
+	defer body.Close()
+	_, err = io.Copy(w, body)
+	return err
+}
+
+// openBody calls a method whose answer is read as it comes (a stream or bytes).
+func openBody[Req, Resp any](ctx context.Context, c *Client, m api.Method[Req, Resp], req Req) (io.ReadCloser, error) {
+	resp, _, err := open(ctx, c, m, req, true)
+	if err != nil {
+		return nil, err
+	}
+	return resp.Body, nil
 }

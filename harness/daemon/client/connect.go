@@ -1,4 +1,4 @@
-package daemon
+package client
 
 import (
 	"bufio"
@@ -17,6 +17,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"exo/harness/api"
+	"exo/harness/daemon/wire"
 )
 
 // ConnectOptions tune Connect.
@@ -30,9 +31,6 @@ type ConnectOptions struct {
 	// store may take a while).
 	StartTimeout time.Duration
 }
-
-// notifyFDEnv tells a daemon started by a client which inherited descriptor to report on.
-const notifyFDEnv = "EXO_DAEMON_NOTIFY_FD"
 
 // Connect returns a client of the daemon of EXO_HOME home, starting it if none runs (exactly one
 // even when clients race: they take a start lock). A daemon of an older build that is idle is
@@ -48,13 +46,13 @@ func Connect(ctx context.Context, home string, o ConnectOptions) (*Client, error
 	if err != nil {
 		return nil, err
 	}
-	c := newClient(sock)
+	c := New(sock)
 	c.home = home
 	if !o.NoStart {
 		c.starter = &starter{dir: dir, opts: o}
 	}
 	c.asIs = o.NoStart
-	if _, err := c.usable(ctx, home); err == nil || !errors.Is(err, api.ErrUnavailable) || o.NoStart {
+	if _, err := c.Handshake(ctx, home); err == nil || !errors.Is(err, api.ErrUnavailable) || o.NoStart {
 		return c, err
 	}
 	if err := c.startDaemon(ctx); err != nil {
@@ -78,13 +76,13 @@ func (c *Client) startDaemon(ctx context.Context) error {
 		return err
 	}
 	defer unlock()
-	if _, err := c.usable(ctx, c.home); err == nil || !errors.Is(err, api.ErrUnavailable) {
+	if _, err := c.Handshake(ctx, c.home); err == nil || !errors.Is(err, api.ErrUnavailable) {
 		return err // another client started it meanwhile
 	}
 	if err := start(ctx, c.home, c.starter.opts); err != nil {
 		return err
 	}
-	_, err = c.usable(ctx, c.home)
+	_, err = c.Handshake(ctx, c.home)
 	return err
 }
 
@@ -93,19 +91,19 @@ func (c *Client) startDaemon(ctx context.Context) error {
 func (c *Client) restart(ctx context.Context) error {
 	c.starter.mu.Lock()
 	defer c.starter.mu.Unlock()
-	if _, err := c.usable(ctx, c.home); err == nil || !errors.Is(err, api.ErrUnavailable) {
+	if _, err := c.Handshake(ctx, c.home); err == nil || !errors.Is(err, api.ErrUnavailable) {
 		return err
 	}
 	return c.startDaemon(ctx)
 }
 
-// usable says hello and checks that the daemon serves home with this protocol and build. A
+// Handshake says hello and checks that the daemon serves home with this protocol and build. A
 // daemon of another build is replaced only by a newer build and only when it is idle (no work,
 // no client following it): it is drained and ErrUnavailable returned so a new one starts.
 // Otherwise a daemon of the same protocol serves this client as it is, and one of another
 // protocol is explained in one line.
-func (c *Client) usable(ctx context.Context, home string) (*Client, error) {
-	info, err := c.hello(ctx)
+func (c *Client) Handshake(ctx context.Context, home string) (*Client, error) {
+	info, err := c.Hello(ctx)
 	if err != nil {
 		return c, err
 	}
@@ -113,23 +111,23 @@ func (c *Client) usable(ctx context.Context, home string) (*Client, error) {
 	if filepath.Clean(info.Home) != filepath.Clean(home) {
 		return c, fmt.Errorf("the exo daemon at %s serves %s, not %s: stop it with 'exo daemon stop --home %s'", c.socket, info.Home, home, info.Home)
 	}
-	if (info.Protocol == Protocol && info.Build == BuildID()) || c.asIs {
+	if (info.Protocol == wire.Protocol && info.Build == wire.BuildID()) || c.asIs {
 		return c, nil
 	}
 	if !newerThan(info) {
-		if info.Protocol == Protocol {
+		if info.Protocol == wire.Protocol {
 			return c, nil // an older client of a newer daemon: it serves us as it is
 		}
 		return c, fmt.Errorf("the exo daemon running (pid %d, build %.12s of %s) is newer than this exo (build %.12s of %s) and speaks protocol %d, this exo %d: use the newer exo, or run 'exo daemon stop' (its running turns are cancelled)",
-			info.Pid, info.Build, day(info.Built), BuildID(), day(BuildTime()), info.Protocol, Protocol)
+			info.Pid, info.Build, day(info.Built), wire.BuildID(), day(wire.BuildTime()), info.Protocol, wire.Protocol)
 	}
-	if err := c.drain(ctx, true, "replaced by build "+BuildID()); err == nil {
+	if err := c.drain(ctx, true, "replaced by build "+wire.BuildID()); err == nil {
 		waitGone(ctx, info.Pid, 10*time.Second)
 		return c, fmt.Errorf("%w: replaced an older daemon", api.ErrUnavailable)
 	}
 	if info.Protocol != Protocol {
 		return c, fmt.Errorf("the exo daemon running (pid %d, build %.12s) speaks protocol %d and this exo %d; it is busy or has clients: wait for its turns to end and its apps to close, or run 'exo daemon stop'",
-			info.Pid, info.Build, info.Protocol, Protocol)
+			info.Pid, info.Build, info.Protocol, wire.Protocol)
 	}
 	return c, nil // an older build of the same protocol, busy or followed: it serves us as it is
 }
@@ -137,7 +135,7 @@ func (c *Client) usable(ctx context.Context, home string) (*Client, error) {
 // newerThan reports whether this build is newer than the daemon's (a daemon that does not say
 // when it was built predates the rule, so it is older).
 func newerThan(info api.DaemonInfo) bool {
-	return BuildTime().After(info.Built)
+	return wire.BuildTime().After(info.Built)
 }
 
 // day formats a build time for a message.
@@ -150,7 +148,8 @@ func day(t time.Time) string {
 
 // drain asks the daemon to exit (only when idle, if ifIdle).
 func (c *Client) drain(ctx context.Context, ifIdle bool, reason string) error {
-	return c.callOnce(ctx, "POST", "/v1/daemon/drain", map[string]any{"if_idle": ifIdle, "reason": reason}, nil)
+	_, err := callOnce(ctx, c, api.MethodDrain, api.DrainRequest{IfIdle: ifIdle, Reason: reason})
+	return err
 }
 
 // Stop asks the daemon to exit now (running turns are cancelled and recorded) and waits until
@@ -224,7 +223,7 @@ func start(ctx context.Context, home string, o ConnectOptions) error {
 	defer null.Close()
 	cmd := exec.Command(exe, "daemon", "--home", home)
 	cmd.Dir = "/"
-	cmd.Env = append(os.Environ(), notifyFDEnv+"=3")
+	cmd.Env = append(os.Environ(), wire.NotifyFDEnv+"=3")
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = null, logf, logf
 	cmd.ExtraFiles = []*os.File{w}
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
@@ -253,13 +252,29 @@ func waitReady(ctx context.Context, r io.Reader, limit time.Duration, home strin
 			return nil
 		}
 		if l == "" {
-			return fmt.Errorf("the exo daemon could not start: it exited without saying why; see %s", filepath.Join(home, LogName))
+			return fmt.Errorf("the exo daemon could not start: it exited without saying why; see %s", filepath.Join(home, wire.LogName))
 		}
 		code, msg, _ := strings.Cut(strings.TrimPrefix(l, "error: "), "\t")
 		return &api.RemoteError{Code: code, Message: "the exo daemon could not start: " + msg}
 	case <-time.After(limit):
-		return fmt.Errorf("the exo daemon did not answer within %s; see %s", limit, filepath.Join(home, LogName))
+		return fmt.Errorf("the exo daemon did not answer within %s; see %s", limit, filepath.Join(home, wire.LogName))
 	case <-ctx.Done():
 		return ctx.Err()
 	}
+}
+
+// maxLogBytes is the size past which the log is started afresh when a daemon starts.
+const maxLogBytes = 8 << 20
+
+// openLog opens EXO_HOME/daemon.log for appending, starting it afresh when it grew too big.
+func openLog(home string) (*os.File, error) {
+	p := filepath.Join(home, wire.LogName)
+	if fi, err := os.Stat(p); err == nil && fi.Size() > maxLogBytes {
+		_ = os.Rename(p, p+".1")
+	}
+	f, err := os.OpenFile(p, os.O_WRONLY|os.O_CREATE|os.O_APPEND|syscall.O_NOFOLLOW, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("open the daemon log: %w", err)
+	}
+	return f, nil
 }

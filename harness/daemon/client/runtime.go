@@ -1,6 +1,9 @@
-package daemon
+package client
 
-import "exo/harness/rundir"
+import (
+	"exo/harness/daemon/wire"
+	"exo/harness/rundir"
+)
 
 // RuntimeDir returns the per-user folder of daemon sockets and start locks, created 0700 and
 // checked with lstat (see rundir.RuntimeDir).
@@ -11,3 +14,12 @@ func SocketPath(runtimeDir, home string) (string, error) { return rundir.SocketP
 
 // startLockPath is the file racing clients lock while one of them starts the daemon.
 func startLockPath(runtimeDir, home string) string { return rundir.StartLockPath(runtimeDir, home) }
+
+// Protocol is the wire protocol's version this client speaks.
+const Protocol = wire.Protocol
+
+// LogName is the daemon's log in EXO_HOME.
+const LogName = wire.LogName
+
+// BuildID identifies this exo binary; the client and its daemon compare it.
+func BuildID() string { return wire.BuildID() }
