@@ -16,7 +16,7 @@ var (
 var (
 	MethodActivity     = declare(Method[Empty, Activity]{Name: "Activity", Verb: "GET", Path: "/v1/activity", Doc: "Reports which sessions run turns and how many clients watch each."})
 	MethodDoctor       = declare(Method[WorkspaceRef, DoctorReport]{Name: "Doctor", Verb: "GET", Path: "/v1/doctor", Params: []Param{query("workspace", "Workspace")}, Doc: "Reports the harness's state, the sandbox's enforcement and the workspace's MCP servers."})
-	MethodMCPStatus    = declare(Method[MCPRequest, []mcpStatus]{Name: "MCPStatus", Verb: "GET", Path: "/v1/mcp", Params: []Param{query("workspace", "Workspace"), query("check", "Check")}, Doc: "Lists the MCP servers configured for a workspace; check starts each and counts its tools."})
+	MethodMCPStatus    = declare(Method[MCPRequest, []MCPStatus]{Name: "MCPStatus", Verb: "GET", Path: "/v1/mcp", Params: []Param{query("workspace", "Workspace"), query("check", "Check")}, Doc: "Lists the MCP servers configured for a workspace; check starts each and counts its tools."})
 	MethodProjectTrust = declare(Method[WorkspaceRef, ProjectTrust]{Name: "ProjectTrust", Verb: "GET", Path: "/v1/trust", Params: []Param{query("workspace", "Workspace")}, Doc: "Reports the code a workspace's project would run on the host and whether the user trusts it."})
 	MethodTrust        = declare(Method[TrustRequest, ProjectTrust]{Name: "Trust", Verb: "POST", Path: "/v1/trust", Body: true, Doc: "Records the user's trust in a project's files as reviewed, or revokes it."})
 	MethodRedact       = declare(Method[Text, Text]{Name: "Redact", Verb: "POST", Path: "/v1/redact", Body: true, Doc: "Replaces every sealed secret's value in a text by ‹secret:NAME›."})
@@ -24,42 +24,42 @@ var (
 
 // Sessions, their branches and their logs.
 var (
-	MethodListSessions   = declare(Method[Empty, []SessionInfo]{Name: "ListSessions", Verb: "GET", Path: "/v1/sessions", Doc: "Lists every session, oldest first, with its projected state."})
-	MethodNewSession     = declare(Method[NewSessionRequest, *session]{Name: "NewSession", Verb: "POST", Path: "/v1/sessions", Body: true, Doc: "Creates a session (scope and governance records included)."})
-	MethodSession        = declare(Method[Ref, *session]{Name: "Session", Verb: "GET", Path: "/v1/sessions/{ref}", Params: []Param{path("ref", "Ref")}, Doc: "Resolves a session by id, unique id prefix or name."})
-	MethodTakeOver       = declare(Method[Ref, *session]{Name: "TakeOver", Verb: "POST", Path: "/v1/sessions/{ref}/takeover", Params: []Param{path("ref", "Ref")}, Doc: "Makes another daemon's session on a shared store this daemon's once that daemon is gone."})
-	MethodSetSetting     = declare(Method[SettingRequest, *session]{Name: "SetSetting", Verb: "POST", Path: "/v1/sessions/{id}/settings", Params: []Param{path("id", "Session")}, Body: true, Doc: "Sets one of a session's settings (model, executor, budgets…); an empty value removes it."})
-	MethodFork           = declare(Method[ForkRequest, *session]{Name: "Fork", Verb: "POST", Path: "/v1/sessions/{id}/fork", Params: []Param{path("id", "Session")}, Body: true, Doc: "Starts a sibling from a session's history up to seq (0: its head)."})
-	MethodRewind         = declare(Method[SeqRequest, *session]{Name: "Rewind", Verb: "POST", Path: "/v1/sessions/{id}/rewind", Params: []Param{path("id", "Session"), query("seq", "Seq")}, Doc: "Continues a session from seq on a new branch, files included."})
+	MethodListSessions   = declare(Method[Empty, []SessionInfo]{Name: "ListSessions", Verb: "GET", Path: "/v1/sessions", Doc: "Lists every Session, oldest first, with its projected state."})
+	MethodNewSession     = declare(Method[NewSessionRequest, *Session]{Name: "NewSession", Verb: "POST", Path: "/v1/sessions", Body: true, Doc: "Creates a session (scope and governance records included)."})
+	MethodSession        = declare(Method[Ref, *Session]{Name: "Session", Verb: "GET", Path: "/v1/sessions/{ref}", Params: []Param{path("ref", "Ref")}, Doc: "Resolves a session by id, unique id prefix or name."})
+	MethodTakeOver       = declare(Method[Ref, *Session]{Name: "TakeOver", Verb: "POST", Path: "/v1/sessions/{ref}/takeover", Params: []Param{path("ref", "Ref")}, Doc: "Makes another daemon's session on a shared store this daemon's once that daemon is gone."})
+	MethodSetSetting     = declare(Method[SettingRequest, *Session]{Name: "SetSetting", Verb: "POST", Path: "/v1/sessions/{id}/settings", Params: []Param{path("id", "Session")}, Body: true, Doc: "Sets one of a session's settings (model, executor, budgets…); an empty value removes it."})
+	MethodFork           = declare(Method[ForkRequest, *Session]{Name: "Fork", Verb: "POST", Path: "/v1/sessions/{id}/fork", Params: []Param{path("id", "Session")}, Body: true, Doc: "Starts a sibling from a session's history up to seq (0: its head)."})
+	MethodRewind         = declare(Method[SeqRequest, *Session]{Name: "Rewind", Verb: "POST", Path: "/v1/sessions/{id}/rewind", Params: []Param{path("id", "Session"), query("seq", "Seq")}, Doc: "Continues a session from seq on a new branch, files included."})
 	MethodRewindPreview  = declare(Method[SeqRequest, RewindPlan]{Name: "RewindPreview", Verb: "GET", Path: "/v1/sessions/{id}/rewind", Params: []Param{path("id", "Session"), query("seq", "Seq")}, Doc: "Says what a rewind to seq would undo."})
 	MethodFiles          = declare(Method[SessionRef, []string]{Name: "Files", Verb: "GET", Path: "/v1/sessions/{id}/files", Params: []Param{path("id", "Session")}, Doc: "Lists the session's workspace for @path completion (folders end with a slash)."})
-	MethodSay            = declare(Method[SayRequest, event]{Name: "Say", Verb: "POST", Path: "/v1/sessions/{id}/messages", Params: []Param{path("id", "Session")}, Body: true, Doc: "Appends a user message without running a turn."})
-	MethodTail           = declare(Method[TailRequest, StreamFrame]{Name: "Tail", Verb: "GET", Path: "/v1/sessions/{id}/events", Kind: Stream, Params: []Param{path("id", "Session"), query("after", "After"), query("branch", "Branch"), query("attach", "Attach"), query("client", "Client")}, Doc: "Streams a session's committed events after a seq, then its live notices (api.Client's Watch of one session)."})
+	MethodSay            = declare(Method[SayRequest, Event]{Name: "Say", Verb: "POST", Path: "/v1/sessions/{id}/messages", Params: []Param{path("id", "Session")}, Body: true, Doc: "Appends a user message without running a turn."})
+	MethodTail           = declare(Method[TailRequest, StreamFrame]{Name: "Tail", Verb: "GET", Path: "/v1/sessions/{id}/events", Kind: Stream, Params: []Param{path("id", "Session"), query("after", "After"), query("branch", "Branch"), query("attach", "Attach"), query("client", "Client")}, Doc: "Streams a session's committed events after a seq, then its live notices (api.Client's Watch of one Session)."})
 	MethodFileAtSnapshot = declare(Method[FileRequest, Text]{Name: "FileAtSnapshot", Verb: "GET", Path: "/v1/sessions/{id}/file", Params: []Param{path("id", "Session"), query("path", "Path")}, Doc: "Returns a file as the session's newest snapshot holds it."})
-	MethodState          = declare(Method[StateRequest, *sessionState]{Name: "State", Verb: "GET", Path: "/v1/branches/{branch}/state", Params: []Param{path("branch", "Branch"), query("seq", "Seq")}, Doc: "Returns a branch's Session projection at its head, or as of seq (api.Client's State and StateAt)."})
-	MethodEvents         = declare(Method[EventsRequest, []event]{Name: "Events", Verb: "GET", Path: "/v1/branches/{branch}/events", Params: []Param{path("branch", "Branch"), query("from", "From"), query("to", "To")}, Doc: "Returns events from..to (to 0: the head) of a branch's whole history."})
+	MethodState          = declare(Method[StateRequest, *SessionState]{Name: "State", Verb: "GET", Path: "/v1/branches/{branch}/state", Params: []Param{path("branch", "Branch"), query("seq", "Seq")}, Doc: "Returns a branch's Session projection at its head, or as of seq (api.Client's State and StateAt)."})
+	MethodEvents         = declare(Method[EventsRequest, []Event]{Name: "Events", Verb: "GET", Path: "/v1/branches/{branch}/events", Params: []Param{path("branch", "Branch"), query("from", "From"), query("to", "To")}, Doc: "Returns events from..to (to 0: the head) of a branch's whole history."})
 	MethodBranchPoints   = declare(Method[BranchRef, map[uint64]int]{Name: "BranchPoints", Verb: "GET", Path: "/v1/branches/{branch}/points", Params: []Param{path("branch", "Branch")}, Doc: "Counts the forks and rewinds taken at each seq of a branch's history."})
-	MethodVerify         = declare(Method[SessionRef, verifyReport]{Name: "Verify", Verb: "GET", Path: "/v1/verify", Params: []Param{query("session", "Session")}, Doc: "Recomputes hash chains: of a session's branches, or everything when session is empty."})
+	MethodVerify         = declare(Method[SessionRef, VerifyReport]{Name: "Verify", Verb: "GET", Path: "/v1/verify", Params: []Param{query("session", "Session")}, Doc: "Recomputes hash chains: of a session's branches, or everything when session is empty."})
 	MethodArtifact       = declare(Method[IDRef, Empty]{Name: "Artifact", Verb: "GET", Path: "/v1/artifacts/{id}", Kind: Raw, Params: []Param{path("id", "ID")}, Doc: "Returns an artifact's bytes by id or unique prefix."})
 )
 
 // Turns and approvals.
 var (
 	MethodStartTurn      = declare(Method[TurnRequest, TurnStarted]{Name: "StartTurn", Verb: "POST", Path: "/v1/sessions/{id}/turns", Params: []Param{path("id", "Session")}, Body: true, Doc: "Appends the prompt and starts a turn; it returns at once (busy when a turn runs)."})
-	MethodWaitTurn       = declare(Method[WaitRequest, turnResult]{Name: "WaitTurn", Verb: "GET", Path: "/v1/sessions/{id}/turns/wait", Params: []Param{path("id", "Session"), query("turn", "Turn")}, Doc: "Waits for a turn of a session to end (the running or last one when turn is empty)."})
-	MethodSelectExecutor = declare(Method[ExecutorRequest, executorInfo]{Name: "SelectExecutor", Verb: "PUT", Path: "/v1/sessions/{id}/executor", Params: []Param{path("id", "Session")}, Body: true, Doc: "Makes an executor the one of the session's next turns (refused when it cannot run here)."})
+	MethodWaitTurn       = declare(Method[WaitRequest, TurnResult]{Name: "WaitTurn", Verb: "GET", Path: "/v1/sessions/{id}/turns/wait", Params: []Param{path("id", "Session"), query("turn", "Turn")}, Doc: "Waits for a turn of a session to end (the running or last one when turn is empty)."})
+	MethodSelectExecutor = declare(Method[ExecutorRequest, ExecutorInfo]{Name: "SelectExecutor", Verb: "PUT", Path: "/v1/sessions/{id}/executor", Params: []Param{path("id", "Session")}, Body: true, Doc: "Makes an executor the one of the session's next turns (refused when it cannot run here)."})
 	MethodCancelTurn     = declare(Method[SessionRef, Empty]{Name: "CancelTurn", Verb: "POST", Path: "/v1/sessions/{id}/cancel", Params: []Param{path("id", "Session")}, Doc: "Stops the turn running on a session (no error when none runs)."})
 	MethodApprove        = declare(Method[ApproveRequest, Empty]{Name: "Approve", Verb: "POST", Path: "/v1/sessions/{id}/approvals", Params: []Param{path("id", "Session")}, Body: true, Doc: "Answers an approval request; the first answer wins, later ones get resolved."})
 	MethodGate           = declare(Method[GateRequest, GateResult]{Name: "Gate", Verb: "POST", Path: "/v1/sessions/{id}/gate", Params: []Param{path("id", "Session")}, Body: true, Doc: "Decides whether an action another agent asks for may run, asking the user when the policy says so."})
-	MethodCompact        = declare(Method[SessionRef, compactionReport]{Name: "Compact", Verb: "POST", Path: "/v1/sessions/{id}/compact", Params: []Param{path("id", "Session")}, Doc: "Compacts a session's prompt view now."})
+	MethodCompact        = declare(Method[SessionRef, CompactionReport]{Name: "Compact", Verb: "POST", Path: "/v1/sessions/{id}/compact", Params: []Param{path("id", "Session")}, Doc: "Compacts a session's prompt view now."})
 )
 
 // Commands and background tasks.
 var (
 	MethodExec        = declare(Method[ExecRequest, StreamFrame]{Name: "Exec", Verb: "POST", Path: "/v1/sessions/{id}/exec", Kind: Stream, Params: []Param{path("id", "Session")}, Body: true, Doc: "Runs a command in the session's sandbox as the user, streaming its output, then its result."})
 	MethodEnforcement = declare(Method[SessionRef, EnforcementInfo]{Name: "Enforcement", Verb: "GET", Path: "/v1/sessions/{id}/enforcement", Params: []Param{path("id", "Session")}, Doc: "Reports the sandbox policy in force for a session."})
-	MethodStartTask   = declare(Method[TaskRequest, detachedTask]{Name: "StartTask", Verb: "POST", Path: "/v1/tasks", Body: true, Doc: "Runs a command detached in the background and returns its handle."})
-	MethodTasks       = declare(Method[Empty, []detachedTask]{Name: "Tasks", Verb: "GET", Path: "/v1/tasks", Doc: "Lists background tasks."})
+	MethodStartTask   = declare(Method[TaskRequest, DetachedTask]{Name: "StartTask", Verb: "POST", Path: "/v1/tasks", Body: true, Doc: "Runs a command detached in the background and returns its handle."})
+	MethodTasks       = declare(Method[Empty, []DetachedTask]{Name: "Tasks", Verb: "GET", Path: "/v1/tasks", Doc: "Lists background tasks."})
 	MethodTaskOutput  = declare(Method[IDRef, Empty]{Name: "TaskOutput", Verb: "GET", Path: "/v1/tasks/{id}/output", Kind: Raw, Params: []Param{path("id", "ID")}, Doc: "Returns a background task's output so far."})
 	MethodKillTask    = declare(Method[IDRef, Empty]{Name: "KillTask", Verb: "DELETE", Path: "/v1/tasks/{id}", Params: []Param{path("id", "ID")}, Doc: "Kills a background task."})
 )
@@ -67,31 +67,31 @@ var (
 // Models and sealed secrets.
 var (
 	MethodModels          = declare(Method[Empty, ModelList]{Name: "Models", Verb: "GET", Path: "/v1/models", Doc: "Lists registered models and names the default."})
-	MethodModel           = declare(Method[NameRef, modelSpec]{Name: "Model", Verb: "GET", Path: "/v1/model", Params: []Param{query("name", "Name")}, Doc: "Resolves a registered model by name (empty: the default)."})
-	MethodRegisterModel   = declare(Method[modelSpec, modelSpec]{Name: "RegisterModel", Verb: "POST", Path: "/v1/models", Body: true, Doc: "Registers a model; its secret must be sealed already."})
-	MethodRemoteModels    = declare(Method[remoteQuery, RemoteModels]{Name: "RemoteModels", Verb: "POST", Path: "/v1/models/remote", Body: true, Doc: "Asks model endpoints which models they serve."})
+	MethodModel           = declare(Method[NameRef, ModelSpec]{Name: "Model", Verb: "GET", Path: "/v1/model", Params: []Param{query("name", "Name")}, Doc: "Resolves a registered model by name (empty: the default)."})
+	MethodRegisterModel   = declare(Method[ModelSpec, ModelSpec]{Name: "RegisterModel", Verb: "POST", Path: "/v1/models", Body: true, Doc: "Registers a model; its secret must be sealed already."})
+	MethodRemoteModels    = declare(Method[RemoteQuery, RemoteModels]{Name: "RemoteModels", Verb: "POST", Path: "/v1/models/remote", Body: true, Doc: "Asks model endpoints which models they serve."})
 	MethodRemoveModel     = declare(Method[NameRef, Empty]{Name: "RemoveModel", Verb: "DELETE", Path: "/v1/models/{name}", Params: []Param{path("name", "Name")}, Doc: "Removes a registered model."})
 	MethodSetDefaultModel = declare(Method[NameRef, Empty]{Name: "SetDefaultModel", Verb: "PUT", Path: "/v1/models/default", Body: true, Doc: "Makes a registered model the default."})
-	MethodSecrets         = declare(Method[Empty, []secretInfo]{Name: "Secrets", Verb: "GET", Path: "/v1/secrets", Doc: "Lists sealed secrets: names and dates only."})
+	MethodSecrets         = declare(Method[Empty, []SecretInfo]{Name: "Secrets", Verb: "GET", Path: "/v1/secrets", Doc: "Lists sealed secrets: names and dates only."})
 	MethodSetSecret       = declare(Method[SecretRequest, Empty]{Name: "SetSecret", Verb: "PUT", Path: "/v1/secrets/{name}", Params: []Param{path("name", "Name")}, Body: true, Doc: "Seals a secret; its value never comes back."})
 	MethodRemoveSecret    = declare(Method[NameRef, Empty]{Name: "RemoveSecret", Verb: "DELETE", Path: "/v1/secrets/{name}", Params: []Param{path("name", "Name")}, Doc: "Removes a sealed secret."})
 )
 
 // Scopes, drift and the end of a session's work.
 var (
-	MethodScope        = declare(Method[SessionRef, scope]{Name: "Scope", Verb: "GET", Path: "/v1/sessions/{id}/scope", Params: []Param{path("id", "Session")}, Doc: "Returns a session's scope."})
-	MethodSetScope     = declare(Method[ScopeRequest, scope]{Name: "SetScope", Verb: "PUT", Path: "/v1/sessions/{id}/scope", Params: []Param{path("id", "Session")}, Body: true, Doc: "Replaces a session's scope (recorded as scope.set with the reason)."})
+	MethodScope        = declare(Method[SessionRef, Scope]{Name: "Scope", Verb: "GET", Path: "/v1/sessions/{id}/scope", Params: []Param{path("id", "Session")}, Doc: "Returns a session's scope."})
+	MethodSetScope     = declare(Method[SetScopeRequest, Scope]{Name: "SetScope", Verb: "PUT", Path: "/v1/sessions/{id}/scope", Params: []Param{path("id", "Session")}, Body: true, Doc: "Replaces a session's scope (recorded as scope.set with the reason)."})
 	MethodDrift        = declare(Method[SessionRef, DriftReport]{Name: "Drift", Verb: "GET", Path: "/v1/sessions/{id}/drift", Params: []Param{path("id", "Session")}, Doc: "Reports a session's drift and conflicts."})
 	MethodConflictDiff = declare(Method[ConflictRequest, Diff]{Name: "ConflictDiff", Verb: "GET", Path: "/v1/sessions/{id}/conflicts", Params: []Param{path("id", "Session"), query("with", "With")}, Doc: "Renders the diffs of the paths a session and another both changed."})
-	MethodFinish       = declare(Method[FinishRequest, *memento]{Name: "Finish", Verb: "POST", Path: "/v1/sessions/{id}/finish", Params: []Param{path("id", "Session")}, Body: true, Doc: "Runs the constitution's checks and records the session's memento."})
+	MethodFinish       = declare(Method[FinishRequest, *Memento]{Name: "Finish", Verb: "POST", Path: "/v1/sessions/{id}/finish", Params: []Param{path("id", "Session")}, Body: true, Doc: "Runs the constitution's checks and records the session's memento."})
 	MethodHandoff      = declare(Method[HandoffRequest, *HandoffResult]{Name: "Handoff", Verb: "POST", Path: "/v1/sessions/{id}/handoff", Params: []Param{path("id", "Finish.Session")}, Body: true, Doc: "Finishes a session and hands it to another."})
 )
 
 // Archiving, removing and collecting.
 var (
-	MethodArchiveSession = declare(Method[ArchiveRequest, *session]{Name: "ArchiveSession", Verb: "PUT", Path: "/v1/sessions/{ref}/archived", Params: []Param{path("ref", "Ref")}, Body: true, Doc: "Hides a session from lists and the siblings pane, or brings it back."})
+	MethodArchiveSession = declare(Method[ArchiveRequest, *Session]{Name: "ArchiveSession", Verb: "PUT", Path: "/v1/sessions/{ref}/archived", Params: []Param{path("ref", "Ref")}, Body: true, Doc: "Hides a session from lists and the siblings pane, or brings it back."})
 	MethodRemoveSession  = declare(Method[Ref, RemoveResult]{Name: "RemoveSession", Verb: "DELETE", Path: "/v1/sessions/{ref}", Params: []Param{path("ref", "Ref")}, Doc: "Deletes a session (its events stay) and the folders no other session uses."})
-	MethodGC             = declare(Method[GCRequest, gcReport]{Name: "GC", Verb: "POST", Path: "/v1/gc", Body: true, Doc: "Lists (dry_run) or removes the folders of exo's that no live session uses."})
+	MethodGC             = declare(Method[GCRequest, GCReport]{Name: "GC", Verb: "POST", Path: "/v1/gc", Body: true, Doc: "Lists (dry_run) or removes the folders of exo's that no live session uses."})
 	MethodBackup         = declare(Method[BackupRequest, BackupResult]{Name: "Backup", Verb: "POST", Path: "/v1/backup", Body: true, Doc: "Writes a consistent copy of the event store while the daemon runs on."})
 )
 

@@ -124,10 +124,10 @@ type SecretRequest struct {
 	Value []byte `json:"value"`
 }
 
-// ScopeRequest replaces a session's scope.
-type ScopeRequest struct {
+// SetScopeRequest replaces a session's scope.
+type SetScopeRequest struct {
 	Session string `json:"-"`
-	Scope   scope  `json:"scope"`
+	Scope   Scope  `json:"scope"`
 	Reason  string `json:"reason"`
 }
 
@@ -181,7 +181,7 @@ type TailRequest struct {
 }
 
 // WatchQuery is the query of a watch of every session: Attach counts it as a client of that
-// session, Client names the watcher in the daemon's log.
+// Session, Client names the watcher in the daemon's log.
 type WatchQuery struct {
 	Attach string `json:"-"`
 	Client string `json:"-"`
@@ -193,20 +193,20 @@ type StreamFrame struct {
 	Watch string `json:"watch,omitempty"`
 
 	Session string  `json:"session,omitempty"`
-	Events  []event `json:"events,omitempty"`
+	Events  []Event `json:"events,omitempty"`
 	Delta   string  `json:"delta,omitempty"`
 	// Reasoning is streamed reasoning ("thinking") of an answer in progress.
 	Reasoning string         `json:"reasoning,omitempty"`
 	Output    string         `json:"output,omitempty"`
 	Lagged    bool           `json:"lagged,omitempty"`
-	Turn      *turnNotice    `json:"turn,omitempty"`
+	Turn      *TurnNotice    `json:"turn,omitempty"`
 	Clients   map[string]int `json:"clients,omitempty"`
 	// HasClients is set when Clients is meant, even empty (nobody watches anything).
 	HasClients bool `json:"has_clients,omitempty"`
 	// Peer names the daemon that runs Session elsewhere on a shared store.
 	Peer string `json:"peer,omitempty"`
 	// Progress is long work going on in Session.
-	Progress *progress `json:"progress,omitempty"`
+	Progress *Progress `json:"progress,omitempty"`
 
 	// Result ends an exec stream; Error ends any stream that failed.
 	Result *ExecResult       `json:"result,omitempty"`

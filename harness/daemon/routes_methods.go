@@ -132,7 +132,7 @@ func (s *Server) governanceRoutes() {
 	handle(s, api.MethodScope, func(ctx context.Context, q api.SessionRef) (governance.Scope, error) {
 		return s.svc.Scope(ctx, q.Session)
 	})
-	handle(s, api.MethodSetScope, func(ctx context.Context, q api.ScopeRequest) (governance.Scope, error) {
+	handle(s, api.MethodSetScope, func(ctx context.Context, q api.SetScopeRequest) (governance.Scope, error) {
 		return s.svc.SetScope(ctx, q.Session, q.Scope, q.Reason)
 	})
 	handle(s, api.MethodDrift, func(ctx context.Context, q api.SessionRef) (api.DriftReport, error) {

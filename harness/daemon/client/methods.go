@@ -3,13 +3,7 @@ package client
 import (
 	"context"
 
-	"exo/harness"
 	"exo/harness/api"
-	"exo/harness/executor"
-	"exo/harness/executors"
-	"exo/harness/governance"
-	"exo/harness/mcp"
-	"exo/harness/secrets"
 )
 
 // The api.Client methods, each a call of its entry in api's method table (harness/api's
@@ -21,32 +15,32 @@ func (c *Client) ListSessions(ctx context.Context) ([]api.SessionInfo, error) {
 }
 
 // Session resolves a reference.
-func (c *Client) Session(ctx context.Context, ref string) (*harness.Session, error) {
+func (c *Client) Session(ctx context.Context, ref string) (*api.Session, error) {
 	return call(ctx, c, api.MethodSession, api.Ref{Ref: ref})
 }
 
 // TakeOver makes another daemon's session this daemon's.
-func (c *Client) TakeOver(ctx context.Context, ref string) (*harness.Session, error) {
+func (c *Client) TakeOver(ctx context.Context, ref string) (*api.Session, error) {
 	return call(ctx, c, api.MethodTakeOver, api.Ref{Ref: ref})
 }
 
 // NewSession creates a session.
-func (c *Client) NewSession(ctx context.Context, req api.NewSessionRequest) (*harness.Session, error) {
+func (c *Client) NewSession(ctx context.Context, req api.NewSessionRequest) (*api.Session, error) {
 	return call(ctx, c, api.MethodNewSession, req)
 }
 
 // SetSetting sets a session setting.
-func (c *Client) SetSetting(ctx context.Context, sessionID, key, value string) (*harness.Session, error) {
+func (c *Client) SetSetting(ctx context.Context, sessionID, key, value string) (*api.Session, error) {
 	return call(ctx, c, api.MethodSetSetting, api.SettingRequest{Session: sessionID, Key: key, Value: value})
 }
 
 // Fork forks a session.
-func (c *Client) Fork(ctx context.Context, req api.ForkRequest) (*harness.Session, error) {
+func (c *Client) Fork(ctx context.Context, req api.ForkRequest) (*api.Session, error) {
 	return call(ctx, c, api.MethodFork, req)
 }
 
 // Rewind rewinds a session.
-func (c *Client) Rewind(ctx context.Context, sessionID string, seq uint64) (*harness.Session, error) {
+func (c *Client) Rewind(ctx context.Context, sessionID string, seq uint64) (*api.Session, error) {
 	return call(ctx, c, api.MethodRewind, api.SeqRequest{Session: sessionID, Seq: seq})
 }
 
@@ -61,22 +55,22 @@ func (c *Client) Files(ctx context.Context, sessionID string) ([]string, error) 
 }
 
 // Say appends a user message.
-func (c *Client) Say(ctx context.Context, sessionID, text, source string) (harness.Event, error) {
+func (c *Client) Say(ctx context.Context, sessionID, text, source string) (api.Event, error) {
 	return call(ctx, c, api.MethodSay, api.SayRequest{Session: sessionID, Text: text, Source: source})
 }
 
 // State returns a branch's projection at its head.
-func (c *Client) State(ctx context.Context, branch string) (*harness.SessionState, error) {
+func (c *Client) State(ctx context.Context, branch string) (*api.SessionState, error) {
 	return call(ctx, c, api.MethodState, api.StateRequest{Branch: branch})
 }
 
 // StateAt returns a branch's projection as of seq.
-func (c *Client) StateAt(ctx context.Context, branch string, seq uint64) (*harness.SessionState, error) {
+func (c *Client) StateAt(ctx context.Context, branch string, seq uint64) (*api.SessionState, error) {
 	return call(ctx, c, api.MethodState, api.StateRequest{Branch: branch, Seq: &seq})
 }
 
 // Events returns events of a branch's history.
-func (c *Client) Events(ctx context.Context, branch string, from, to uint64) ([]harness.Event, error) {
+func (c *Client) Events(ctx context.Context, branch string, from, to uint64) ([]api.Event, error) {
 	return call(ctx, c, api.MethodEvents, api.EventsRequest{Branch: branch, From: from, To: to})
 }
 
@@ -86,7 +80,7 @@ func (c *Client) BranchPoints(ctx context.Context, branch string) (map[uint64]in
 }
 
 // Verify recomputes hash chains.
-func (c *Client) Verify(ctx context.Context, sessionID string) (harness.VerifyReport, error) {
+func (c *Client) Verify(ctx context.Context, sessionID string) (api.VerifyReport, error) {
 	return call(ctx, c, api.MethodVerify, api.SessionRef{Session: sessionID})
 }
 
@@ -102,7 +96,7 @@ func (c *Client) StartTurn(ctx context.Context, req api.TurnRequest) (api.TurnSt
 }
 
 // WaitTurn waits for a turn's result.
-func (c *Client) WaitTurn(ctx context.Context, sessionID, turnID string) (harness.TurnResult, error) {
+func (c *Client) WaitTurn(ctx context.Context, sessionID, turnID string) (api.TurnResult, error) {
 	return call(ctx, c, api.MethodWaitTurn, api.WaitRequest{Session: sessionID, Turn: turnID})
 }
 
@@ -112,7 +106,7 @@ func (c *Client) CancelTurn(ctx context.Context, sessionID string) error {
 }
 
 // SelectExecutor makes an executor the session's.
-func (c *Client) SelectExecutor(ctx context.Context, sessionID, name string) (executors.Info, error) {
+func (c *Client) SelectExecutor(ctx context.Context, sessionID, name string) (api.ExecutorInfo, error) {
 	return call(ctx, c, api.MethodSelectExecutor, api.ExecutorRequest{Session: sessionID, Name: name})
 }
 
@@ -127,7 +121,7 @@ func (c *Client) Gate(ctx context.Context, req api.GateRequest) (api.GateResult,
 }
 
 // Compact compacts a session's prompt view.
-func (c *Client) Compact(ctx context.Context, sessionID string) (executor.CompactionReport, error) {
+func (c *Client) Compact(ctx context.Context, sessionID string) (api.CompactionReport, error) {
 	return call(ctx, c, api.MethodCompact, api.SessionRef{Session: sessionID})
 }
 
@@ -137,12 +131,12 @@ func (c *Client) Enforcement(ctx context.Context, sessionID string) (api.Enforce
 }
 
 // StartTask starts a detached task.
-func (c *Client) StartTask(ctx context.Context, sessionID, command string) (harness.DetachedTask, error) {
+func (c *Client) StartTask(ctx context.Context, sessionID, command string) (api.DetachedTask, error) {
 	return call(ctx, c, api.MethodStartTask, api.TaskRequest{Session: sessionID, Command: command})
 }
 
 // Tasks lists detached tasks.
-func (c *Client) Tasks(ctx context.Context) ([]harness.DetachedTask, error) {
+func (c *Client) Tasks(ctx context.Context) ([]api.DetachedTask, error) {
 	return call(ctx, c, api.MethodTasks, api.Empty{})
 }
 
@@ -157,12 +151,12 @@ func (c *Client) Models(ctx context.Context) (api.ModelList, error) {
 }
 
 // Model resolves a model.
-func (c *Client) Model(ctx context.Context, name string) (harness.ModelSpec, error) {
+func (c *Client) Model(ctx context.Context, name string) (api.ModelSpec, error) {
 	return call(ctx, c, api.MethodModel, api.NameRef{Name: name})
 }
 
 // RegisterModel registers a model.
-func (c *Client) RegisterModel(ctx context.Context, spec harness.ModelSpec) (harness.ModelSpec, error) {
+func (c *Client) RegisterModel(ctx context.Context, spec api.ModelSpec) (api.ModelSpec, error) {
 	return call(ctx, c, api.MethodRegisterModel, spec)
 }
 
@@ -177,7 +171,7 @@ func (c *Client) SetDefaultModel(ctx context.Context, name string) error {
 }
 
 // RemoteModels asks endpoints which models they serve.
-func (c *Client) RemoteModels(ctx context.Context, q harness.RemoteQuery) (api.RemoteModels, error) {
+func (c *Client) RemoteModels(ctx context.Context, q api.RemoteQuery) (api.RemoteModels, error) {
 	return call(ctx, c, api.MethodRemoteModels, q)
 }
 
@@ -187,7 +181,7 @@ func (c *Client) SetSecret(ctx context.Context, name string, value []byte) error
 }
 
 // Secrets lists sealed secrets.
-func (c *Client) Secrets(ctx context.Context) ([]secrets.Info, error) {
+func (c *Client) Secrets(ctx context.Context) ([]api.SecretInfo, error) {
 	return call(ctx, c, api.MethodSecrets, api.Empty{})
 }
 
@@ -197,13 +191,13 @@ func (c *Client) RemoveSecret(ctx context.Context, name string) error {
 }
 
 // Scope returns a session's scope.
-func (c *Client) Scope(ctx context.Context, sessionID string) (governance.Scope, error) {
+func (c *Client) Scope(ctx context.Context, sessionID string) (api.Scope, error) {
 	return call(ctx, c, api.MethodScope, api.SessionRef{Session: sessionID})
 }
 
 // SetScope replaces a session's scope.
-func (c *Client) SetScope(ctx context.Context, sessionID string, sc governance.Scope, reason string) (governance.Scope, error) {
-	return call(ctx, c, api.MethodSetScope, api.ScopeRequest{Session: sessionID, Scope: sc, Reason: reason})
+func (c *Client) SetScope(ctx context.Context, sessionID string, sc api.Scope, reason string) (api.Scope, error) {
+	return call(ctx, c, api.MethodSetScope, api.SetScopeRequest{Session: sessionID, Scope: sc, Reason: reason})
 }
 
 // Drift reports drift and conflicts.
@@ -218,7 +212,7 @@ func (c *Client) ConflictDiff(ctx context.Context, sessionID, with string) (stri
 }
 
 // Finish finishes a session.
-func (c *Client) Finish(ctx context.Context, req api.FinishRequest) (*governance.Memento, error) {
+func (c *Client) Finish(ctx context.Context, req api.FinishRequest) (*api.Memento, error) {
 	return call(ctx, c, api.MethodFinish, req)
 }
 
@@ -233,7 +227,7 @@ func (c *Client) Doctor(ctx context.Context, workspace string) (api.DoctorReport
 }
 
 // MCPStatus lists the MCP servers configured for a workspace.
-func (c *Client) MCPStatus(ctx context.Context, workspace string, check bool) ([]mcp.Status, error) {
+func (c *Client) MCPStatus(ctx context.Context, workspace string, check bool) ([]api.MCPStatus, error) {
 	return call(ctx, c, api.MethodMCPStatus, api.MCPRequest{Workspace: workspace, Check: check})
 }
 
@@ -264,7 +258,7 @@ func (c *Client) Attach(ctx context.Context, watchID, sessionID string) error {
 }
 
 // ArchiveSession hides a session from lists (or brings it back).
-func (c *Client) ArchiveSession(ctx context.Context, ref string, archived bool) (*harness.Session, error) {
+func (c *Client) ArchiveSession(ctx context.Context, ref string, archived bool) (*api.Session, error) {
 	return call(ctx, c, api.MethodArchiveSession, api.ArchiveRequest{Ref: ref, Archived: archived})
 }
 
@@ -274,7 +268,7 @@ func (c *Client) RemoveSession(ctx context.Context, ref string) (api.RemoveResul
 }
 
 // GC lists or removes the folders no live session uses.
-func (c *Client) GC(ctx context.Context, dryRun bool) (harness.GCReport, error) {
+func (c *Client) GC(ctx context.Context, dryRun bool) (api.GCReport, error) {
 	return call(ctx, c, api.MethodGC, api.GCRequest{DryRun: dryRun})
 }
 

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 
-	"exo/harness"
 	"exo/harness/api"
 	"exo/harness/daemon/wire"
 )
@@ -67,7 +66,7 @@ func (c *Client) Watch(ctx context.Context, req api.WatchRequest) (*api.Watcher,
 		}
 		return nil, err
 	}
-	out := make(chan harness.Notice, 256)
+	out := make(chan api.Notice, 256)
 	var failed errOnce
 	go func() {
 		defer close(out)

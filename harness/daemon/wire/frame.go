@@ -1,7 +1,6 @@
 package wire
 
 import (
-	"exo/harness"
 	"exo/harness/api"
 )
 
@@ -9,14 +8,14 @@ import (
 type Frame = api.StreamFrame
 
 // NoticeFrame encodes a notice.
-func NoticeFrame(n harness.Notice) Frame {
+func NoticeFrame(n api.Notice) Frame {
 	return Frame{Session: n.Session, Events: n.Events, Delta: n.Delta, Reasoning: n.Reasoning, Output: string(n.Output), Lagged: n.Lagged,
 		Turn: n.Turn, Clients: n.Clients, HasClients: n.Clients != nil, Peer: n.Peer, Progress: n.Progress}
 }
 
 // Notice decodes a frame's notice.
-func Notice(f Frame) harness.Notice {
-	n := harness.Notice{Session: f.Session, Events: f.Events, Delta: f.Delta, Reasoning: f.Reasoning, Lagged: f.Lagged, Turn: f.Turn, Peer: f.Peer, Progress: f.Progress}
+func Notice(f Frame) api.Notice {
+	n := api.Notice{Session: f.Session, Events: f.Events, Delta: f.Delta, Reasoning: f.Reasoning, Lagged: f.Lagged, Turn: f.Turn, Peer: f.Peer, Progress: f.Progress}
 	if f.Output != "" {
 		n.Output = []byte(f.Output)
 	}
