@@ -10,7 +10,15 @@ import (
 // titles, clipboard writes, cursor moves, mode switches or hyperlinks. C0 and
 // C1 controls are dropped except newline; tabs become spaces; a carriage
 // return keeps only the text after it, as a terminal would show the line.
-func Sanitize(s string) string {
+func Sanitize(s string) string { return sanitize(s, false) }
+
+// SanitizeStream is Sanitize for text written to a terminal as it comes (exo's command-line
+// output): tabs and carriage returns are kept as they are (a progress line redraws itself with
+// one), everything else is as Sanitize does it.
+func SanitizeStream(s string) string { return sanitize(s, true) }
+
+// sanitize is Sanitize; stream keeps tabs and carriage returns.
+func sanitize(s string, stream bool) string {
 	if isPlain(s) {
 		return s
 	}
@@ -25,6 +33,9 @@ func Sanitize(s string) string {
 		case c == '\n':
 			b.WriteByte('\n')
 			lineStart = b.Len()
+			i++
+		case stream && (c == '\r' || c == '\t'):
+			b.WriteByte(c)
 			i++
 		case c == '\r':
 			if i+1 < len(s) && s[i+1] == '\n' {

@@ -27,7 +27,7 @@ func artifactCmd(e *env) *cobra.Command {
 					return err
 				}
 				defer r.Close()
-				if _, err := io.Copy(e.stdout, r); err != nil {
+				if _, err := io.Copy(e.rawStdout, r); err != nil {
 					return fmt.Errorf("write artifact: %w", err)
 				}
 				return nil

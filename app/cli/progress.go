@@ -21,14 +21,14 @@ func progressText(p *harness.Progress) string {
 	return fmt.Sprintf("exo: snapshotting the workspace: %d/%d files", p.Done, p.Total)
 }
 
-// printProgress shows a progress notice on stderr as one line that rewrites itself; the end
-// clears it.
+// printProgress shows a progress notice on stderr as one line that rewrites itself (exo's own
+// text, written past termSafe, which would take the line erase out); the end clears it.
 func (e *env) printProgress(p *harness.Progress) {
 	if t := progressText(p); t != "" {
-		fmt.Fprintf(e.stderr, "\r\033[K%s", t)
+		fmt.Fprintf(e.rawStderr, "\r\033[K%s", t)
 		return
 	}
-	fmt.Fprint(e.stderr, "\r\033[K")
+	fmt.Fprint(e.rawStderr, "\r\033[K")
 }
 
 // watchProgress prints a session's progress notices on stderr until the returned function is
@@ -67,7 +67,7 @@ func (e *env) watchProgress(c api.Client, s *harness.Session) func() {
 		w.Close()
 		<-done
 		if shownNow(&mu, &shown) {
-			fmt.Fprint(e.stderr, "\r\033[K")
+			fmt.Fprint(e.rawStderr, "\r\033[K")
 		}
 	}
 }

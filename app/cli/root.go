@@ -28,6 +28,10 @@ type env struct {
 	stdout io.Writer
 	stderr io.Writer
 	stdin  io.Reader
+	// rawStdout and rawStderr are stdout and stderr as given: for bytes that are not text for the
+	// terminal (exo artifact get) and exo's own line redraws (progress); stdout and stderr pass
+	// through termSafe.
+	rawStdout, rawStderr io.Writer
 
 	// A command line a thin client relayed to the daemon runs with the client's working
 	// directory (dir), the daemon's own harness (client) for as long as the client stays
@@ -120,6 +124,8 @@ func Execute(args []string, stdin io.Reader, stdout, stderr io.Writer, o Options
 
 // execute runs a command line in e.
 func execute(e *env, args []string, o Options) int {
+	e.rawStdout, e.rawStderr = e.stdout, e.stderr
+	e.stdout, e.stderr = newTermSafe(e.stdout), newTermSafe(e.stderr)
 	root := newRoot(e)
 	root.Version = version(o.BuildTag)
 	root.SetArgs(args)
