@@ -5,9 +5,15 @@ import (
 )
 
 // maxQueuedBytes is how much streamed text, output and events a subscriber may fall behind
-// by before its stream and event notices are dropped (it is then told with Lagged and reads
-// the committed events from the log). Turn and Clients notices are never dropped.
-const maxQueuedBytes = 64 << 20
+// by (queued, or waiting in its channel) before its stream and event notices are dropped (it is
+// then told with Lagged and reads the committed events from the log). Turn and Clients notices
+// are never dropped. It bounds what a client that reads nothing costs the daemon: with 64 MiB,
+// 20 such watchers while a command printed 40 MB held 1.1 GB.
+const maxQueuedBytes = 4 << 20
+
+// maxItemBytes is how large one merged notice grows before the next piece starts another, so
+// the notices waiting in a subscriber's channel hold at most its capacity times this.
+const maxItemBytes = 64 << 10
 
 // broker fans notices out to subscribers. A publisher never blocks: each subscriber has a
 // queue in which a consumer that falls behind finds consecutive streamed pieces (and
@@ -49,6 +55,8 @@ type subscriber struct {
 type queued struct {
 	n    Notice
 	kind noticeKind
+	// size is the bytes counted for it in the subscriber's total, given back when delivered.
+	size int
 	text []byte
 }
 
@@ -167,8 +175,10 @@ func (s *subscriber) push(n Notice) {
 		n.Lagged, s.lagged = true, false
 		kind = kindOther // the first notice after a gap stands alone, so its Lagged is seen
 	}
-	if last := len(s.queue) - 1; last >= 0 && kind != kindOther && s.queue[last].kind == kind && s.queue[last].n.Session == n.Session {
+	if last := len(s.queue) - 1; last >= 0 && kind != kindOther && s.queue[last].kind == kind && s.queue[last].n.Session == n.Session &&
+		s.queue[last].size+sz <= maxItemBytes {
 		q := &s.queue[last]
+		q.size += sz
 		q.text = append(append(q.text, n.Delta...), n.Reasoning...)
 		if len(n.Output) > 0 {
 			q.n.Output = append(q.n.Output, n.Output...)
@@ -177,7 +187,7 @@ func (s *subscriber) push(n Notice) {
 			q.n.Events = append(q.n.Events, n.Events...)
 		}
 	} else {
-		q := queued{n: n, kind: kind}
+		q := queued{n: n, kind: kind, size: sz}
 		// Merging appends to these: never into the publisher's own slices.
 		switch kind {
 		case kindEvents:
@@ -209,11 +219,14 @@ func (s *subscriber) pump() {
 		}
 		s.mu.Lock()
 		batch := s.queue
-		s.queue, s.bytes = nil, 0
+		s.queue = nil
 		s.mu.Unlock()
 		for i := range batch {
 			select {
 			case s.ch <- batch[i].notice():
+				s.mu.Lock()
+				s.bytes -= batch[i].size // counted until the consumer's channel took it
+				s.mu.Unlock()
 			case <-s.done:
 				return
 			}

@@ -27,6 +27,7 @@ type Server struct {
 	patterns []string
 
 	conns    atomic.Int64 // open connections
+	tracker  *connTracker // bounds them
 	inflight atomic.Int64 // requests being served
 	lastMu   sync.Mutex
 	last     time.Time // when the last request ended or connection closed
@@ -42,9 +43,9 @@ type Server struct {
 
 // NewServer builds a server for a service.
 func NewServer(svc *service.Service, info api.DaemonInfo, log *slog.Logger, cli *CLI) *Server {
-	s := &Server{svc: svc, info: info, log: log, last: time.Now(), done: make(chan struct{}), cli: cli}
+	s := &Server{svc: svc, info: info, log: log, last: time.Now(), done: make(chan struct{}), cli: cli, tracker: newConnTracker(maxConns())}
 	s.http = &http.Server{Handler: s.routes(), ConnState: s.connState, ReadHeaderTimeout: 10 * time.Second,
-		ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn)}
+		IdleTimeout: connIdleTimeout, ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn)}
 	return s
 }
 
@@ -53,7 +54,7 @@ func NewServer(svc *service.Service, info api.DaemonInfo, log *slog.Logger, cli 
 // daemon).
 func (s *Server) Serve(l net.Listener) error {
 	errc := make(chan error, 1)
-	go func() { errc <- s.http.Serve(l) }()
+	go func() { errc <- s.http.Serve(&limitListener{Listener: l, t: s.tracker}) }()
 	go s.idleLoop()
 	select {
 	case err := <-errc:
@@ -85,8 +86,9 @@ func (s *Server) StopReason() string {
 	return r
 }
 
-// connState counts connections for the idle timer.
-func (s *Server) connState(_ net.Conn, st http.ConnState) {
+// connState counts connections for the idle timer and the connection bound.
+func (s *Server) connState(c net.Conn, st http.ConnState) {
+	s.tracker.state(c, st)
 	switch st {
 	case http.StateNew:
 		s.conns.Add(1)

@@ -23,6 +23,7 @@ const flushEvery = 8 * time.Millisecond
 // one session that carry only streamed text of one kind (answer, reasoning or sandbox output).
 type streamWriter struct {
 	w         http.ResponseWriter
+	rc        *http.ResponseController
 	buf       *bufio.Writer
 	enc       *json.Encoder
 	lastFlush time.Time
@@ -63,8 +64,27 @@ func newStreamWriter(w http.ResponseWriter) *streamWriter {
 	w.Header().Set("Content-Type", "application/x-ndjson")
 	w.Header().Set("Cache-Control", "no-store")
 	w.WriteHeader(http.StatusOK)
-	buf := bufio.NewWriterSize(w, 64<<10)
-	return &streamWriter{w: w, buf: buf, enc: json.NewEncoder(buf)}
+	sw := &streamWriter{w: w, rc: http.NewResponseController(w)}
+	sw.buf = bufio.NewWriterSize(deadlineWriter{sw}, 64<<10)
+	sw.enc = json.NewEncoder(sw.buf)
+	return sw
+}
+
+// deadline gives the next write streamWriteTimeout to reach the client.
+func (s *streamWriter) deadline() {
+	_ = s.rc.SetWriteDeadline(time.Now().Add(streamWriteTimeout))
+}
+
+// end takes the write deadline off the connection, which may serve another request.
+func (s *streamWriter) end() { _ = s.rc.SetWriteDeadline(time.Time{}) }
+
+// deadlineWriter sets the stream's write deadline before each write to the response.
+type deadlineWriter struct{ s *streamWriter }
+
+// Write writes p within streamWriteTimeout.
+func (d deadlineWriter) Write(p []byte) (int, error) {
+	d.s.deadline()
+	return d.s.w.Write(p)
 }
 
 // add queues a frame, merging streamed text of the same session and kind.
@@ -104,11 +124,13 @@ func (s *streamWriter) encodePending() error {
 	return s.enc.Encode(f)
 }
 
-// flush sends everything queued.
+// flush sends everything queued; a client that has not read it within streamWriteTimeout is
+// cut (its stream ends with an error, and what it held is freed).
 func (s *streamWriter) flush() error {
 	if err := s.encodePending(); err != nil {
 		return err
 	}
+	s.deadline()
 	if err := s.buf.Flush(); err != nil {
 		return err
 	}
@@ -191,6 +213,7 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, req api.WatchReq
 	defer wt.Close()
 	s.log.Debug("watch", "id", wt.ID, "client", req.Client, "session", req.Session)
 	sw := newStreamWriter(w)
+	defer sw.end()
 	if err := sw.add(frame{Watch: wt.ID}); err != nil {
 		return nil
 	}
@@ -203,6 +226,7 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, req api.WatchReq
 // exec runs a command and streams its output, then its result (POST /v1/sessions/{id}/exec).
 func (s *Server) exec(w http.ResponseWriter, r *http.Request, req api.ExecRequest) error {
 	sw := newStreamWriter(w)
+	defer sw.end()
 	out := &execOutput{sw: sw}
 	res, err := s.svc.Exec(r.Context(), req, out)
 	out.mu.Lock()

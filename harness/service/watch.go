@@ -12,8 +12,10 @@ import (
 // backlogChunk is how many committed events one backlog notice carries.
 const backlogChunk = 512
 
-// subscriberBuffer is how many notices a watch may fall behind before it is told it lagged.
-const subscriberBuffer = 8192
+// subscriberBuffer is how many merged notices wait in a watch's channel; how far it may fall
+// behind before it is told it lagged is counted in bytes by the harness's broker. Kept small,
+// so a client that reads nothing holds little (with 8,192, twenty such watchers held 1.1 GB).
+const subscriberBuffer = 16
 
 // Watch streams notices. With a session it is a tail: that session's committed events after
 // After (on its current branch), then its live notices, without gaps or duplicates even across
@@ -32,7 +34,7 @@ func (s *Service) Watch(ctx context.Context, req api.WatchRequest) (*api.Watcher
 	}
 	id := "w-" + harness.NewID()[:12]
 	src, stop := s.h.Subscribe(subscriberBuffer)
-	out := make(chan harness.Notice, 64)
+	out := make(chan harness.Notice, subscriberBuffer)
 	wctx, cancel := context.WithCancel(ctx)
 	var errMu sync.Mutex
 	var werr error
