@@ -71,12 +71,6 @@ func run(cmd tea.Cmd) tea.Msg {
 // testThemes are the themes goldens are taken in.
 var testThemes = map[string]func() *themes.Styles{"dark": themes.Dark, "light": themes.Light}
 
-// goldenSizes are the pane sizes a pane gets in 80×24, 120×40 and 200×60.
-type paneSize struct {
-	name string
-	w, h int
-}
-
 // t0 is a fixed time for deterministic rows.
 var t0 = time.Date(2026, 11, 22, 2, 30, 0, 0, time.UTC)
 

@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -100,7 +99,6 @@ func BenchmarkStreamToClients(b *testing.B) {
 // watchers are `exo attach`-like followers of a session: exo tail processes.
 type watchers struct {
 	cmds []*exec.Cmd
-	wg   sync.WaitGroup
 }
 
 // startWatchers starts n followers of a session and waits until the daemon counts them.

@@ -46,12 +46,6 @@ func (t *turn) approveAs(ctx context.Context, c provider.ToolCall, summary, hook
 		actor: t.x.actor(), headless: t.to.Headless, auto: t.to.AutoApprove})
 }
 
-// policyVerdict decides what the policy of tool policy (and a PreToolUse hook's decision) make
-// of a call of name: refused with a reason, allowed, or needAsk when the user must be asked.
-func (x *Executor) policyVerdict(sessionID, name, policy, hook string) (ok bool, why string, needAsk bool) {
-	return verdictOf(x.policy(sessionID, policy), name, hook)
-}
-
 // modeVerdict is policyVerdict under an approval mode (config.ApprovalAsk, ApprovalReadOnly).
 func (x *Executor) modeVerdict(sessionID, name, policy, hook, mode string) (ok bool, why string, needAsk bool) {
 	return verdictUnder(x.policy(sessionID, policy), name, hook, mode, readOnlyTools[policy])

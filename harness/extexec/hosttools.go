@@ -29,7 +29,7 @@ type HostTools struct {
 	turn trace.SpanContext
 }
 
-// setTurn notes the running turn's span (nil ctx: no turn runs).
+// setTurn notes the running turn's span (a context without one: no turn runs).
 func (t *HostTools) setTurn(ctx context.Context) {
 	if t == nil {
 		return

@@ -91,7 +91,7 @@ func (r *Runner) turn(ctx context.Context, ss *Session, s *harness.Session, text
 	t.ctx = spanCtx
 	ss.Tools.setTurn(spanCtx)
 	err = ss.Proc.Turn(spanCtx, t, prompt)
-	ss.Tools.setTurn(nil)
+	ss.Tools.setTurn(context.Background()) // no turn runs: no span
 	if berr := t.budgetEnd(); err == nil {
 		err = berr
 	}

@@ -3,7 +3,6 @@ package mcp
 import (
 	"crypto/sha256"
 	"encoding/hex"
-	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -184,12 +183,4 @@ func durationOr(d, def time.Duration) time.Duration {
 		return def
 	}
 	return d
-}
-
-// describeExit renders how a process ended.
-func describeExit(cmd *exec.Cmd) string {
-	if cmd == nil || cmd.ProcessState == nil {
-		return ""
-	}
-	return fmt.Sprintf(" (%s)", cmd.ProcessState.String())
 }

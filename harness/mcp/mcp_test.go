@@ -130,14 +130,6 @@ func allEventBytes(t *testing.T, h *harness.Harness, id string) string {
 	return b.String()
 }
 
-func toolResults(t *testing.T, r *rig) map[string]*harness.ToolCompleted {
-	out := map[string]*harness.ToolCompleted{}
-	for _, tc := range events[harness.ToolCompleted](t, r.h, r.s.ID, harness.TypeToolCompleted) {
-		out[tc.Tool+"#"+tc.CallID] = tc
-	}
-	return out
-}
-
 func byTool(t *testing.T, r *rig, tool string) []*harness.ToolCompleted {
 	var out []*harness.ToolCompleted
 	for _, tc := range events[harness.ToolCompleted](t, r.h, r.s.ID, harness.TypeToolCompleted) {

@@ -8,11 +8,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"slices"
 	"sync"
-	"time"
 
 	"exo/harness"
 	"exo/harness/api"
@@ -199,14 +197,6 @@ func invalid(err error) error {
 func invalidf(format string, a ...any) error {
 	return fmt.Errorf("%w: %s", api.ErrInvalid, fmt.Sprintf(format, a...))
 }
-
-// nopCloser wraps a reader.
-type nopCloser struct{ io.Reader }
-
-func (nopCloser) Close() error { return nil }
-
-// since is a duration in whole milliseconds since t.
-func since(t time.Time) int64 { return time.Since(t).Milliseconds() }
 
 // Warnings are problems the daemon logs when it starts: a plugin turned off without stopping
 // the harness (a bad OTEL_* value), or a store shared through etcd whose artifacts only this

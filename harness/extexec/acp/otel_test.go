@@ -27,7 +27,7 @@ func TestACPTurnAndItsTerminalAreSpans(t *testing.T) {
 	for _, s := range exp.GetSpans() {
 		attrs := map[string]string{}
 		for _, kv := range s.Attributes {
-			attrs[string(kv.Key)] = kv.Value.Emit()
+			attrs[string(kv.Key)] = kv.Value.String()
 		}
 		if attrs["gen_ai.conversation.id"] != f.s.ID {
 			continue

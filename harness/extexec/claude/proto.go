@@ -71,14 +71,6 @@ type resultMessage struct {
 	Errors            []string          `json:"errors"`
 }
 
-// initMessage is the system/init line.
-type initMessage struct {
-	SessionID string   `json:"session_id"`
-	Model     string   `json:"model"`
-	Tools     []string `json:"tools"`
-	Version   string   `json:"claude_code_version"`
-}
-
 // contentBlock is a block of an assistant or user message.
 type contentBlock struct {
 	Type      string          `json:"type"`
