@@ -52,6 +52,8 @@ type frame struct {
 	Peer string `json:"peer,omitempty"`
 	// Progress is long work going on in Session.
 	Progress *harness.Progress `json:"progress,omitempty"`
+	// Governance is Session's governance summary, when it changed.
+	Governance *api.GovernanceSummary `json:"governance,omitempty"`
 
 	// Result ends an exec stream; Error ends any stream that failed.
 	Result *api.ExecResult   `json:"result,omitempty"`
@@ -63,12 +65,14 @@ type frame struct {
 // noticeFrame encodes a notice.
 func noticeFrame(n harness.Notice) frame {
 	return frame{Session: n.Session, Events: n.Events, Delta: n.Delta, Reasoning: n.Reasoning, Output: string(n.Output), Lagged: n.Lagged,
-		Turn: n.Turn, Clients: n.Clients, HasClients: n.Clients != nil, Peer: n.Peer, Progress: n.Progress}
+		Turn: n.Turn, Clients: n.Clients, HasClients: n.Clients != nil, Peer: n.Peer, Progress: n.Progress,
+		Governance: n.Governance}
 }
 
 // notice decodes a frame's notice.
 func (f frame) notice() harness.Notice {
-	n := harness.Notice{Session: f.Session, Events: f.Events, Delta: f.Delta, Reasoning: f.Reasoning, Lagged: f.Lagged, Turn: f.Turn, Peer: f.Peer, Progress: f.Progress}
+	n := harness.Notice{Session: f.Session, Events: f.Events, Delta: f.Delta, Reasoning: f.Reasoning, Lagged: f.Lagged, Turn: f.Turn, Peer: f.Peer, Progress: f.Progress,
+		Governance: f.Governance}
 	if f.Output != "" {
 		n.Output = []byte(f.Output)
 	}
