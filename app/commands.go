@@ -27,6 +27,7 @@ func (m *Model) attachCmd() tea.Cmd {
 	c, opts := m.c, m.opts
 	m.loadReq++
 	req := m.loadReq
+	m.loading = req
 	return func() tea.Msg {
 		s, err := pickSession(c, opts)
 		if err == nil {
@@ -136,6 +137,7 @@ type executorSetMsg struct{ text string }
 func (m *Model) loadCmd(id string) tea.Cmd {
 	m.loadReq++
 	c, req := m.c, m.loadReq
+	m.loading = req
 	return func() tea.Msg { return load(c, id, req) }
 }
 
@@ -160,6 +162,9 @@ func load(c api.Client, id string, req uint64) sessionLoadedMsg {
 		}
 		st, err := c.MCPStatus(bg, s.Workspace, false)
 		out.mcp, out.mcpBad = mcp.SummaryOf(st, err)
+		if err == nil {
+			out.mcpServers = st
+		}
 		for _, cmd := range commands.Discover(s.Workspace) {
 			out.commands = append(out.commands, views.SlashCommand{Name: cmd.Name, Args: cmd.ArgumentHint, Help: cmd.Description})
 		}
@@ -167,7 +172,8 @@ func load(c api.Client, id string, req uint64) sessionLoadedMsg {
 	return out
 }
 
-// refreshCmd reloads the current session after new events.
+// refreshCmd reads the current session again: after a (re)connection, a missed stretch of its
+// events, or a user action that changed what the events do not say (its model, its executor).
 func (m *Model) refreshCmd() tea.Cmd {
 	if m.session == nil {
 		return nil
@@ -175,7 +181,8 @@ func (m *Model) refreshCmd() tea.Cmd {
 	return m.loadCmd(m.session.ID)
 }
 
-// siblingsCmd reloads the siblings pane rows.
+// siblingsCmd lists every session for the siblings pane, which then follows them from the
+// watch stream (siblingSet).
 func (m *Model) siblingsCmd() tea.Cmd {
 	c := m.c
 	return func() tea.Msg {
@@ -183,7 +190,7 @@ func (m *Model) siblingsCmd() tea.Cmd {
 		if err != nil {
 			return infoMsg{text: err.Error(), err: true}
 		}
-		return siblingsMsg{rows: siblingRows(all)}
+		return siblingsMsg{all: all}
 	}
 }
 
@@ -354,7 +361,7 @@ func (m *Model) splitCmd(ids []string) tea.Cmd {
 			if err != nil {
 				continue
 			}
-			out.ids, out.names, out.items = append(out.ids, s.ID), append(out.names, s.Name), append(out.items, convItems(st))
+			out.ids, out.names, out.states = append(out.ids, s.ID), append(out.names, s.Name), append(out.states, st)
 		}
 		return out
 	}

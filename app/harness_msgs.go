@@ -34,7 +34,8 @@ func (m *Model) onHarness(msg tea.Msg) (tea.Cmd, bool) {
 	case sessionLoadedMsg:
 		return m.onLoaded(msg), true
 	case siblingsMsg:
-		m.siblings.SetRows(msg.rows)
+		m.sibs = newSiblingSet(msg.all)
+		m.siblings.SetRows(m.sibs.rows())
 		m.siblings.SetCurrent(m.current())
 		return nil, true
 	case previewMsg:
@@ -126,7 +127,9 @@ func (m *Model) onLoaded(msg sessionLoadedMsg) tea.Cmd {
 	if msg.req != m.loadReq {
 		return nil
 	}
+	m.loading = 0
 	if msg.err != nil {
+		m.takeEarly("")
 		return m.say(msg.err.Error(), true)
 	}
 	var watch tea.Cmd
@@ -165,8 +168,16 @@ func (m *Model) onLoaded(msg sessionLoadedMsg) tea.Cmd {
 		m.source = msg.timeline
 		m.timeline.SetSource(m.source)
 	}
+	m.mcpServers = msg.mcpServers
 	m.updateInfo(msg)
 	m.input.SetCustomCommands(msg.commands)
+	var reload tea.Cmd
+	if early, lost := m.takeEarly(msg.session.ID); lost || !m.foldShown(early) {
+		reload = m.refreshCmd() // too much came meanwhile, or not on its branch: read it again
+	} else if len(early) > 0 {
+		m.showProjection()
+	}
+	watch = tea.Batch(watch, reload)
 	if m.noModel {
 		return tea.Batch(watch, m.say("no model registered: type /model demo for the offline scripted demo, or exo model register NAME --provider …", true))
 	}
@@ -179,40 +190,59 @@ func (m *Model) onLoaded(msg sessionLoadedMsg) tea.Cmd {
 
 // updateInfo fills the status bar from a loaded session.
 func (m *Model) updateInfo(msg sessionLoadedMsg) {
-	st := msg.state
 	i := m.info
 	i.Session, i.Model, i.Scripted = sessionTitle(msg.session), msg.model.Name, msg.model.Scripted()
 	if m.noModel {
 		i.Model = "no model"
 	}
-	if msg.model.ContextWindow > 0 {
-		i.ContextPct = 100 * float64(st.LastContext) / float64(msg.model.ContextWindow)
-	}
-	i.TokensIn, i.TokensOut, i.Cost, i.AgentCost = st.Usage.Input, st.Usage.Output, st.Cost, st.AgentCost
 	i.Budget, _ = strconv.ParseFloat(msg.session.Settings["budget_cost"], 64)
-	i.TTFT = time.Duration(st.LastTTFTMs) * time.Millisecond
 	if msg.enforced != "" {
 		i.Network, i.Confined = msg.network, msg.confined
 	}
 	i.MCP, i.MCPErr = msg.mcp, msg.mcpBad
+	m.info = i
+	m.stateInfo()
+}
+
+// stateInfo fills the status bar's counters from the shown session's projection.
+func (m *Model) stateInfo() {
+	st, i := m.state, m.info
+	if m.model.ContextWindow > 0 {
+		i.ContextPct = 100 * float64(st.LastContext) / float64(m.model.ContextWindow)
+	}
+	i.TokensIn, i.TokensOut, i.Cost, i.AgentCost = st.Usage.Input, st.Usage.Output, st.Cost, st.AgentCost
+	i.TTFT = time.Duration(st.LastTTFTMs) * time.Millisecond
 	i.Busy = m.busy()
 	m.info = i
 }
 
 // onNotices applies a batch of notices: streamed text and output go straight to their panes,
-// committed events trigger a reload of the affected views.
+// committed events are folded into the projections of the sessions shown and of the siblings
+// pane. Nothing is read again unless events were missed.
 func (m *Model) onNotices(batch []harness.Notice) tea.Cmd {
 	cur := m.current()
-	refresh, others := false, false
+	reload, relist, siblings := false, false, false
 	var cmds []tea.Cmd
 	splitStale := false
+	folded := false // the shown session's projection changed and is not on screen yet
 	for _, n := range batch {
 		if n.Clients != nil {
-			m.clients, others = n.Clients, true
+			m.clients = n.Clients
 		}
+		if m.sibs != nil {
+			changed, again := m.sibs.fold(n)
+			relist, siblings = relist || again, siblings || changed
+		}
+		if n.Lagged && m.splitOn {
+			splitStale = true // the split panes missed events too
+		}
+		m.keepEarly(n.Session, n.Events)
 		if n.Turn != nil {
+			if folded && n.Session == cur {
+				m.showProjection()
+				folded = false
+			}
 			cmds = append(cmds, m.onTurnNotice(n.Session, n.Turn))
-			others = true
 		}
 		if m.splitOn {
 			splitStale = m.splitNotice(n) || splitStale
@@ -224,8 +254,11 @@ func (m *Model) onNotices(batch []harness.Notice) tea.Cmd {
 			sb.Update(views.SandboxOutputMsg{Text: string(n.Output)}) // every shown session keeps its own output
 		}
 		if n.Session != cur {
-			others = others || len(n.Events) > 0 || n.Peer != "" // a peer: another daemon's session changed
 			continue
+		}
+		if folded && (n.Reasoning != "" || n.Delta != "") {
+			m.showProjection() // the committed step first, then what streams after it
+			folded = false
 		}
 		if n.Reasoning != "" {
 			if _, previewing := m.conv.Preview(); !previewing {
@@ -239,17 +272,28 @@ func (m *Model) onNotices(batch []harness.Notice) tea.Cmd {
 				m.streaming = true
 			}
 		}
+		if len(n.Events) > 0 {
+			if m.foldShown(n.Events) {
+				folded = true
+			} else {
+				reload = true
+			}
+		}
 		for _, e := range n.Events {
-			refresh = true
 			cmds = append(cmds, m.onEvent(e))
 		}
-		refresh = refresh || n.Lagged
+		reload = reload || n.Lagged
 	}
-	if refresh && !m.gone {
+	if folded {
+		m.showProjection()
+	}
+	if reload && !m.gone && m.loading == 0 {
 		cmds = append(cmds, m.refreshCmd())
 	}
-	if refresh || others {
+	if relist {
 		cmds = append(cmds, m.siblingsCmd())
+	} else if siblings {
+		m.siblings.SetRows(m.sibs.rows())
 	}
 	if splitStale {
 		cmds = append(cmds, m.splitCmd(m.splitIDs))
@@ -257,20 +301,34 @@ func (m *Model) onNotices(batch []harness.Notice) tea.Cmd {
 	return tea.Batch(cmds...)
 }
 
-// splitNotice streams a notice into the split view's pane of its session; it reports whether
-// committed events make that pane stale.
+// splitNotice streams a notice into the split view's pane of its session and folds its
+// committed events into that pane's projection; it reports whether events were missed (the
+// pane is read again).
 func (m *Model) splitNotice(n harness.Notice) bool {
 	for i, id := range m.splitIDs {
-		if id != n.Session || i >= len(m.split.Panes()) {
+		if id != n.Session || i >= len(m.split.Panes()) || i >= len(m.splitStates) {
 			continue
 		}
+		pane, st := m.split.Panes()[i], m.splitStates[i]
+		if len(n.Events) > 0 {
+			for _, e := range n.Events {
+				next, stale := follows(st, e)
+				if stale {
+					return true
+				}
+				if next {
+					st.Apply(e)
+				}
+			}
+			pane.SetItems(convItems(st))
+		}
 		if n.Reasoning != "" {
-			m.split.Panes()[i].AppendThinking(n.Reasoning)
+			pane.AppendThinking(n.Reasoning)
 		}
 		if n.Delta != "" {
-			m.split.Panes()[i].AppendDelta(n.Delta)
+			pane.AppendDelta(n.Delta)
 		}
-		return len(n.Events) > 0
+		return n.Lagged
 	}
 	return false
 }
@@ -367,7 +425,8 @@ func (m *Model) onTurnNotice(session string, t *harness.TurnNotice) tea.Cmd {
 		m.overlay, m.approvalID = nil, ""
 		m.resize()
 	}
-	cmds := []tea.Cmd{m.refreshCmd(), note}
+	m.showProjection() // what streamed and was not committed (a cancelled answer) goes
+	cmds := []tea.Cmd{note}
 	res := t.Result
 	switch {
 	case t.Error != "":
@@ -406,10 +465,11 @@ func (m *Model) onSplitLoaded(msg splitLoadedMsg) {
 	for i := range msg.ids {
 		c := views.NewConversation(m.common)
 		c.SetTitle(msg.names[i])
-		c.SetItems(msg.items[i])
+		c.SetItems(convItems(msg.states[i]))
 		panes = append(panes, c)
 	}
 	m.split.SetPanes(panes...)
+	m.splitStates = msg.states
 	m.resize()
 }
 

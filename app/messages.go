@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"exo/harness"
+	"exo/harness/api"
 	"exo/views"
 )
 
@@ -27,12 +28,14 @@ type sessionLoadedMsg struct {
 	confined bool
 	mcp      string // the MCP servers' state ("mcp 2/3"), "" when none
 	mcpBad   bool
-	commands []views.SlashCommand // the workspace's custom slash commands
-	err      error
+	// mcpServers are the MCP servers' states the summary was made of (nil when unread).
+	mcpServers []api.MCPStatus
+	commands   []views.SlashCommand // the workspace's custom slash commands
+	err        error
 }
 
-// siblingsMsg carries the siblings pane rows.
-type siblingsMsg struct{ rows []views.SiblingRow }
+// siblingsMsg carries every session, for the siblings pane.
+type siblingsMsg struct{ all []api.SessionInfo }
 
 // previewMsg carries the conversation as of an earlier event.
 type previewMsg struct {
@@ -98,9 +101,9 @@ type infoMsg struct {
 
 // splitLoadedMsg carries the conversations of sessions shown side by side.
 type splitLoadedMsg struct {
-	ids   []string
-	names []string
-	items [][]views.ConvItem
+	ids    []string
+	names  []string
+	states []*harness.SessionState
 }
 
 // fadeMsg clears a status message if it is still the one shown.

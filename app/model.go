@@ -110,6 +110,19 @@ type Model struct {
 	info    views.StatusInfo
 	loadReq uint64
 	prevReq uint64
+	// loading is the load the app waits for (0: none); early holds the committed events that
+	// came meanwhile, by session (earlyN of them; earlyLost when there were too many), to fold
+	// on top of its snapshot.
+	loading   uint64
+	early     map[string][]api.Event
+	earlyN    int
+	earlyLost bool
+	// mcpServers is the shown session's MCP servers' state, followed through mcp.server events.
+	mcpServers []api.MCPStatus
+	// sibs is the siblings pane's projection (nil until the first listing); splitStates are the
+	// projections of the sessions the split view shows, by pane.
+	sibs        *siblingSet
+	splitStates []*api.SessionState
 	// running maps sessions with a turn running in the harness to the turn's id (from turn
 	// notices and the session list, whoever started it); mine holds the turns this app started.
 	running    map[string]string

@@ -56,10 +56,33 @@ func (t *timelineSource) load(b int) []views.TimelineRow {
 	}
 	rows := make([]views.TimelineRow, len(evs))
 	for i, e := range evs {
-		rows[i] = views.TimelineRow{Seq: e.Seq, Time: e.Time, Actor: e.Actor, Type: e.Type, Summary: views.LabelLeadingTool(harness.Summary(e)),
-			Branch: e.Branch, IsBranchPoint: t.points[e.Seq] > 0, Abandoned: t.abandoned}
+		rows[i] = t.row(e)
 	}
 	return rows
+}
+
+// row is the timeline row of an event.
+func (t *timelineSource) row(e harness.Event) views.TimelineRow {
+	return views.TimelineRow{Seq: e.Seq, Time: e.Time, Actor: e.Actor, Type: e.Type, Summary: views.LabelLeadingTool(harness.Summary(e)),
+		Branch: e.Branch, IsBranchPoint: t.points[e.Seq] > 0, Abandoned: t.abandoned}
+}
+
+// add extends the source by the next event of its branch, which the watch stream brought: its
+// row joins the cached block it belongs to (or starts the next one), so the rows on screen
+// are not read again. A block not in the cache is read when it shows, as ever.
+func (t *timelineSource) add(e harness.Event) {
+	if int(e.Seq) != t.n+1 {
+		t.grow(e.Seq)
+		return
+	}
+	i := t.n
+	b, off := i/timelineBlock, i%timelineBlock
+	if rows, ok := t.blocks[b]; ok && len(rows) == off {
+		t.blocks[b] = append(rows, t.row(e))
+	} else if off == 0 {
+		t.blocks[b] = []views.TimelineRow{t.row(e)}
+	}
+	t.n = int(e.Seq)
 }
 
 // grow extends the source to a new head, dropping the cached last block.

@@ -405,7 +405,7 @@ func (m *Model) submit(text string) tea.Cmd {
 	m.conv.ScrollToBottom()
 	m.conv.Append(views.ConvItem{Kind: views.KindUser, Text: text})
 	m.info.Busy = true
-	return tea.Batch(m.promptCmd(text), m.siblingsCmd())
+	return m.promptCmd(text) // the turn's notices show it running in the siblings pane
 }
 
 // switchTo shows another session.

@@ -23,6 +23,16 @@ type Notice struct {
 	// Progress, when set, is long work going on in the session (its first snapshot of a big
 	// workspace), reported once it has taken more than half a second.
 	Progress *Progress
+	// Governance, when set, is the session's governance summary, published when it changed
+	// (after events that touch files, set the scope or record a conflict).
+	Governance *GovernanceSummary
+}
+
+// GovernanceSummary is a session's governance at a glance, as the siblings pane shows it: its
+// drift from its scope (in [0,1]) and how many conflicts with other sessions it has.
+type GovernanceSummary struct {
+	Drift     float64 `json:"drift"`
+	Conflicts int     `json:"conflicts"`
 }
 
 // Progress is long work going on in a session, as clients show it: a snapshot staging Done of

@@ -207,6 +207,8 @@ type StreamFrame struct {
 	Peer string `json:"peer,omitempty"`
 	// Progress is long work going on in Session.
 	Progress *Progress `json:"progress,omitempty"`
+	// Governance is Session's governance summary, when it changed.
+	Governance *GovernanceSummary `json:"governance,omitempty"`
 
 	// Result ends an exec stream; Error ends any stream that failed.
 	Result *ExecResult       `json:"result,omitempty"`

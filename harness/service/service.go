@@ -77,10 +77,11 @@ func New(h *harness.Harness, opts Options) *Service {
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
 	}
-	s.wg.Add(3)
+	s.wg.Add(4)
 	go s.wakeLoop()
 	go s.peerLoop()
 	go s.peerConflictLoop()
+	go s.governanceLoop()
 	return s
 }
 
