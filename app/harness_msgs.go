@@ -188,6 +188,22 @@ func (m *Model) onLoaded(msg sessionLoadedMsg) tea.Cmd {
 	return watch
 }
 
+// onUpdated shows the shown session's new record (a setting another client changed); it says
+// true when the session must be read again (its model changed: the model's limits are needed).
+func (m *Model) onUpdated(u *harness.Session) bool {
+	if u.Branch != m.session.Branch {
+		return true
+	}
+	model := u.Settings["model"]
+	m.session = u
+	i := m.info
+	i.Session = sessionTitle(u)
+	i.Budget, _ = strconv.ParseFloat(u.Settings["budget_cost"], 64)
+	m.info = i
+	m.conv.SetTitle(sessionTitle(u))
+	return model != "" && model != m.model.Name
+}
+
 // updateInfo fills the status bar from a loaded session.
 func (m *Model) updateInfo(msg sessionLoadedMsg) {
 	i := m.info
@@ -255,6 +271,9 @@ func (m *Model) onNotices(batch []harness.Notice) tea.Cmd {
 		}
 		if n.Session != cur {
 			continue
+		}
+		if u := n.Updated; u != nil && m.session != nil && u.ID == m.session.ID {
+			reload = reload || m.onUpdated(u)
 		}
 		if folded && (n.Reasoning != "" || n.Delta != "") {
 			m.showProjection() // the committed step first, then what streams after it

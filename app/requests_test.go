@@ -159,6 +159,13 @@ func TestATurnCostsTheAppOnlyItsOwnRequests(t *testing.T) {
 	if st.Steps < 10 || st.ToolCalls < 10 {
 		t.Fatalf("the turn took %d steps and %d tool calls, want ten of each", st.Steps, st.ToolCalls)
 	}
+	// Another client changes a setting (not an event): the app shows it from the stream too.
+	if _, err := svc.SetSetting(ctx, s.ID, "budget_cost", "7.5"); err != nil {
+		t.Fatal(err)
+	}
+	if !quietFor(c, 500*time.Millisecond, 10*time.Second) {
+		t.Fatalf("the app did not settle after another client's setting: %s", c)
+	}
 	calls, total := c.snapshot()
 	t.Logf("app's requests through a %d-step turn (%d events): %d: %s", st.Steps, st.Head, total, c)
 	if calls["StartTurn"] != 1 || calls["Approve"] != 1 || total != 2 {
@@ -176,6 +183,9 @@ func TestATurnCostsTheAppOnlyItsOwnRequests(t *testing.T) {
 	}
 	if got, want := m.sibs.rows(), siblingRows(all); !reflect.DeepEqual(got, want) {
 		t.Fatalf("the siblings pane's rows are not the harness's:\n%+v\nwant\n%+v", got, want)
+	}
+	if m.session.Settings["budget_cost"] != "7.5" || m.info.Budget != 7.5 {
+		t.Fatalf("another client's setting is not shown: %v, budget %v", m.session.Settings, m.info.Budget)
 	}
 	screen := ansi.Strip(m.render())
 	if !strings.Contains(screen, "all ten steps done") {

@@ -39,7 +39,7 @@ func (s *siblingSet) index(id string) int {
 // fold applies one notice; it reports whether it changed a row, and whether the sessions must
 // be listed again.
 func (s *siblingSet) fold(n api.Notice) (changed, relist bool) {
-	changed = n.Clients != nil || n.Turn != nil || n.Governance != nil || len(n.Events) > 0
+	changed = n.Clients != nil || n.Turn != nil || n.Governance != nil || n.Updated != nil || len(n.Events) > 0
 	if n.Clients != nil {
 		for i := range s.infos {
 			s.infos[i].Clients = n.Clients[s.infos[i].Session.ID]
@@ -64,6 +64,9 @@ func (s *siblingSet) fold(n api.Notice) (changed, relist bool) {
 	}
 	if g := n.Governance; g != nil {
 		in.Drift, in.Conflicts = g.Drift, g.Conflicts
+	}
+	if u := n.Updated; u != nil && u.ID == in.Session.ID {
+		in.Session = u
 	}
 	if len(n.Events) > 0 {
 		return changed, s.foldEvents(i, n.Events)

@@ -33,6 +33,12 @@ func TestSiblingSetFoldsNotices(t *testing.T) {
 		fold(api.Notice{Session: "s1", Governance: &api.GovernanceSummary{Drift: 0.5, Conflicts: 1}}) {
 		t.Fatal("a notice it can fold made it list again")
 	}
+	if fold(api.Notice{Session: "s1", Updated: &api.Session{ID: "s1", Name: "renamed", Branch: "b1"}}) {
+		t.Fatal("a session's new record made it list again")
+	}
+	if set.infos[0].Session.Name != "renamed" {
+		t.Fatalf("the new record is not folded: %+v", set.infos[0].Session)
+	}
 	r := set.rows()[0]
 	if r.Status != views.StatusRunning || r.Steps != 1 || r.Clients != 2 || r.Drift != 0.5 || r.Conflicts != 1 {
 		t.Fatalf("folded row %+v", r)

@@ -64,7 +64,8 @@ const (
 // dereference nil in its own goroutine, where no recover reaches. A child that dies is
 // reported to OnRestart, counted as an Overflow batch (changes may have been missed) and
 // started again with back-off; the caller's process is never taken down. Watch returns an
-// error when the first child cannot start or fails its first walk.
+// error when the first child cannot start or fails its first walk. The Overflow batch of a
+// restart comes once the new child watches, so nothing changed before then is missed.
 func Watch(ctx context.Context, root string, opts WatchOptions) (<-chan Changes, error) {
 	if opts.Debounce <= 0 {
 		opts.Debounce = 100 * time.Millisecond
@@ -185,11 +186,6 @@ func (p *watchProc) run(ctx context.Context, c *watchChild, out chan<- Changes) 
 		if time.Since(c.started) >= watchHealthy {
 			backoff = watchBackoffMin
 		}
-		select { // whatever changed while no process watched is unknown
-		case out <- Changes{Overflow: true}:
-		case <-ctx.Done():
-			return
-		}
 		for c = nil; c == nil; {
 			select {
 			case <-time.After(backoff):
@@ -201,6 +197,14 @@ func (p *watchProc) run(ctx context.Context, c *watchChild, out chan<- Changes) 
 			if c, err = p.start(ctx); err != nil && ctx.Err() == nil && p.opts.OnRestart != nil {
 				p.opts.OnRestart(err)
 			}
+		}
+		// Whatever changed from the old process's end until the new one watched is unknown: said
+		// once the new one watches, so that a change made during the back-off is not lost.
+		select {
+		case out <- Changes{Overflow: true}:
+		case <-ctx.Done():
+			c.stop()
+			return
 		}
 	}
 }

@@ -26,6 +26,10 @@ type Notice struct {
 	// Governance, when set, is the session's governance summary, published when it changed
 	// (after events that touch files, set the scope or record a conflict).
 	Governance *GovernanceSummary
+	// Updated, when set, is the session's record after a change that is not an event (a setting
+	// such as its model, budgets or approval mode), published by whoever changed it, so that
+	// clients folding the stream need not read the session again.
+	Updated *Session
 }
 
 // GovernanceSummary is a session's governance at a glance, as the siblings pane shows it: its

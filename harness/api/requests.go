@@ -209,6 +209,8 @@ type StreamFrame struct {
 	Progress *Progress `json:"progress,omitempty"`
 	// Governance is Session's governance summary, when it changed.
 	Governance *GovernanceSummary `json:"governance,omitempty"`
+	// Updated is Session's record, when it changed other than by an event.
+	Updated *Session `json:"updated,omitempty"`
 
 	// Result ends an exec stream; Error ends any stream that failed.
 	Result *ExecResult       `json:"result,omitempty"`

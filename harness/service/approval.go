@@ -23,13 +23,13 @@ func (s *Service) approvalMode(se *harness.Session, requested string) (string, e
 	if requested == "" {
 		requested = se.Settings[settingApproval]
 	} else if requested != se.Settings[settingApproval] {
-		if _, err := s.h.UpdateSession(se.ID, func(x *harness.Session) error {
+		if _, err := s.updated(s.h.UpdateSession(se.ID, func(x *harness.Session) error {
 			if x.Settings == nil {
 				x.Settings = map[string]string{}
 			}
 			x.Settings[settingApproval] = requested
 			return nil
-		}); err != nil {
+		})); err != nil {
 			return "", fmt.Errorf("record the approval mode of %s: %w", se.Name, err)
 		}
 	}

@@ -139,7 +139,7 @@ func (s *Service) SetSetting(ctx context.Context, sessionID, key, value string) 
 	if err != nil {
 		return nil, err
 	}
-	return s.h.UpdateSession(se.ID, func(x *harness.Session) error {
+	return s.updated(s.h.UpdateSession(se.ID, func(x *harness.Session) error {
 		if x.Settings == nil {
 			x.Settings = map[string]string{}
 		}
@@ -149,7 +149,16 @@ func (s *Service) SetSetting(ctx context.Context, sessionID, key, value string) 
 			x.Settings[key] = value
 		}
 		return nil
-	})
+	}))
+}
+
+// updated tells the watchers a session's new record (a change that is not an event), so that
+// an app folding the stream shows it without reading the session again; it passes se and err on.
+func (s *Service) updated(se *harness.Session, err error) (*harness.Session, error) {
+	if err == nil && se != nil {
+		s.h.Publish(harness.Notice{Session: se.ID, Updated: se})
+	}
+	return se, err
 }
 
 // Fork starts a sibling with its own working copy; a requested scope may only narrow.

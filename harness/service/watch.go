@@ -165,7 +165,7 @@ func (t *tail) forward(n harness.Notice, send func(harness.Notice) bool) error {
 		}
 	}
 	n.Events, n.Lagged = fresh, false
-	if len(n.Events) > 0 || n.Delta != "" || n.Reasoning != "" || len(n.Output) > 0 || n.Turn != nil || n.Progress != nil || n.Governance != nil {
+	if len(n.Events) > 0 || n.Delta != "" || n.Reasoning != "" || len(n.Output) > 0 || n.Turn != nil || n.Progress != nil || n.Governance != nil || n.Updated != nil {
 		if !send(n) {
 			return nil
 		}
