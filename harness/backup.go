@@ -31,17 +31,19 @@ var ErrBackupPlace = errors.New("not a place for a backup")
 // meanwhile is refused too), is ErrBackupPlace with nothing written. A ctx ended before the copy
 // is named (the client gave up) leaves no backup.
 func (h *Harness) Backup(ctx context.Context, path string) (string, int64, error) {
+	backups := filepath.Join(h.realHome, BackupsDir)
 	if path == "" {
-		dir := filepath.Join(h.realHome, BackupsDir)
-		if err := os.MkdirAll(dir, 0o700); err != nil {
-			return "", 0, fmt.Errorf("back up: %w", err)
-		}
-		path = filepath.Join(dir, "exo-"+time.Now().UTC().Format("20060102-150405.000")+".db")
+		path = filepath.Join(backups, "exo-"+time.Now().UTC().Format("20060102-150405.000")+".db")
 	}
 	if !filepath.IsAbs(path) {
 		return "", 0, fmt.Errorf("back up to %s: the path must be absolute", path)
 	}
 	path = filepath.Clean(path)
+	if filepath.Dir(path) == backups {
+		if err := os.MkdirAll(backups, 0o700); err != nil {
+			return "", 0, fmt.Errorf("back up: %w", err)
+		}
+	}
 	n, err := h.st.Backup(ctx, path, h.backupPlace)
 	if errors.Is(err, store.ErrLinkInPath) {
 		err = fmt.Errorf("%w: %w (a link in a folder an agent can write could send the copy anywhere: name the folder itself, %s)",
