@@ -19,18 +19,22 @@ type fileID struct{ dev, ino uint64 }
 type fileState struct {
 	id   fileID
 	size atomic.Int64
-	// dbid is the database's own id (metaIDKey), read or written at open: a file with other
-	// contents copied into this one in place (same inode, same or larger size) says another or
-	// none. nil when the store could not write one (opened damaged).
-	dbid []byte
+	// dbid is the database's own id (metaIDKey), read at open or written by this process's
+	// first write: a file with other contents copied into this one in place (same inode, same
+	// or larger size) says another or none. nil until known (a database made before ids, only
+	// read so far: opening and reading write nothing).
+	dbid atomic.Pointer[[]byte]
+	// proposed is the id the last write transaction gave a database that had none: seen in
+	// the file, it is this process's own and becomes dbid.
+	proposed atomic.Pointer[[]byte]
 	// txid is the newest transaction id this process committed or is committing: only this
 	// process writes the file (the home lock), so a transaction that begins on an older one
 	// began on contents copied in under it (an earlier backup of the same database).
 	txid atomic.Uint64
 }
 
-// metaIDKey names the database's id in the meta bucket: 16 random bytes written once, when
-// the database is created or first opened by an exo that has it. A backup keeps it.
+// metaIDKey names the database's id in the meta bucket: 16 random bytes written once, by the
+// first write of an exo that has them. A backup keeps it.
 var metaIDKey = []byte("id")
 
 // newDBID makes a database id.
@@ -108,62 +112,57 @@ func (s *Store) changedUnder(why string) error {
 
 // checkContents fails when the transaction tx, begun when the newest transaction this process
 // had committed or was committing was before, sees contents this process did not write: another
-// database's (its id differs or it has none) or an older copy of this one (its transaction id
-// is behind). Cheap: one id read from the mapped file and two numbers compared.
+// database's (its id differs, or it has none where this one has) or an older copy of this one
+// (its transaction id is behind). Cheap: one id read from the mapped file and two numbers
+// compared. A write transaction on a database without an id gives it one.
 func (s *Store) checkContents(tx *bolt.Tx, before uint64) error {
-	if s.file.dbid == nil {
-		return nil
-	}
 	txid := uint64(tx.ID())
 	if tx.Writable() {
 		txid-- // a write transaction's id is the one it will commit
 	}
+	meta := tx.Bucket([]byte(pathMeta))
 	var id []byte
-	if meta := tx.Bucket([]byte(pathMeta)); meta != nil {
+	if meta != nil {
 		id = meta.Get(metaIDKey)
 	}
+	known := s.file.dbid.Load()
+	if p := s.file.proposed.Load(); known == nil && id != nil && p != nil && bytes.Equal(id, *p) {
+		s.file.dbid.Store(p)
+		known = p
+	}
 	switch {
-	case !bytes.Equal(id, s.file.dbid):
+	case known != nil && !bytes.Equal(id, *known), known == nil && id != nil && tx.Writable():
 		return s.changedUnder("another database was copied over it")
 	case txid+1 < before:
 		return s.changedUnder(fmt.Sprintf("an older copy of it (transaction %d, exo had written %d) was copied over it", txid, s.file.txid.Load()))
 	}
-	if tx.Writable() {
-		s.file.txid.Store(txid + 1)
+	if !tx.Writable() {
+		return nil
+	}
+	s.file.txid.Store(txid + 1)
+	if known == nil && meta != nil {
+		id := newDBID()
+		s.file.proposed.Store(&id)
+		return meta.Put(metaIDKey, id)
 	}
 	return nil
 }
 
-// rememberContents reads (writing it if missing and the store takes writes) the database's id
-// and the newest transaction id, once the schema is in place at open.
+// rememberContents reads the database's id and the newest transaction id at open.
 func (s *Store) rememberContents() error {
 	if s.db == nil {
 		return nil
 	}
-	var id []byte
-	err := s.guarded(func() error {
+	return s.guarded(func() error {
 		return s.db.View(func(tx *bolt.Tx) error {
 			s.file.txid.Store(uint64(tx.ID()))
 			if meta := tx.Bucket([]byte(pathMeta)); meta != nil {
-				id = bytes.Clone(meta.Get(metaIDKey))
+				if id := meta.Get(metaIDKey); id != nil {
+					id = bytes.Clone(id)
+					s.file.dbid.Store(&id)
+				}
 			}
 			return nil
 		})
 	})
-	if err != nil || id != nil || s.Damaged() != nil {
-		s.file.dbid = id
-		return err
-	}
-	id = newDBID()
-	err = s.update(func(tx kvTx) error {
-		meta, err := tx.createBucket(pathMeta)
-		if err != nil {
-			return err
-		}
-		return meta.put(metaIDKey, id)
-	})
-	if err == nil {
-		s.file.dbid = id
-	}
-	return err
 }

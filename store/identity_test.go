@@ -89,15 +89,24 @@ func TestFileChangedUnderOpenStore(t *testing.T) {
 	}
 }
 
-// TestDatabaseIDKeptAndWritten: a store gets a database id at creation, keeps it across opens,
-// and a database without one (made before ids) is given one on open; a backup keeps it.
+// dbid is the store's database id as it knows it (nil when not yet known).
+func dbid(s *Store) []byte {
+	if p := s.file.dbid.Load(); p != nil {
+		return *p
+	}
+	return nil
+}
+
+// TestDatabaseIDKeptAndWritten: a store gets a database id with its first write and keeps it
+// across opens; a database without one (made before ids) is only read by opening and reading
+// it, and given one by its first write, after which another database copied in is told apart.
 func TestDatabaseIDKeptAndWritten(t *testing.T) {
 	home := t.TempDir()
 	s, err := Open(home, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	first := s.file.dbid
+	first := dbid(s)
 	if len(first) != 16 {
 		t.Fatalf("a new store's id: %x", first)
 	}
@@ -106,18 +115,28 @@ func TestDatabaseIDKeptAndWritten(t *testing.T) {
 		return meta.del(metaIDKey)
 	})
 	s.Close()
+	before, _ := os.ReadFile(home + "/" + DBName)
 	s, err = Open(home, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	second := s.file.dbid
-	s.Close()
-	if len(second) != 16 || string(second) == string(first) {
-		t.Fatalf("a store without an id was given %x (had %x)", second, first)
+	if dbid(s) != nil {
+		t.Fatalf("a store without an id has %x", dbid(s))
 	}
+	s.Branches()
+	if after, _ := os.ReadFile(home + "/" + DBName); string(after) != string(before) {
+		t.Fatal("opening and reading a database without an id wrote it")
+	}
+	s.NewBranch("main")
+	_, err = s.Branches() // the first transaction that sees the id it wrote knows it
+	second := dbid(s)
+	if len(second) != 16 || string(second) == string(first) || err != nil {
+		t.Fatalf("a store without an id was given %x (had %x): %v", second, first, err)
+	}
+	s.Close()
 	s, _ = Open(home, Options{})
 	defer s.Close()
-	if string(s.file.dbid) != string(second) {
-		t.Fatalf("the id changed across opens: %x then %x", second, s.file.dbid)
+	if string(dbid(s)) != string(second) {
+		t.Fatalf("the id changed across opens: %x then %x", second, dbid(s))
 	}
 }

@@ -101,15 +101,15 @@ func openLocked(home string, opts Options) (*Store, error) {
 	s := &Store{home: home, db: db, kv: newBoltEngine(db), blobs: blobs, codec: NewCodec(opts.Vocabulary), vocab: opts.Vocabulary}
 	s.rememberFile()
 	s.loadDamage()
+	if err := s.rememberContents(); err != nil {
+		db.Close()
+		return nil, err
+	}
 	if err := s.initSchema(); err != nil {
 		db.Close()
 		return nil, err
 	}
 	if err := blobs.prepare(); err != nil {
-		db.Close()
-		return nil, err
-	}
-	if err := s.rememberContents(); err != nil {
 		db.Close()
 		return nil, err
 	}
@@ -271,6 +271,15 @@ func (s *Store) initSchema() error {
 		meta, err := tx.createBucket(pathMeta)
 		if err != nil {
 			return err
+		}
+		if id, err := meta.get(metaIDKey); err != nil {
+			return err
+		} else if id == nil {
+			id = newDBID()
+			s.file.proposed.Store(&id)
+			if err := meta.put(metaIDKey, id); err != nil {
+				return err
+			}
 		}
 		if mg, err := meta.get(metaMagicKey); err != nil {
 			return err
