@@ -98,8 +98,8 @@ func (s *Store) checkFile() error {
 }
 
 // changedWayOut is what to do once exo.db changed under a running exo.
-const changedWayOut = "stop exo with `exo daemon stop`, put back the exo.db you mean to use (a backup from `exo backup`, " +
-	"or keep the file there now), then run `exo verify`"
+const changedWayOut = "stop exo with `exo daemon stop`, restore exo.db from a backup (`exo backup` makes them) " +
+	"or keep the file there now, then run `exo verify`; `exo doctor` says more"
 
 // changedUnder marks the store faulted (nothing in this process touches the file again: the
 // daemon exits and the next one opens what is there now) and damaged, saying why.
