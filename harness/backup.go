@@ -15,58 +15,78 @@ import (
 // BackupsDir is the folder in EXO_HOME where `exo backup` puts a copy when no file is named.
 const BackupsDir = "backups"
 
-// ErrBackupPlace means a backup was asked for in a place where it would be given away: a
-// session's workspace (its agent could read every session's events there, and its snapshots
-// and forks would copy them), or a folder of EXO_HOME other than its backups.
+// ErrBackupPlace means a backup was asked for in a place where it would be given away: outside
+// EXO_HOME's backups folder (sandboxed commands run as the user and read the whole file system
+// but EXO_HOME, so every session's agent could read it there, and a workspace's snapshots and
+// forks would copy it), in another folder of EXO_HOME, or through a symbolic link (one an agent
+// planted would send the copy wherever it points).
 var ErrBackupPlace = errors.New("not a place for a backup")
 
 // Backup writes a consistent copy of the event store (exo.db) to path, an absolute path that
 // must not exist; "" names EXO_HOME/backups/exo-TIME.db. It returns the path and the copy's size.
 // The copy holds the sessions, their events and the sealed secrets, not the key that opens those
-// (EXO_HOME/secret.key) nor the artifacts' contents (EXO_HOME/artifacts). A path inside a
-// session's workspace or inside EXO_HOME (but for its backups folder) is ErrBackupPlace, judged
-// on the folder as the copy is written into it, links resolved. A ctx ended before the copy is
-// named (the client gave up) leaves no backup.
+// (EXO_HOME/secret.key) nor the artifacts' contents (EXO_HOME/artifacts). The copy is written
+// only into EXO_HOME's backups folder, which no sandbox can read: any other path, and a path
+// through a symbolic link anywhere (checked as the folder is opened, so a link swapped in
+// meanwhile is refused too), is ErrBackupPlace with nothing written. A ctx ended before the copy
+// is named (the client gave up) leaves no backup.
 func (h *Harness) Backup(ctx context.Context, path string) (string, int64, error) {
+	backups := filepath.Join(h.realHome, BackupsDir)
 	if path == "" {
-		dir := filepath.Join(h.Home(), BackupsDir)
-		if err := os.MkdirAll(dir, 0o700); err != nil {
-			return "", 0, fmt.Errorf("back up: %w", err)
-		}
-		path = filepath.Join(dir, "exo-"+time.Now().UTC().Format("20060102-150405.000")+".db")
+		path = filepath.Join(backups, "exo-"+time.Now().UTC().Format("20060102-150405.000")+".db")
 	}
 	if !filepath.IsAbs(path) {
 		return "", 0, fmt.Errorf("back up to %s: the path must be absolute", path)
 	}
 	path = filepath.Clean(path)
+	if filepath.Dir(path) == backups {
+		if err := os.MkdirAll(backups, 0o700); err != nil {
+			return "", 0, fmt.Errorf("back up: %w", err)
+		}
+	}
 	n, err := h.st.Backup(ctx, path, h.backupPlace)
+	if errors.Is(err, store.ErrLinkInPath) {
+		err = fmt.Errorf("%w: %w (a link in a folder an agent can write could send the copy anywhere: name the folder itself, %s)",
+			ErrBackupPlace, err, filepath.Join(h.Home(), BackupsDir))
+	}
 	return path, n, err
 }
 
-// backupPlace refuses a folder (links resolved) inside a session's workspace, or inside
-// EXO_HOME unless it is EXO_HOME's backups folder.
+// realHome is home with its links resolved (home itself as named when that fails): the path
+// of EXO_HOME a link-free backup path is compared with (Open resolves it once).
+func realHome(home string) string {
+	if real, err := filepath.EvalSymlinks(home); err == nil {
+		return real
+	}
+	return home
+}
+
+// backupPlace refuses a folder (which has no link on its path) other than EXO_HOME's backups
+// folder, saying why: inside EXO_HOME the copy would be mixed with exo's own state, in a
+// session's workspace its agent would read it and its snapshots and forks copy it, and anywhere
+// else every session's sandboxed commands could read it.
 func (h *Harness) backupPlace(dir string) error {
-	if home, err := filepath.EvalSymlinks(h.Home()); err == nil && within(dir, home) {
-		if dir != filepath.Join(home, BackupsDir) {
-			return fmt.Errorf("%w: %s is inside exo's home %s: back up into %s or outside it", ErrBackupPlace, dir, h.Home(), filepath.Join(h.Home(), BackupsDir))
-		}
+	home := h.realHome
+	backups := filepath.Join(home, BackupsDir)
+	if dir == backups {
 		return nil
 	}
-	all, err := h.Sessions()
-	if err != nil {
-		return fmt.Errorf("back up: list the sessions' workspaces: %w", err)
+	if within(dir, home) {
+		return fmt.Errorf("%w: %s is inside exo's home %s: back up into %s", ErrBackupPlace, dir, h.Home(), backups)
 	}
+	all, _ := h.Sessions() // only to say why more precisely: the place is refused either way
 	for _, s := range all {
 		if s.Workspace == "" {
 			continue
 		}
 		ws, err := filepath.EvalSymlinks(s.Workspace)
 		if err == nil && within(dir, ws) {
-			return fmt.Errorf("%w: %s is inside the workspace of session %s (%s), whose agent could read every session's events there: back up outside it",
-				ErrBackupPlace, dir, s.Name, s.Workspace)
+			return fmt.Errorf("%w: %s is inside the workspace of session %s (%s), whose agent could read every session's events there: back up into %s",
+				ErrBackupPlace, dir, s.Name, s.Workspace, backups)
 		}
 	}
-	return nil
+	return fmt.Errorf("%w: %s is outside exo's home, where every session's sandboxed commands could read the copy (every session's events, sealed records included): "+
+		"back up into %s (the default), which they cannot read, and copy it elsewhere yourself if you want it there", ErrBackupPlace, dir, backups)
 }
 
 // within reports whether path is dir or beneath it (both clean and absolute).

@@ -28,6 +28,9 @@ type Harness struct {
 	held holds
 	// keepCheckpoints turns checkpoint pruning off (benchmarks measuring what it saves).
 	keepCheckpoints bool
+	// realHome is EXO_HOME with its links resolved once, at open: where backups may go is
+	// judged against it, never against what a link in its path says later.
+	realHome string
 }
 
 // Options tunes a Harness.
@@ -86,6 +89,7 @@ func Open(home string, opts Options) (*Harness, error) {
 		return nil, err
 	}
 	h := &Harness{st: st, opts: opts, states: map[string]*SessionState{}}
+	h.realHome = realHome(h.Home())
 	if err := h.openSecrets(); err != nil {
 		st.Close()
 		return nil, err

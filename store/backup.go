@@ -18,10 +18,10 @@ var ErrNotLocal = errors.New("the store is not a local file")
 // of one read transaction (appends go on meanwhile and are not in the copy), written to a file
 // with no name in path's folder (backup_temp.go: a process killed part-way leaves nothing),
 // synced, checked page by page like a damaged file would be, and only then linked at path
-// (never over an existing file, nor through a link planted there). The copy is 0600 from its
-// first byte: it holds the sealed secrets. allow, when not nil, is given the real path of the
-// folder as opened (links resolved) and may refuse it; everything after goes through that open
-// folder. A ctx ended before the copy is named leaves nothing. It returns the copy's size. A store already known damaged is refused (its copy would
+// (never over an existing file, nor through a link planted there). A path that goes through a
+// symbolic link anywhere is ErrLinkInPath. The copy is 0600 from its first byte: it holds the
+// sealed secrets. allow, when not nil, is given the path of the folder (its real one: no link
+// is on it) and may refuse it; everything after goes through that folder as opened then. A ctx ended before the copy is named leaves nothing. It returns the copy's size. A store already known damaged is refused (its copy would
 // be too); an etcd store is ErrNotLocal (`etcdctl snapshot save` backs up the cluster).
 func (s *Store) Backup(ctx context.Context, path string, allow func(dir string) error) (int64, error) {
 	if s.db == nil {

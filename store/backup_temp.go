@@ -8,12 +8,14 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strings"
+	"sync/atomic"
 
 	"golang.org/x/sys/unix"
 )
 
-// A backup is written into its folder as opened once (so a link swapped into the path
-// meanwhile redirects nothing), to a file that has no name until it is whole (O_TMPFILE): a
+// A backup is written into its folder as opened once, through no symbolic link (so neither a
+// link planted in the path nor one swapped in meanwhile redirects it), to a file that has no name until it is whole (O_TMPFILE): a
 // process killed while writing it (kill -9, a power cut) leaves no half copy anywhere, neither
 // at the backup's path nor beside it. On a file system that cannot make such a file the copy is
 // written to a named one beside the path, removed on every way out but a kill; those a kill
@@ -29,32 +31,111 @@ type backupDir struct {
 	name string
 }
 
-// openBackupDir opens path's folder (following links to it, as the user named it) and returns
-// it with the folder's real path, which allow (when not nil) may refuse.
+// ErrLinkInPath means a backup's path goes through a symbolic link: one planted in a folder an
+// agent can write would send the copy (sealed records included) wherever the link points.
+var ErrLinkInPath = errors.New("the path goes through a symbolic link")
+
+// openBackupDir opens path's folder without following any symbolic link on the way (a path
+// through one is ErrLinkInPath) and returns it; allow (when not nil) is given the folder's path,
+// which is then its real one, and may refuse it. The folder is opened once, component by
+// component from / (openat2 with RESOLVE_NO_SYMLINKS where the kernel has it, else openat with
+// O_NOFOLLOW at each step), so a link swapped into the path after the check redirects nothing.
 func openBackupDir(path string, allow func(dir string) error) (*backupDir, error) {
-	dir, name := filepath.Split(path)
+	if !filepath.IsAbs(path) {
+		return nil, fmt.Errorf("%s is not an absolute path", path)
+	}
+	dir, name := filepath.Split(filepath.Clean(path))
 	if name == "" || name == "." || name == ".." {
 		return nil, fmt.Errorf("%s names a folder, not a file", path)
 	}
-	d, err := os.OpenFile(filepath.Clean(dir), os.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	dir = filepath.Clean(dir)
+	d, err := openNoLinks(dir)
 	if err != nil {
 		return nil, err
 	}
-	b := &backupDir{d: d, name: name}
 	if allow != nil {
-		real, err := os.Readlink(fmt.Sprintf("/proc/self/fd/%d", d.Fd()))
-		if err != nil {
-			real, err = filepath.EvalSymlinks(dir)
-		}
-		if err == nil {
-			err = allow(real)
-		}
-		if err != nil {
+		if err := allow(dir); err != nil {
 			d.Close()
 			return nil, err
 		}
 	}
-	return b, nil
+	return &backupDir{d: d, name: name}, nil
+}
+
+// noOpenat2 is set once openat2 was found missing (a kernel before 5.6, or a seccomp filter),
+// and in tests to cover the walk.
+var noOpenat2 atomic.Bool
+
+// openNoLinks opens the folder at dir (absolute, clean) for reading, refusing a symbolic link
+// at any of its components.
+func openNoLinks(dir string) (*os.File, error) {
+	if !noOpenat2.Load() {
+		how := &unix.OpenHow{Flags: unix.O_RDONLY | unix.O_DIRECTORY | unix.O_CLOEXEC, Resolve: unix.RESOLVE_NO_SYMLINKS | unix.RESOLVE_NO_MAGICLINKS}
+		fd, err := unix.Openat2(unix.AT_FDCWD, dir, how)
+		switch {
+		case err == nil:
+			return os.NewFile(uintptr(fd), dir), nil
+		case errors.Is(err, unix.ENOSYS) || errors.Is(err, unix.EPERM):
+			noOpenat2.Store(true) // no openat2 here (or a filter refuses it): the walk answers
+		case errors.Is(err, unix.ELOOP):
+			return nil, linkIn(dir)
+		default:
+			return nil, &os.PathError{Op: "open", Path: dir, Err: err}
+		}
+	}
+	return walkNoLinks(dir)
+}
+
+// walkNoLinks opens dir one component at a time from /, each relative to the folder opened
+// before and with O_NOFOLLOW: no component is ever looked up by name twice.
+func walkNoLinks(dir string) (*os.File, error) {
+	fd, err := unix.Open("/", unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return nil, &os.PathError{Op: "open", Path: "/", Err: err}
+	}
+	sofar := "/"
+	for _, c := range strings.Split(strings.TrimPrefix(dir, "/"), "/") {
+		if c == "" {
+			continue
+		}
+		sofar = filepath.Join(sofar, c)
+		next, err := unix.Openat(fd, c, unix.O_PATH|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+		if err != nil {
+			// A link is ELOOP or ENOTDIR; so is one that was there a moment ago and is a
+			// folder again now (swapped back and forth): both are a link in the path.
+			var st unix.Stat_t
+			if (errors.Is(err, unix.ELOOP) || errors.Is(err, unix.ENOTDIR)) && unix.Fstatat(fd, c, &st, unix.AT_SYMLINK_NOFOLLOW) == nil &&
+				(st.Mode&unix.S_IFMT == unix.S_IFLNK || st.Mode&unix.S_IFMT == unix.S_IFDIR) {
+				err = ErrLinkInPath
+			}
+			unix.Close(fd)
+			if err == ErrLinkInPath {
+				return nil, linkIn(sofar)
+			}
+			return nil, &os.PathError{Op: "open", Path: sofar, Err: err}
+		}
+		unix.Close(fd)
+		fd = next
+	}
+	// The O_PATH descriptor cannot be read or synced: reopen the folder itself through it.
+	rd, err := unix.Openat(fd, ".", unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	unix.Close(fd)
+	if err != nil {
+		return nil, &os.PathError{Op: "open", Path: dir, Err: err}
+	}
+	return os.NewFile(uintptr(rd), dir), nil
+}
+
+// linkIn is ErrLinkInPath naming the first component of path that is a symbolic link (as
+// seen now: it names the place, the refusal does not depend on it).
+func linkIn(path string) error {
+	at := path
+	for p := path; p != "/" && p != "."; p = filepath.Dir(p) {
+		if fi, err := os.Lstat(p); err == nil && fi.Mode()&os.ModeSymlink != 0 {
+			at = p
+		}
+	}
+	return fmt.Errorf("%w: %s is one", ErrLinkInPath, at)
 }
 
 // exists reports whether the backup's name is taken in the folder (by anything, a link too).

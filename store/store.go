@@ -101,6 +101,10 @@ func openLocked(home string, opts Options) (*Store, error) {
 	s := &Store{home: home, db: db, kv: newBoltEngine(db), blobs: blobs, codec: NewCodec(opts.Vocabulary), vocab: opts.Vocabulary}
 	s.rememberFile()
 	s.loadDamage()
+	if err := s.rememberContents(); err != nil {
+		db.Close()
+		return nil, err
+	}
 	if err := s.initSchema(); err != nil {
 		db.Close()
 		return nil, err
@@ -268,6 +272,15 @@ func (s *Store) initSchema() error {
 		if err != nil {
 			return err
 		}
+		if id, err := meta.get(metaIDKey); err != nil {
+			return err
+		} else if id == nil {
+			id = newDBID()
+			s.file.proposed.Store(&id)
+			if err := meta.put(metaIDKey, id); err != nil {
+				return err
+			}
+		}
 		if mg, err := meta.get(metaMagicKey); err != nil {
 			return err
 		} else if mg == nil {
@@ -350,8 +363,8 @@ func (s *Store) Schema() (v uint64, err error) {
 // Size returns the database file size in bytes (0 when the store is not a local file).
 func (s *Store) Size() int64 {
 	var n int64
-	if s.db != nil {
-		_ = s.db.View(func(tx *bolt.Tx) error { n = tx.Size(); return nil })
+	if s.db != nil && !s.faulted.Load() {
+		_ = s.guarded(func() error { return s.db.View(func(tx *bolt.Tx) error { n = tx.Size(); return nil }) })
 	}
 	return n
 }
@@ -371,17 +384,39 @@ func (s *Store) update(fn func(kvTx) error) error {
 	if err := s.checkFile(); err != nil {
 		return fmt.Errorf("write refused: %w", err)
 	}
-	err := s.noteDamage(s.guarded(func() error { return s.kv.update(fn) }))
+	err := s.noteDamage(s.guarded(func() error { return s.kv.update(s.checked(fn)) }))
 	s.noteSize()
 	return err
 }
 
-// view runs a read-only transaction, turning panics from damaged pages into errors.
+// view runs a read-only transaction, turning panics from damaged pages into errors. The file
+// is checked first (removed, replaced, cut) and its contents as the transaction sees them
+// (another database's, or an older copy copied in place), so that a file changed under a
+// running exo is said to be, never read as if it were the one exo wrote.
 func (s *Store) view(fn func(kvTx) error) error {
 	if s.faulted.Load() {
 		return s.Damaged()
 	}
-	return s.noteDamage(s.guarded(func() error { return s.kv.view(fn) }))
+	if err := s.checkFile(); err != nil {
+		return err
+	}
+	return s.noteDamage(s.guarded(func() error { return s.kv.view(s.checked(fn)) }))
+}
+
+// checked runs fn after checkContents on a bbolt transaction (on etcd it is fn).
+func (s *Store) checked(fn func(kvTx) error) func(kvTx) error {
+	if s.db == nil {
+		return fn
+	}
+	before := s.file.txid.Load()
+	return func(tx kvTx) error {
+		if bt, ok := tx.(boltTx); ok {
+			if err := s.checkContents(bt.tx, before); err != nil {
+				return err
+			}
+		}
+		return fn(tx)
+	}
 }
 
 // guarded is guard for an open store: a panic or fault inside bbolt marks the store faulted.
@@ -393,6 +428,12 @@ func (s *Store) guarded(fn func() error) error {
 		return err
 	})
 	if panicked {
+		if cut := s.checkFile(); cut != nil {
+			return cut // the file changed under exo: say that, not the fault it caused
+		}
+		if fi, serr := os.Stat(s.Path()); serr == nil && s.file.id != (fileID{}) && fi.Size() != s.file.size.Load() {
+			return s.changedUnder(fmt.Sprintf("it grew from %d to %d bytes but not by exo's writes (another file was copied into it), and reading it faulted", s.file.size.Load(), fi.Size()))
+		}
 		s.faulted.Store(true)
 		s.markDamaged(err)
 	}

@@ -15,9 +15,12 @@ func backupCmd(e *env) *cobra.Command {
 	var asJSON bool
 	cmd := &cobra.Command{
 		Use:   "backup [FILE]",
-		Short: "Write a consistent copy of exo.db (default EXO_HOME/backups/exo-TIME.db) while exo runs on",
+		Short: "Write a consistent copy of exo.db into EXO_HOME/backups (default exo-TIME.db) while exo runs on",
 		Long: "Copies the event store from one read transaction of the daemon, so sessions may go on running;\n" +
 			"the copy is synced and checked page by page before it is put at FILE, which must not exist.\n" +
+			"FILE must be in EXO_HOME/backups, the one place no session's sandboxed commands can read\n" +
+			"(they read the whole file system but EXO_HOME), named through no symbolic link; copy the\n" +
+			"backup elsewhere yourself if you want it there.\n" +
 			"It holds the sessions, their events and the sealed secrets, not the key that opens those\n" +
 			"(EXO_HOME/secret.key: keep your own copy of it apart) nor artifacts' contents (EXO_HOME/artifacts).\n" +
 			"To restore: exo daemon stop, copy FILE over EXO_HOME/exo.db, then exo verify.\n" +

@@ -10,7 +10,8 @@ import (
 
 // TestBackupRestoreE2E: exo backup copies exo.db while the daemon runs and another client
 // appends; a second backup to the same file is refused and leaves it; the default lands in
-// EXO_HOME/backups; a relative FILE is taken from the caller's folder. After the store is
+// EXO_HOME/backups; a FILE outside it (where sandboxes read) or through a link is refused,
+// saying why, with nothing written; a relative FILE is taken from the caller's folder. After the store is
 // destroyed (emptied, which exo refuses), copying the backup over it as the output says brings
 // the session back: exo verify passes, the log holds what was backed up, and writes go on.
 func TestBackupRestoreE2E(t *testing.T) {
@@ -30,7 +31,7 @@ func TestBackupRestoreE2E(t *testing.T) {
 			}
 		}
 	}()
-	dir := t.TempDir()
+	dir := filepath.Join(home, "backups")
 	file := filepath.Join(dir, "exo-copy.db")
 	out, errs, code := run(t, home, "backup", file)
 	wg.Wait()
@@ -49,6 +50,23 @@ func TestBackupRestoreE2E(t *testing.T) {
 	}
 	if out, errs, code := run(t, home, "backup", "--json"); code != 0 || !strings.Contains(out, filepath.Join(home, "backups", "exo-")) {
 		t.Fatalf("the default backup: exit %d %s %s", code, out, errs)
+	}
+	outside := t.TempDir()
+	for _, p := range []string{filepath.Join(outside, "out.db"), "rel.db"} {
+		_, errs, code := exoEnv(t, home, outside, nil, "backup", p)
+		if code == 0 || !strings.Contains(errs, "sandboxed commands could read") || !strings.Contains(errs, dir) {
+			t.Fatalf("a backup outside EXO_HOME (%s): exit %d %s", p, code, errs)
+		}
+	}
+	os.Symlink(dir, filepath.Join(outside, "to-backups"))
+	if _, errs, code := exoEnv(t, home, outside, nil, "backup", "to-backups/link.db"); code == 0 || !strings.Contains(errs, "symbolic link") {
+		t.Fatalf("a backup through a link: exit %d %s", code, errs)
+	}
+	if ents, _ := os.ReadDir(outside); len(ents) != 1 {
+		t.Fatalf("refused backups were written outside EXO_HOME: %v", ents)
+	}
+	if _, err := os.Lstat(filepath.Join(dir, "link.db")); err == nil {
+		t.Fatal("a backup through a link was written")
 	}
 	if _, errs, code := exoEnv(t, home, dir, nil, "backup", "rel.db"); code != 0 {
 		t.Fatalf("a relative backup path: %s", errs)

@@ -92,7 +92,7 @@ var (
 	MethodArchiveSession = declare(Method[ArchiveRequest, *Session]{Name: "ArchiveSession", Verb: "PUT", Path: "/v1/sessions/{ref}/archived", Params: []Param{path("ref", "Ref")}, Body: true, Doc: "Hides a session from lists and the siblings pane, or brings it back."})
 	MethodRemoveSession  = declare(Method[Ref, RemoveResult]{Name: "RemoveSession", Verb: "DELETE", Path: "/v1/sessions/{ref}", Params: []Param{path("ref", "Ref")}, Doc: "Deletes a session (its events stay) and the folders no other session uses."})
 	MethodGC             = declare(Method[GCRequest, GCReport]{Name: "GC", Verb: "POST", Path: "/v1/gc", Body: true, Doc: "Lists (dry_run) or removes the folders of exo's that no live session uses."})
-	MethodBackup         = declare(Method[BackupRequest, BackupResult]{Name: "Backup", Verb: "POST", Path: "/v1/backup", Body: true, Doc: "Writes a consistent copy of the event store while the daemon runs on."})
+	MethodBackup         = declare(Method[BackupRequest, BackupResult]{Name: "Backup", Verb: "POST", Path: "/v1/backup", Body: true, Doc: "Writes a consistent copy of the event store into EXO_HOME/backups, through no link, while the daemon runs on."})
 )
 
 // Watching.
