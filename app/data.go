@@ -115,6 +115,9 @@ func siblingRows(all []api.SessionInfo) []views.SiblingRow {
 		if in.Running && r.Status != views.StatusApproval {
 			r.Status = views.StatusRunning
 		}
+		if in.Damaged != "" {
+			r.Status = views.StatusFailed // its log cannot be read; exo sessions says why
+		}
 		rows = append(rows, r)
 	}
 	return rows

@@ -39,6 +39,8 @@ type sessionRow struct {
 	Archived bool   `json:"archived,omitempty"`
 	// Project is the project directory's name (a fork's is its project's, not its working copy's).
 	Project string `json:"project,omitempty"`
+	// Damaged says why the session's log could not be read.
+	Damaged string `json:"damaged,omitempty"`
 }
 
 // projectName names the project a session works for: its project setting (a fork's working copy
@@ -112,7 +114,7 @@ func sessionRows(ctx context.Context, c api.Client, all bool) ([]sessionRow, err
 		rows = append(rows, sessionRow{ID: s.ID, Name: s.Name, Status: in.Status, Events: in.Head,
 			Parent: names[s.Parent], ParentSeq: s.ParentSeq, Branch: s.Branch, Branches: len(s.Branches),
 			Workspace: s.Workspace, Model: in.Model, Created: s.Created, Running: in.Running, Clients: in.Clients,
-			Node: in.Node, Live: in.Live, Orphaned: in.Orphaned, Archived: s.Archived, Project: projectName(s)})
+			Node: in.Node, Live: in.Live, Orphaned: in.Orphaned, Archived: s.Archived, Project: projectName(s), Damaged: in.Damaged})
 	}
 	return rows, nil
 }
@@ -135,6 +137,9 @@ func printSessions(e *env, rows []sessionRow) error {
 			parent = fmt.Sprintf("%s@%d", r.Parent, r.ParentSeq)
 		}
 		status := string(r.Status)
+		if r.Damaged != "" {
+			status = "damaged"
+		}
 		if r.Archived {
 			status += " (archived)"
 		}
@@ -149,6 +154,11 @@ func printSessions(e *env, rows []sessionRow) error {
 	}
 	if remote {
 		fmt.Fprintln(e.stdout, "NODE: another daemon's session (read-only here); exo takeover SESSION makes a gone daemon's yours")
+	}
+	for _, r := range rows {
+		if r.Damaged != "" {
+			fmt.Fprintf(e.stderr, "exo: session %s is damaged: %s\n", r.Name, r.Damaged)
+		}
 	}
 	return nil
 }

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"sync"
@@ -294,5 +295,47 @@ func BenchmarkRunStream(b *testing.B) {
 			}
 			b.ReportMetric(b.Elapsed().Seconds()/float64(b.N), "s/run")
 		})
+	}
+}
+
+// TestCLIListsAroundADamagedSession damages one session's log (an event cut to three bytes):
+// exo sessions lists every session all the same, marks that one damaged and says why, where it
+// used to fail as a whole.
+func TestCLIListsAroundADamagedSession(t *testing.T) {
+	t.Parallel()
+	home := t.TempDir()
+	bad := strings.TrimSpace(mustRun(t, home, "new", "--name", "bad"))
+	mustRun(t, home, "new", "--name", "good")
+	for i := 0; i < 3; i++ {
+		mustRun(t, home, "say", "bad", "message")
+		mustRun(t, home, "say", "good", "message")
+	}
+	mustRun(t, home, "daemon", "stop")
+	db, err := bolt.Open(filepath.Join(home, "exo.db"), 0o600, &bolt.Options{Timeout: time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = db.Update(func(tx *bolt.Tx) error {
+		b := tx.Bucket([]byte("events")).Bucket([]byte(bad))
+		k := []byte{0, 0, 0, 0, 0, 0, 0, 3}
+		return b.Put(k, append([]byte(nil), b.Get(k)[:3]...))
+	})
+	db.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, errs, code := run(t, home, "sessions")
+	if code != 0 {
+		t.Fatalf("exo sessions with one damaged session: exit %d: %s%s", code, out, errs)
+	}
+	if !strings.Contains(out, "good") || !regexp.MustCompile(`bad\s+\S+\s+damaged`).MatchString(out) {
+		t.Fatalf("exo sessions does not list both, the bad one as damaged:\n%s", out)
+	}
+	if !strings.Contains(errs, "session bad is damaged") || !strings.Contains(errs, "exo verify bad") {
+		t.Fatalf("exo sessions does not say why: %q", errs)
+	}
+	js := mustRun(t, home, "sessions", "--json")
+	if !strings.Contains(js, `"damaged"`) {
+		t.Fatalf("exo sessions --json does not say which is damaged: %s", js)
 	}
 }

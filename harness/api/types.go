@@ -35,6 +35,9 @@ type SessionInfo struct {
 	Node     string `json:"node,omitempty"`
 	Live     bool   `json:"live,omitempty"`
 	Orphaned bool   `json:"orphaned,omitempty"`
+	// Damaged, when set, says why the session's log could not be read (its projection is then
+	// empty): the other sessions are listed all the same, and exo verify names the bad event.
+	Damaged string `json:"damaged,omitempty"`
 }
 
 // NewSessionRequest creates a session.

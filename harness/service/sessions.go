@@ -28,7 +28,13 @@ func (s *Service) ListSessions(ctx context.Context) ([]api.SessionInfo, error) {
 	for _, se := range all {
 		st, err := s.h.BranchState(se.Branch)
 		if err != nil {
-			return nil, fmt.Errorf("session %s: %w", se.Name, err)
+			if s.h.Faulted() {
+				return nil, fmt.Errorf("session %s: %w", se.Name, err) // the store as a whole failed
+			}
+			// One damaged session does not hide the others: it is listed, saying why.
+			out = append(out, api.SessionInfo{Session: se, Clients: act.Clients[se.ID], LastActivity: se.Created, LastUsed: se.Created,
+				Damaged: fmt.Sprintf("its log cannot be read (%v): exo verify %s names the bad event", err, se.Name)})
+			continue
 		}
 		info := api.SessionInfo{Session: se, Status: st.Status, Head: st.Head, Model: st.Model, Steps: st.Steps,
 			Usage: st.Usage, Cost: st.Cost, Clients: act.Clients[se.ID], Executor: st.Executor,
