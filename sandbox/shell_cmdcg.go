@@ -108,6 +108,7 @@ func (s *Shell) endCommand(p *shellProc, t cmdTrack, command string, r *Result) 
 	g.info.ID, g.info.Pids = fmt.Sprintf("detached-%d", s.dseq), left
 	s.detached = append(s.detached, g)
 	s.dmu.Unlock()
+	r.Detached = g.info.ID
 	go g.watch(t.sandboxCg, s.enf.Limits.Processes)
 	r.Notes = append(r.Notes, fmt.Sprintf("%d process(es) the command left running (pids %s) are listed as %s and end with the turn; start them with a background task to keep them",
 		len(left), pidList(left), g.info.ID))

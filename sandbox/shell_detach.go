@@ -3,12 +3,13 @@ package sandbox
 import (
 	"fmt"
 	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
 	"syscall"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // Detached is a group of processes a command left running when it ended (`cmd &`, nohup,
@@ -180,30 +181,27 @@ func (s *Shell) EndTurn() ([]Detached, error) {
 
 // cleanTmp removes everything in the tmp dir but the shell's control folder: in the running
 // shell's tmpfs (reached through its /proc root) when the tmp dir has a quota, and on disk.
+// It never follows a link nor crosses into another mount.
 func (s *Shell) cleanTmp() error {
-	dirs := []string{s.cfg.TmpDir}
+	roots := []string{"/"}
 	if pid := s.Pid(); pid > 0 && s.enf.TmpQuota {
-		dirs = append(dirs, filepath.Join(fmt.Sprintf("/proc/%d/root", pid), s.cfg.TmpDir))
+		roots = append(roots, fmt.Sprintf("/proc/%d/root", pid))
 	}
 	var errs []string
-	for _, dir := range dirs {
-		d, err := OpenDir(dir)
+	for _, root := range roots {
+		fd, err := openTmpView(root, s.cfg.TmpDir)
 		if err != nil {
-			continue
+			continue // no tmp dir there (yet)
 		}
-		ents, err := d.ReadDir(".")
-		for _, e := range ents {
-			if e.Name() == ctlDirName {
-				continue
-			}
-			if err := d.RemoveAll(e.Name()); err != nil {
-				errs = append(errs, err.Error())
-			}
+		var busy map[string]bool
+		var st unix.Stat_t
+		if root != "/" && unix.Fstat(fd, &st) == nil {
+			busy = busyPaths(root, st.Dev)
 		}
-		if err != nil {
+		if err := emptyDir(fd, busy, ctlDirName); err != nil {
 			errs = append(errs, err.Error())
 		}
-		d.Close()
+		unix.Close(fd)
 	}
 	if len(errs) > 0 {
 		return fmt.Errorf("clean the sandbox's tmp dir: %s", strings.Join(errs, "; "))
