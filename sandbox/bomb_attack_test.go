@@ -164,6 +164,12 @@ func TestTmpQuotaBoundsTheHomeDisk(t *testing.T) {
 	if r := run(t, sh, `ls -A "$TMPDIR"`, RunOptions{}); strings.Contains(r.Output, "fill") {
 		t.Fatalf("the file stayed after the turn: %q", r.Output)
 	}
+	// Emptying the tmp dir leaves the workspace and the shell's control folder in place, though
+	// both may be mounted inside the tmpfs's folders (a workspace under /tmp).
+	r = run(t, sh, `echo kept > after.txt && echo ok`, RunOptions{})
+	if b, err := os.ReadFile(filepath.Join(cfg.Workspace, "after.txt")); err != nil || string(b) != "kept\n" || !strings.Contains(r.Output, "ok") {
+		t.Fatalf("the workspace or the shell broke after the tmp dir was emptied: %+v %q %v", r, b, err)
+	}
 	ents, _ := os.ReadDir(cfg.TmpDir)
 	for _, e := range ents {
 		if e.Name() != ctlDirName {
@@ -198,5 +204,60 @@ func TestMachineLimitsFitTheMachine(t *testing.T) {
 		if !strings.Contains(e.String(), want) {
 			t.Fatalf("%q lacks %q", e.String(), want)
 		}
+	}
+}
+
+// shellWith starts a shell with caps reduced by less, as a machine without those would give.
+func shellWith(t *testing.T, cfg Config, less func(*Capabilities)) *Shell {
+	t.Helper()
+	caps := testCaps()
+	less(&caps)
+	sh, err := NewShell(cfg, caps)
+	if err != nil {
+		t.Fatalf("new shell: %v", err)
+	}
+	t.Cleanup(func() { sh.Close() })
+	return sh
+}
+
+func TestDetachedWithoutCgroups(t *testing.T) {
+	sh := shellWith(t, testConfig(t), func(c *Capabilities) { c.PidsCgroup, c.MemCgroup, c.CPUCgroup = "", "", "" })
+	r := run(t, sh, "setsid sleep 1011 & nohup sleep 1012 >/dev/null 2>&1 &", RunOptions{Timeout: 10 * time.Second})
+	list := sh.Detached()
+	if r.Detached == "" || len(list) != 1 || len(list[0].Pids) < 2 {
+		t.Fatalf("not listed without cgroups: %+v %+v", r, list)
+	}
+	if killed, err := sh.EndTurn(); err != nil || len(killed) != 1 {
+		t.Fatalf("end turn: %+v %v", killed, err)
+	}
+	for _, pid := range list[0].Pids {
+		if st, ok := statState(pid); ok && st != 'Z' {
+			t.Fatalf("pid %d survived the turn without cgroups", pid)
+		}
+	}
+}
+
+func TestTmpQuotaWithoutMounts(t *testing.T) {
+	if testCaps().LandlockABI == 0 {
+		t.Skip("no landlock: without a mount namespace nothing confines writes")
+	}
+	cfg := capped(t)
+	cfg.Filesystem = FSLandlock
+	sh := shellWith(t, cfg, func(c *Capabilities) { c.MountNS, c.PidNS = false, false })
+	if sh.Enforcement().TmpQuota || sh.Enforcement().Limits.FileSize != cfg.Limits.TmpSize {
+		t.Fatalf("no RLIMIT_FSIZE fallback: %s", sh.Enforcement())
+	}
+	r := run(t, sh, `head -c 64M /dev/zero > "$TMPDIR/fill"; echo "status=$?"`, RunOptions{Timeout: 30 * time.Second})
+	if !strings.Contains(r.Output, "File too large") && !strings.Contains(r.Output, "status=153") {
+		t.Fatalf("a 64 MiB file under an 8 MiB RLIMIT_FSIZE: %+v", r)
+	}
+	if got := du(t, cfg.TmpDir); got > int64(cfg.Limits.TmpSize)+(1<<20) {
+		t.Fatalf("tmp grew to %d bytes", got)
+	}
+	if _, err := sh.EndTurn(); err != nil {
+		t.Fatal(err)
+	}
+	if fileExists(filepath.Join(cfg.TmpDir, "fill")) {
+		t.Fatal("the file stayed after the turn")
 	}
 }

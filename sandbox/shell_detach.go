@@ -31,7 +31,8 @@ func (d Detached) Running() bool { return d.Ended.IsZero() }
 type detachedGroup struct {
 	mu    sync.Mutex
 	info  Detached
-	cg    string // the command's own pids cgroup, "" without cgroups
+	cg    string         // the command's own pids cgroup, "" without cgroups
+	start map[int]uint64 // without cgroups: each pid's start time, so a reused pid is not taken for it
 	stop  chan struct{}
 	ended chan struct{}
 }
@@ -48,6 +49,9 @@ func (g *detachedGroup) procs() []int {
 	defer g.mu.Unlock()
 	var live []int
 	for _, pid := range g.info.Pids {
+		if g.start != nil && procStart(pid) != g.start[pid] {
+			continue
+		}
 		if st, ok := statState(pid); ok && st != 'Z' {
 			live = append(live, pid)
 		}
@@ -60,9 +64,13 @@ func (g *detachedGroup) kill(reason string) {
 	if g.cg != "" {
 		killCgroup(g.cg)
 	} else {
-		for _, pid := range g.procs() {
-			killTree(pid, pid)
-			syscall.Kill(pid, syscall.SIGKILL)
+		deadline := time.Now().Add(killCgroupWait)
+		for pids := g.procs(); len(pids) > 0 && time.Now().Before(deadline); pids = g.procs() {
+			for _, pid := range pids {
+				killTree(pid, pid)
+				syscall.Kill(pid, syscall.SIGKILL)
+			}
+			time.Sleep(5 * time.Millisecond)
 		}
 	}
 	g.end(reason)
