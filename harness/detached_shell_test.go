@@ -58,3 +58,30 @@ func TestShellDetachedListedAndEndedWithTurn(t *testing.T) {
 		time.Sleep(20 * time.Millisecond)
 	}
 }
+
+// TestForkBombFromUserExec is issue 28's repro (`exo exec S -- 'b(){ b|b& }; b'`) with the caps
+// fitted to this machine: the bomb ends with its command and the next command forks.
+func TestForkBombFromUserExec(t *testing.T) {
+	h := openTest(t, Options{SandboxHelper: testHelper()})
+	s, err := h.NewSession(NewSessionOptions{Name: "b", Workspace: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	start := time.Now()
+	if _, err := h.UserExec(ctx, s.ID, "b(){ b|b& }; b", ExecOptions{Timeout: 30 * time.Second}); err != nil {
+		t.Fatal(err)
+	}
+	took := time.Since(start)
+	res, err := h.UserExec(ctx, s.ID, "for i in 1 2 3 4 5 6 7 8; do (true) & done; wait; echo forked", ExecOptions{Timeout: 30 * time.Second})
+	if err != nil || !strings.Contains(res.Output, "forked") || res.ExitCode != 0 {
+		t.Fatalf("the next command could not fork: %+v %v", res, err)
+	}
+	ts, _ := h.DetachedTasks()
+	for _, tk := range ts {
+		if tk.Session == s.ID && !tk.Done {
+			t.Fatalf("the bomb is still listed as running: %+v", tk)
+		}
+	}
+	t.Logf("bomb command and its kill: %s; next command: %s", took.Round(time.Millisecond), res.Duration.Round(time.Millisecond))
+}
