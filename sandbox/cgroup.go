@@ -53,11 +53,6 @@ func cgroupBase(ctl string) (string, string) {
 // pidsCgroupBase is cgroupBase for the pids controller.
 func pidsCgroupBase() (string, string) { return cgroupBase(ctlPids) }
 
-// pidsCandidates lists the v1 pids folder and the v2 folder of exo's own cgroup.
-func pidsCandidates(own string, mounts []mountEntry) []string {
-	return cgroupCandidates(ctlPids, own, mounts)
-}
-
 // cgroupCandidates lists the v1 folder of ctl and the v2 folder of exo's own cgroup.
 func cgroupCandidates(ctl, own string, mounts []mountEntry) []string {
 	var out []string
@@ -128,12 +123,6 @@ func setCgroupLimits(ctl, dir string, l Limits) error {
 		return fmt.Errorf("%s cgroup %s: %s: %w", ctl, dir, file, err)
 	}
 	return nil
-}
-
-// newPidsCgroup makes a cgroup under base with pids.max = limit and returns its path;
-// leftovers of sandboxes that ended long ago are removed first.
-func newPidsCgroup(base string, limit uint64) (string, error) {
-	return newCgroup(map[string]string{ctlPids: base}, Limits{Processes: limit})
 }
 
 // newCgroup makes one sandbox cgroup under the base folder of each controller in bases (v2
