@@ -17,25 +17,30 @@ const (
 	maxProcs     = 4096    // maxProcs is the most, however many cores
 	minMemory    = 1 << 30 // minMemory is the least memory cap
 	minTmp       = 64 << 20
-	maxTmp       = 4 << 30
+	maxTmp       = 1 << 30
 )
 
 // MachineLimits derives the limits that must fit the machine from what it has now: the process
 // cap from the cores (procsPerCore each, within minProcs..maxProcs), the memory cap at half the
 // memory (at least minMemory; the daemon, the user's terminal and other users keep the rest),
-// and the temp space at a tenth of the free space of tmp's filesystem, within minTmp..maxTmp,
-// since tmp lives under exo's home. tmp may be "" (then the home's disk is not looked at).
+// and the temp space at a tenth of the free space of tmp's filesystem and an eighth of the
+// memory (a tmpfs holds its files in memory), within minTmp..maxTmp, since tmp lives under
+// exo's home. tmp may be "" (then the home's disk is not looked at).
 func MachineLimits(tmp string) Limits {
 	l := Limits{Processes: uint64(min(max(runtime.NumCPU()*procsPerCore, minProcs), maxProcs))}
 	l.Memory = max(memTotal()/2, minMemory)
 	l.TmpSize = uint64(maxTmp)
+	if mt := memTotal(); mt > 0 {
+		l.TmpSize = min(l.TmpSize, mt/8)
+	}
 	var st unix.Statfs_t
 	for d := tmp; d != "" && d != "/"; d = parentDir(d) {
 		if unix.Statfs(d, &st) == nil {
-			l.TmpSize = min(max(st.Bavail*uint64(st.Bsize)/10, minTmp), maxTmp)
+			l.TmpSize = min(l.TmpSize, st.Bavail*uint64(st.Bsize)/10)
 			break
 		}
 	}
+	l.TmpSize = max(l.TmpSize, minTmp)
 	return l
 }
 

@@ -106,6 +106,7 @@ func (s *Shell) endCommand(p *shellProc, t cmdTrack, command string, r *Result) 
 		return
 	}
 	s.dmu.Lock()
+	s.pruneEnded()
 	s.dseq++
 	g.info.ID, g.info.Pids = fmt.Sprintf("detached-%d", s.dseq), left
 	s.detached = append(s.detached, g)
@@ -132,4 +133,24 @@ func pidList(pids []int) string {
 		parts = append(parts, fmt.Sprint(p))
 	}
 	return strings.Join(parts, " ")
+}
+
+// keepEnded is how many ended groups of detached processes stay listed between turns.
+const keepEnded = 16
+
+// pruneEnded drops the oldest ended groups beyond keepEnded; call it with dmu held.
+func (s *Shell) pruneEnded() {
+	ended := 0
+	for _, g := range s.detached {
+		if !g.snapshot().Running() {
+			ended++
+		}
+	}
+	s.detached = slices.DeleteFunc(s.detached, func(g *detachedGroup) bool {
+		if ended > keepEnded && !g.snapshot().Running() {
+			ended--
+			return true
+		}
+		return false
+	})
 }
