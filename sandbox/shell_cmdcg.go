@@ -76,7 +76,7 @@ func (s *Shell) endCommand(p *shellProc, t cmdTrack, command string, r *Result) 
 		moveToCgroup(p.cmd.Process.Pid, t.sandboxCg)
 	}
 	if n := oomKills(t.memCg); t.memCg != "" && n > t.ooms {
-		r.Notes = append(r.Notes, fmt.Sprintf("the sandbox's memory cap (%s) was reached: the kernel killed %d process(es) of it (exo config set sandbox.memory raises the cap)",
+		r.Notes = append(r.Notes, fmt.Sprintf("the sandbox's memory cap (%s) was reached: the kernel killed %d process(es) of it ([sandbox] memory in config.toml raises the cap)",
 			fmtLimit(s.enf.Limits.Memory, true), n-t.ooms))
 	}
 	bomb := t.sandboxCg != "" && pidsRefused(t.sandboxCg) > t.refused
