@@ -16,6 +16,7 @@ import (
 	"syscall"
 	"time"
 
+	"exo/harness/config"
 	"exo/sandbox"
 )
 
@@ -89,6 +90,7 @@ func (h *Harness) DetachedTasks() ([]DetachedTask, error) {
 			out = append(out, t)
 		}
 	}
+	out = append(out, h.shellDetached()...)
 	sort.Slice(out, func(i, j int) bool { return out[i].Started.After(out[j].Started) })
 	return out, nil
 }
@@ -172,6 +174,9 @@ func (h *Harness) DetachedOutput(id string, w io.Writer) error {
 
 // KillDetached stops a detached task (its runner records it as killed).
 func (h *Harness) KillDetached(id string) error {
+	if ok, err := h.killShellDetached(id); ok {
+		return err
+	}
 	dir := filepath.Join(h.tasksDir(), filepath.Base(id))
 	t, err := readTask(dir)
 	for i := 0; err == nil && t.Pid <= 0 && !t.Done && i < 50; i++ {
@@ -204,7 +209,11 @@ func RunDetached(dir string) error {
 	t.Pid = os.Getpid()
 	writeTask(dir, t)
 	done := make(chan sandbox.TaskInfo, 1)
-	cfg := sandbox.Config{Workspace: t.Workspace, TmpDir: filepath.Join(dir, "tmp"), Network: t.Network,
+	limits, err := SandboxLimits(config.UserFile()) // the runner's environment is the daemon's
+	if err != nil {
+		return finishDetached(dir, t, -1, err.Error())
+	}
+	cfg := sandbox.Config{Workspace: t.Workspace, TmpDir: filepath.Join(dir, "tmp"), Network: t.Network, Limits: limits,
 		Fallback: sandbox.RunUnconfined, Artifacts: fileSink{taskOutput(dir)},
 		Hide: []string{filepath.Dir(filepath.Dir(dir))}} // exo's home: dir is EXO_HOME/tasks/ID
 	tm, err := sandbox.NewTaskManager(cfg, sandbox.Probe(), func(ti sandbox.TaskInfo) { done <- ti })

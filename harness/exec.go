@@ -78,6 +78,12 @@ func (h *Harness) UserExec(ctx context.Context, sessionID, command string, opts 
 		return ExecResult{}, err
 	}
 	res, err := h.Exec(ctx, sessionID, command, opts)
+	if err == nil && res.Detached != "" { // a user's command is a turn of its own: what it detached ends with it
+		if rt := h.liveRuntime(sessionID); rt != nil {
+			rt.Shell.KillDetached(res.Detached)
+			res.Notes = append(res.Notes, "what the command left running was killed with it: use exo exec --background to keep a process")
+		}
+	}
 	done := ToolCompleted{CallID: callID, Tool: "bash"}
 	if err != nil {
 		done.IsError, done.Output = true, err.Error()

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"sync"
 
+	"exo/harness/config"
 	"exo/sandbox"
 	"exo/store"
 )
@@ -82,7 +83,12 @@ func (h *Harness) newRuntime(s *Session) (*Runtime, error) {
 	if fi, err := os.Stat(s.Workspace); err != nil || !fi.IsDir() {
 		return nil, fmt.Errorf("workspace %s of session %s is not a directory (moved or deleted?)", s.Workspace, s.Name)
 	}
+	limits, err := SandboxLimits(h.opts.ConfigFile)
+	if err != nil {
+		return nil, fmt.Errorf("sandbox of %s: %w", s.Name, err)
+	}
 	cfg := sandbox.Config{
+		Limits:    limits,
 		Workspace: s.Workspace,
 		TmpDir:    filepath.Join(h.Home(), "tmp", s.ID),
 		Network:   s.Settings["network"] == "on",
@@ -181,7 +187,8 @@ func (w *artifactWriter) Commit() (string, error) {
 	return a.ID, err
 }
 
-// DefaultEnforcement says what a session with default settings runs under on this machine.
+// DefaultEnforcement says what a session with default settings runs under on this machine,
+// with the caps of the user's configuration file (exo doctor shows it).
 func DefaultEnforcement(caps sandbox.Capabilities) sandbox.Enforcement {
 	dir, err := os.MkdirTemp("", "exo-probe-")
 	if err != nil {
@@ -189,9 +196,17 @@ func DefaultEnforcement(caps sandbox.Capabilities) sandbox.Enforcement {
 	}
 	defer os.RemoveAll(dir)
 	cfg := sandbox.Config{Workspace: dir, TmpDir: filepath.Join(dir, "tmp"), Fallback: sandbox.RunUnconfined, Helper: []string{"true"}}
+	limits, err := SandboxLimits(config.UserFile())
+	if err != nil {
+		return sandbox.Enforcement{Unenforced: []string{err.Error()}}
+	}
 	if home, err := HomeDir(); err == nil {
 		cfg.Hide = []string{home}
+		if limits.TmpSize == 0 { // fitted to the disk of exo's home, where sessions' tmp dirs are
+			limits.TmpSize = sandbox.MachineLimits(filepath.Join(home, "tmp")).TmpSize
+		}
 	}
+	cfg.Limits = limits
 	sh, err := sandbox.NewShell(cfg, caps)
 	if err != nil {
 		return sandbox.Enforcement{Unenforced: []string{err.Error()}}

@@ -38,35 +38,53 @@ const NestedID = 1000
 // Unlimited disables one resource limit.
 const Unlimited = ^uint64(0)
 
-// Limits are per-process resource limits applied with setrlimit; zero means the default.
+// Limits are resource limits; zero means the default, which MachineLimits derives from this
+// machine's cores, memory and disk at run time.
 type Limits struct {
 	AddressSpace uint64 // AddressSpace is RLIMIT_AS in bytes.
 	CPUSeconds   uint64 // CPUSeconds is RLIMIT_CPU in seconds.
-	Processes    uint64 // Processes is RLIMIT_NPROC.
+	Processes    uint64 // Processes caps the sandbox's processes: pids.max of its cgroup, else RLIMIT_NPROC.
 	FileSize     uint64 // FileSize is RLIMIT_FSIZE in bytes.
+	// Memory caps the memory of all the sandbox's processes together (its memory cgroup's
+	// limit); where no memory controller is writable, RLIMIT_AS is lowered to it instead.
+	Memory uint64
+	// CPUWeight is the sandbox's share of CPU against other work, on cgroup v2's scale
+	// (1..10000, 100 is an ordinary process): cpu.weight, or cpu.shares scaled on cgroup v1.
+	CPUWeight uint64
+	// TmpSize caps the sandbox's temp space: the size of the tmpfs on its tmp dir in a mount
+	// namespace; without one, RLIMIT_FSIZE is lowered to it.
+	TmpSize uint64
 }
 
-// DefaultLimits are the limits used for zero fields of Limits.
+// DefaultLimits are the fixed defaults of the limits that do not depend on the machine;
+// MachineLimits fills the others.
 var DefaultLimits = Limits{
 	AddressSpace: 16 << 30,
 	CPUSeconds:   3600,
-	Processes:    4096,
 	FileSize:     8 << 30,
+	CPUWeight:    50,
 }
 
-// withDefaults fills zero fields from DefaultLimits.
-func (l Limits) withDefaults() Limits {
-	fill := func(v, d uint64) uint64 {
-		if v == 0 {
+// withDefaults fills zero fields from DefaultLimits, then from MachineLimits.
+func (l Limits) withDefaults(tmp string) Limits {
+	m := MachineLimits(tmp)
+	fill := func(v, d, md uint64) uint64 {
+		switch {
+		case v != 0:
+			return v
+		case d != 0:
 			return d
 		}
-		return v
+		return md
 	}
 	return Limits{
-		AddressSpace: fill(l.AddressSpace, DefaultLimits.AddressSpace),
-		CPUSeconds:   fill(l.CPUSeconds, DefaultLimits.CPUSeconds),
-		Processes:    fill(l.Processes, DefaultLimits.Processes),
-		FileSize:     fill(l.FileSize, DefaultLimits.FileSize),
+		AddressSpace: fill(l.AddressSpace, DefaultLimits.AddressSpace, m.AddressSpace),
+		CPUSeconds:   fill(l.CPUSeconds, DefaultLimits.CPUSeconds, m.CPUSeconds),
+		Processes:    fill(l.Processes, DefaultLimits.Processes, m.Processes),
+		FileSize:     fill(l.FileSize, DefaultLimits.FileSize, m.FileSize),
+		Memory:       fill(l.Memory, DefaultLimits.Memory, m.Memory),
+		CPUWeight:    fill(l.CPUWeight, DefaultLimits.CPUWeight, m.CPUWeight),
+		TmpSize:      fill(l.TmpSize, DefaultLimits.TmpSize, m.TmpSize),
 	}
 }
 
@@ -146,7 +164,7 @@ func (c Config) normalized() (Config, error) {
 	if c.TmpDir, err = filepath.EvalSymlinks(c.TmpDir); err != nil {
 		return c, fmt.Errorf("sandbox config: tmp dir: %w", err)
 	}
-	c.Limits = c.Limits.withDefaults()
+	c.Limits = c.Limits.withDefaults(c.TmpDir)
 	c.Hide = realPaths(c.Hide)
 	c.ExtraWritable = realPaths(c.ExtraWritable) // the helper opens them refusing links
 	if c.MaskPaths == nil {

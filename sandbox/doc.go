@@ -35,6 +35,12 @@
 //     exo's daemon dir and every bound socket outside are hidden, abstract sockets and signals
 //     are scoped (Landlock ABI 6), a seccomp filter refuses set-id files, binds are nosuid, and
 //     a pids cgroup caps processes for root too. Enforcement says which of these hold.
+//   - the caps fit the machine (MachineLimits, from its cores, memory and disk at run time):
+//     each sandbox has its pids, memory and cpu cgroups where writable (RLIMIT_* otherwise),
+//     each command a pids cgroup of its own, so what it leaves running is a Detached group,
+//     killed as a fork bomb when the cap refuses forks and otherwise at the turn's end
+//     (Shell.EndTurn); the tmp dir is a tmpfs of Limits.TmpSize (RLIMIT_FSIZE without mounts),
+//     emptied at the turn's end without following links or crossing into bind mounts.
 //
 // The model text (Result.Output, TaskInfo.Output, artifacts) has every escape sequence
 // removed; the live streams keep SGR colours only. Output is processed as it streams,

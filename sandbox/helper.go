@@ -18,6 +18,7 @@ type helperOpts struct {
 	workspace, tmp string
 	fs             FSMode
 	privateTmp     bool
+	tmpSize        uint64
 	denyTCP        bool
 	newProc        bool
 	noSetid        bool
@@ -65,10 +66,11 @@ func parseHelper(args []string) (helperOpts, error) {
 	f.StringVar(&o.tmp, "tmp", "", "private tmp dir")
 	f.StringVar(&fs, "fs", "", "write confinement mode")
 	f.BoolVar(&o.privateTmp, "private-tmp", false, "bind the tmp dir on /tmp")
+	f.Uint64Var(&o.tmpSize, "tmp-size", 0, "size of the tmpfs on the tmp dir (0: none)")
 	f.BoolVar(&o.denyTCP, "deny-tcp", false, "deny TCP connect and bind with landlock")
 	f.BoolVar(&o.newProc, "proc", false, "mount a /proc for the new PID namespace")
 	f.BoolVar(&o.noSetid, "no-setid", false, "refuse set-id files with a seccomp filter")
-	f.StringVar(&o.cgroup, "cgroup", "", "pids cgroup to join first")
+	f.StringVar(&o.cgroup, "cgroup", "", "comma-separated cgroups to join first")
 	f.BoolVar(&o.scope, "scope", false, "scope abstract unix sockets and signals with landlock")
 	f.Uint64Var(&o.limits.AddressSpace, "as", Unlimited, "RLIMIT_AS")
 	f.Uint64Var(&o.limits.CPUSeconds, "cpu", Unlimited, "RLIMIT_CPU")

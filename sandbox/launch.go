@@ -20,8 +20,8 @@ const capSysAdmin = 21
 func helperCmd(cfg Config, e Enforcement, dir string, prog string, args ...string) (*exec.Cmd, error) {
 	argv := append([]string{}, cfg.Helper[1:]...)
 	argv = append(argv, helperArgs(cfg, e)...)
-	if e.PidsCgroup != "" {
-		cg, err := newPidsCgroup(e.PidsCgroup, e.Limits.Processes)
+	if bases := e.cgroupBases(); len(bases) > 0 {
+		cg, err := newCgroup(bases, e.Limits)
 		if err != nil {
 			return nil, err
 		}
@@ -47,6 +47,9 @@ func helperArgs(cfg Config, e Enforcement) []string {
 	}
 	if e.PrivateTmp {
 		a = append(a, "--private-tmp")
+	}
+	if e.TmpQuota {
+		a = append(a, "--tmp-size", u(e.Limits.TmpSize))
 	}
 	if e.TCPBlocked {
 		a = append(a, "--deny-tcp")
@@ -127,4 +130,15 @@ func tcpABI(e Enforcement) int {
 		return landlockNetABI
 	}
 	return 0
+}
+
+// cgroupBases maps each controller the sandbox's cgroups use to its base folder.
+func (e Enforcement) cgroupBases() map[string]string {
+	m := map[string]string{}
+	for ctl, base := range map[string]string{ctlPids: e.PidsCgroup, ctlMemory: e.MemCgroup, ctlCPU: e.CPUCgroup} {
+		if base != "" {
+			m[ctl] = base
+		}
+	}
+	return m
 }

@@ -29,6 +29,11 @@ func setupMounts(o helperOpts) error {
 			return fmt.Errorf("mount /proc for the PID namespace: %w", err)
 		}
 	}
+	if o.tmpSize > 0 { // first: the binds of the tmp dir below then show the tmpfs
+		if err := quotaTmp(o); err != nil {
+			return err
+		}
+	}
 	ops, err := mountPlan(o)
 	if err != nil {
 		return err

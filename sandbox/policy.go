@@ -38,6 +38,14 @@ type Enforcement struct {
 	// PidsCgroup is the cgroup folder under which each sandbox gets its own pids.max (its
 	// Limits.Processes), which binds root; "" when only RLIMIT_NPROC applies.
 	PidsCgroup string
+	// MemCgroup is the cgroup folder under which each sandbox's memory is capped at
+	// Limits.Memory; "" when RLIMIT_AS is lowered to it instead.
+	MemCgroup string
+	// CPUCgroup is the cgroup folder under which each sandbox gets Limits.CPUWeight; "" when none.
+	CPUCgroup string
+	// TmpQuota is true when the tmp dir is a tmpfs of Limits.TmpSize in the mount namespace;
+	// without it, RLIMIT_FSIZE is lowered to Limits.TmpSize.
+	TmpQuota bool
 	// NoSetid is true when a seccomp filter refuses to create set-id files (and io_uring),
 	// on top of nosuid mounts and no_new_privs.
 	NoSetid bool
@@ -90,9 +98,22 @@ func (e Enforcement) String() string {
 	if e.PidsCgroup != "" {
 		nproc = "pids (cgroup)"
 	}
-	parts = append(parts, fmt.Sprintf("limits: as=%s cpu=%s "+nproc+"=%s fsize=%s",
+	mem := "memory (RLIMIT_AS)"
+	if e.MemCgroup != "" {
+		mem = "memory (cgroup)"
+	}
+	weight := "cpu weight=none"
+	if e.CPUCgroup != "" {
+		weight = fmt.Sprintf("cpu weight=%d/100", e.Limits.CPUWeight)
+	}
+	tmp := "tmp (RLIMIT_FSIZE)"
+	if e.TmpQuota {
+		tmp = "tmp (tmpfs)"
+	}
+	parts = append(parts, fmt.Sprintf("limits: as=%s cpu=%s "+nproc+"=%s "+mem+"=%s %s "+tmp+"=%s fsize=%s",
 		fmtLimit(e.Limits.AddressSpace, true), fmtLimit(e.Limits.CPUSeconds, false),
-		fmtLimit(e.Limits.Processes, false), fmtLimit(e.Limits.FileSize, true)))
+		fmtLimit(e.Limits.Processes, false), fmtLimit(e.Limits.Memory, true), weight,
+		fmtLimit(e.Limits.TmpSize, true), fmtLimit(e.Limits.FileSize, true)))
 	if len(e.Unenforced) > 0 {
 		parts = append(parts, "UNCONFINED: "+strings.Join(e.Unenforced, "; "))
 	}
@@ -144,6 +165,14 @@ func plan(cfg Config, caps Capabilities) (Enforcement, error) {
 		e.Unenforced = append(e.Unenforced, "unix sockets outside the workspace (no mount namespace to hide them)")
 	}
 	e.PidsCgroup = caps.PidsCgroup
+	e.MemCgroup, e.CPUCgroup = caps.MemCgroup, caps.CPUCgroup
+	if e.MemCgroup == "" && e.Limits.Memory != Unlimited {
+		e.Limits.AddressSpace = min(e.Limits.AddressSpace, e.Limits.Memory)
+	}
+	e.TmpQuota = caps.MountNS
+	if !e.TmpQuota && e.Limits.TmpSize != Unlimited {
+		e.Limits.FileSize = min(e.Limits.FileSize, e.Limits.TmpSize)
+	}
 	if caps.PidsCgroup == "" && os.Geteuid() == 0 {
 		e.Unenforced = append(e.Unenforced, "process count for root (no writable pids cgroup; RLIMIT_NPROC does not bind root)")
 	}

@@ -22,6 +22,8 @@ type Capabilities struct {
 	Seccomp     bool     // Seccomp is true when the filter refusing set-id files installs and works.
 	Openat2     bool     // Openat2 is true when exo's own file access resolves paths with openat2.
 	PidsCgroup  string   // PidsCgroup is the cgroup folder under which sandboxes get a pids.max (binding root), "" when none is writable.
+	MemCgroup   string   // MemCgroup is the cgroup folder under which sandboxes get a memory cap, "" when none is writable.
+	CPUCgroup   string   // CPUCgroup is the cgroup folder under which sandboxes get a CPU weight, "" when none is writable.
 	Rlimits     bool     // Rlimits is true when resource limits can be read and set.
 	Git         string   // Git is the output of git --version, empty when git is missing.
 	Errors      []string // Errors explains each failed probe.
@@ -50,6 +52,12 @@ func Probe() Capabilities {
 	if c.PidsCgroup, why = pidsCgroupBase(); why != "" {
 		c.Errors = append(c.Errors, why)
 	}
+	if c.MemCgroup, why = cgroupBase(ctlMemory); why != "" {
+		c.Errors = append(c.Errors, why)
+	}
+	if c.CPUCgroup, why = cgroupBase(ctlCPU); why != "" {
+		c.Errors = append(c.Errors, why)
+	}
 	var rl unix.Rlimit
 	c.Rlimits = unix.Getrlimit(unix.RLIMIT_AS, &rl) == nil
 	if out, err := exec.Command("git", "--version").Output(); err == nil {
@@ -74,12 +82,19 @@ func (c Capabilities) String() string {
 	if c.PidsCgroup != "" {
 		pids = "pids.max under " + c.PidsCgroup
 	}
+	mem, cpu := "no (RLIMIT_AS instead)", "no"
+	if c.MemCgroup != "" {
+		mem = "under " + c.MemCgroup
+	}
+	if c.CPUCgroup != "" {
+		cpu = "under " + c.CPUCgroup
+	}
 	git := c.Git
 	if git == "" {
 		git = "missing"
 	}
-	return fmt.Sprintf("pty: %s\nuser namespaces: %s\nnetwork namespaces: %s\nmount namespaces: %s\npid namespaces: %s\nlandlock: %s\nrlimits: %s\nseccomp (no set-id files): %s\nopenat2 (exo's own file access): %s\nprocess cap binding root: %s\ngit: %s\n",
-		yes(c.PTY), yes(c.UserNS), yes(c.NetNS), yes(c.MountNS), yes(c.PidNS), ll, yes(c.Rlimits), yes(c.Seccomp), yes(c.Openat2), pids, git)
+	return fmt.Sprintf("pty: %s\nuser namespaces: %s\nnetwork namespaces: %s\nmount namespaces: %s\npid namespaces: %s\nlandlock: %s\nrlimits: %s\nseccomp (no set-id files): %s\nopenat2 (exo's own file access): %s\nprocess cap binding root: %s\nmemory cgroup: %s\ncpu weight cgroup: %s\ngit: %s\n",
+		yes(c.PTY), yes(c.UserNS), yes(c.NetNS), yes(c.MountNS), yes(c.PidNS), ll, yes(c.Rlimits), yes(c.Seccomp), yes(c.Openat2), pids, mem, cpu, git)
 }
 
 // tryClone starts /bin/true (or the test binary's shell) in new namespaces to see whether the kernel allows it.

@@ -130,3 +130,22 @@ func statState(pid int) (byte, bool) {
 	}
 	return b[i+2], true
 }
+
+// procStart returns when pid started (in clock ticks since boot), 0 when it is gone: with the
+// pid, it names one process however long after, when the pid may have been reused.
+func procStart(pid int) uint64 {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return 0
+	}
+	i := bytes.LastIndexByte(b, ')')
+	if i < 0 {
+		return 0
+	}
+	f := bytes.Fields(b[i+1:])
+	if len(f) < 20 {
+		return 0
+	}
+	n, _ := strconv.ParseUint(string(f[19]), 10, 64)
+	return n
+}

@@ -48,4 +48,7 @@ type Result struct {
 	Notes []string
 	// Enforcement is the confinement the command ran under.
 	Enforcement Enforcement
+	// Detached is the ID of the group of processes the command left running (see
+	// Shell.Detached), "" when it left none.
+	Detached string
 }

@@ -27,6 +27,10 @@ type Shell struct {
 	closed  bool
 	lost    string // why the previous shell went away, reported by the next Run
 	started int
+
+	dmu      sync.Mutex // guards detached and dseq
+	detached []*detachedGroup
+	dseq     int
 }
 
 // NewShell validates the config and decides the enforcement using caps (from Probe);
@@ -127,6 +131,7 @@ func (s *Shell) Close() error {
 	p := s.proc
 	s.proc = nil
 	s.mu.Unlock()
+	s.closeDetached()
 	if p != nil {
 		p.teardown()
 	}

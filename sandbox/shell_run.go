@@ -3,6 +3,7 @@ package sandbox
 import (
 	"context"
 	"fmt"
+	"os"
 	"syscall"
 	"time"
 )
@@ -45,12 +46,23 @@ func (s *Shell) Run(ctx context.Context, command string, opts RunOptions) (Resul
 	p.resetTTY()
 	p.setCur(st)
 	defer p.setCur(nil)
+	track := s.beginCommand(p) // before the line is typed: every process the command starts is in it
 	if err := p.write(p.runLine(nonce)); err != nil {
+		if track.cg != "" {
+			moveToCgroup(p.cmd.Process.Pid, track.sandboxCg)
+			os.Remove(track.cg)
+		}
 		s.discard(p, "writing to it failed")
 		p.removeCtl("cmd.sh")
 		return r, fmt.Errorf("run in shell: %w", err)
 	}
 	s.wait(ctx, p, st, opts.timeout(), &r)
+	if !p.dead() {
+		s.endCommand(p, track, command, &r)
+	} else if track.cg != "" {
+		killCgroup(track.cg)
+		os.Remove(track.cg)
+	}
 	// The command may hold a secret the model was given: it must not stay on disk once run.
 	if err := p.removeCtl("cmd.sh"); err != nil {
 		r.Notes = append(r.Notes, fmt.Sprintf("the command's file could not be removed: %v", err))

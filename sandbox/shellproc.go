@@ -254,6 +254,7 @@ func (p *shellProc) teardown() {
 		p.cmd.Process.Kill()
 		<-p.exited
 		killTree(pid)
+		killCgroups(p.cmd)
 		removeCgroup(p.cmd)
 		p.ptm.Close()
 		<-p.readEnd

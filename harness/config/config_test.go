@@ -192,3 +192,34 @@ func FuzzParseNeverPanics(f *testing.F) {
 		_, _ = parse("f.toml", []byte(s), true)
 	})
 }
+
+func TestSandboxTable(t *testing.T) {
+	dir := t.TempDir()
+	user := filepath.Join(dir, "user.toml")
+	os.WriteFile(user, []byte("[sandbox]\nprocesses = 300\nmemory = \"2G\"\ncpu_weight = \"auto\"\ntmp_size = \"512M\"\n"), 0o600)
+	proj := filepath.Join(dir, "proj")
+	os.MkdirAll(filepath.Join(proj, ".exo"), 0o700)
+	os.WriteFile(filepath.Join(proj, ProjectFile), []byte("[sandbox]\nmemory = \"64G\"\n"), 0o600)
+	c, err := Load(Options{UserFile: user, Project: proj})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Get(KeySandboxProcesses) != "300" || c.Get(KeySandboxMemory) != "2G" || c.Get(KeySandboxCPUWeight) != "auto" || c.Get(KeySandboxTmpSize) != "512M" {
+		t.Fatalf("values: %+v", c.Values)
+	}
+	if len(c.Warnings) != 1 || !strings.Contains(c.Warnings[0], "may not set the sandbox's caps") {
+		t.Fatalf("a project loosened the caps: %q", c.Warnings)
+	}
+	if n, err := ParseSize("2G"); err != nil || n != 2<<30 {
+		t.Fatalf("2G: %d %v", n, err)
+	}
+	for _, bad := range []string{"0", "-1", "2X", "1G5", "lots"} {
+		if _, err := ParseSize(bad); err == nil {
+			t.Errorf("%q accepted", bad)
+		}
+	}
+	os.WriteFile(user, []byte("[sandbox]\ncpu_weight = 20000\n"), 0o600)
+	if _, err := Load(Options{UserFile: user}); err == nil {
+		t.Fatal("a weight of 20000 accepted")
+	}
+}

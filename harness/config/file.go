@@ -74,6 +74,9 @@ func (f *file) top(path, k string, v any) error {
 		}
 		return f.keys(path, tbl)
 	}
+	if k == "sandbox" {
+		return f.sandboxTable(path, v)
+	}
 	switch k {
 	case KeyStore:
 		if f.project {
@@ -84,7 +87,7 @@ func (f *file) top(path, k string, v any) error {
 	case KeyModel, KeyTheme, KeyApproval, KeyExecutor, KeyNotify:
 		return f.set(path, "", k, k, v)
 	}
-	f.warn(path, "", k, fmt.Sprintf("unknown key %q ignored (known: %s, [keys])", k, strings.Join(Known()[:6], ", ")))
+	f.warn(path, "", k, fmt.Sprintf("unknown key %q ignored (known: %s, [keys], [sandbox])", k, strings.Join(Known()[:6], ", ")))
 	return nil
 }
 

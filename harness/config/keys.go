@@ -52,7 +52,7 @@ func Known() []string {
 	for _, a := range KeyActions {
 		out = append(out, keyPrefix+a.Action)
 	}
-	return out
+	return append(out, SandboxKeys...)
 }
 
 // defaults returns every key at its default value.
@@ -60,6 +60,9 @@ func defaults() map[string]Value {
 	d := map[string]string{KeyModel: "", KeyTheme: "auto", KeyApproval: ApprovalAuto, KeyExecutor: "default", KeyNotify: "bell,osc9", KeyStore: "bbolt"}
 	for _, a := range KeyActions {
 		d[keyPrefix+a.Action] = a.Default
+	}
+	for _, k := range SandboxKeys {
+		d[k] = "auto"
 	}
 	out := map[string]Value{}
 	for k, v := range d {
@@ -123,6 +126,8 @@ func validate(key, v string) error {
 		if strings.ContainsAny(v, " \t\n") {
 			return fmt.Errorf("model %q: a registered model's name has no spaces", v)
 		}
+	case KeySandboxProcesses, KeySandboxMemory, KeySandboxCPUWeight, KeySandboxTmpSize:
+		return validateSandbox(key, v)
 	default:
 		if len(splitList(v)) == 0 {
 			return fmt.Errorf("%s: name at least one key (e.g. \"ctrl+q\")", key)

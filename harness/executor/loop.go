@@ -87,6 +87,8 @@ func (x *Executor) RunTurnWith(ctx context.Context, sessionID string, to TurnOpt
 	}
 	t.to = to.merge(x.opts)
 	err = t.run(ctx)
+	// What the turn's commands detached ends with it (background tasks go on).
+	x.h.EndTurn(sessionID) // a failure is published as a notice: the turn's outcome stands
 	t.res.DurationMs = time.Since(start).Milliseconds()
 	x.lastModel.Store(int64(t.modelTime))
 	endTurnSpan(span, t.res, err)

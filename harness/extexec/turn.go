@@ -97,6 +97,7 @@ func (r *Runner) turn(ctx context.Context, ss *Session, s *harness.Session, text
 	}
 	t.finishSums()
 	ss.Log.EndTurn()
+	r.h.EndTurn(s.ID) // what the turn's commands detached ends with it; a failure is a notice
 	t.measure()
 	endSpan(t.res, err)
 	return t.res, err
