@@ -31,6 +31,12 @@ type Harness struct {
 	// realHome is EXO_HOME with its links resolved once, at open: where backups may go is
 	// judged against it, never against what a link in its path says later.
 	realHome string
+	// background is the work started for a client that no call waits for (a session's first
+	// snapshot while the user types): Close waits for it, so nothing writes into EXO_HOME after;
+	// bgClosed (under bgMu) refuses more once Close began.
+	background sync.WaitGroup
+	bgMu       sync.Mutex
+	bgClosed   bool
 }
 
 // Options tunes a Harness.
@@ -101,6 +107,10 @@ func Open(home string, opts Options) (*Harness, error) {
 
 // Close ends subscriptions and closes the store.
 func (h *Harness) Close() error {
+	h.bgMu.Lock()
+	h.bgClosed = true
+	h.bgMu.Unlock()
+	h.background.Wait()
 	h.releaseAll()
 	h.closeRuntimes()
 	h.broker.close()
@@ -122,3 +132,13 @@ func (h *Harness) Subscribe(buffer int) (<-chan Notice, func()) {
 
 // Publish sends a live notice (a streaming delta or sandbox output) to subscribers.
 func (h *Harness) Publish(n Notice) { h.broker.publish(n) }
+
+// goBackground runs fn in the background unless the harness is closing; Close waits for it.
+func (h *Harness) goBackground(fn func()) {
+	h.bgMu.Lock()
+	defer h.bgMu.Unlock()
+	if h.bgClosed {
+		return
+	}
+	h.background.Go(fn)
+}

@@ -38,7 +38,7 @@ func (h *Harness) EnsureBaseline(sessionID, branch string) error {
 // snapshot of a large workspace can take seconds), so that it is usually done before the first
 // tool needs it; EnsureBaseline waits for it.
 func (h *Harness) PrepareBaseline(sessionID string) {
-	go func() { _ = h.EnsureBaseline(sessionID, "") }()
+	h.goBackground(func() { _ = h.EnsureBaseline(sessionID, "") })
 }
 
 // ensureBaseline records the first snapshot of a session's workspace if it has none.
