@@ -2,6 +2,7 @@ package harness
 
 import (
 	"exo/harness/api"
+	"exo/harness/eventlog"
 	"fmt"
 
 	"exo/store"
@@ -77,7 +78,7 @@ func (h *Harness) forkEvents(sourceID string, seq uint64, o ForkOptions, setting
 	n.Branch, n.Branches = n.ID, []string{n.ID}
 	var evs []store.Event
 	err := h.st.Update(func(tx *store.Tx) error {
-		src, err := getSession(tx, sourceID)
+		src, err := eventlog.GetSession(tx, sourceID)
 		if err != nil {
 			return err
 		}
@@ -115,12 +116,12 @@ func (h *Harness) forkEvents(sourceID string, seq uint64, o ForkOptions, setting
 				return err
 			}
 		}
-		return putSession(tx, n)
+		return eventlog.PutSession(tx, n)
 	})
 	if err != nil {
 		return nil, fmt.Errorf("fork %s: %w", sourceID, err)
 	}
-	h.committed(n.ID, n.Branch, eventsOf(evs))
+	h.Committed(n.ID, n.Branch, eventlog.EventsOf(evs))
 	return n, nil
 }
 
@@ -168,10 +169,10 @@ func (h *Harness) rewindEvents(sessionID string, seq uint64, commit string) (*Se
 	}
 	var s *Session
 	var evs []store.Event
-	j := newJournal(opRestore)
+	j := eventlog.NewJournal(eventlog.OpRestore)
 	err := h.st.Update(func(tx *store.Tx) error {
 		var err error
-		if s, err = getSession(tx, sessionID); err != nil {
+		if s, err = eventlog.GetSession(tx, sessionID); err != nil {
 			return err
 		}
 		_, head, err := checkSeq(tx, s.Branch, seq)
@@ -192,16 +193,16 @@ func (h *Harness) rewindEvents(sessionID string, seq uint64, commit string) (*Se
 		s.Branches = append(s.Branches, nb)
 		if commit != "" {
 			j.Session, j.Branch, j.Commit, j.Seq = s.ID, nb, commit, seq
-			if err := putJournal(tx, j); err != nil {
+			if err := eventlog.PutJournal(tx, j); err != nil {
 				return err
 			}
 		}
-		return putSession(tx, s)
+		return eventlog.PutSession(tx, s)
 	})
 	if err != nil {
 		return nil, "", fmt.Errorf("rewind %s: %w", sessionID, err)
 	}
-	h.committed(s.ID, s.Branch, eventsOf(evs))
+	h.Committed(s.ID, s.Branch, eventlog.EventsOf(evs))
 	return s, j.ID, nil
 }
 
@@ -217,14 +218,14 @@ func (h *Harness) Events(sessionID string, from, to uint64) ([]Event, error) {
 // BranchEvents returns events from..to of any branch's full history.
 func (h *Harness) BranchEvents(branch string, from, to uint64) ([]Event, error) {
 	evs, err := h.st.ReadRange(branch, from, to)
-	return eventsOf(evs), err
+	return eventlog.EventsOf(evs), err
 }
 
 // Verify checks the hash chains: of one session's every branch, or of everything when
 // sessionID is empty.
 func (h *Harness) Verify(sessionID string) (VerifyReport, error) {
 	rep, err := h.verify(sessionID)
-	return verifyReportOf(rep), err
+	return eventlog.VerifyReportOf(rep), err
 }
 
 // verify is Verify with the store's report.

@@ -135,5 +135,5 @@ func (l *liveOutput) emit(b []byte) {
 	if l.extra != nil {
 		l.extra.Write(b)
 	}
-	l.h.broker.publish(Notice{Session: l.session, Output: append([]byte(nil), b...)})
+	l.h.Publish(Notice{Session: l.session, Output: append([]byte(nil), b...)})
 }

@@ -1,6 +1,7 @@
 package harness
 
 import (
+	"exo/harness/eventlog"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -43,9 +44,9 @@ func (h *Harness) forkWithWorkspace(src *Session, seq uint64, o ForkOptions) (*S
 		}
 	}
 	dst := filepath.Join(h.Home(), "workspaces", NewID())
-	clone := newJournal(opForkClone)
+	clone := eventlog.NewJournal(eventlog.OpForkClone)
 	clone.Dir, clone.Source = dst, src.Workspace
-	if err := h.st.Update(func(tx *store.Tx) error { return putJournal(tx, clone) }); err != nil {
+	if err := h.st.Update(func(tx *store.Tx) error { return eventlog.PutJournal(tx, clone) }); err != nil {
 		return nil, fmt.Errorf("fork %s: %w", src.Name, err)
 	}
 	failpoint.Hit("fork.after-journal")
@@ -56,14 +57,14 @@ func (h *Harness) forkWithWorkspace(src *Session, seq uint64, o ForkOptions) (*S
 	failpoint.Hit("fork.after-clone")
 	alts := append([]string{sandbox.ShadowDir(h.Home(), src.Workspace)}, splitLines(src.Settings[alternatesKey])...)
 	o.Workspace = dst
-	restore := newJournal(opRestore)
+	restore := eventlog.NewJournal(eventlog.OpRestore)
 	n, err := h.forkEvents(src.ID, seq, o, map[string]string{alternatesKey: strings.Join(alts, "\n"), "workspace_kind": kind, "project": projectOf(src)},
 		func(tx *store.Tx, n *Session) error {
-			if err := dropJournal(tx, clone.ID); err != nil || commit == "" {
+			if err := eventlog.DropJournal(tx, clone.ID); err != nil || commit == "" {
 				return err
 			}
 			restore.Session, restore.Branch, restore.Commit, restore.Seq = n.ID, n.Branch, commit, seq
-			return putJournal(tx, restore)
+			return eventlog.PutJournal(tx, restore)
 		})
 	if err != nil {
 		h.rollbackClone(clone)
@@ -88,7 +89,7 @@ func (h *Harness) cloneWorkspace(src *Session, dst, jid string) (string, error) 
 			Caps: h.Capabilities(), Helper: h.opts.SandboxHelper, Hide: []string{h.Home()}, Private: h.PrivateDirs()})
 	}
 	if err != nil {
-		h.rollbackClone(journalEntry{ID: jid, Op: opForkClone, Dir: dst, Source: src.Workspace})
+		h.rollbackClone(eventlog.JournalEntry{ID: jid, Op: eventlog.OpForkClone, Dir: dst, Source: src.Workspace})
 		return "", fmt.Errorf("fork %s: copy the workspace: %w", src.Name, err)
 	}
 	return kind, nil
@@ -97,11 +98,11 @@ func (h *Harness) cloneWorkspace(src *Session, dst, jid string) (string, error) 
 // rollbackClone removes a working copy a fork did not finish (and its git worktree record in
 // the source repository), then the journal entry. Any failure leaves the entry for the next
 // open to try again.
-func (h *Harness) rollbackClone(e journalEntry) error {
+func (h *Harness) rollbackClone(e eventlog.JournalEntry) error {
 	if err := sandbox.DiscardClone(e.Source, e.Dir); err != nil {
 		return fmt.Errorf("roll back the unfinished fork copy %s: %w", e.Dir, err)
 	}
-	return h.st.Update(func(tx *store.Tx) error { return dropJournal(tx, e.ID) })
+	return h.st.Update(func(tx *store.Tx) error { return eventlog.DropJournal(tx, e.ID) })
 }
 
 // projectOf names the project a session works on: its own setting, else its workspace.

@@ -1,6 +1,7 @@
 package harness
 
 import (
+	"exo/harness/eventlog"
 	"fmt"
 	"io/fs"
 	"path/filepath"
@@ -22,12 +23,12 @@ var gcGlobs = []struct{ glob, kind string }{
 func (h *Harness) GC(dryRun bool) (GCReport, error) {
 	rep := GCReport{Items: []GCItem{}, Removed: !dryRun}
 	if !dryRun {
-		entries, err := h.journal()
+		entries, err := h.Journal()
 		if err != nil {
 			return rep, err
 		}
 		for _, e := range entries {
-			if e.Op == opDelete {
+			if e.Op == eventlog.OpDelete {
 				_, problems := h.finishDelete(e)
 				rep.Problems = append(rep.Problems, problems...)
 			}
@@ -107,9 +108,9 @@ func (h *Harness) gcCheckpoints(dryRun bool, rep *GCReport) error {
 			seen[br] = true
 			var n int
 			if dryRun {
-				n, err = h.st.PrunableCheckpoints(sessionProjection, br)
+				n, err = h.st.PrunableCheckpoints(eventlog.SessionProjection, br)
 			} else {
-				n, err = h.st.PruneCheckpoints(sessionProjection, br)
+				n, err = h.st.PruneCheckpoints(eventlog.SessionProjection, br)
 			}
 			rep.Checkpoints += n
 			if err != nil {

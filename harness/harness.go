@@ -4,6 +4,7 @@ import (
 	"log/slog"
 	"sync"
 
+	"exo/harness/eventlog"
 	"exo/harness/rundir"
 	"exo/harness/secrets"
 	"exo/sandbox"
@@ -13,21 +14,20 @@ import (
 // Harness is the trusted owner of exo's state. The UI and executors reach sessions, events and
 // projections only through it.
 type Harness struct {
+	// Log is the event log (appends, held records, projections, subscriptions): its methods
+	// are the harness's.
+	*eventlog.Log
+
 	st   *store.Store
 	opts Options
 
 	mu       sync.Mutex
-	states   map[string]*SessionState // by branch, kept at the branch head
-	broker   broker
+	broker   publisher
 	rt       runtimes
 	brk      breakers
 	sec      secretState
 	snapHook SnapshotHook
 	recovery RecoveryReport
-	// held is the records held for a session's next commit (see Hold).
-	held holds
-	// keepCheckpoints turns checkpoint pruning off (benchmarks measuring what it saves).
-	keepCheckpoints bool
 }
 
 // Options tunes a Harness.
@@ -71,7 +71,7 @@ func (h *Harness) log() *slog.Logger {
 var homeEvidence = []string{secrets.KeyFileName, "shadow", "workspaces", "tasks"}
 
 // DefaultCheckpointEvery is the default checkpoint interval.
-const DefaultCheckpointEvery = 512
+const DefaultCheckpointEvery = eventlog.DefaultCheckpointEvery
 
 // HomeDir returns EXO_HOME: the environment variable, or ~/.exo.
 func HomeDir() (string, error) { return rundir.HomeDir() }
@@ -81,11 +81,13 @@ func Open(home string, opts Options) (*Harness, error) {
 	if opts.CheckpointEvery == 0 {
 		opts.CheckpointEvery = DefaultCheckpointEvery
 	}
-	st, err := openStore(home, opts)
+	st, err := eventlog.OpenStore(home, eventlog.StoreConfig{Store: opts.Store, ConfigFile: opts.ConfigFile, NoSync: opts.NoSync, Evidence: homeEvidence})
 	if err != nil {
 		return nil, err
 	}
-	h := &Harness{st: st, opts: opts, states: map[string]*SessionState{}}
+	h := &Harness{st: st, opts: opts}
+	h.Log = eventlog.New(st, eventlog.Options{CheckpointEvery: opts.CheckpointEvery, Logger: opts.Log, Redact: h.redactBytes})
+	h.broker = publisher{h.Log}
 	if err := h.openSecrets(); err != nil {
 		st.Close()
 		return nil, err
@@ -97,9 +99,9 @@ func Open(home string, opts Options) (*Harness, error) {
 
 // Close ends subscriptions and closes the store.
 func (h *Harness) Close() error {
-	h.releaseAll()
+	h.ReleaseAll()
 	h.closeRuntimes()
-	h.broker.close()
+	h.CloseSubscriptions()
 	return h.st.Close()
 }
 
@@ -108,13 +110,3 @@ func (h *Harness) Store() *store.Store { return h.st }
 
 // Home returns EXO_HOME.
 func (h *Harness) Home() string { return h.st.Home() }
-
-// Subscribe returns a channel of notices (committed events and live deltas) and a function
-// that ends the subscription.
-func (h *Harness) Subscribe(buffer int) (<-chan Notice, func()) {
-	ch := h.broker.subscribe(buffer)
-	return ch, func() { h.broker.unsubscribe(ch) }
-}
-
-// Publish sends a live notice (a streaming delta or sandbox output) to subscribers.
-func (h *Harness) Publish(n Notice) { h.broker.publish(n) }

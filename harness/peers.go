@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"exo/harness/api"
+	"exo/harness/eventlog"
 	"fmt"
 	"os"
 	"sort"
@@ -238,7 +239,7 @@ func (w *peerWatch) apply(c store.Change) {
 			return
 		}
 		w.seen[c.Branch] = c.Seq
-		w.h.Publish(Notice{Session: p.Session.ID, Events: eventsOf(evs), Peer: p.Node})
+		w.h.Publish(Notice{Session: p.Session.ID, Events: eventlog.EventsOf(evs), Peer: p.Node})
 	case store.ChangeNode:
 		if !c.Deleted {
 			return

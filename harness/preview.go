@@ -1,6 +1,7 @@
 package harness
 
 import (
+	"exo/harness/eventlog"
 	"fmt"
 	"sort"
 )
@@ -29,7 +30,7 @@ func (h *Harness) RewindPreview(sessionID string, seq uint64) (events int, files
 		if e.Type != TypeWorkspaceSnapshot {
 			continue
 		}
-		p, err := Decode(eventOf(e))
+		p, err := Decode(eventlog.EventOf(e))
 		if err != nil {
 			continue
 		}

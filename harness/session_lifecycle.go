@@ -1,6 +1,7 @@
 package harness
 
 import (
+	"exo/harness/eventlog"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -23,7 +24,7 @@ func (h *Harness) ArchiveSession(ref string, archived bool) (*Session, error) {
 	var evs []store.Event
 	err = h.st.Update(func(tx *store.Tx) error {
 		var err error
-		if s, err = getSession(tx, id); err != nil {
+		if s, err = eventlog.GetSession(tx, id); err != nil {
 			return err
 		}
 		if s.Archived == archived {
@@ -33,12 +34,12 @@ func (h *Harness) ArchiveSession(ref string, archived bool) (*Session, error) {
 		if evs, err = tx.Append(s.Branch, MustRecord(TypeSessionArchived, ActorUser, SessionArchived{Archived: archived})); err != nil {
 			return err
 		}
-		return putSession(tx, s)
+		return eventlog.PutSession(tx, s)
 	})
 	if err != nil {
 		return nil, fmt.Errorf("archive %s: %w", id, err)
 	}
-	h.committed(s.ID, s.Branch, eventsOf(evs))
+	h.Committed(s.ID, s.Branch, eventlog.EventsOf(evs))
 	return s, nil
 }
 
@@ -54,11 +55,11 @@ func (h *Harness) RemoveSession(id string) ([]string, error) {
 		return nil, err
 	}
 	paths := h.sessionPaths(s)
-	j := newJournal(opDelete)
+	j := eventlog.NewJournal(eventlog.OpDelete)
 	j.Session, j.Paths = s.ID, paths
 	var evs []store.Event
 	err = h.st.Update(func(tx *store.Tx) error {
-		cur, err := getSession(tx, s.ID)
+		cur, err := eventlog.GetSession(tx, s.ID)
 		if err != nil {
 			return err
 		}
@@ -66,15 +67,15 @@ func (h *Harness) RemoveSession(id string) ([]string, error) {
 			return err
 		}
 		cur.Deleted = true
-		if err := putSession(tx, cur); err != nil {
+		if err := eventlog.PutSession(tx, cur); err != nil {
 			return err
 		}
-		return putJournal(tx, j)
+		return eventlog.PutJournal(tx, j)
 	})
 	if err != nil {
 		return nil, fmt.Errorf("remove %s: %w", s.Name, err)
 	}
-	h.committed(s.ID, s.Branch, eventsOf(evs))
+	h.Committed(s.ID, s.Branch, eventlog.EventsOf(evs))
 	failpoint.Hit("remove.after-mark")
 	h.closeRuntime(s.ID)
 	removed, problems := h.finishDelete(j)
@@ -86,7 +87,7 @@ func (h *Harness) RemoveSession(id string) ([]string, error) {
 
 // finishDelete removes a delete's paths that no live session uses and drops its journal entry
 // when every one is gone; it returns what it removed and what it could not.
-func (h *Harness) finishDelete(e journalEntry) (removed, problems []string) {
+func (h *Harness) finishDelete(e eventlog.JournalEntry) (removed, problems []string) {
 	refs, err := h.references()
 	if err != nil {
 		return nil, []string{err.Error()}
@@ -106,7 +107,7 @@ func (h *Harness) finishDelete(e journalEntry) (removed, problems []string) {
 		removed = append(removed, p)
 	}
 	if len(problems) == 0 {
-		if err := h.st.Update(func(tx *store.Tx) error { return dropJournal(tx, e.ID) }); err != nil {
+		if err := h.st.Update(func(tx *store.Tx) error { return eventlog.DropJournal(tx, e.ID) }); err != nil {
 			problems = append(problems, err.Error())
 		}
 	}
@@ -170,12 +171,12 @@ func (h *Harness) removeOwned(path string) error {
 func (h *Harness) references() (map[string]bool, error) {
 	refs := map[string]bool{}
 	// The journal first: a fork in progress is there until its session is recorded (see GC).
-	entries, err := h.journal()
+	entries, err := h.Journal()
 	if err != nil {
 		return nil, err
 	}
 	for _, e := range entries {
-		if e.Op == opForkClone && e.Dir != "" {
+		if e.Op == eventlog.OpForkClone && e.Dir != "" {
 			refs[filepath.Clean(e.Dir)] = true // a fork is making it
 		}
 	}

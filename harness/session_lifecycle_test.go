@@ -3,6 +3,7 @@ package harness
 import (
 	"context"
 	"errors"
+	"exo/harness/eventlog"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -198,9 +199,9 @@ func TestGCKeepsAForkThatEndsMidway(t *testing.T) {
 		t.Fatal(err)
 	}
 	os.WriteFile(filepath.Join(dst, "src", "main.go"), []byte("package main\n"), 0o600)
-	clone := newJournal(opForkClone)
+	clone := eventlog.NewJournal(eventlog.OpForkClone)
 	clone.Dir = dst
-	if err := h.st.Update(func(tx *store.Tx) error { return putJournal(tx, clone) }); err != nil {
+	if err := h.st.Update(func(tx *store.Tx) error { return eventlog.PutJournal(tx, clone) }); err != nil {
 		t.Fatal(err)
 	}
 	ended := false
@@ -213,7 +214,7 @@ func TestGCKeepsAForkThatEndsMidway(t *testing.T) {
 		if _, err := h.NewSession(NewSessionOptions{Name: "forked", Workspace: dst}); err != nil {
 			t.Error(err)
 		}
-		if err := h.st.Update(func(tx *store.Tx) error { return dropJournal(tx, clone.ID) }); err != nil {
+		if err := h.st.Update(func(tx *store.Tx) error { return eventlog.DropJournal(tx, clone.ID) }); err != nil {
 			t.Error(err)
 		}
 	}

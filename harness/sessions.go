@@ -2,6 +2,7 @@ package harness
 
 import (
 	"exo/harness/api"
+	"exo/harness/eventlog"
 	"fmt"
 	"maps"
 	"sort"
@@ -64,12 +65,12 @@ func (h *Harness) NewSession(o NewSessionOptions) (*Session, error) {
 		if err != nil {
 			return err
 		}
-		return putSession(tx, s)
+		return eventlog.PutSession(tx, s)
 	})
 	if err != nil {
 		return nil, fmt.Errorf("create session %s: %w", o.Name, err)
 	}
-	h.committed(s.ID, s.Branch, eventsOf(evs))
+	h.Committed(s.ID, s.Branch, eventlog.EventsOf(evs))
 	return s, nil
 }
 
@@ -106,7 +107,7 @@ func validModelName(name string) error {
 
 // nameFree checks no session already has name.
 func nameFree(tx *store.Tx, name string) error {
-	all, err := listSessions(tx)
+	all, err := eventlog.ListSessions(tx)
 	if err != nil {
 		return err
 	}
@@ -121,7 +122,7 @@ func nameFree(tx *store.Tx, name string) error {
 // Sessions lists every session, oldest first.
 func (h *Harness) Sessions() (out []*Session, err error) {
 	err = h.st.View(func(tx *store.Tx) error {
-		out, err = listSessions(tx)
+		out, err = eventlog.ListSessions(tx)
 		return err
 	})
 	sort.SliceStable(out, func(i, j int) bool { return out[i].Created.Before(out[j].Created) })
@@ -132,7 +133,7 @@ func (h *Harness) Sessions() (out []*Session, err error) {
 func (h *Harness) Session(ref string) (*Session, error) {
 	var direct *Session
 	_ = h.st.View(func(tx *store.Tx) error {
-		direct, _ = getSession(tx, ref) // the common case, an exact id: one key lookup
+		direct, _ = eventlog.GetSession(tx, ref) // the common case, an exact id: one key lookup
 		return nil
 	})
 	if direct != nil {
@@ -164,7 +165,7 @@ func (h *Harness) Session(ref string) (*Session, error) {
 func (h *Harness) UpdateSession(id string, fn func(*Session) error) (*Session, error) {
 	var out *Session
 	err := h.st.Update(func(tx *store.Tx) error {
-		s, err := getSession(tx, id)
+		s, err := eventlog.GetSession(tx, id)
 		if err != nil {
 			return err
 		}
@@ -172,7 +173,7 @@ func (h *Harness) UpdateSession(id string, fn func(*Session) error) (*Session, e
 			return err
 		}
 		out = s
-		return putSession(tx, s)
+		return eventlog.PutSession(tx, s)
 	})
 	return out, err
 }

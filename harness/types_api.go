@@ -1,6 +1,10 @@
 package harness
 
-import "exo/harness/api"
+import (
+	"exo/harness/api"
+	"exo/harness/eventlog"
+	"exo/store"
+)
 
 // Session is api.Session.
 type Session = api.Session
@@ -40,3 +44,40 @@ type GCReport = api.GCReport
 
 // RecoveryReport is api.RecoveryReport.
 type RecoveryReport = api.RecoveryReport
+
+// Event is a committed event as the harness API hands it out, so the UI never imports the store.
+type Event = api.Event
+
+// Record is an event to append, as the harness API takes it.
+type Record = store.Record
+
+// Projection is anything folded from events one at a time.
+type Projection = eventlog.Projection
+
+// ErrBranchMoved means a session was rewound while a writer still held its old branch.
+var ErrBranchMoved = eventlog.ErrBranchMoved
+
+// StoreURLFile is the older user configuration, in EXO_HOME, that names the store (see
+// eventlog.StoreURLFile).
+const StoreURLFile = eventlog.StoreURLFile
+
+// StoreURL returns the store location for home (see eventlog.StoreURL).
+func StoreURL(home, option, configFile string) (string, error) {
+	return eventlog.StoreURL(home, option, configFile)
+}
+
+// NewRecord encodes a typed payload into a store record.
+func NewRecord(typ, actor string, payload any) (store.Record, error) {
+	return eventlog.NewRecord(typ, actor, payload)
+}
+
+// MustRecord is NewRecord for payloads that always encode (plain structs).
+func MustRecord(typ, actor string, payload any) store.Record {
+	return eventlog.MustRecord(typ, actor, payload)
+}
+
+// NewID returns a 16-hex-digit id that sorts by creation time (seconds) and is unique.
+func NewID() string { return eventlog.NewID() }
+
+// NewName returns a memorable session name such as "aster-meadow-2e0e".
+func NewName() string { return eventlog.NewName() }

@@ -2,6 +2,7 @@ package harness
 
 import (
 	"encoding/json"
+	"exo/harness/eventlog"
 	"fmt"
 	"time"
 
@@ -182,7 +183,7 @@ func (h *Harness) restoreCommit(s *Session, commit string, seq uint64, jid strin
 	for _, c := range snap.Changed {
 		p.Changed = append(p.Changed, FileChange{Path: c.Path, Kind: string(c.Kind), From: c.From})
 	}
-	_, err = h.appendWith(s.ID, s.Branch, func(tx *store.Tx) error { return dropJournal(tx, jid) },
+	_, err = h.AppendWith(s.ID, s.Branch, func(tx *store.Tx) error { return eventlog.DropJournal(tx, jid) },
 		MustRecord(TypeWorkspaceRestored, ActorHarness, p))
 	return err
 }

@@ -1,7 +1,8 @@
-package harness
+package eventlog
 
 import (
 	"encoding/json"
+	"exo/harness/api"
 	"fmt"
 
 	"exo/store"
@@ -9,23 +10,23 @@ import (
 
 // Projection is anything folded from events one at a time.
 type Projection interface {
-	Apply(e Event)
+	Apply(e api.Event)
 }
 
-// sessionProjection names the Session projection's checkpoints in the store.
-const sessionProjection = "session.v1"
+// SessionProjection names the Session projection's checkpoints in the store.
+const SessionProjection = "session.v1"
 
-// encodeState serialises a SessionState checkpoint.
-func encodeState(s *SessionState) []byte {
+// EncodeState serialises a SessionState checkpoint.
+func EncodeState(s *api.SessionState) []byte {
 	b, _ := json.Marshal(s)
 	return b
 }
 
 // State returns the Session projection of a session's current branch.
-func (h *Harness) State(sessionID string) (*SessionState, error) {
+func (l *Log) State(sessionID string) (*api.SessionState, error) {
 	var branch string
-	err := h.st.View(func(tx *store.Tx) error {
-		s, err := getSession(tx, sessionID)
+	err := l.st.View(func(tx *store.Tx) error {
+		s, err := GetSession(tx, sessionID)
 		if err != nil {
 			return err
 		}
@@ -35,52 +36,52 @@ func (h *Harness) State(sessionID string) (*SessionState, error) {
 	if err != nil {
 		return nil, fmt.Errorf("state of %s: %w", sessionID, err)
 	}
-	return h.BranchState(branch)
+	return l.BranchState(branch)
 }
 
 // BranchState returns the Session projection at the head of a branch: from memory when it is
 // current, otherwise from the newest checkpoint plus the events after it.
-func (h *Harness) BranchState(branch string) (*SessionState, error) {
-	head, _, err := h.st.Head(branch)
+func (l *Log) BranchState(branch string) (*api.SessionState, error) {
+	head, _, err := l.st.Head(branch)
 	if err != nil {
 		return nil, err
 	}
-	h.mu.Lock()
-	if st := h.states[branch]; st != nil && st.Head == head {
+	l.mu.Lock()
+	if st := l.states[branch]; st != nil && st.Head == head {
 		c := st.Clone()
-		h.mu.Unlock()
+		l.mu.Unlock()
 		return c, nil
 	}
-	h.mu.Unlock()
-	st, replayed, err := h.LoadState(branch, head, true)
+	l.mu.Unlock()
+	st, replayed, err := l.LoadState(branch, head, true)
 	if err != nil {
 		return nil, err
 	}
-	if replayed > h.opts.CheckpointEvery {
-		h.putCheckpoint(branch, st.Head, encodeState(st))
+	if replayed > l.opts.CheckpointEvery {
+		l.putCheckpoint(branch, st.Head, EncodeState(st))
 	}
-	h.mu.Lock()
-	if cur := h.states[branch]; cur == nil || cur.Head < st.Head {
-		h.states[branch] = st.Clone()
+	l.mu.Lock()
+	if cur := l.states[branch]; cur == nil || cur.Head < st.Head {
+		l.states[branch] = st.Clone()
 	}
-	h.mu.Unlock()
+	l.mu.Unlock()
 	return st, nil
 }
 
 // LoadState folds a branch's Session projection up to seq (0 means head). With useCheckpoint it
 // starts from the newest usable checkpoint; otherwise it replays the whole history. It returns
 // how many events it applied.
-func (h *Harness) LoadState(branch string, seq uint64, useCheckpoint bool) (*SessionState, uint64, error) {
-	st := NewSessionState(branch)
+func (l *Log) LoadState(branch string, seq uint64, useCheckpoint bool) (*api.SessionState, uint64, error) {
+	st := api.NewSessionState(branch)
 	var applied uint64
-	err := h.st.View(func(tx *store.Tx) error {
+	err := l.st.View(func(tx *store.Tx) error {
 		if useCheckpoint {
-			at, blob, ok, err := tx.LatestCheckpoint(sessionProjection, branch, seq)
+			at, blob, ok, err := tx.LatestCheckpoint(SessionProjection, branch, seq)
 			if err != nil {
 				return err
 			}
 			if ok {
-				restored := NewSessionState(branch)
+				restored := api.NewSessionState(branch)
 				if json.Unmarshal(blob, restored) == nil && restored.Head == at {
 					st = restored
 				}
@@ -91,7 +92,7 @@ func (h *Harness) LoadState(branch string, seq uint64, useCheckpoint bool) (*Ses
 			if err != nil {
 				return err
 			}
-			st.Apply(eventOf(e))
+			st.Apply(EventOf(e))
 			applied++
 		}
 		return nil

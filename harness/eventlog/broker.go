@@ -1,6 +1,7 @@
-package harness
+package eventlog
 
 import (
+	"exo/harness/api"
 	"sync"
 )
 
@@ -16,7 +17,7 @@ const maxQueuedBytes = 64 << 20
 // and then it is told so with Lagged.
 type broker struct {
 	mu   sync.Mutex
-	subs map[chan Notice]*subscriber
+	subs map[chan api.Notice]*subscriber
 	// list holds subs in a slice, for publish (a map iteration per streamed piece and
 	// subscriber showed in profiles); rebuilt when subscribers come and go.
 	list []*subscriber
@@ -33,7 +34,7 @@ func (b *broker) relist() {
 // subscriber is one subscription: the queue publishers append to and the pump that moves it
 // into the channel the consumer reads.
 type subscriber struct {
-	ch   chan Notice
+	ch   chan api.Notice
 	wake chan struct{} // a notice was queued (capacity 1)
 	done chan struct{} // closed by unsubscribe: the pump closes ch and stops
 
@@ -47,13 +48,13 @@ type subscriber struct {
 // reasoning notice grows in text (appending amortises, so merging many small pieces costs
 // their length, not its square) and goes into the notice when it is delivered.
 type queued struct {
-	n    Notice
+	n    api.Notice
 	kind noticeKind
 	text []byte
 }
 
 // notice returns the queued notice with its merged text.
-func (q *queued) notice() Notice {
+func (q *queued) notice() api.Notice {
 	switch q.kind {
 	case kindDelta:
 		q.n.Delta = string(q.text)
@@ -64,11 +65,11 @@ func (q *queued) notice() Notice {
 }
 
 // subscribe registers a subscriber whose channel buffers n notices.
-func (b *broker) subscribe(n int) chan Notice {
-	s := &subscriber{ch: make(chan Notice, n), wake: make(chan struct{}, 1), done: make(chan struct{})}
+func (b *broker) subscribe(n int) chan api.Notice {
+	s := &subscriber{ch: make(chan api.Notice, n), wake: make(chan struct{}, 1), done: make(chan struct{})}
 	b.mu.Lock()
 	if b.subs == nil {
-		b.subs = map[chan Notice]*subscriber{}
+		b.subs = map[chan api.Notice]*subscriber{}
 	}
 	b.subs[s.ch] = s
 	b.relist()
@@ -78,7 +79,7 @@ func (b *broker) subscribe(n int) chan Notice {
 }
 
 // unsubscribe removes a subscriber; its channel is closed once the pump has stopped.
-func (b *broker) unsubscribe(ch chan Notice) {
+func (b *broker) unsubscribe(ch chan api.Notice) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if s, ok := b.subs[ch]; ok {
@@ -89,7 +90,7 @@ func (b *broker) unsubscribe(ch chan Notice) {
 }
 
 // publish queues n for every subscriber.
-func (b *broker) publish(n Notice) {
+func (b *broker) publish(n api.Notice) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	for _, s := range b.list {
@@ -121,7 +122,7 @@ const (
 
 // kindOf classifies n. Only notices of one kind merge, so answer text, reasoning, output and
 // events keep their order relative to each other.
-func kindOf(n *Notice) noticeKind {
+func kindOf(n *api.Notice) noticeKind {
 	if n.Turn != nil || n.Clients != nil || n.Lagged {
 		return kindOther
 	}
@@ -145,7 +146,7 @@ func kindOf(n *Notice) noticeKind {
 }
 
 // size is roughly how many bytes n holds.
-func size(n *Notice) int {
+func size(n *api.Notice) int {
 	sz := len(n.Delta) + len(n.Reasoning) + len(n.Output)
 	for _, e := range n.Events {
 		sz += len(e.Data) + 128
@@ -155,7 +156,7 @@ func size(n *Notice) int {
 
 // push queues n, merging it into the last queued notice when both are of one kind (answer
 // text, reasoning, output or committed events) and of the same session.
-func (s *subscriber) push(n Notice) {
+func (s *subscriber) push(n api.Notice) {
 	s.mu.Lock()
 	kind, sz := kindOf(&n), size(&n)
 	if kind != kindOther && s.bytes+sz > maxQueuedBytes {
@@ -181,7 +182,7 @@ func (s *subscriber) push(n Notice) {
 		// Merging appends to these: never into the publisher's own slices.
 		switch kind {
 		case kindEvents:
-			q.n.Events = append([]Event(nil), n.Events...)
+			q.n.Events = append([]api.Event(nil), n.Events...)
 		case kindOutput:
 			q.n.Output = append([]byte(nil), n.Output...)
 		case kindDelta, kindReasoning:

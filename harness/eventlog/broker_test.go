@@ -1,6 +1,7 @@
-package harness
+package eventlog
 
 import (
+	"exo/harness/api"
 	"fmt"
 	"strings"
 	"testing"
@@ -16,12 +17,12 @@ func TestBrokerSlowReaderLosesNoStreamedText(t *testing.T) {
 	const n = 200_000
 	go func() {
 		for i := 0; i < n; i++ {
-			b.publish(Notice{Session: "s", Delta: string(rune('a' + i%26))})
+			b.publish(api.Notice{Session: "s", Delta: string(rune('a' + i%26))})
 			if i%50_000 == 0 {
-				b.publish(Notice{Session: "s", Events: []Event{{Seq: uint64(i/50_000 + 1)}}})
+				b.publish(api.Notice{Session: "s", Events: []api.Event{{Seq: uint64(i/50_000 + 1)}}})
 			}
 		}
-		b.publish(Notice{Session: "s", Turn: &TurnNotice{ID: "t1"}})
+		b.publish(api.Notice{Session: "s", Turn: &api.TurnNotice{ID: "t1"}})
 	}()
 	var got strings.Builder
 	var seqs []uint64
@@ -70,10 +71,10 @@ func TestBrokerStalledReaderIsBoundedAndToldItLagged(t *testing.T) {
 	defer b.unsubscribe(ch)
 	piece := strings.Repeat("x", 1<<20)
 	for i := 0; i < maxQueuedBytes>>20+16; i++ {
-		b.publish(Notice{Session: "s", Output: []byte(piece)})
+		b.publish(api.Notice{Session: "s", Output: []byte(piece)})
 	}
-	b.publish(Notice{Session: "s", Turn: &TurnNotice{ID: "t1"}})
-	b.publish(Notice{Session: "s", Delta: "dropped"})
+	b.publish(api.Notice{Session: "s", Turn: &api.TurnNotice{ID: "t1"}})
+	b.publish(api.Notice{Session: "s", Delta: "dropped"})
 	var s *subscriber
 	b.mu.Lock()
 	s = b.subs[ch]
@@ -93,7 +94,7 @@ func TestBrokerStalledReaderIsBoundedAndToldItLagged(t *testing.T) {
 			t.Fatal("the turn notice was dropped")
 		}
 	}
-	b.publish(Notice{Session: "s", Delta: "later"})
+	b.publish(api.Notice{Session: "s", Delta: "later"})
 	select {
 	case m := <-ch:
 		if m.Delta != "later" || !m.Lagged {
@@ -109,7 +110,7 @@ func TestBrokerUnsubscribeClosesAStalledSubscription(t *testing.T) {
 	var b broker
 	ch := b.subscribe(1)
 	for i := 0; i < 100; i++ {
-		b.publish(Notice{Session: "s", Delta: "x"})
+		b.publish(api.Notice{Session: "s", Delta: "x"})
 	}
 	b.unsubscribe(ch)
 	deadline := time.After(5 * time.Second)
@@ -136,7 +137,7 @@ func BenchmarkBrokerMerge(b *testing.B) {
 				var br broker
 				ch := br.subscribe(1)
 				for d := 0; d < n; d++ {
-					br.publish(Notice{Session: "s", Delta: "x"})
+					br.publish(api.Notice{Session: "s", Delta: "x"})
 				}
 				br.unsubscribe(ch)
 			}

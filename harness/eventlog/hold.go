@@ -1,7 +1,8 @@
-package harness
+package eventlog
 
 import (
 	"errors"
+	"exo/harness/api"
 	"fmt"
 	"sync"
 	"time"
@@ -95,16 +96,16 @@ func (hs *holds) set(sessionID string) *heldSet {
 // within > 0 bounds how long they wait (then they are committed on their own, so that a long
 // tool's start is durable while it runs). A crash before then loses them: hold only what may be
 // lost with a step whose outcome nobody was told yet.
-func (h *Harness) Hold(sessionID, branch string, within time.Duration, recs ...store.Record) {
+func (l *Log) Hold(sessionID, branch string, within time.Duration, recs ...store.Record) {
 	if len(recs) == 0 {
 		return
 	}
-	hs := &h.held
+	hs := &l.held
 	hs.mu.Lock()
 	set := hs.set(sessionID)
 	if len(set.recs) > 0 && set.branch != branch {
 		hs.mu.Unlock()
-		_ = h.Release(sessionID) // held on another branch: committed (or refused) before these
+		_ = l.Release(sessionID) // held on another branch: committed (or refused) before these
 		hs.mu.Lock()
 		set = hs.set(sessionID)
 	}
@@ -112,113 +113,113 @@ func (h *Harness) Hold(sessionID, branch string, within time.Duration, recs ...s
 	set.recs = append(set.recs, recs...)
 	if within > 0 && set.timer == nil {
 		gen := set.gen
-		set.timer = time.AfterFunc(within, func() { h.releaseGen(sessionID, gen) })
+		set.timer = time.AfterFunc(within, func() { l.releaseGen(sessionID, gen) })
 	}
 	hs.mu.Unlock()
 }
 
 // releaseGen commits a session's held records if they are still those of generation gen.
-func (h *Harness) releaseGen(sessionID string, gen uint64) {
-	h.held.mu.Lock()
-	set := h.held.by[sessionID]
+func (l *Log) releaseGen(sessionID string, gen uint64) {
+	l.held.mu.Lock()
+	set := l.held.by[sessionID]
 	current := set != nil && set.gen == gen && len(set.recs) > 0
-	h.held.mu.Unlock()
+	l.held.mu.Unlock()
 	if current {
-		h.commitHeld(sessionID)
+		l.commitHeld(sessionID)
 	}
 }
 
 // Release commits a session's held records now and returns the first failure to commit held
 // records of the session since the last Release (by this call, an append that carried them, or
 // their deadline).
-func (h *Harness) Release(sessionID string) error {
-	h.commitHeld(sessionID)
-	h.held.mu.Lock()
-	defer h.held.mu.Unlock()
-	set := h.held.by[sessionID]
+func (l *Log) Release(sessionID string) error {
+	l.commitHeld(sessionID)
+	l.held.mu.Lock()
+	defer l.held.mu.Unlock()
+	set := l.held.by[sessionID]
 	if set == nil {
 		return nil
 	}
 	err := set.err
 	set.err = nil
 	if len(set.recs) == 0 && set.timer == nil {
-		delete(h.held.by, sessionID)
+		delete(l.held.by, sessionID)
 	}
 	return err
 }
 
 // commitHeld commits a session's held records on their own.
-func (h *Harness) commitHeld(sessionID string) {
-	lk := h.held.sessionLock(sessionID)
+func (l *Log) commitHeld(sessionID string) {
+	lk := l.held.sessionLock(sessionID)
 	lk.Lock()
-	held, branch := h.held.take(sessionID)
+	held, branch := l.held.take(sessionID)
 	if len(held) == 0 {
 		lk.Unlock()
 		return
 	}
-	evs, on, err := h.appendLocked(sessionID, branch, nil, held)
+	evs, on, err := l.appendLocked(sessionID, branch, nil, held)
 	lk.Unlock()
-	h.afterAppend(sessionID, on, evs)
+	l.afterAppend(sessionID, on, evs)
 	if err != nil {
-		h.held.failed(sessionID, err)
+		l.held.failed(sessionID, err)
 	}
 }
 
 // appendHeld appends records after the session's held ones, in the same transaction, with the
 // session's append lock held; it returns the events of recs (not those of the held records) and
 // publishes them all.
-func (h *Harness) appendHeld(sessionID, branch string, inTx func(*store.Tx) error, recs []store.Record) ([]Event, error) {
-	lk := h.held.sessionLock(sessionID)
+func (l *Log) appendHeld(sessionID, branch string, inTx func(*store.Tx) error, recs []store.Record) ([]api.Event, error) {
+	lk := l.held.sessionLock(sessionID)
 	lk.Lock()
-	held, heldOn := h.held.take(sessionID)
+	held, heldOn := l.held.take(sessionID)
 	if len(held) > 0 && branch != "" && branch != heldOn {
 		// Held on another branch than this append's: committed first, on their own.
-		evs, on, err := h.appendLocked(sessionID, heldOn, nil, held)
-		h.afterAppend(sessionID, on, evs)
+		evs, on, err := l.appendLocked(sessionID, heldOn, nil, held)
+		l.afterAppend(sessionID, on, evs)
 		if err != nil {
-			h.held.failed(sessionID, err)
+			l.held.failed(sessionID, err)
 		}
 		held = nil
 	}
 	if len(held) == 0 {
-		evs, on, err := h.appendLocked(sessionID, branch, inTx, recs)
+		evs, on, err := l.appendLocked(sessionID, branch, inTx, recs)
 		lk.Unlock()
-		h.afterAppend(sessionID, on, evs)
+		l.afterAppend(sessionID, on, evs)
 		return evs, err
 	}
 	all := append(append(make([]store.Record, 0, len(held)+len(recs)), held...), recs...)
-	evs, on, err := h.appendLocked(sessionID, heldOn, inTx, all)
+	evs, on, err := l.appendLocked(sessionID, heldOn, inTx, all)
 	if err != nil && len(evs) == 0 && branch == "" && errors.Is(err, ErrBranchMoved) {
 		// The session moved off the held records' branch: they are refused, as they would have
 		// been on their own; this append goes to the session's branch as asked.
-		h.held.failed(sessionID, err)
-		evs, on, err = h.appendLocked(sessionID, "", inTx, recs)
+		l.held.failed(sessionID, err)
+		evs, on, err = l.appendLocked(sessionID, "", inTx, recs)
 		lk.Unlock()
-		h.afterAppend(sessionID, on, evs)
+		l.afterAppend(sessionID, on, evs)
 		return evs, err
 	}
 	lk.Unlock()
-	h.afterAppend(sessionID, on, evs)
+	l.afterAppend(sessionID, on, evs)
 	if len(evs) < len(held) {
-		h.held.failed(sessionID, fmt.Errorf("commit held events: %w", err))
+		l.held.failed(sessionID, fmt.Errorf("commit held events: %w", err))
 		return nil, err
 	}
 	return evs[len(held):], err
 }
 
-// releaseAll commits every session's held records (the harness is closing).
-func (h *Harness) releaseAll() {
-	h.held.mu.Lock()
+// ReleaseAll commits every session's held records (the harness is closing).
+func (l *Log) ReleaseAll() {
+	l.held.mu.Lock()
 	var ids []string
-	for id, set := range h.held.by {
+	for id, set := range l.held.by {
 		if len(set.recs) > 0 {
 			ids = append(ids, id)
 		}
 	}
-	h.held.mu.Unlock()
+	l.held.mu.Unlock()
 	for _, id := range ids {
-		if err := h.Release(id); err != nil {
-			h.log().Warn("held events not committed at close", "session", id, "error", err)
+		if err := l.Release(id); err != nil {
+			l.log().Warn("held events not committed at close", "session", id, "error", err)
 		}
 	}
 }

@@ -1,4 +1,4 @@
-package harness
+package eventlog
 
 import (
 	"errors"
@@ -45,8 +45,22 @@ func StoreURL(home, option, configFile string) (string, error) {
 	return strings.TrimSpace(string(b)), nil
 }
 
-// openStore opens the store the options and configuration name.
-func openStore(home string, opts Options) (*store.Store, error) {
+// StoreConfig says which store to open and how.
+type StoreConfig struct {
+	// Store names the store: "" (then EXO_STORE, ConfigFile's store key or EXO_HOME/store.url
+	// decide; default the local bbolt file) or etcd://host:2379,…/namespace?options.
+	Store string
+	// ConfigFile is the user's configuration file ("" reads none).
+	ConfigFile string
+	// NoSync skips fsync on commit: for benchmarks only.
+	NoSync bool
+	// Evidence lists what the caller keeps in EXO_HOME besides the database: when any of it is
+	// there, a missing or empty exo.db was lost, and the local store refuses to start afresh.
+	Evidence []string
+}
+
+// OpenStore opens the store the options and configuration name, with exo's event vocabulary.
+func OpenStore(home string, opts StoreConfig) (*store.Store, error) {
 	where, err := StoreURL(home, opts.Store, opts.ConfigFile)
 	if err != nil {
 		return nil, err
@@ -56,7 +70,7 @@ func openStore(home string, opts Options) (*store.Store, error) {
 		return nil, err
 	}
 	if cfg == nil {
-		return store.Open(home, store.Options{NoSync: opts.NoSync, Evidence: homeEvidence, Vocabulary: storeVocabulary})
+		return store.Open(home, store.Options{NoSync: opts.NoSync, Evidence: opts.Evidence, Vocabulary: storeVocabulary})
 	}
 	return store.OpenEtcd(home, *cfg, store.Options{NoSync: opts.NoSync, Vocabulary: storeVocabulary})
 }

@@ -1,4 +1,4 @@
-package harness
+package eventlog
 
 import (
 	"encoding/json"
@@ -12,16 +12,16 @@ import (
 // the same transaction as its last event, so an operation cut short by a crash is found on the
 // next open and completed or rolled back (Recover).
 const (
-	// opForkClone is a fork's working copy being made: rolled back (the copy removed).
-	opForkClone = "fork-clone"
-	// opRestore is a workspace being put back to a snapshot: completed (done again).
-	opRestore = "restore"
-	// opDelete is a removed session's files being removed: completed (done again).
-	opDelete = "delete"
+	// OpForkClone is a fork's working copy being made: rolled back (the copy removed).
+	OpForkClone = "fork-clone"
+	// OpRestore is a workspace being put back to a snapshot: completed (done again).
+	OpRestore = "restore"
+	// OpDelete is a removed session's files being removed: completed (done again).
+	OpDelete = "delete"
 )
 
-// journalEntry is one operation in progress.
-type journalEntry struct {
+// JournalEntry is one operation in progress.
+type JournalEntry struct {
 	ID      string    `json:"id"`
 	Op      string    `json:"op"`
 	Session string    `json:"session,omitempty"`
@@ -34,13 +34,13 @@ type journalEntry struct {
 	Started time.Time `json:"started"`
 }
 
-// newJournal starts an entry for op.
-func newJournal(op string) journalEntry {
-	return journalEntry{ID: NewID(), Op: op, Started: time.Now().UTC()}
+// NewJournal starts an entry for op.
+func NewJournal(op string) JournalEntry {
+	return JournalEntry{ID: NewID(), Op: op, Started: time.Now().UTC()}
 }
 
-// putJournal records an operation in progress inside a transaction.
-func putJournal(tx *store.Tx, e journalEntry) error {
+// PutJournal records an operation in progress inside a transaction.
+func PutJournal(tx *store.Tx, e JournalEntry) error {
 	b, err := json.Marshal(e)
 	if err != nil {
 		return fmt.Errorf("journal %s: %w", e.Op, err)
@@ -48,8 +48,8 @@ func putJournal(tx *store.Tx, e journalEntry) error {
 	return tx.PutRecord(store.Journal, e.ID, b)
 }
 
-// dropJournal removes a finished operation's record inside a transaction ("" does nothing).
-func dropJournal(tx *store.Tx, id string) error {
+// DropJournal removes a finished operation's record inside a transaction ("" does nothing).
+func DropJournal(tx *store.Tx, id string) error {
 	if id == "" {
 		return nil
 	}
@@ -57,11 +57,11 @@ func dropJournal(tx *store.Tx, id string) error {
 }
 
 // journal lists the operations in progress.
-func (h *Harness) journal() ([]journalEntry, error) {
-	var out []journalEntry
-	err := h.st.View(func(tx *store.Tx) error {
+func (l *Log) Journal() ([]JournalEntry, error) {
+	var out []JournalEntry
+	err := l.st.View(func(tx *store.Tx) error {
 		return tx.Records(store.Journal, func(_ string, v []byte) error {
-			var e journalEntry
+			var e JournalEntry
 			if json.Unmarshal(v, &e) == nil {
 				out = append(out, e)
 			}
