@@ -6,6 +6,7 @@ import (
 
 	"exo/harness/eventlog"
 	"exo/harness/rundir"
+	"exo/harness/sealed"
 	"exo/harness/secrets"
 	"exo/sandbox"
 	"exo/store"
@@ -17,6 +18,9 @@ type Harness struct {
 	// Log is the event log (appends, held records, projections, subscriptions): its methods
 	// are the harness's.
 	*eventlog.Log
+	// Secrets is the sealed secrets and the redaction of their values: its methods are the
+	// harness's.
+	*sealed.Secrets
 
 	st   *store.Store
 	opts Options
@@ -25,7 +29,6 @@ type Harness struct {
 	broker   publisher
 	rt       runtimes
 	brk      breakers
-	sec      secretState
 	snapHook SnapshotHook
 	recovery RecoveryReport
 }
@@ -86,12 +89,14 @@ func Open(home string, opts Options) (*Harness, error) {
 		return nil, err
 	}
 	h := &Harness{st: st, opts: opts}
-	h.Log = eventlog.New(st, eventlog.Options{CheckpointEvery: opts.CheckpointEvery, Logger: opts.Log, Redact: h.redactBytes})
-	h.broker = publisher{h.Log}
-	if err := h.openSecrets(); err != nil {
+	// The rooms are built bottom up: the secrets (on the store), then the log, which redacts
+	// what it appends with them.
+	if h.Secrets, err = sealed.Open(st, h.PrivateDirs()); err != nil {
 		st.Close()
 		return nil, err
 	}
+	h.Log = eventlog.New(st, eventlog.Options{CheckpointEvery: opts.CheckpointEvery, Logger: opts.Log, Redact: h.redactBytes})
+	h.broker = publisher{h.Log}
 	h.Recover()
 	h.RecordDetached()
 	return h, nil

@@ -1,7 +1,10 @@
 package harness
 
 import (
+	"os"
+
 	"exo/harness/eventlog"
+	"exo/harness/secrets"
 	"exo/store"
 )
 
@@ -38,3 +41,9 @@ func (h *Harness) redactBytes(b []byte) []byte {
 	}
 	return b
 }
+
+// redactor returns the current redactor (nil when no secret is sealed).
+func (h *Harness) redactor() *secrets.Redactor { return h.Redactor() }
+
+// redactedTail returns about the last n bytes of a file, redacted (see sealed.RedactedTail).
+func (h *Harness) redactedTail(f *os.File, n int64) string { return h.RedactedTail(f, n) }

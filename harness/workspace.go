@@ -11,15 +11,6 @@ import (
 	"exo/store/failpoint"
 )
 
-// Redact replaces sealed secret values (and their base64/hex/JSON forms) in text with
-// ‹secret:NAME›.
-func (h *Harness) Redact(text string) string {
-	if r := h.redactor(); r != nil {
-		return r.String(text)
-	}
-	return text
-}
-
 // EnsureBaseline records the workspace's first snapshot before the session first changes it
 // (executors call it before running tools), so a rewind to any earlier event has files to
 // come back to.

@@ -1,4 +1,4 @@
-package harness
+package sealed
 
 import (
 	"os"
@@ -9,8 +9,8 @@ import (
 // RedactCut returns text with secret values redacted and then cut to at most n bytes (on a rune
 // boundary), with "…" when it was cut. Redacting before cutting is what keeps a cut from
 // leaving the first part of a secret behind; every cut exo makes to text goes through it.
-func (h *Harness) RedactCut(text string, n int) string {
-	text = h.Redact(text)
+func (sc *Secrets) RedactCut(text string, n int) string {
+	text = sc.Redact(text)
 	if len(text) <= n {
 		return text
 	}
@@ -20,21 +20,21 @@ func (h *Harness) RedactCut(text string, n int) string {
 	return text[:n] + "…"
 }
 
-// redactedTail returns about the last n bytes of a file, redacted: it reads enough more before
+// RedactedTail returns about the last n bytes of a file, redacted: it reads enough more before
 // them that a secret straddling the start is whole when redacted, then cuts the redacted text.
-func (h *Harness) redactedTail(f *os.File, n int64) string {
+func (sc *Secrets) RedactedTail(f *os.File, n int64) string {
 	fi, err := f.Stat()
 	if err != nil {
 		return ""
 	}
 	margin := int64(0)
-	if r := h.redactor(); r != nil {
+	if r := sc.redactor(); r != nil {
 		margin = int64(r.Longest())
 	}
 	from := max(0, fi.Size()-n-margin)
 	buf := make([]byte, fi.Size()-from)
 	k, _ := f.ReadAt(buf, from)
-	text := h.Redact(strings.ToValidUTF8(string(buf[:k]), "\uFFFD"))
+	text := sc.Redact(strings.ToValidUTF8(string(buf[:k]), "\uFFFD"))
 	if int64(len(text)) <= n {
 		return text
 	}
@@ -43,4 +43,13 @@ func (h *Harness) redactedTail(f *os.File, n int64) string {
 		cut++
 	}
 	return text[cut:]
+}
+
+// Redact replaces sealed secret values (and their base64/hex/JSON forms) in text with
+// ‹secret:NAME›.
+func (sc *Secrets) Redact(text string) string {
+	if r := sc.redactor(); r != nil {
+		return r.String(text)
+	}
+	return text
 }

@@ -1,4 +1,4 @@
-package harness
+package sealed
 
 import (
 	"errors"
@@ -41,72 +41,82 @@ func (b secretBackend) List() ([]string, error) {
 	return out, err
 }
 
-// secretState is the harness's vault and the redactor built from its values.
-type secretState struct {
+// Secrets is the sealed secrets service: the vault kept in the store's secrets bucket and the
+// redactor built from its values.
+type Secrets struct {
+	st      *store.Store
+	home    string
+	private []string
+
 	mu    sync.RWMutex
 	vault *secrets.Vault
 	red   *secrets.Redactor
 }
 
-// openSecrets opens the vault (its key file lives in EXO_HOME) and builds the redactor.
-func (h *Harness) openSecrets() error {
-	v, err := secrets.NewVault(h.Home(), secretBackend{h.st})
+// Open opens the vault of st (its key file lives in EXO_HOME, st's home) and builds the
+// redactor. private lists exo's own folders, the home first (see SecretPathDenied).
+func Open(st *store.Store, private []string) (*Secrets, error) {
+	sc := &Secrets{st: st, home: st.Home(), private: private}
+	v, err := secrets.NewVault(sc.home, secretBackend{st})
 	if err != nil {
-		return fmt.Errorf("open sealed secrets: %w", err)
+		return nil, fmt.Errorf("open sealed secrets: %w", err)
 	}
-	h.sec.vault = v
-	return h.rebuildRedactor()
+	sc.vault = v
+	if err := sc.rebuildRedactor(); err != nil {
+		return nil, err
+	}
+	return sc, nil
 }
 
 // rebuildRedactor refreshes the redactor after secrets change.
-func (h *Harness) rebuildRedactor() error {
-	r, err := h.sec.vault.Redactor()
+func (sc *Secrets) rebuildRedactor() error {
+	r, err := sc.vault.Redactor()
 	if err != nil {
 		return fmt.Errorf("build redactor: %w", err)
 	}
-	h.sec.mu.Lock()
-	h.sec.red = r
-	h.sec.mu.Unlock()
+	sc.mu.Lock()
+	sc.red = r
+	sc.mu.Unlock()
 	return nil
 }
 
 // Redactor returns the current redactor (nil when no secret is sealed); sealing or removing a
 // secret replaces it with a new one, so a caller may keep work done with it while it is the same.
-func (h *Harness) Redactor() *secrets.Redactor { return h.redactor() }
+func (sc *Secrets) Redactor() *secrets.Redactor { return sc.redactor() }
 
 // redactor returns the current redactor (nil when there are no secrets).
-func (h *Harness) redactor() *secrets.Redactor {
-	h.sec.mu.RLock()
-	defer h.sec.mu.RUnlock()
-	if h.sec.red == nil || len(h.sec.red.Names()) == 0 {
+func (sc *Secrets) redactor() *secrets.Redactor {
+	sc.mu.RLock()
+	defer sc.mu.RUnlock()
+	if sc.red == nil || len(sc.red.Names()) == 0 {
 		return nil
 	}
-	return h.sec.red
+	return sc.red
 }
 
 // SetSecret seals a secret value under name.
-func (h *Harness) SetSecret(name string, value []byte) error {
-	if err := h.sec.vault.Set(name, value); err != nil {
+func (sc *Secrets) SetSecret(name string, value []byte) error {
+	if err := sc.vault.Set(name, value); err != nil {
 		return err
 	}
-	return h.rebuildRedactor()
+	return sc.rebuildRedactor()
 }
 
 // RemoveSecret deletes a sealed secret.
-func (h *Harness) RemoveSecret(name string) error {
-	if err := h.sec.vault.Remove(name); err != nil {
+func (sc *Secrets) RemoveSecret(name string) error {
+	if err := sc.vault.Remove(name); err != nil {
 		return err
 	}
-	return h.rebuildRedactor()
+	return sc.rebuildRedactor()
 }
 
 // SecretInfos lists sealed secrets: names and dates only, never values.
-func (h *Harness) SecretInfos() ([]secrets.Info, error) { return h.sec.vault.List() }
+func (sc *Secrets) SecretInfos() ([]secrets.Info, error) { return sc.vault.List() }
 
 // RedactStream returns a redactor for text arriving in pieces (streamed model output), or nil
 // when there are no secrets.
-func (h *Harness) RedactStream() *secrets.Stream {
-	if r := h.redactor(); r != nil {
+func (sc *Secrets) RedactStream() *secrets.Stream {
+	if r := sc.redactor(); r != nil {
 		return r.NewStream()
 	}
 	return nil

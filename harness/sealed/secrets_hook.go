@@ -1,4 +1,4 @@
-package harness
+package sealed
 
 import (
 	"fmt"
@@ -10,20 +10,20 @@ import (
 
 // OpenSecret returns a sealed secret's value. Only the harness calls it, to authenticate a
 // provider; the value never enters an event, artifact, prompt, log or the sandbox.
-func (h *Harness) OpenSecret(name string) ([]byte, error) {
-	if h.sec.vault == nil {
+func (sc *Secrets) OpenSecret(name string) ([]byte, error) {
+	if sc.vault == nil {
 		return nil, fmt.Errorf("secret %s: the secret store is not open", name)
 	}
-	return h.sec.vault.Open(name)
+	return sc.vault.Open(name)
 }
 
 // SecretPathDenied says why a tool may not read path ("" when it may): exo's home holds the
 // sealed secrets, their key and the event log, and the runtime folder the daemon's socket.
-func (h *Harness) SecretPathDenied(abs string) string {
+func (sc *Secrets) SecretPathDenied(abs string) string {
 	if real, err := filepath.EvalSymlinks(abs); err == nil {
 		abs = real
 	}
-	for i, dir := range h.PrivateDirs() {
+	for i, dir := range sc.private {
 		if real, err := filepath.EvalSymlinks(dir); err == nil {
 			dir = real
 		}
@@ -46,11 +46,11 @@ func (h *Harness) SecretPathDenied(abs string) string {
 // relies on it for safety: the sandbox's environment is an allow-list (no secret is in it) and
 // exo's home is covered inside the sandbox by an empty read-only mount, wherever it is
 // (TestHomeUnreachable runs spellings this check misses).
-func (h *Harness) SecretCommandDenied(command string) (name, reason string) {
-	if strings.Contains(command, h.Home()) {
+func (sc *Secrets) SecretCommandDenied(command string) (name, reason string) {
+	if strings.Contains(command, sc.home) {
 		return "exo-home", "the command reaches into exo's home, which holds sealed secrets"
 	}
-	for _, n := range h.secretNames() {
+	for _, n := range sc.secretNames() {
 		for _, v := range envNamesFor(n) {
 			if mentionsVar(command, v) {
 				return n, "raw secret values never enter the sandbox, the context or the screen"
@@ -61,9 +61,9 @@ func (h *Harness) SecretCommandDenied(command string) (name, reason string) {
 }
 
 // secretNames lists the sealed secrets' names.
-func (h *Harness) secretNames() []string {
+func (sc *Secrets) secretNames() []string {
 	var out []string
-	_ = h.st.View(func(tx *store.Tx) error {
+	_ = sc.st.View(func(tx *store.Tx) error {
 		return tx.Records(store.Secrets, func(k string, _ []byte) error {
 			if !strings.HasPrefix(k, "\x00") {
 				out = append(out, k)
