@@ -5,6 +5,7 @@ import (
 	"sync"
 
 	"exo/harness/eventlog"
+	"exo/harness/models"
 	"exo/harness/rundir"
 	"exo/harness/sealed"
 	"exo/harness/secrets"
@@ -21,6 +22,8 @@ type Harness struct {
 	// Secrets is the sealed secrets and the redaction of their values: its methods are the
 	// harness's.
 	*sealed.Secrets
+	// Registry is the models and the providers built from them: its methods are the harness's.
+	*models.Registry
 
 	st   *store.Store
 	opts Options
@@ -28,7 +31,6 @@ type Harness struct {
 	mu       sync.Mutex
 	broker   publisher
 	rt       runtimes
-	brk      breakers
 	snapHook SnapshotHook
 	recovery RecoveryReport
 }
@@ -95,6 +97,7 @@ func Open(home string, opts Options) (*Harness, error) {
 		st.Close()
 		return nil, err
 	}
+	h.Registry = models.New(st, opts.DemoScript, h.Secrets)
 	h.Log = eventlog.New(st, eventlog.Options{CheckpointEvery: opts.CheckpointEvery, Logger: opts.Log, Redact: h.redactBytes})
 	h.broker = publisher{h.Log}
 	h.Recover()

@@ -92,19 +92,6 @@ func validName(name string) error {
 	return nil
 }
 
-// validModelName checks a model's name is usable as a reference and safe to print: no '@', '/',
-// space, control or other unprintable character (ids such as qwen2.5:7b stay usable).
-func validModelName(name string) error {
-	ok := name != "" && len(name) <= maxNameLen && utf8.ValidString(name) && !strings.ContainsAny(name, "@/")
-	for _, r := range name {
-		ok = ok && unicode.IsPrint(r) && !unicode.IsSpace(r)
-	}
-	if !ok {
-		return fmt.Errorf("name %q: use 1-%d printable characters other than spaces, '@' and '/'", name, maxNameLen)
-	}
-	return nil
-}
-
 // nameFree checks no session already has name.
 func nameFree(tx *store.Tx, name string) error {
 	all, err := eventlog.ListSessions(tx)

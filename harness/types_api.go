@@ -3,6 +3,8 @@ package harness
 import (
 	"exo/harness/api"
 	"exo/harness/eventlog"
+	"exo/harness/models"
+	"exo/harness/provider"
 	"exo/store"
 )
 
@@ -81,3 +83,18 @@ func NewID() string { return eventlog.NewID() }
 
 // NewName returns a memorable session name such as "aster-meadow-2e0e".
 func NewName() string { return eventlog.NewName() }
+
+// ModelCost prices a usage with a model's prices (see models.ModelCostOf).
+func ModelCost(m ModelSpec, u provider.Usage) float64 { return models.ModelCost(m, u) }
+
+// ModelCostOf prices a usage with a model's prices, telling whether the figure is the provider's
+// own (see models.ModelCostOf).
+func ModelCostOf(m ModelSpec, u provider.Usage) (cost float64, fromProvider bool) {
+	return models.ModelCostOf(m, u)
+}
+
+// UsageOf converts a provider's usage into the usage recorded in events.
+func UsageOf(u provider.Usage) Usage { return models.UsageOf(u) }
+
+// ErrNoModel means no model is registered or named.
+var ErrNoModel = models.ErrNoModel

@@ -1,18 +1,22 @@
-package harness
+package models
 
 import (
 	"encoding/json"
 	"errors"
+	"exo/harness/api"
 	"fmt"
 	"sort"
+	"strings"
 	"sync"
+	"unicode"
+	"unicode/utf8"
 
 	"exo/harness/provider"
 	"exo/store"
 )
 
 // ModelCost prices a usage with a model's prices (see ModelCostOf).
-func ModelCost(m ModelSpec, u provider.Usage) float64 {
+func ModelCost(m api.ModelSpec, u provider.Usage) float64 {
 	c, _ := ModelCostOf(m, u)
 	return c
 }
@@ -21,7 +25,7 @@ func ModelCost(m ModelSpec, u provider.Usage) float64 {
 // (cache reads and writes at their prices, reasoning as output). A model registered before
 // cache-write prices were recorded gets the catalog's, as long as its input price is the
 // catalog's. fromProvider tells which.
-func ModelCostOf(m ModelSpec, u provider.Usage) (cost float64, fromProvider bool) {
+func ModelCostOf(m api.ModelSpec, u provider.Usage) (cost float64, fromProvider bool) {
 	if u.Cost > 0 {
 		return u.Cost, true
 	}
@@ -33,8 +37,8 @@ func ModelCostOf(m ModelSpec, u provider.Usage) (cost float64, fromProvider bool
 }
 
 // UsageOf converts a provider's usage into the usage recorded in events.
-func UsageOf(u provider.Usage) Usage {
-	return Usage{Input: int(u.Input), Output: int(u.Output), Cached: int(u.Cached),
+func UsageOf(u provider.Usage) api.Usage {
+	return api.Usage{Input: int(u.Input), Output: int(u.Output), Cached: int(u.Cached),
 		CacheWrite: int(u.CacheWrite), Reasoning: int(u.Reasoning)}
 }
 
@@ -46,7 +50,7 @@ const defaultModelKey = "default_model"
 
 // RegisterModel validates and stores a model, filling limits and prices from the catalog for
 // well-known ids when they are not given. The first model registered becomes the default.
-func (h *Harness) RegisterModel(m ModelSpec) (ModelSpec, error) {
+func (reg *Registry) RegisterModel(m api.ModelSpec) (api.ModelSpec, error) {
 	if err := validModelName(m.Name); err != nil {
 		return m, fmt.Errorf("model %w", err)
 	}
@@ -61,7 +65,7 @@ func (h *Harness) RegisterModel(m ModelSpec) (ModelSpec, error) {
 	}
 	fillFromCatalog(&m)
 	raw, _ := json.Marshal(m)
-	err := h.st.Update(func(tx *store.Tx) error {
+	err := reg.st.Update(func(tx *store.Tx) error {
 		if err := tx.PutRecord(store.Models, m.Name, raw); err != nil {
 			return err
 		}
@@ -84,7 +88,7 @@ func validKind(kind string) bool {
 }
 
 // fillFromCatalog sets unset limits and prices from the model catalog.
-func fillFromCatalog(m *ModelSpec) {
+func fillFromCatalog(m *api.ModelSpec) {
 	info, ok := provider.Lookup(m.ModelID)
 	if m.ContextWindow == 0 {
 		m.ContextWindow = 128_000
@@ -109,11 +113,11 @@ func fillFromCatalog(m *ModelSpec) {
 }
 
 // Models lists registered models by name.
-func (h *Harness) Models() ([]ModelSpec, error) {
-	var out []ModelSpec
-	err := h.st.View(func(tx *store.Tx) error {
+func (reg *Registry) Models() ([]api.ModelSpec, error) {
+	var out []api.ModelSpec
+	err := reg.st.View(func(tx *store.Tx) error {
 		return tx.Records(store.Models, func(_ string, v []byte) error {
-			var m ModelSpec
+			var m api.ModelSpec
 			if err := json.Unmarshal(v, &m); err != nil {
 				return fmt.Errorf("decode model: %w", err)
 			}
@@ -126,39 +130,39 @@ func (h *Harness) Models() ([]ModelSpec, error) {
 }
 
 // Model returns a registered model by name; "" means the default.
-func (h *Harness) Model(name string) (ModelSpec, error) {
+func (reg *Registry) Model(name string) (api.ModelSpec, error) {
 	if name == "" {
-		def, err := h.st.Record(store.Settings, defaultModelKey)
+		def, err := reg.st.Record(store.Settings, defaultModelKey)
 		if errors.Is(err, store.ErrNotFound) {
-			return ModelSpec{}, fmt.Errorf("%w registered: register one with 'exo model register' (or try the scripted demo: exo model register demo --provider scripted)", ErrNoModel)
+			return api.ModelSpec{}, fmt.Errorf("%w registered: register one with 'exo model register' (or try the scripted demo: exo model register demo --provider scripted)", ErrNoModel)
 		}
 		if err != nil {
-			return ModelSpec{}, err
+			return api.ModelSpec{}, err
 		}
 		name = string(def)
 	}
-	raw, err := h.st.Record(store.Models, name)
+	raw, err := reg.st.Record(store.Models, name)
 	if errors.Is(err, store.ErrNotFound) {
-		return ModelSpec{}, fmt.Errorf("%w named %q (see 'exo model ls')", ErrNoModel, name)
+		return api.ModelSpec{}, fmt.Errorf("%w named %q (see 'exo model ls')", ErrNoModel, name)
 	}
 	if err != nil {
-		return ModelSpec{}, err
+		return api.ModelSpec{}, err
 	}
-	var m ModelSpec
+	var m api.ModelSpec
 	return m, json.Unmarshal(raw, &m)
 }
 
 // SetDefaultModel makes a registered model the default.
-func (h *Harness) SetDefaultModel(name string) error {
-	if _, err := h.Model(name); err != nil {
+func (reg *Registry) SetDefaultModel(name string) error {
+	if _, err := reg.Model(name); err != nil {
 		return err
 	}
-	return h.st.PutRecord(store.Settings, defaultModelKey, []byte(name))
+	return reg.st.PutRecord(store.Settings, defaultModelKey, []byte(name))
 }
 
 // DefaultModelName returns the default model's name, or "".
-func (h *Harness) DefaultModelName() string {
-	v, err := h.st.Record(store.Settings, defaultModelKey)
+func (reg *Registry) DefaultModelName() string {
+	v, err := reg.st.Record(store.Settings, defaultModelKey)
 	if err != nil {
 		return ""
 	}
@@ -166,11 +170,11 @@ func (h *Harness) DefaultModelName() string {
 }
 
 // RemoveModel deletes a registered model (and the default setting if it was the default).
-func (h *Harness) RemoveModel(name string) error {
-	if _, err := h.Model(name); err != nil {
+func (reg *Registry) RemoveModel(name string) error {
+	if _, err := reg.Model(name); err != nil {
 		return err
 	}
-	return h.st.Update(func(tx *store.Tx) error {
+	return reg.st.Update(func(tx *store.Tx) error {
 		if def, _ := tx.Record(store.Settings, defaultModelKey); string(def) == name {
 			if err := tx.DeleteRecord(store.Settings, defaultModelKey); err != nil {
 				return err
@@ -201,8 +205,8 @@ func (b *breakers) get(key string) *provider.Breaker {
 
 // OpenProvider builds the provider of a registered model ("" = default): the harness opens the
 // model's sealed secret to authenticate it, and wraps it with retries and a circuit breaker.
-func (h *Harness) OpenProvider(name string) (provider.Provider, ModelSpec, error) {
-	m, err := h.Model(name)
+func (reg *Registry) OpenProvider(name string) (provider.Provider, api.ModelSpec, error) {
+	m, err := reg.Model(name)
 	if err != nil {
 		return nil, m, err
 	}
@@ -210,10 +214,10 @@ func (h *Harness) OpenProvider(name string) (provider.Provider, ModelSpec, error
 	if m.Scripted() {
 		cfg.Name = "scripted"
 		if m.BaseURL == "" {
-			if len(h.opts.DemoScript) == 0 {
+			if len(reg.demoScript) == 0 {
 				return nil, m, fmt.Errorf("model %s: no script: pass --base-url PATH to a script file", m.Name)
 			}
-			sc, err := provider.ParseScript("demo", h.opts.DemoScript)
+			sc, err := provider.ParseScript("demo", reg.demoScript)
 			if err != nil {
 				return nil, m, fmt.Errorf("model %s: built-in demo script: %w", m.Name, err)
 			}
@@ -221,7 +225,7 @@ func (h *Harness) OpenProvider(name string) (provider.Provider, ModelSpec, error
 		}
 	}
 	if m.Secret != "" {
-		key, err := h.OpenSecret(m.Secret)
+		key, err := reg.secrets.OpenSecret(m.Secret)
 		if err != nil {
 			return nil, m, fmt.Errorf("model %s: %w", m.Name, err)
 		}
@@ -234,5 +238,21 @@ func (h *Harness) OpenProvider(name string) (provider.Provider, ModelSpec, error
 	if m.Scripted() {
 		return p, m, nil
 	}
-	return provider.NewReliable(p, provider.DefaultRetryPolicy(), h.brk.get(m.Provider+" "+m.BaseURL)), m, nil
+	return provider.NewReliable(p, provider.DefaultRetryPolicy(), reg.brk.get(m.Provider+" "+m.BaseURL)), m, nil
+}
+
+// maxNameLen bounds a model's name.
+const maxNameLen = 128
+
+// validModelName checks a model's name is usable as a reference and safe to print: no '@', '/',
+// space, control or other unprintable character (ids such as qwen2.5:7b stay usable).
+func validModelName(name string) error {
+	ok := name != "" && len(name) <= maxNameLen && utf8.ValidString(name) && !strings.ContainsAny(name, "@/")
+	for _, r := range name {
+		ok = ok && unicode.IsPrint(r) && !unicode.IsSpace(r)
+	}
+	if !ok {
+		return fmt.Errorf("name %q: use 1-%d printable characters other than spaces, '@' and '/'", name, maxNameLen)
+	}
+	return nil
 }

@@ -1,8 +1,9 @@
-package harness
+package models
 
 import (
 	"context"
 	"errors"
+	"exo/harness/api"
 	"fmt"
 
 	"exo/harness/provider"
@@ -17,15 +18,15 @@ type endpoint struct {
 // RemoteModels asks endpoints which models they serve: the one in q.BaseURL, or else every
 // endpoint a registered model uses (and a local Ollama server when none is registered). An
 // endpoint that cannot be listed is reported in the error; the others are still listed.
-func (h *Harness) RemoteModels(ctx context.Context, q RemoteQuery) ([]RemoteModel, error) {
-	eps, err := h.endpoints(q)
+func (reg *Registry) RemoteModels(ctx context.Context, q api.RemoteQuery) ([]api.RemoteModel, error) {
+	eps, err := reg.endpoints(q)
 	if err != nil {
 		return nil, err
 	}
-	var out []RemoteModel
+	var out []api.RemoteModel
 	var errs []error
 	for _, ep := range eps {
-		ms, err := h.listEndpoint(ctx, ep)
+		ms, err := reg.listEndpoint(ctx, ep)
 		if err != nil {
 			errs = append(errs, err)
 			continue
@@ -36,7 +37,7 @@ func (h *Harness) RemoteModels(ctx context.Context, q RemoteQuery) ([]RemoteMode
 }
 
 // endpoints resolves the query to the endpoints to ask.
-func (h *Harness) endpoints(q RemoteQuery) ([]*endpoint, error) {
+func (reg *Registry) endpoints(q api.RemoteQuery) ([]*endpoint, error) {
 	if q.Provider != "" && (!validKind(q.Provider) || q.Provider == provider.KindScripted) {
 		return nil, fmt.Errorf("provider %q: want one of openai, anthropic, openai-compatible", q.Provider)
 	}
@@ -47,7 +48,7 @@ func (h *Harness) endpoints(q RemoteQuery) ([]*endpoint, error) {
 		}
 		return []*endpoint{{kind: kind, baseURL: q.BaseURL, secret: q.Secret, models: map[string][]string{}}}, nil
 	}
-	ms, err := h.Models()
+	ms, err := reg.Models()
 	if err != nil {
 		return nil, err
 	}
@@ -74,10 +75,10 @@ func (h *Harness) endpoints(q RemoteQuery) ([]*endpoint, error) {
 }
 
 // listEndpoint lists one endpoint, with what the catalog knows of each id.
-func (h *Harness) listEndpoint(ctx context.Context, ep *endpoint) ([]RemoteModel, error) {
+func (reg *Registry) listEndpoint(ctx context.Context, ep *endpoint) ([]api.RemoteModel, error) {
 	cfg := provider.Config{Name: ep.kind, BaseURL: ep.baseURL}
 	if ep.secret != "" {
-		key, err := h.OpenSecret(ep.secret)
+		key, err := reg.secrets.OpenSecret(ep.secret)
 		if err != nil {
 			return nil, fmt.Errorf("%s %s: %w", ep.kind, ep.baseURL, err)
 		}
@@ -87,9 +88,9 @@ func (h *Harness) listEndpoint(ctx context.Context, ep *endpoint) ([]RemoteModel
 	if err != nil {
 		return nil, err
 	}
-	out := make([]RemoteModel, 0, len(ms))
+	out := make([]api.RemoteModel, 0, len(ms))
 	for _, m := range ms {
-		r := RemoteModel{EndpointModel: m, Provider: ep.kind, BaseURL: ep.baseURL, Registered: ep.models[m.ID]}
+		r := api.RemoteModel{EndpointModel: m, Provider: ep.kind, BaseURL: ep.baseURL, Registered: ep.models[m.ID]}
 		if info, ok := provider.Lookup(m.ID); ok {
 			r.Known = true
 			r.ContextWindow = max(r.ContextWindow, info.ContextWindow)
