@@ -2,6 +2,7 @@ package harness
 
 import (
 	"exo/harness/eventlog"
+	"exo/harness/sessions"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -16,12 +17,62 @@ import (
 // workspace may restore (its ancestors'), one per line.
 const alternatesKey = "shadow_alternates"
 
+// Fork creates a new sibling session whose history is the source session's events 1..seq
+// (seq 0 means the head) followed by a session.forked event: O(1) in the history, nothing is
+// copied. Unless o.Workspace is given, the sibling gets its own working copy of the source's
+// workspace (a git worktree or a reflinked copy under EXO_HOME) with the files as they were at seq.
+func (h *Harness) Fork(sourceID string, seq uint64, o ForkOptions) (*Session, error) {
+	src, err := h.Session(sourceID)
+	if err != nil {
+		return nil, err
+	}
+	if o.Workspace != "" || src.Workspace == "" {
+		return h.ForkEvents(src.ID, seq, o, nil, nil)
+	}
+	return h.forkWithWorkspace(src, seq, o)
+}
+
+// Rewind points a session at a new branch that continues from seq of its current history, and
+// puts the workspace files back as they were at seq. The abandoned branch stays stored and
+// listed in the session's branches, with a snapshot of the files as they were when it was left.
+// The restore is journaled with the branch switch: a crash before it is done is completed by
+// the next open (Recover), so files never stay half-restored.
+func (h *Harness) Rewind(sessionID string, seq uint64) (*Session, error) {
+	tracked, err := h.tracksFiles(sessionID)
+	if err != nil {
+		return nil, err
+	}
+	commit := ""
+	if tracked {
+		if _, err := h.SnapshotWorkspace(sessionID, "", ""); err != nil {
+			return nil, fmt.Errorf("rewind %s: keep the abandoned files: %w", sessionID, err)
+		}
+		failpoint.Hit("rewind.after-keep")
+		cur, err := h.Session(sessionID)
+		if err != nil {
+			return nil, err
+		}
+		if commit, err = h.snapshotAt(cur.Branch, seq); err != nil {
+			return nil, err
+		}
+	}
+	s, jid, err := h.RewindEvents(sessionID, seq, commit)
+	if err != nil || commit == "" {
+		return s, err
+	}
+	failpoint.Hit("rewind.after-events")
+	if err := h.restoreCommit(s, commit, seq, jid); err != nil {
+		return s, fmt.Errorf("rewind %s: the conversation was rewound but the files were not: %w", s.Name, err)
+	}
+	return s, nil
+}
+
 // forkWithWorkspace forks a session and gives the sibling its own working copy whose files
 // match the source's snapshot at seq. Each step is journaled: a crash while the copy is made
 // leaves an entry that the next open rolls back (the half-made copy removed); once the sibling
 // is recorded, the entry becomes a restore that the next open completes.
 func (h *Harness) forkWithWorkspace(src *Session, seq uint64, o ForkOptions) (*Session, error) {
-	from, err := forkBranch(src, o)
+	from, err := sessions.ForkBranch(src, o)
 	if err != nil {
 		return nil, err
 	}
@@ -58,7 +109,7 @@ func (h *Harness) forkWithWorkspace(src *Session, seq uint64, o ForkOptions) (*S
 	alts := append([]string{sandbox.ShadowDir(h.Home(), src.Workspace)}, splitLines(src.Settings[alternatesKey])...)
 	o.Workspace = dst
 	restore := eventlog.NewJournal(eventlog.OpRestore)
-	n, err := h.forkEvents(src.ID, seq, o, map[string]string{alternatesKey: strings.Join(alts, "\n"), "workspace_kind": kind, "project": projectOf(src)},
+	n, err := h.ForkEvents(src.ID, seq, o, map[string]string{alternatesKey: strings.Join(alts, "\n"), "workspace_kind": kind, "project": projectOf(src)},
 		func(tx *store.Tx, n *Session) error {
 			if err := eventlog.DropJournal(tx, clone.ID); err != nil || commit == "" {
 				return err

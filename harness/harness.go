@@ -9,6 +9,7 @@ import (
 	"exo/harness/rundir"
 	"exo/harness/sealed"
 	"exo/harness/secrets"
+	"exo/harness/sessions"
 	"exo/sandbox"
 	"exo/store"
 )
@@ -24,6 +25,9 @@ type Harness struct {
 	*sealed.Secrets
 	// Registry is the models and the providers built from them: its methods are the harness's.
 	*models.Registry
+	// Directory is the sessions: records, references, branches, peers, mentions. Its methods
+	// are the harness's.
+	*sessions.Directory
 
 	st   *store.Store
 	opts Options
@@ -100,6 +104,7 @@ func Open(home string, opts Options) (*Harness, error) {
 	h.Registry = models.New(st, opts.DemoScript, h.Secrets)
 	h.Log = eventlog.New(st, eventlog.Options{CheckpointEvery: opts.CheckpointEvery, Logger: opts.Log, Redact: h.redactBytes})
 	h.broker = publisher{h.Log}
+	h.Directory = sessions.New(h.Log, h.Secrets, sessions.Hooks{Interrupted: h.interruptedRecords, Unfinished: h.unfinished})
 	h.Recover()
 	h.RecordDetached()
 	return h, nil

@@ -13,36 +13,6 @@ import (
 	"exo/store/failpoint"
 )
 
-// ArchiveSession hides a session from lists and the siblings pane (or brings it back),
-// recorded as session.archived. Nothing else changes.
-func (h *Harness) ArchiveSession(ref string, archived bool) (*Session, error) {
-	s, err := h.Session(ref)
-	if err != nil {
-		return nil, err
-	}
-	id := s.ID
-	var evs []store.Event
-	err = h.st.Update(func(tx *store.Tx) error {
-		var err error
-		if s, err = eventlog.GetSession(tx, id); err != nil {
-			return err
-		}
-		if s.Archived == archived {
-			return nil
-		}
-		s.Archived = archived
-		if evs, err = tx.Append(s.Branch, MustRecord(TypeSessionArchived, ActorUser, SessionArchived{Archived: archived})); err != nil {
-			return err
-		}
-		return eventlog.PutSession(tx, s)
-	})
-	if err != nil {
-		return nil, fmt.Errorf("archive %s: %w", id, err)
-	}
-	h.Committed(s.ID, s.Branch, eventlog.EventsOf(evs))
-	return s, nil
-}
-
 // RemoveSession marks a session deleted (session.deleted; its events stay in the log) and
 // removes the files exo made for it that no live session uses: its fork's working copy (and
 // the worktree's record in the repository), its snapshots repository, its sandbox's temporary

@@ -5,6 +5,7 @@ import (
 	"exo/harness/eventlog"
 	"exo/harness/models"
 	"exo/harness/provider"
+	"exo/harness/sessions"
 	"exo/store"
 )
 
@@ -98,3 +99,42 @@ func UsageOf(u provider.Usage) Usage { return models.UsageOf(u) }
 
 // ErrNoModel means no model is registered or named.
 var ErrNoModel = models.ErrNoModel
+
+// ErrNoSession means a session reference matched nothing; ErrAmbiguous that it matched several.
+var (
+	ErrNoSession = api.ErrNoSession
+	ErrAmbiguous = api.ErrAmbiguous
+)
+
+// ErrBadSeq means a seq given for fork or rewind is not an event of the session's history.
+var ErrBadSeq = api.ErrBadSeq
+
+// ErrOrphaned means a session's daemon is gone and its workspace is not reachable here.
+var ErrOrphaned = api.ErrOrphaned
+
+// ErrNotOwner means another live daemon owns the session: only it appends to it.
+var ErrNotOwner = store.ErrNotOwner
+
+// VerifyReport is the outcome of a hash-chain check (see Verify).
+type VerifyReport = api.VerifyReport
+
+// NewSessionOptions describes a session to create (see sessions.NewSessionOptions).
+type NewSessionOptions = sessions.NewSessionOptions
+
+// ForkOptions describes a fork (see sessions.ForkOptions).
+type ForkOptions = sessions.ForkOptions
+
+// PeerSession is a session another daemon runs on a shared store (see sessions.PeerSession).
+type PeerSession = sessions.PeerSession
+
+// ProjectIDKey is the session setting that names a session's project (see sessions.ProjectIDKey).
+const ProjectIDKey = sessions.ProjectIDKey
+
+// ProjectID names the project of a workspace (see sessions.ProjectID).
+func ProjectID(workspace string) string { return sessions.ProjectID(workspace) }
+
+// Mentions lists the @mentions of a prompt (see sessions.Mentions).
+func Mentions(text string) []string { return sessions.Mentions(text) }
+
+// AttachmentsText renders attachments for the model (see sessions.AttachmentsText).
+func AttachmentsText(as []Attachment) string { return sessions.AttachmentsText(as) }

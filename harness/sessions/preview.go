@@ -1,6 +1,7 @@
-package harness
+package sessions
 
 import (
+	"exo/harness/api"
 	"exo/harness/eventlog"
 	"fmt"
 	"sort"
@@ -9,32 +10,32 @@ import (
 // RewindPreview says what rewinding a session to seq would undo: how many events leave the live
 // history and which workspace files would change back. A seq past the head is refused as
 // Rewind refuses it, so nobody is asked to confirm a rewind that cannot happen.
-func (h *Harness) RewindPreview(sessionID string, seq uint64) (events int, files []string, err error) {
-	s, err := h.Session(sessionID)
+func (sv *Directory) RewindPreview(sessionID string, seq uint64) (events int, files []string, err error) {
+	s, err := sv.Session(sessionID)
 	if err != nil {
 		return 0, nil, err
 	}
-	head, _, err := h.st.Head(s.Branch)
+	head, _, err := sv.st.Head(s.Branch)
 	if err != nil {
 		return 0, nil, err
 	}
 	if seq > head {
-		return 0, nil, fmt.Errorf("rewind %s: seq %d is past the head (%d): %w", s.Name, seq, head, ErrBadSeq)
+		return 0, nil, fmt.Errorf("rewind %s: seq %d is past the head (%d): %w", s.Name, seq, head, api.ErrBadSeq)
 	}
-	evs, err := h.st.ReadRange(s.Branch, seq+1, 0)
+	evs, err := sv.st.ReadRange(s.Branch, seq+1, 0)
 	if err != nil {
 		return 0, nil, err
 	}
 	set := map[string]bool{}
 	for _, e := range evs {
-		if e.Type != TypeWorkspaceSnapshot {
+		if e.Type != api.TypeWorkspaceSnapshot {
 			continue
 		}
-		p, err := Decode(eventlog.EventOf(e))
+		p, err := api.Decode(eventlog.EventOf(e))
 		if err != nil {
 			continue
 		}
-		for _, c := range p.(*WorkspaceSnapshot).Changed {
+		for _, c := range p.(*api.WorkspaceSnapshot).Changed {
 			set[c.Path] = true
 			if c.From != "" {
 				set[c.From] = true
@@ -50,8 +51,8 @@ func (h *Harness) RewindPreview(sessionID string, seq uint64) (events int, files
 
 // BranchPoints returns, for a branch's history, the seqs where other branches (forks and
 // abandoned rewinds) start, with how many start there.
-func (h *Harness) BranchPoints(branch string) (map[uint64]int, error) {
-	lineage, err := h.st.Lineage(branch)
+func (sv *Directory) BranchPoints(branch string) (map[uint64]int, error) {
+	lineage, err := sv.st.Lineage(branch)
 	if err != nil {
 		return nil, err
 	}
@@ -59,7 +60,7 @@ func (h *Harness) BranchPoints(branch string) (map[uint64]int, error) {
 	for _, sg := range lineage {
 		limit[sg.Branch] = sg.To
 	}
-	all, err := h.st.Branches()
+	all, err := sv.st.Branches()
 	if err != nil {
 		return nil, err
 	}
@@ -77,12 +78,12 @@ func (h *Harness) BranchPoints(branch string) (map[uint64]int, error) {
 
 // CommonHistory returns how many events two branches' histories share from the start: after a
 // rewind, what a reader of the old branch saw up to that seq is still the session's history.
-func (h *Harness) CommonHistory(a, b string) (uint64, error) {
-	la, err := h.st.Lineage(a)
+func (sv *Directory) CommonHistory(a, b string) (uint64, error) {
+	la, err := sv.st.Lineage(a)
 	if err != nil {
 		return 0, err
 	}
-	lb, err := h.st.Lineage(b)
+	lb, err := sv.st.Lineage(b)
 	if err != nil {
 		return 0, err
 	}

@@ -1,4 +1,4 @@
-package harness
+package sessions
 
 import (
 	"context"
@@ -17,8 +17,8 @@ import (
 // shared log, its record is that daemon's.
 type PeerSession struct {
 	// Node is the daemon that runs (or ran) it.
-	Node    string   `json:"node"`
-	Session *Session `json:"session"`
+	Node    string       `json:"node"`
+	Session *api.Session `json:"session"`
 	// Live is set while that daemon's lease holds the session's branch.
 	Live bool `json:"live"`
 	// Orphaned is set when no daemon holds it and its workspace is not reachable from this
@@ -26,24 +26,21 @@ type PeerSession struct {
 	Orphaned bool `json:"orphaned,omitempty"`
 }
 
-// ErrOrphaned means a session's daemon is gone and its workspace is not reachable here.
-var ErrOrphaned = api.ErrOrphaned
-
 // PeerSessions lists the sessions other daemons run on a shared store, oldest first (none on
 // a local store; removed ones left out, archived ones included and marked so), with who owns them read in one request. A record that cannot be read is
 // skipped and named in skipped, so one bad record hides only itself.
-func (h *Harness) PeerSessions() (out []PeerSession, skipped []error, err error) {
-	recs, err := h.st.PeerRecords(store.Sessions)
+func (sv *Directory) PeerSessions() (out []PeerSession, skipped []error, err error) {
+	recs, err := sv.st.PeerRecords(store.Sessions)
 	if err != nil || len(recs) == 0 {
 		return nil, nil, err
 	}
-	owners, err := h.st.Owners()
+	owners, err := sv.st.Owners()
 	if err != nil {
 		return nil, nil, err
 	}
 	out = make([]PeerSession, 0, len(recs))
 	for _, r := range recs {
-		var s Session
+		var s api.Session
 		if err := json.Unmarshal(r.Value, &s); err != nil {
 			skipped = append(skipped, fmt.Errorf("session record %s of daemon %s: %w", r.Key, r.Node, err))
 			continue
@@ -75,8 +72,8 @@ func reachable(dir string) bool {
 
 // ResolvePeer finds another daemon's session by id, name or unique id prefix (at least four
 // characters), as Session does for this daemon's own.
-func (h *Harness) ResolvePeer(ref string) (*PeerSession, error) {
-	peers, _, err := h.PeerSessions()
+func (sv *Directory) ResolvePeer(ref string) (*PeerSession, error) {
+	peers, _, err := sv.PeerSessions()
 	if err != nil {
 		return nil, err
 	}
@@ -92,41 +89,38 @@ func (h *Harness) ResolvePeer(ref string) (*PeerSession, error) {
 	}
 	switch len(matches) {
 	case 0:
-		return nil, fmt.Errorf("session %q of another daemon: %w (see 'exo sessions')", ref, ErrNoSession)
+		return nil, fmt.Errorf("session %q of another daemon: %w (see 'exo sessions')", ref, api.ErrNoSession)
 	case 1:
 		return matches[0], nil
 	}
-	return nil, fmt.Errorf("session %q matches %d sessions of other daemons: %w", ref, len(matches), ErrAmbiguous)
+	return nil, fmt.Errorf("session %q matches %d sessions of other daemons: %w", ref, len(matches), api.ErrAmbiguous)
 }
-
-// ErrNotOwner means another live daemon owns the session: only it appends to it.
-var ErrNotOwner = store.ErrNotOwner
 
 // TakeOver makes a session whose daemon died this daemon's (ref: its id, name or unique id
 // prefix): it claims the session's branch (refused with ErrNotOwner while the other daemon's
 // lease is alive), moves its record here, and closes a turn the dead daemon left running
 // (recorded as interrupted). A session whose workspace is not reachable from this machine is
 // refused as orphaned.
-func (h *Harness) TakeOver(ref string) (*Session, error) {
-	p, err := h.ResolvePeer(ref)
+func (sv *Directory) TakeOver(ref string) (*api.Session, error) {
+	p, err := sv.ResolvePeer(ref)
 	if err != nil {
 		return nil, fmt.Errorf("take over: %w", err)
 	}
 	s := p.Session
 	if p.Orphaned {
-		return nil, fmt.Errorf("take over %s (workspace %s): %w", s.Name, s.Workspace, ErrOrphaned)
+		return nil, fmt.Errorf("take over %s (workspace %s): %w", s.Name, s.Workspace, api.ErrOrphaned)
 	}
-	if err := h.st.Claim(s.Branch); err != nil {
+	if err := sv.st.Claim(s.Branch); err != nil {
 		return nil, fmt.Errorf("take over %s: %w", s.Name, err)
 	}
-	if _, err := h.st.Adopt(store.Sessions, p.Node, s.ID); err != nil {
-		h.st.Release(s.Branch)
+	if _, err := sv.st.Adopt(store.Sessions, p.Node, s.ID); err != nil {
+		sv.st.Release(s.Branch)
 		return nil, fmt.Errorf("take over %s: %w", s.Name, err)
 	}
 	s.Node = ""
-	recs, err := h.interruptedRecords(s.Branch)
+	recs, err := sv.hooks.Interrupted(s.Branch)
 	if err == nil && len(recs) > 0 {
-		_, err = h.AppendOn(s.ID, s.Branch, recs...)
+		_, err = sv.log.AppendOn(s.ID, s.Branch, recs...)
 	}
 	if err != nil {
 		return s, fmt.Errorf("take over %s: close its interrupted turn: %w", s.Name, err)
@@ -144,31 +138,31 @@ func (h *Harness) TakeOver(ref string) (*Session, error) {
 // compaction it reads every peer branch from the last seq it published, so nothing is missed.
 // A peer record or branch that cannot be read is skipped and passed to warn. It returns at
 // once on a local store, and with an error when it cannot start (the caller tries again).
-func (h *Harness) WatchPeers(ctx context.Context, warn func(error)) error {
-	if h.st.Node() == "" {
+func (sv *Directory) WatchPeers(ctx context.Context, warn func(error)) error {
+	if sv.st.Node() == "" {
 		return nil
 	}
-	rev, err := h.st.Revision()
+	rev, err := sv.st.Revision()
 	if err != nil {
 		return err
 	}
-	peers, skipped, err := h.PeerSessions()
+	peers, skipped, err := sv.PeerSessions()
 	if err != nil {
 		return err
 	}
 	for _, err := range skipped {
 		warn(err)
 	}
-	ch, err := h.st.Watch(ctx, rev)
+	ch, err := sv.st.Watch(ctx, rev)
 	if err != nil {
 		return err
 	}
-	w := peerWatch{h: h, warn: warn, byBranch: map[string]*PeerSession{}, seen: map[string]uint64{}}
+	w := peerWatch{sv: sv, warn: warn, byBranch: map[string]*PeerSession{}, seen: map[string]uint64{}}
 	for i := range peers {
 		w.track(&peers[i])
 	}
 	for _, p := range peers { // after the watch's revision is set: a later change comes from the watch
-		h.Publish(Notice{Session: p.Session.ID, Peer: p.Node})
+		sv.log.Publish(api.Notice{Session: p.Session.ID, Peer: p.Node})
 	}
 	for c := range ch {
 		w.apply(c)
@@ -178,7 +172,7 @@ func (h *Harness) WatchPeers(ctx context.Context, warn func(error)) error {
 
 // peerWatch follows the peer sessions' branches.
 type peerWatch struct {
-	h        *Harness
+	sv       *Directory
 	warn     func(error)
 	byBranch map[string]*PeerSession
 	seen     map[string]uint64 // branch → last seq published
@@ -188,7 +182,7 @@ type peerWatch struct {
 func (w *peerWatch) track(p *PeerSession) {
 	w.byBranch[p.Session.Branch] = p
 	if _, ok := w.seen[p.Session.Branch]; !ok {
-		head, _, _ := w.h.st.Head(p.Session.Branch)
+		head, _, _ := w.sv.st.Head(p.Session.Branch)
 		w.seen[p.Session.Branch] = head
 	}
 }
@@ -205,7 +199,7 @@ func (w *peerWatch) untrack(node, id string) {
 
 // apply handles one change.
 func (w *peerWatch) apply(c store.Change) {
-	self := w.h.st.Node()
+	self := w.sv.st.Node()
 	switch c.Kind {
 	case store.ChangeRecord:
 		if c.Bucket != store.Sessions || c.Node == self {
@@ -213,40 +207,40 @@ func (w *peerWatch) apply(c store.Change) {
 		}
 		if c.Deleted { // moved to another daemon (a take-over), or reported gone by a re-list
 			w.untrack(c.Node, c.Key)
-			w.h.Publish(Notice{Session: c.Key, Peer: c.Node})
+			w.sv.log.Publish(api.Notice{Session: c.Key, Peer: c.Node})
 			return
 		}
-		var s Session
+		var s api.Session
 		if err := json.Unmarshal(c.Value, &s); err != nil || s.Branch == "" {
 			w.warn(fmt.Errorf("session record %s of daemon %s: unreadable: %v", c.Key, c.Node, err))
 			return
 		}
 		if s.Deleted {
 			w.untrack(c.Node, s.ID)
-			w.h.Publish(Notice{Session: s.ID, Peer: c.Node})
+			w.sv.log.Publish(api.Notice{Session: s.ID, Peer: c.Node})
 			return
 		}
 		w.track(&PeerSession{Node: c.Node, Session: &s, Live: true})
-		w.h.Publish(Notice{Session: s.ID, Peer: c.Node})
+		w.sv.log.Publish(api.Notice{Session: s.ID, Peer: c.Node})
 	case store.ChangeHead:
 		p := w.byBranch[c.Branch]
 		if p == nil || c.Seq <= w.seen[c.Branch] {
 			return
 		}
-		evs, err := w.h.st.ReadRange(c.Branch, w.seen[c.Branch]+1, c.Seq)
+		evs, err := w.sv.st.ReadRange(c.Branch, w.seen[c.Branch]+1, c.Seq)
 		if err != nil { // read again from the same seq at its next move
 			w.warn(fmt.Errorf("events of %s (daemon %s): %w", p.Session.Name, p.Node, err))
 			return
 		}
 		w.seen[c.Branch] = c.Seq
-		w.h.Publish(Notice{Session: p.Session.ID, Events: eventlog.EventsOf(evs), Peer: p.Node})
+		w.sv.log.Publish(api.Notice{Session: p.Session.ID, Events: eventlog.EventsOf(evs), Peer: p.Node})
 	case store.ChangeNode:
 		if !c.Deleted {
 			return
 		}
 		for _, p := range w.byBranch {
 			if p.Node == c.Node {
-				w.h.Publish(Notice{Session: p.Session.ID, Peer: p.Node})
+				w.sv.log.Publish(api.Notice{Session: p.Session.ID, Peer: p.Node})
 			}
 		}
 	}

@@ -1,8 +1,9 @@
-package harness
+package sessions
 
 import (
 	"bytes"
 	"errors"
+	"exo/harness/api"
 	"fmt"
 	"io/fs"
 	"path"
@@ -58,12 +59,12 @@ func isSpace(b byte) bool { return b == ' ' || b == '\t' || b == '\n' || b == '\
 // no-follow, beneath-only file layer, so a mention cannot reach a file outside the workspace
 // (a planted link is refused, not followed) or under exo's home. Mentions that name nothing
 // are left as text; a folder, a link, a binary or unreadable file is attached as a note.
-func (h *Harness) Attach(sessionID, text string) ([]Attachment, error) {
+func (sv *Directory) Attach(sessionID, text string) ([]api.Attachment, error) {
 	ms := Mentions(text)
 	if len(ms) == 0 {
 		return nil, nil
 	}
-	s, err := h.Session(sessionID)
+	s, err := sv.Session(sessionID)
 	if err != nil {
 		return nil, err
 	}
@@ -72,9 +73,9 @@ func (h *Harness) Attach(sessionID, text string) ([]Attachment, error) {
 		return nil, fmt.Errorf("attach files: open the workspace: %w", err)
 	}
 	defer d.Close()
-	var out []Attachment
+	var out []api.Attachment
 	for _, m := range ms {
-		if a, ok := h.attachOne(d, s.Workspace, m); ok {
+		if a, ok := sv.attachOne(d, s.Workspace, m); ok {
 			out = append(out, a)
 		}
 	}
@@ -82,9 +83,9 @@ func (h *Harness) Attach(sessionID, text string) ([]Attachment, error) {
 }
 
 // attachOne reads one mentioned path; ok is false when it names nothing in the workspace.
-func (h *Harness) attachOne(d *sandbox.Dir, ws, mention string) (Attachment, bool) {
+func (sv *Directory) attachOne(d *sandbox.Dir, ws, mention string) (api.Attachment, bool) {
 	rel := path.Clean(strings.TrimPrefix(filepath.ToSlash(mention), "./"))
-	a := Attachment{Path: rel}
+	a := api.Attachment{Path: rel}
 	if rel == "." || path.IsAbs(rel) || rel == ".." || strings.HasPrefix(rel, "../") {
 		return a, false
 	}
@@ -97,7 +98,7 @@ func (h *Harness) attachOne(d *sandbox.Dir, ws, mention string) (Attachment, boo
 		return a, false
 	}
 	a.Size = fi.Size()
-	if why := h.SecretPathDenied(filepath.Join(ws, filepath.FromSlash(rel))); why != "" {
+	if why := sv.sec.SecretPathDenied(filepath.Join(ws, filepath.FromSlash(rel))); why != "" {
 		a.Note, a.Size = "not attached: "+why, 0
 		return a, true
 	}
@@ -109,7 +110,7 @@ func (h *Harness) attachOne(d *sandbox.Dir, ws, mention string) (Attachment, boo
 	case !fi.Mode().IsRegular():
 		a.Note = "not attached: not a regular file"
 	default:
-		h.readAttachment(d, &a)
+		sv.readAttachment(d, &a)
 	}
 	return a, true
 }
@@ -117,12 +118,12 @@ func (h *Harness) attachOne(d *sandbox.Dir, ws, mention string) (Attachment, boo
 // readAttachment reads a regular file's first MaxAttachBytes; binary content is refused. The
 // text is redacted before it is cut, from a read long enough that a secret straddling the cut
 // is whole when redacted (a cut first would leave the secret's first part in the prompt).
-func (h *Harness) readAttachment(d *sandbox.Dir, a *Attachment) {
+func (sv *Directory) readAttachment(d *sandbox.Dir, a *api.Attachment) {
 	margin := 0
-	if r := h.redactor(); r != nil {
+	if r := sv.sec.Redactor(); r != nil {
 		margin = r.Longest()
 	}
-	limit := MaxAttachBytes + margin
+	limit := api.MaxAttachBytes + margin
 	b, err := d.ReadFileLimit(a.Path, int64(limit)+1)
 	if err != nil {
 		a.Note = "not attached: " + err.Error()
@@ -139,10 +140,10 @@ func (h *Harness) readAttachment(d *sandbox.Dir, a *Attachment) {
 		a.Note = "not attached: a binary file"
 		return
 	}
-	a.Content = h.Redact(string(b))
-	if more || len(a.Content) > MaxAttachBytes {
-		a.Content, a.Truncated = cutText(a.Content, MaxAttachBytes), true
-		a.Note = fmt.Sprintf("only the first %d KiB of %d bytes are attached", MaxAttachBytes>>10, a.Size)
+	a.Content = sv.sec.Redact(string(b))
+	if more || len(a.Content) > api.MaxAttachBytes {
+		a.Content, a.Truncated = cutText(a.Content, api.MaxAttachBytes), true
+		a.Note = fmt.Sprintf("only the first %d KiB of %d bytes are attached", api.MaxAttachBytes>>10, a.Size)
 	}
 }
 
@@ -180,7 +181,7 @@ func listFolder(d *sandbox.Dir, rel string) string {
 }
 
 // AttachmentsText renders attachments for the model, after the prompt's own text.
-func AttachmentsText(as []Attachment) string {
+func AttachmentsText(as []api.Attachment) string {
 	var b strings.Builder
 	for _, a := range as {
 		fmt.Fprintf(&b, "\n\n<attached_file path=%q", a.Path)
@@ -206,8 +207,8 @@ const maxListedFiles = 20_000
 // (what .gitignore leaves in, links not followed): slash paths in walk order, folders with a
 // trailing slash, at most maxListedFiles. exo's home, when the workspace holds it, is left out,
 // and so is a path holding a sealed secret's value (the list goes to the app's screen).
-func (h *Harness) ListFiles(sessionID string) ([]string, error) {
-	s, err := h.Session(sessionID)
+func (sv *Directory) ListFiles(sessionID string) ([]string, error) {
+	s, err := sv.Session(sessionID)
 	if err != nil {
 		return nil, err
 	}
@@ -216,13 +217,13 @@ func (h *Harness) ListFiles(sessionID string) ([]string, error) {
 		return nil, fmt.Errorf("list files: open the workspace: %w", err)
 	}
 	defer d.Close()
-	home := h.homeBeneath(s.Workspace)
+	home := sv.homeBeneath(s.Workspace)
 	out := []string{}
 	err = sandbox.WalkFiles(d, ".", sandbox.WalkOptions{}, func(p string, e fs.DirEntry) error {
 		if p == home {
 			return fs.SkipDir // exo's home is not the user's to mention
 		}
-		if h.Redact(p) != p { // a name holding a secret's value is not put on a screen
+		if sv.sec.Redact(p) != p { // a name holding a secret's value is not put on a screen
 			if e.IsDir() {
 				return fs.SkipDir
 			}
@@ -245,8 +246,8 @@ func (h *Harness) ListFiles(sessionID string) ([]string, error) {
 
 // homeBeneath returns exo's home as a slash path relative to the workspace ws, or "" when the
 // home is not inside it (both with links resolved, since the walk follows none).
-func (h *Harness) homeBeneath(ws string) string {
-	home, err1 := filepath.EvalSymlinks(h.Home())
+func (sv *Directory) homeBeneath(ws string) string {
+	home, err1 := filepath.EvalSymlinks(sv.home)
 	root, err2 := filepath.EvalSymlinks(ws)
 	if err1 != nil || err2 != nil {
 		return ""

@@ -1,4 +1,4 @@
-package harness
+package sessions
 
 import (
 	"exo/harness/api"
@@ -13,12 +13,6 @@ import (
 	"exo/store"
 )
 
-// ErrNoSession means a session reference matched nothing; ErrAmbiguous that it matched several.
-var (
-	ErrNoSession = api.ErrNoSession
-	ErrAmbiguous = api.ErrAmbiguous
-)
-
 // NewSessionOptions describes a session to create.
 type NewSessionOptions struct {
 	Name      string
@@ -29,9 +23,9 @@ type NewSessionOptions struct {
 }
 
 // NewSession creates a session with a fresh root branch and its session.created event.
-func (h *Harness) NewSession(o NewSessionOptions) (*Session, error) {
+func (sv *Directory) NewSession(o NewSessionOptions) (*api.Session, error) {
 	if o.Name == "" {
-		o.Name = NewName()
+		o.Name = eventlog.NewName()
 	}
 	if o.Agent == "" {
 		o.Agent = "default"
@@ -48,10 +42,10 @@ func (h *Harness) NewSession(o NewSessionOptions) (*Session, error) {
 			o.Settings[ProjectIDKey] = id
 		}
 	}
-	s := &Session{ID: NewID(), Name: o.Name, Agent: o.Agent, Workspace: o.Workspace, Settings: o.Settings}
+	s := &api.Session{ID: eventlog.NewID(), Name: o.Name, Agent: o.Agent, Workspace: o.Workspace, Settings: o.Settings}
 	s.Branch, s.Branches = s.ID, []string{s.ID}
 	var evs []store.Event
-	err := h.st.Update(func(tx *store.Tx) error {
+	err := sv.st.Update(func(tx *store.Tx) error {
 		if err := nameFree(tx, o.Name); err != nil {
 			return err
 		}
@@ -60,8 +54,8 @@ func (h *Harness) NewSession(o NewSessionOptions) (*Session, error) {
 			return err
 		}
 		s.Created = b.Created
-		evs, err = tx.Append(s.Branch, MustRecord(TypeSessionCreated, ActorHarness,
-			SessionCreated{Name: s.Name, Agent: s.Agent, Workspace: s.Workspace, Model: o.Model}))
+		evs, err = tx.Append(s.Branch, eventlog.MustRecord(api.TypeSessionCreated, api.ActorHarness,
+			api.SessionCreated{Name: s.Name, Agent: s.Agent, Workspace: s.Workspace, Model: o.Model}))
 		if err != nil {
 			return err
 		}
@@ -70,24 +64,24 @@ func (h *Harness) NewSession(o NewSessionOptions) (*Session, error) {
 	if err != nil {
 		return nil, fmt.Errorf("create session %s: %w", o.Name, err)
 	}
-	h.Committed(s.ID, s.Branch, eventlog.EventsOf(evs))
+	sv.log.Committed(s.ID, s.Branch, eventlog.EventsOf(evs))
 	return s, nil
 }
 
-// maxNameLen bounds a session name, in bytes.
-const maxNameLen = 128
+// MaxNameLen bounds a session name, in bytes.
+const MaxNameLen = 128
 
 // validName checks a session name is usable as a reference and safe to print: letters, digits,
 // '-', '_' and '.', as the error says. Anything else, escape sequences above all (a name is
 // printed by exo sessions, exo log, exo run and the app, and exo mcp serve lets another agent
 // choose one: an OSC 52 name filled the terminal's clipboard), is refused.
 func validName(name string) error {
-	ok := name != "" && len(name) <= maxNameLen && utf8.ValidString(name)
+	ok := name != "" && len(name) <= MaxNameLen && utf8.ValidString(name)
 	for _, r := range name {
 		ok = ok && (unicode.IsLetter(r) || unicode.IsDigit(r) || r == '-' || r == '_' || r == '.')
 	}
 	if !ok {
-		return fmt.Errorf("session name %q: use 1-%d letters, digits, '-', '_' or '.'", name, maxNameLen)
+		return fmt.Errorf("session name %q: use 1-%d letters, digits, '-', '_' or '.'", name, MaxNameLen)
 	}
 	return nil
 }
@@ -107,8 +101,8 @@ func nameFree(tx *store.Tx, name string) error {
 }
 
 // Sessions lists every session, oldest first.
-func (h *Harness) Sessions() (out []*Session, err error) {
-	err = h.st.View(func(tx *store.Tx) error {
+func (sv *Directory) Sessions() (out []*api.Session, err error) {
+	err = sv.st.View(func(tx *store.Tx) error {
 		out, err = eventlog.ListSessions(tx)
 		return err
 	})
@@ -117,20 +111,20 @@ func (h *Harness) Sessions() (out []*Session, err error) {
 }
 
 // Session returns a session by id, unique id prefix, or name.
-func (h *Harness) Session(ref string) (*Session, error) {
-	var direct *Session
-	_ = h.st.View(func(tx *store.Tx) error {
+func (sv *Directory) Session(ref string) (*api.Session, error) {
+	var direct *api.Session
+	_ = sv.st.View(func(tx *store.Tx) error {
 		direct, _ = eventlog.GetSession(tx, ref) // the common case, an exact id: one key lookup
 		return nil
 	})
 	if direct != nil {
 		return direct, nil
 	}
-	all, err := h.Sessions()
+	all, err := sv.Sessions()
 	if err != nil {
 		return nil, err
 	}
-	var matches []*Session
+	var matches []*api.Session
 	for _, s := range all {
 		if s.ID == ref || s.Name == ref {
 			return s, nil
@@ -141,17 +135,17 @@ func (h *Harness) Session(ref string) (*Session, error) {
 	}
 	switch len(matches) {
 	case 0:
-		return nil, fmt.Errorf("session %q: %w (see 'exo sessions')", ref, ErrNoSession)
+		return nil, fmt.Errorf("session %q: %w (see 'exo sessions')", ref, api.ErrNoSession)
 	case 1:
 		return matches[0], nil
 	}
-	return nil, fmt.Errorf("session %q matches %d sessions: %w", ref, len(matches), ErrAmbiguous)
+	return nil, fmt.Errorf("session %q matches %d sessions: %w", ref, len(matches), api.ErrAmbiguous)
 }
 
 // UpdateSession applies fn to a session's record and stores it.
-func (h *Harness) UpdateSession(id string, fn func(*Session) error) (*Session, error) {
-	var out *Session
-	err := h.st.Update(func(tx *store.Tx) error {
+func (sv *Directory) UpdateSession(id string, fn func(*api.Session) error) (*api.Session, error) {
+	var out *api.Session
+	err := sv.st.Update(func(tx *store.Tx) error {
 		s, err := eventlog.GetSession(tx, id)
 		if err != nil {
 			return err
