@@ -10,6 +10,7 @@ import (
 	"exo/harness/sealed"
 	"exo/harness/secrets"
 	"exo/harness/sessions"
+	"exo/harness/workspaces"
 	"exo/sandbox"
 	"exo/store"
 )
@@ -28,6 +29,9 @@ type Harness struct {
 	// Directory is the sessions: records, references, branches, peers, mentions. Its methods
 	// are the harness's.
 	*sessions.Directory
+	// Workspaces is the sessions' files: snapshots, restores, the watcher, commands, forks' working
+	// copies, removal and gc. Its methods are the harness's.
+	*workspaces.Workspaces
 
 	st   *store.Store
 	opts Options
@@ -35,7 +39,6 @@ type Harness struct {
 	mu       sync.Mutex
 	broker   publisher
 	rt       runtimes
-	snapHook SnapshotHook
 	recovery RecoveryReport
 }
 
@@ -105,6 +108,8 @@ func Open(home string, opts Options) (*Harness, error) {
 	h.Log = eventlog.New(st, eventlog.Options{CheckpointEvery: opts.CheckpointEvery, Logger: opts.Log, Redact: h.redactBytes})
 	h.broker = publisher{h.Log}
 	h.Directory = sessions.New(h.Log, h.Secrets, sessions.Hooks{Interrupted: h.interruptedRecords, Unfinished: h.unfinished})
+	h.Workspaces = workspaces.New(h.Log, h.Directory, h.Secrets, runtimeRoom{h},
+		workspaces.Options{Home: h.Home(), Private: h.PrivateDirs(), Helper: opts.SandboxHelper, Logger: opts.Log})
 	h.Recover()
 	h.RecordDetached()
 	return h, nil

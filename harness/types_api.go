@@ -6,6 +6,8 @@ import (
 	"exo/harness/models"
 	"exo/harness/provider"
 	"exo/harness/sessions"
+	"exo/harness/workspaces"
+	"exo/sandbox"
 	"exo/store"
 )
 
@@ -138,3 +140,24 @@ func Mentions(text string) []string { return sessions.Mentions(text) }
 
 // AttachmentsText renders attachments for the model (see sessions.AttachmentsText).
 func AttachmentsText(as []Attachment) string { return sessions.AttachmentsText(as) }
+
+// SnapshotHook is called after a workspace.snapshot is appended (see workspaces.SnapshotHook).
+type SnapshotHook = workspaces.SnapshotHook
+
+// ExecOptions tune one command run in a session's sandbox (see workspaces.ExecOptions).
+type ExecOptions = workspaces.ExecOptions
+
+// ExecResult is a finished command (see workspaces.ExecResult).
+type ExecResult = workspaces.ExecResult
+
+// ToolResultOf turns a sandbox result into a tool.completed payload.
+func ToolResultOf(callID, tool string, r sandbox.Result) ToolCompleted {
+	return workspaces.ToolResultOf(callID, tool, r)
+}
+
+// Modes of a sandbox command, in the exo.sandbox.mode attribute of its span (see workspaces).
+const (
+	SandboxShell    = workspaces.SandboxShell
+	SandboxTask     = workspaces.SandboxTask
+	SandboxDetached = workspaces.SandboxDetached
+)

@@ -1,6 +1,7 @@
-package harness
+package workspaces
 
 import (
+	"exo/harness/api"
 	"exo/harness/eventlog"
 	"fmt"
 	"io/fs"
@@ -20,16 +21,16 @@ var gcGlobs = []struct{ glob, kind string }{
 // with their records in the user's `git worktree list`. Removals a crash left in the journal
 // are completed first. Artifacts are not collected (the log's events still name them). The
 // old checkpoints of every session's branches that retention does not keep are pruned too.
-func (h *Harness) GC(dryRun bool) (GCReport, error) {
-	rep := GCReport{Items: []GCItem{}, Removed: !dryRun}
+func (wk *Workspaces) GC(dryRun bool) (api.GCReport, error) {
+	rep := api.GCReport{Items: []api.GCItem{}, Removed: !dryRun}
 	if !dryRun {
-		entries, err := h.Journal()
+		entries, err := wk.log.Journal()
 		if err != nil {
 			return rep, err
 		}
 		for _, e := range entries {
 			if e.Op == eventlog.OpDelete {
-				_, problems := h.finishDelete(e)
+				_, problems := wk.FinishDelete(e)
 				rep.Problems = append(rep.Problems, problems...)
 			}
 		}
@@ -42,24 +43,24 @@ func (h *Harness) GC(dryRun bool) (GCReport, error) {
 	// new working copy.
 	listed := make([][]string, len(gcGlobs))
 	for i, g := range gcGlobs {
-		listed[i], _ = filepath.Glob(filepath.Join(h.Home(), g.glob))
+		listed[i], _ = filepath.Glob(filepath.Join(wk.opts.Home, g.glob))
 	}
-	refs, err := h.references()
+	refs, err := wk.references()
 	if err != nil {
 		return rep, err
 	}
 	for i, g := range gcGlobs {
 		for _, p := range listed[i] {
-			if refs[p] || !h.owned(p) {
+			if refs[p] || !wk.owned(p) {
 				continue
 			}
-			rep.Items = append(rep.Items, GCItem{Path: p, Kind: g.kind, Bytes: duBytes(p)})
+			rep.Items = append(rep.Items, api.GCItem{Path: p, Kind: g.kind, Bytes: duBytes(p)})
 		}
 	}
 	if !dryRun {
 		failpoint.Hit("gc.before-checkpoints")
 	}
-	if err := h.gcCheckpoints(dryRun, &rep); err != nil {
+	if err := wk.gcCheckpoints(dryRun, &rep); err != nil {
 		return rep, err
 	}
 	sort.Slice(rep.Items, func(i, j int) bool { return rep.Items[i].Path < rep.Items[j].Path })
@@ -68,7 +69,7 @@ func (h *Harness) GC(dryRun bool) (GCReport, error) {
 		if dryRun {
 			continue
 		}
-		if err := h.removeOwned(it.Path); err != nil {
+		if err := wk.removeOwned(it.Path); err != nil {
 			rep.Problems = append(rep.Problems, err.Error())
 		}
 		failpoint.Hit("gc.remove") // "gc.remove#N" kills exo after the Nth folder
@@ -94,8 +95,8 @@ func duBytes(path string) int64 {
 // gcCheckpoints prunes (or, in a dry run, counts) the checkpoints retention does not keep on
 // every branch of this daemon's sessions. A branch that cannot be pruned is a problem of the
 // report; the rest go on.
-func (h *Harness) gcCheckpoints(dryRun bool, rep *GCReport) error {
-	all, err := h.Sessions()
+func (wk *Workspaces) gcCheckpoints(dryRun bool, rep *api.GCReport) error {
+	all, err := wk.dir.Sessions()
 	if err != nil {
 		return err
 	}
@@ -108,9 +109,9 @@ func (h *Harness) gcCheckpoints(dryRun bool, rep *GCReport) error {
 			seen[br] = true
 			var n int
 			if dryRun {
-				n, err = h.st.PrunableCheckpoints(eventlog.SessionProjection, br)
+				n, err = wk.st.PrunableCheckpoints(eventlog.SessionProjection, br)
 			} else {
-				n, err = h.st.PruneCheckpoints(eventlog.SessionProjection, br)
+				n, err = wk.st.PruneCheckpoints(eventlog.SessionProjection, br)
 			}
 			rep.Checkpoints += n
 			if err != nil {

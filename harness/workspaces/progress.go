@@ -1,6 +1,7 @@
-package harness
+package workspaces
 
 import (
+	"exo/harness/api"
 	"os"
 	"sync"
 	"time"
@@ -17,17 +18,17 @@ var progressQuiet = sync.OnceValue(func() time.Duration {
 	return 500 * time.Millisecond
 })
 
-// progressReporter publishes a session's snapshot progress once a snapshot has run for
+// ProgressReporter publishes a session's snapshot progress once a snapshot has run for
 // progressQuiet (a timer covers a long scan that reports nothing), and its end when anything
 // was published.
-func (h *Harness) progressReporter(sessionID string) sandbox.ProgressFunc {
+func (wk *Workspaces) ProgressReporter(sessionID string) sandbox.ProgressFunc {
 	var mu sync.Mutex
 	var start time.Time
 	var shown bool
 	var timer *time.Timer
 	publish := func(p sandbox.Progress) {
 		shown = true
-		h.Publish(Notice{Session: sessionID, Progress: &Progress{Task: "snapshot", Done: p.Done, Total: p.Total, Finished: p.Finished}})
+		wk.log.Publish(api.Notice{Session: sessionID, Progress: &api.Progress{Task: "snapshot", Done: p.Done, Total: p.Total, Finished: p.Finished}})
 	}
 	return func(p sandbox.Progress) {
 		mu.Lock()

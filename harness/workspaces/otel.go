@@ -1,7 +1,8 @@
-package harness
+package workspaces
 
 import (
 	"context"
+	"strings"
 	"time"
 
 	"go.opentelemetry.io/otel"
@@ -26,17 +27,17 @@ const (
 )
 
 // sandboxSpanAttrs are the attributes of a sandbox command's span.
-func (h *Harness) sandboxSpanAttrs(sessionID, command, mode string) []attribute.KeyValue {
+func (wk *Workspaces) sandboxSpanAttrs(sessionID, command, mode string) []attribute.KeyValue {
 	return []attribute.KeyValue{
-		attribute.String("process.command_line", oneLine(h.Redact(command))), // redacted whole, then cut
+		attribute.String("process.command_line", oneLine(wk.sec.Redact(command))), // redacted whole, then cut
 		attribute.String("exo.sandbox.mode", mode),
 		attribute.String("gen_ai.conversation.id", sessionID),
 	}
 }
 
 // startSandboxSpan starts the span of a command run now (a child of ctx's span, if any).
-func (h *Harness) startSandboxSpan(ctx context.Context, sessionID, command, mode string) (context.Context, trace.Span) {
-	return otel.Tracer(instrumentation).Start(ctx, "sandbox.exec", trace.WithAttributes(h.sandboxSpanAttrs(sessionID, command, mode)...))
+func (wk *Workspaces) startSandboxSpan(ctx context.Context, sessionID, command, mode string) (context.Context, trace.Span) {
+	return otel.Tracer(instrumentation).Start(ctx, "sandbox.exec", trace.WithAttributes(wk.sandboxSpanAttrs(sessionID, command, mode)...))
 }
 
 // endSandboxSpan records a command's exit (nil: it never ran to an exit) and ends the span.
@@ -56,13 +57,22 @@ func endSandboxSpan(span trace.Span, exit *int, killed string, err error, at ...
 	span.End(at...)
 }
 
-// recordSandboxSpan records the span of a background command once it has ended, with its own
+// RecordSandboxSpan records the span of a background command once it has ended, with its own
 // start and end times (it may have outlived the turn, or the daemon, that started it).
-func (h *Harness) recordSandboxSpan(sessionID, command, mode string, started, ended time.Time, exit int, killed string) {
+func (wk *Workspaces) RecordSandboxSpan(sessionID, command, mode string, started, ended time.Time, exit int, killed string) {
 	if ended.IsZero() {
 		ended = time.Now()
 	}
 	_, span := otel.Tracer(instrumentation).Start(context.Background(), "sandbox.exec", trace.WithTimestamp(started),
-		trace.WithAttributes(h.sandboxSpanAttrs(sessionID, command, mode)...))
+		trace.WithAttributes(wk.sandboxSpanAttrs(sessionID, command, mode)...))
 	endSandboxSpan(span, &exit, killed, nil, trace.WithTimestamp(ended))
+}
+
+// oneLine squeezes text onto one line of at most 200 runes.
+func oneLine(s string) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if r := []rune(s); len(r) > 200 {
+		return string(r[:199]) + "…"
+	}
+	return s
 }

@@ -1,6 +1,7 @@
-package harness
+package workspaces
 
 import (
+	"exo/harness/api"
 	"exo/harness/eventlog"
 	"fmt"
 	"os"
@@ -19,21 +20,21 @@ import (
 // folder and its external executors' state. The removal is journaled with the mark: a crash
 // part-way is completed by the next open, and doing it again is harmless. It returns the paths
 // removed. The caller makes sure no turn or task runs on the session.
-func (h *Harness) RemoveSession(id string) ([]string, error) {
-	s, err := h.Session(id)
+func (wk *Workspaces) RemoveSession(id string) ([]string, error) {
+	s, err := wk.dir.Session(id)
 	if err != nil {
 		return nil, err
 	}
-	paths := h.sessionPaths(s)
+	paths := wk.sessionPaths(s)
 	j := eventlog.NewJournal(eventlog.OpDelete)
 	j.Session, j.Paths = s.ID, paths
 	var evs []store.Event
-	err = h.st.Update(func(tx *store.Tx) error {
+	err = wk.st.Update(func(tx *store.Tx) error {
 		cur, err := eventlog.GetSession(tx, s.ID)
 		if err != nil {
 			return err
 		}
-		if evs, err = tx.Append(cur.Branch, MustRecord(TypeSessionDeleted, ActorUser, SessionDeleted{Paths: paths})); err != nil {
+		if evs, err = tx.Append(cur.Branch, eventlog.MustRecord(api.TypeSessionDeleted, api.ActorUser, api.SessionDeleted{Paths: paths})); err != nil {
 			return err
 		}
 		cur.Deleted = true
@@ -45,20 +46,20 @@ func (h *Harness) RemoveSession(id string) ([]string, error) {
 	if err != nil {
 		return nil, fmt.Errorf("remove %s: %w", s.Name, err)
 	}
-	h.Committed(s.ID, s.Branch, eventlog.EventsOf(evs))
+	wk.log.Committed(s.ID, s.Branch, eventlog.EventsOf(evs))
 	failpoint.Hit("remove.after-mark")
-	h.closeRuntime(s.ID)
-	removed, problems := h.finishDelete(j)
+	wk.rt.CloseSandbox(s.ID)
+	removed, problems := wk.FinishDelete(j)
 	if len(problems) > 0 {
 		return removed, fmt.Errorf("remove %s: the session is deleted but some of its files are left (exo gc or the next start tries again): %s", s.Name, strings.Join(problems, "; "))
 	}
 	return removed, nil
 }
 
-// finishDelete removes a delete's paths that no live session uses and drops its journal entry
+// FinishDelete removes a delete's paths that no live session uses and drops its journal entry
 // when every one is gone; it returns what it removed and what it could not.
-func (h *Harness) finishDelete(e eventlog.JournalEntry) (removed, problems []string) {
-	refs, err := h.references()
+func (wk *Workspaces) FinishDelete(e eventlog.JournalEntry) (removed, problems []string) {
+	refs, err := wk.references()
 	if err != nil {
 		return nil, []string{err.Error()}
 	}
@@ -69,7 +70,7 @@ func (h *Harness) finishDelete(e eventlog.JournalEntry) (removed, problems []str
 		if _, err := os.Lstat(p); os.IsNotExist(err) {
 			continue
 		}
-		if err := h.removeOwned(p); err != nil {
+		if err := wk.removeOwned(p); err != nil {
 			problems = append(problems, err.Error())
 			continue
 		}
@@ -77,7 +78,7 @@ func (h *Harness) finishDelete(e eventlog.JournalEntry) (removed, problems []str
 		removed = append(removed, p)
 	}
 	if len(problems) == 0 {
-		if err := h.st.Update(func(tx *store.Tx) error { return eventlog.DropJournal(tx, e.ID) }); err != nil {
+		if err := wk.st.Update(func(tx *store.Tx) error { return eventlog.DropJournal(tx, e.ID) }); err != nil {
 			problems = append(problems, err.Error())
 		}
 	}
@@ -86,16 +87,16 @@ func (h *Harness) finishDelete(e eventlog.JournalEntry) (removed, problems []str
 
 // sessionPaths lists the folders exo made for a session under EXO_HOME (never the user's own
 // workspace).
-func (h *Harness) sessionPaths(s *Session) []string {
+func (wk *Workspaces) sessionPaths(s *api.Session) []string {
 	var out []string
-	if h.owned(s.Workspace) {
+	if wk.owned(s.Workspace) {
 		out = append(out, filepath.Clean(s.Workspace))
 	}
 	if s.Workspace != "" {
-		out = append(out, sandbox.ShadowDir(h.Home(), s.Workspace))
+		out = append(out, sandbox.ShadowDir(wk.opts.Home, s.Workspace))
 	}
-	out = append(out, filepath.Join(h.Home(), "tmp", s.ID))
-	states, _ := filepath.Glob(filepath.Join(h.Home(), "executors", "*", s.ID))
+	out = append(out, filepath.Join(wk.opts.Home, "tmp", s.ID))
+	states, _ := filepath.Glob(filepath.Join(wk.opts.Home, "executors", "*", s.ID))
 	return append(out, states...)
 }
 
@@ -104,7 +105,7 @@ func (h *Harness) sessionPaths(s *Session) []string {
 var ownedName = regexp.MustCompile(`^[0-9a-f]{16}(\.git)?$`)
 
 // owned reports whether path is one of exo's own folders that hold sessions' files.
-func (h *Harness) owned(path string) bool {
+func (wk *Workspaces) owned(path string) bool {
 	if path == "" {
 		return false
 	}
@@ -113,20 +114,20 @@ func (h *Harness) owned(path string) bool {
 		return false
 	}
 	for _, dir := range []string{"workspaces", "shadow", "tmp"} {
-		if filepath.Dir(path) == filepath.Join(h.Home(), dir) {
+		if filepath.Dir(path) == filepath.Join(wk.opts.Home, dir) {
 			return true
 		}
 	}
-	return filepath.Dir(filepath.Dir(path)) == filepath.Join(h.Home(), "executors")
+	return filepath.Dir(filepath.Dir(path)) == filepath.Join(wk.opts.Home, "executors")
 }
 
 // removeOwned removes one of exo's folders (a working copy with its worktree record); it
 // refuses anything outside them.
-func (h *Harness) removeOwned(path string) error {
-	if !h.owned(path) {
+func (wk *Workspaces) removeOwned(path string) error {
+	if !wk.owned(path) {
 		return fmt.Errorf("refusing to remove %s: not one of exo's folders", path)
 	}
-	if filepath.Dir(path) == filepath.Join(h.Home(), "workspaces") {
+	if filepath.Dir(path) == filepath.Join(wk.opts.Home, "workspaces") {
 		return sandbox.DiscardWorktree(path)
 	}
 	if err := os.RemoveAll(path); err != nil {
@@ -138,10 +139,10 @@ func (h *Harness) removeOwned(path string) error {
 // references returns every folder of exo's that a live session (or an operation in progress)
 // uses: workspaces, their snapshots repositories and those they borrow objects from, sandbox
 // temporary folders and executor state.
-func (h *Harness) references() (map[string]bool, error) {
+func (wk *Workspaces) references() (map[string]bool, error) {
 	refs := map[string]bool{}
 	// The journal first: a fork in progress is there until its session is recorded (see GC).
-	entries, err := h.Journal()
+	entries, err := wk.log.Journal()
 	if err != nil {
 		return nil, err
 	}
@@ -151,20 +152,20 @@ func (h *Harness) references() (map[string]bool, error) {
 		}
 	}
 	gcBetweenReads()
-	all, err := h.Sessions()
+	all, err := wk.dir.Sessions()
 	if err != nil {
 		return nil, err
 	}
 	for _, s := range all {
 		if s.Workspace != "" {
 			refs[filepath.Clean(s.Workspace)] = true
-			refs[sandbox.ShadowDir(h.Home(), s.Workspace)] = true
+			refs[sandbox.ShadowDir(wk.opts.Home, s.Workspace)] = true
 		}
-		for _, a := range splitLines(s.Settings[alternatesKey]) {
+		for _, a := range SplitLines(s.Settings[AlternatesKey]) {
 			refs[filepath.Clean(a)] = true
 		}
-		refs[filepath.Join(h.Home(), "tmp", s.ID)] = true
-		states, _ := filepath.Glob(filepath.Join(h.Home(), "executors", "*", s.ID))
+		refs[filepath.Join(wk.opts.Home, "tmp", s.ID)] = true
+		states, _ := filepath.Glob(filepath.Join(wk.opts.Home, "executors", "*", s.ID))
 		for _, st := range states {
 			refs[st] = true
 		}
@@ -174,20 +175,3 @@ func (h *Harness) references() (map[string]bool, error) {
 
 // gcBetweenReads runs between references' two reads; tests set it to land a fork's end there.
 var gcBetweenReads = func() {}
-
-// closeRuntime stops a session's live sandbox, if it has one.
-func (h *Harness) closeRuntime(id string) {
-	h.rt.mu.Lock()
-	r := h.rt.m[id]
-	delete(h.rt.m, id)
-	h.rt.mu.Unlock()
-	if r == nil {
-		return
-	}
-	if r.stopWatch != nil {
-		r.stopWatch()
-	}
-	r.Tasks.Close()
-	r.Shell.Close()
-	r.Snaps.Close()
-}

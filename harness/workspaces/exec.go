@@ -1,7 +1,9 @@
-package harness
+package workspaces
 
 import (
 	"context"
+	"exo/harness/api"
+	"exo/harness/eventlog"
 	"fmt"
 	"io"
 	"time"
@@ -29,32 +31,32 @@ type ExecOptions struct {
 // event appended when the command changed files.
 type ExecResult struct {
 	sandbox.Result
-	Snapshot *WorkspaceSnapshot
+	Snapshot *api.WorkspaceSnapshot
 }
 
 // Exec runs a command in the session's persistent shell. Output streams live to subscribers
 // (and opts.Stream); the model text is redacted of secrets; files the command changed are
 // snapshotted and recorded. It appends no tool events: the caller records the call. The command
 // is a sandbox.exec span (a child of ctx's span) when telemetry is on.
-func (h *Harness) Exec(ctx context.Context, sessionID, command string, opts ExecOptions) (ExecResult, error) {
-	rt, err := h.Runtime(sessionID)
+func (wk *Workspaces) Exec(ctx context.Context, sessionID, command string, opts ExecOptions) (ExecResult, error) {
+	rt, err := wk.rt.Sandbox(sessionID)
 	if err != nil {
 		return ExecResult{}, err
 	}
-	if err := h.ensureBaseline(sessionID, opts.Branch, rt); err != nil {
+	if err := wk.ensureBaseline(sessionID, opts.Branch, rt); err != nil {
 		return ExecResult{}, err
 	}
-	rt.runMu.Lock()
-	defer rt.runMu.Unlock()
-	live := &liveOutput{h: h, session: sessionID, extra: opts.Stream}
-	if r := h.redactor(); r != nil {
+	rt.Run.Lock()
+	defer rt.Run.Unlock()
+	live := &liveOutput{wk: wk, session: sessionID, extra: opts.Stream}
+	if r := wk.sec.Redactor(); r != nil {
 		live.red = r.NewStream()
 	}
 	ro := sandbox.RunOptions{Timeout: opts.Timeout, Stream: live, Name: "output of " + oneLine(command)}
-	if red := h.RedactStream(); red != nil {
+	if red := wk.sec.RedactStream(); red != nil {
 		ro.Filter = red // redacted before the head/tail cut, so no cut leaves part of a secret
 	}
-	ctx, span := h.startSandboxSpan(ctx, sessionID, command, SandboxShell)
+	ctx, span := wk.startSandboxSpan(ctx, sessionID, command, SandboxShell)
 	res, err := rt.Shell.Run(ctx, command, ro)
 	live.flush()
 	if err != nil {
@@ -62,49 +64,49 @@ func (h *Harness) Exec(ctx context.Context, sessionID, command string, opts Exec
 		return ExecResult{}, fmt.Errorf("run in sandbox of %s: %w", sessionID, err)
 	}
 	endSandboxSpan(span, &res.ExitCode, res.KillReason, nil)
-	res.Output = h.Redact(res.Output)
+	res.Output = wk.sec.Redact(res.Output)
 	out := ExecResult{Result: res}
-	out.Snapshot, err = h.snapshot(sessionID, opts.Branch, opts.CallID, true, false, opts.Hold)
+	out.Snapshot, err = wk.snapshot(sessionID, opts.Branch, opts.CallID, true, false, opts.Hold)
 	return out, err
 }
 
 // UserExec runs a command typed by the user (`exo exec`, `!cmd` in the TUI) and records it as
 // tool events with actor user, so the agent sees it on its next turn.
-func (h *Harness) UserExec(ctx context.Context, sessionID, command string, opts ExecOptions) (ExecResult, error) {
-	callID := "user-" + NewID()
+func (wk *Workspaces) UserExec(ctx context.Context, sessionID, command string, opts ExecOptions) (ExecResult, error) {
+	callID := "user-" + eventlog.NewID()
 	opts.CallID = callID
-	if _, err := h.AppendOn(sessionID, opts.Branch, MustRecord(TypeToolStarted, ActorUser,
-		ToolStarted{CallID: callID, Tool: "bash", Summary: command, Args: mustJSON(map[string]string{"command": command})})); err != nil {
+	if _, err := wk.log.AppendOn(sessionID, opts.Branch, eventlog.MustRecord(api.TypeToolStarted, api.ActorUser,
+		api.ToolStarted{CallID: callID, Tool: "bash", Summary: command, Args: mustJSON(map[string]string{"command": command})})); err != nil {
 		return ExecResult{}, err
 	}
-	res, err := h.Exec(ctx, sessionID, command, opts)
-	done := ToolCompleted{CallID: callID, Tool: "bash"}
+	res, err := wk.Exec(ctx, sessionID, command, opts)
+	done := api.ToolCompleted{CallID: callID, Tool: "bash"}
 	if err != nil {
 		done.IsError, done.Output = true, err.Error()
 	} else {
 		done = ToolResultOf(callID, "bash", res.Result)
 	}
-	if _, aerr := h.AppendOn(sessionID, opts.Branch, MustRecord(TypeToolCompleted, ActorUser, done)); aerr != nil && err == nil {
+	if _, aerr := wk.log.AppendOn(sessionID, opts.Branch, eventlog.MustRecord(api.TypeToolCompleted, api.ActorUser, done)); aerr != nil && err == nil {
 		err = aerr
 	}
 	return res, err
 }
 
 // ToolResultOf turns a sandbox result into a tool.completed payload.
-func ToolResultOf(callID, tool string, r sandbox.Result) ToolCompleted {
+func ToolResultOf(callID, tool string, r sandbox.Result) api.ToolCompleted {
 	code := r.ExitCode
 	out := r.Output
 	for _, n := range r.Notes {
 		out += "\n[exo: " + n + "]"
 	}
-	return ToolCompleted{CallID: callID, Tool: tool, Output: out, ExitCode: &code, Killed: r.KillReason,
+	return api.ToolCompleted{CallID: callID, Tool: tool, Output: out, ExitCode: &code, Killed: r.KillReason,
 		Truncated: r.Truncated, TotalBytes: r.TotalBytes, Artifact: r.ArtifactRef, DurationMs: r.Duration.Milliseconds()}
 }
 
 // liveOutput publishes a command's display-safe output to subscribers as it arrives, with
 // secret values redacted even when split across chunks.
 type liveOutput struct {
-	h       *Harness
+	wk      *Workspaces
 	session string
 	extra   io.Writer
 	red     *secrets.Stream
@@ -135,5 +137,5 @@ func (l *liveOutput) emit(b []byte) {
 	if l.extra != nil {
 		l.extra.Write(b)
 	}
-	l.h.Publish(Notice{Session: l.session, Output: append([]byte(nil), b...)})
+	l.wk.log.Publish(api.Notice{Session: l.session, Output: append([]byte(nil), b...)})
 }
