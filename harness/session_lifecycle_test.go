@@ -164,4 +164,3 @@ func TestArchiveSession(t *testing.T) {
 		t.Fatalf("unarchive: %v", err)
 	}
 }
-
