@@ -98,8 +98,9 @@ func Open(home string, opts Options) (*Harness, error) {
 		return nil, err
 	}
 	h := &Harness{st: st, opts: opts}
-	// The rooms are built bottom up: the secrets (on the store), then the log, which redacts
-	// what it appends with them.
+	// The rooms are built bottom up (see the map in doc.go): the secrets on the store, the
+	// models, the log (which redacts what it appends with the secrets), the sessions on the
+	// log, the workspaces on the sessions (reaching the runtime, here, through runtimeRoom).
 	if h.Secrets, err = sealed.Open(st, h.PrivateDirs()); err != nil {
 		st.Close()
 		return nil, err
@@ -128,3 +129,15 @@ func (h *Harness) Store() *store.Store { return h.st }
 
 // Home returns EXO_HOME.
 func (h *Harness) Home() string { return h.st.Home() }
+
+// PrivateDirs are exo's own folders: its home and the daemon's runtime folder. A workspace may
+// hold them (a session in the home folder with exo's home at ~/.exo): snapshots, restores, the
+// watcher, forks and the file tools leave them out.
+func (h *Harness) PrivateDirs() []string {
+	return append([]string{h.Home()}, h.opts.PrivateDirs...)
+}
+
+// PrivateIn lists exo's own folders inside workspace, relative to it (slash-separated).
+func (h *Harness) PrivateIn(workspace string) []string {
+	return sandbox.PrivateRels(workspace, h.PrivateDirs())
+}

@@ -1,4 +1,4 @@
-package harness
+package workspaces
 
 import (
 	"fmt"
@@ -7,18 +7,6 @@ import (
 
 	"exo/sandbox"
 )
-
-// PrivateDirs are exo's own folders: its home and the daemon's runtime folder. A workspace may
-// hold them (a session in the home folder with exo's home at ~/.exo): snapshots, restores, the
-// watcher, forks and the file tools leave them out.
-func (h *Harness) PrivateDirs() []string {
-	return append([]string{h.Home()}, h.opts.PrivateDirs...)
-}
-
-// PrivateIn lists exo's own folders inside workspace, relative to it (slash-separated).
-func (h *Harness) PrivateIn(workspace string) []string {
-	return sandbox.PrivateRels(workspace, h.PrivateDirs())
-}
 
 // InsideWarning says, when workspace holds one of exo's own folders dirs (its home, its runtime
 // folder), what exo does about it ("" when it holds none).

@@ -1,4 +1,4 @@
-package harness
+package eventlog
 
 import (
 	"io"
@@ -10,8 +10,8 @@ import (
 var ErrNoArtifact = store.ErrNotFound
 
 // OpenArtifact opens a stored artifact by id or unique prefix.
-func (h *Harness) OpenArtifact(id string) (io.ReadCloser, error) {
-	r, _, err := h.st.OpenArtifact(id)
+func (l *Log) OpenArtifact(id string) (io.ReadCloser, error) {
+	r, _, err := l.st.OpenArtifact(id)
 	return r, err
 }
 
@@ -25,12 +25,12 @@ type StoreStats struct {
 }
 
 // Stats reads the store's path, schema version and sizes.
-func (h *Harness) Stats() (StoreStats, error) {
-	st := StoreStats{Path: h.st.Path(), Bytes: h.st.Size()}
+func (l *Log) Stats() (StoreStats, error) {
+	st := StoreStats{Path: l.st.Path(), Bytes: l.st.Size()}
 	var err error
-	if st.Schema, err = h.st.Schema(); err != nil {
+	if st.Schema, err = l.st.Schema(); err != nil {
 		return st, err
 	}
-	st.Artifacts, st.ArtifactBytes, err = h.st.ArtifactStats()
+	st.Artifacts, st.ArtifactBytes, err = l.st.ArtifactStats()
 	return st, err
 }
