@@ -1,10 +1,10 @@
 package harness
 
 import (
-	"exo/harness/eventlog"
 	"reflect"
 	"testing"
 
+	"exo/harness/eventlog"
 	"exo/store"
 )
 

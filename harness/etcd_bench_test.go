@@ -2,11 +2,11 @@ package harness
 
 import (
 	"encoding/json"
-	"exo/harness/eventlog"
 	"fmt"
 	"strings"
 	"testing"
 
+	"exo/harness/eventlog"
 	"exo/store"
 	"exo/store/etcdtest"
 )

@@ -5,7 +5,6 @@ import (
 	"crypto/rand"
 	"encoding/base64"
 	"errors"
-	"exo/harness/eventlog"
 	"fmt"
 	"log/slog"
 	"reflect"
@@ -13,6 +12,7 @@ import (
 	"sync"
 	"testing"
 
+	"exo/harness/eventlog"
 	"exo/store"
 	"exo/store/etcdtest"
 )

@@ -2,7 +2,6 @@ package harness
 
 import (
 	"context"
-	"exo/harness/eventlog"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -11,6 +10,7 @@ import (
 
 	clientv3 "go.etcd.io/etcd/client/v3"
 
+	"exo/harness/eventlog"
 	"exo/store"
 	"exo/store/etcdtest"
 )

@@ -2,9 +2,9 @@ package eventlog
 
 import (
 	"errors"
-	"exo/harness/api"
 	"fmt"
 
+	"exo/harness/api"
 	"exo/store"
 	"exo/store/failpoint"
 )

@@ -1,8 +1,9 @@
 package eventlog
 
 import (
-	"exo/harness/api"
 	"sync"
+
+	"exo/harness/api"
 )
 
 // maxQueuedBytes is how much streamed text, output and events a subscriber may fall behind

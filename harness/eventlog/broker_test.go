@@ -1,11 +1,12 @@
 package eventlog
 
 import (
-	"exo/harness/api"
 	"fmt"
 	"strings"
 	"testing"
 	"time"
+
+	"exo/harness/api"
 )
 
 // A reader that falls far behind a fast stream still gets every streamed character, in order,

@@ -2,11 +2,11 @@ package eventlog
 
 import (
 	"errors"
-	"exo/harness/api"
 	"fmt"
 	"sync"
 	"time"
 
+	"exo/harness/api"
 	"exo/store"
 )
 

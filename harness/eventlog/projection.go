@@ -2,9 +2,9 @@ package eventlog
 
 import (
 	"encoding/json"
-	"exo/harness/api"
 	"fmt"
 
+	"exo/harness/api"
 	"exo/store"
 )
 

@@ -2,8 +2,9 @@ package eventlog
 
 import (
 	"encoding/json"
-	"exo/store"
 	"fmt"
+
+	"exo/store"
 )
 
 // NewRecord encodes a typed payload into a store record.

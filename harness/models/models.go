@@ -3,7 +3,6 @@ package models
 import (
 	"encoding/json"
 	"errors"
-	"exo/harness/api"
 	"fmt"
 	"sort"
 	"strings"
@@ -11,6 +10,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"exo/harness/api"
 	"exo/harness/provider"
 	"exo/store"
 )

@@ -3,9 +3,9 @@ package models
 import (
 	"context"
 	"errors"
-	"exo/harness/api"
 	"fmt"
 
+	"exo/harness/api"
 	"exo/harness/provider"
 )
 

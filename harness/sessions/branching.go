@@ -1,10 +1,10 @@
 package sessions
 
 import (
-	"exo/harness/api"
-	"exo/harness/eventlog"
 	"fmt"
 
+	"exo/harness/api"
+	"exo/harness/eventlog"
 	"exo/store"
 )
 

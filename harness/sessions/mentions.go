@@ -3,7 +3,6 @@ package sessions
 import (
 	"bytes"
 	"errors"
-	"exo/harness/api"
 	"fmt"
 	"io/fs"
 	"path"
@@ -11,6 +10,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"exo/harness/api"
 	"exo/sandbox"
 )
 

@@ -3,13 +3,13 @@ package sessions
 import (
 	"context"
 	"encoding/json"
-	"exo/harness/api"
-	"exo/harness/eventlog"
 	"fmt"
 	"os"
 	"sort"
 	"strings"
 
+	"exo/harness/api"
+	"exo/harness/eventlog"
 	"exo/store"
 )
 

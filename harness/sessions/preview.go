@@ -1,10 +1,11 @@
 package sessions
 
 import (
-	"exo/harness/api"
-	"exo/harness/eventlog"
 	"fmt"
 	"sort"
+
+	"exo/harness/api"
+	"exo/harness/eventlog"
 )
 
 // RewindPreview says what rewinding a session to seq would undo: how many events leave the live

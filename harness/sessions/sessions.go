@@ -1,8 +1,6 @@
 package sessions
 
 import (
-	"exo/harness/api"
-	"exo/harness/eventlog"
 	"fmt"
 	"maps"
 	"sort"
@@ -10,6 +8,8 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"exo/harness/api"
+	"exo/harness/eventlog"
 	"exo/store"
 )
 

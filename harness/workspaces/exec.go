@@ -2,12 +2,12 @@ package workspaces
 
 import (
 	"context"
-	"exo/harness/api"
-	"exo/harness/eventlog"
 	"fmt"
 	"io"
 	"time"
 
+	"exo/harness/api"
+	"exo/harness/eventlog"
 	"exo/harness/secrets"
 	"exo/sandbox"
 )

@@ -1,14 +1,14 @@
 package workspaces
 
 import (
-	"exo/harness/api"
-	"exo/harness/eventlog"
-	"exo/harness/sessions"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 
+	"exo/harness/api"
+	"exo/harness/eventlog"
+	"exo/harness/sessions"
 	"exo/sandbox"
 	"exo/store"
 	"exo/store/failpoint"

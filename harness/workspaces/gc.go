@@ -1,13 +1,13 @@
 package workspaces
 
 import (
-	"exo/harness/api"
-	"exo/harness/eventlog"
 	"fmt"
 	"io/fs"
 	"path/filepath"
 	"sort"
 
+	"exo/harness/api"
+	"exo/harness/eventlog"
 	"exo/store/failpoint"
 )
 

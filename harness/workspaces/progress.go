@@ -1,11 +1,11 @@
 package workspaces
 
 import (
-	"exo/harness/api"
 	"os"
 	"sync"
 	"time"
 
+	"exo/harness/api"
 	"exo/sandbox"
 )
 

@@ -1,14 +1,14 @@
 package workspaces
 
 import (
-	"exo/harness/api"
-	"exo/harness/eventlog"
 	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
 
+	"exo/harness/api"
+	"exo/harness/eventlog"
 	"exo/sandbox"
 	"exo/store"
 	"exo/store/failpoint"

@@ -2,9 +2,9 @@ package workspaces
 
 import (
 	"context"
-	"exo/harness/api"
 	"time"
 
+	"exo/harness/api"
 	"exo/sandbox"
 )
 

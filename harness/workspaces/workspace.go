@@ -2,11 +2,11 @@ package workspaces
 
 import (
 	"encoding/json"
-	"exo/harness/api"
-	"exo/harness/eventlog"
 	"fmt"
 	"time"
 
+	"exo/harness/api"
+	"exo/harness/eventlog"
 	"exo/sandbox"
 	"exo/store"
 	"exo/store/failpoint"
