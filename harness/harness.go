@@ -70,14 +70,6 @@ type Options struct {
 	PrivateDirs []string
 }
 
-// log returns the harness's logger.
-func (h *Harness) log() *slog.Logger {
-	if h.opts.Log == nil {
-		return slog.New(slog.DiscardHandler)
-	}
-	return h.opts.Log
-}
-
 // homeEvidence lists what the harness keeps in EXO_HOME besides the database: when any of it is
 // there, a missing or empty exo.db was lost, and the store refuses to start afresh over it.
 var homeEvidence = []string{secrets.KeyFileName, "shadow", "workspaces", "tasks"}
