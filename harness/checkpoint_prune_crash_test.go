@@ -59,7 +59,7 @@ func TestKillDuringPrune(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	h.keepCheckpoints = true // as before retention: every checkpoint kept
+	h.SetKeepCheckpoints(true) // as before retention: every checkpoint kept
 	s, _ := h.NewSession(NewSessionOptions{Name: "old"})
 	h.State(s.ID)
 	for i := 0; i < 60; i++ {

@@ -4,6 +4,7 @@ import (
 	"reflect"
 	"testing"
 
+	"exo/harness/eventlog"
 	"exo/store"
 )
 
@@ -14,7 +15,7 @@ func keptCheckpoints(t *testing.T, h *Harness, branch string, head uint64) map[u
 	kept := map[uint64]bool{}
 	err := h.st.View(func(tx *store.Tx) error {
 		for seq := uint64(1); seq <= head; seq++ {
-			at, _, ok, err := tx.LatestCheckpoint(sessionProjection, branch, seq)
+			at, _, ok, err := tx.LatestCheckpoint(eventlog.SessionProjection, branch, seq)
 			if err != nil {
 				return err
 			}
@@ -84,7 +85,7 @@ func TestCheckpointsPruned(t *testing.T) {
 // session then opens from what is kept as a full replay does.
 func TestGCPrunesOldCheckpoints(t *testing.T) {
 	h := openTest(t, Options{CheckpointEvery: 8})
-	h.keepCheckpoints = true
+	h.SetKeepCheckpoints(true)
 	s, _ := h.NewSession(NewSessionOptions{Name: "old"})
 	h.State(s.ID)
 	for i := 0; i < 60; i++ {

@@ -3,4 +3,32 @@
 //
 // Everything the harness knows is folded from the event log in store/: a Session record names a
 // session's branches, and every other fact (status, conversation, usage) is a projection of events.
+//
+// # The map
+//
+// The harness is a few rooms, each a package with one concern whose doc.go says what it owns
+// and what it may import. Imports point down this list, never up; a room needs something of a
+// room above it only through a small interface or function given at construction (named below).
+//
+//   - harness/api: the protocol (events, the Session projection, requests, errors). A leaf.
+//   - harness/eventlog: the store handle and its vocabulary, appends and held records, the
+//     Session projection and its checkpoints, notices to subscribers, session records, the
+//     journal, artifacts. Takes the redaction of record data as eventlog.Options.Redact.
+//   - harness/sealed: the sealed secrets in the store and the redaction of their values.
+//   - harness/models: the registered models and the providers built from them. Takes a
+//     models.SecretOpener (the sealed secrets).
+//   - harness/sessions: session records, references, the log's half of fork and rewind,
+//     verification, peers, mentions. Imports eventlog and sealed; takes sessions.Hooks (the
+//     recovery's records for an interrupted turn, the unfinished journal entries).
+//   - harness/workspaces: a session's files: snapshots, restores, the watcher, commands run in
+//     its shell, Fork and Rewind with their working copies, RemoveSession and GC. Imports
+//     eventlog, sealed and sessions; takes workspaces.Runtimes (the live sandboxes).
+//   - harness (this package): Harness, which opens the rooms bottom up and embeds them (so
+//     their methods are the harness's: h.Append is the log's, h.Fork the workspaces'), and what
+//     has no room of its own yet: the runtime (sandboxes.go, tasks.go, detached.go,
+//     detached_watch.go: live sandboxes, background and detached tasks), recovery at open
+//     (recover.go), backups (backup.go) and health (health.go). names.go gives the API's and the
+//     rooms' types their harness names; seams.go forwards the names those files still call.
+//
+// Above the harness, executors, the service and the daemon call it; nothing here imports them.
 package harness

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"exo/harness/eventlog"
 	"exo/store"
 	"exo/store/etcdtest"
 )
@@ -63,7 +64,7 @@ func BenchmarkEtcdOpenSession(b *testing.B) {
 	var size int
 	h.st.View(func(tx *store.Tx) error {
 		var blob []byte
-		at, blob, _, err = tx.LatestCheckpoint(sessionProjection, s.Branch, 0)
+		at, blob, _, err = tx.LatestCheckpoint(eventlog.SessionProjection, s.Branch, 0)
 		size = len(blob)
 		return err
 	})

@@ -12,6 +12,7 @@ import (
 	"sync"
 	"testing"
 
+	"exo/harness/eventlog"
 	"exo/store"
 	"exo/store/etcdtest"
 )
@@ -77,13 +78,13 @@ func TestEtcdLimitsLongSession(t *testing.T) {
 		t.Fatalf("append of %d records over several requests: %d %v", len(batch), len(evs), err)
 	}
 	st, _ := h.State(s.ID)
-	if size := len(encodeState(st)); size <= limit {
+	if size := len(eventlog.EncodeState(st)); size <= limit {
 		t.Fatalf("the projection is only %d bytes: the test needs it above the limit", size)
 	}
 	var at uint64
 	err = h.st.View(func(tx *store.Tx) error {
 		var ok bool
-		at, _, ok, err = tx.LatestCheckpoint(sessionProjection, s.Branch, 0)
+		at, _, ok, err = tx.LatestCheckpoint(eventlog.SessionProjection, s.Branch, 0)
 		if !ok && err == nil {
 			err = errors.New("no checkpoint")
 		}

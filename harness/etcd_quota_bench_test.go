@@ -10,6 +10,7 @@ import (
 
 	clientv3 "go.etcd.io/etcd/client/v3"
 
+	"exo/harness/eventlog"
 	"exo/store"
 	"exo/store/etcdtest"
 )
@@ -41,7 +42,7 @@ func quotaRun(b *testing.B, keep bool) {
 		b.Fatal(err)
 	}
 	defer h.Close()
-	h.keepCheckpoints = keep
+	h.SetKeepCheckpoints(keep)
 	s, err := h.NewSession(NewSessionOptions{Name: "long", Workspace: b.TempDir()})
 	if err != nil {
 		b.Fatal(err)
@@ -113,7 +114,7 @@ func BenchmarkBoltCheckpointFile(b *testing.B) {
 				if err != nil {
 					b.Fatal(err)
 				}
-				h.keepCheckpoints = mode == "kept"
+				h.SetKeepCheckpoints(mode == "kept")
 				s, err := h.NewSession(NewSessionOptions{Name: "long", Workspace: b.TempDir()})
 				if err != nil {
 					b.Fatal(err)
@@ -137,7 +138,7 @@ func BenchmarkBoltCheckpointFile(b *testing.B) {
 				kept := map[uint64]bool{}
 				h.st.View(func(tx *store.Tx) error {
 					for seq := uint64(DefaultCheckpointEvery); seq <= st.Head; seq += DefaultCheckpointEvery / 4 {
-						if at, _, ok, err := tx.LatestCheckpoint(sessionProjection, s.Branch, seq); err == nil && ok {
+						if at, _, ok, err := tx.LatestCheckpoint(eventlog.SessionProjection, s.Branch, seq); err == nil && ok {
 							kept[at] = true
 						}
 					}

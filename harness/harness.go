@@ -4,8 +4,13 @@ import (
 	"log/slog"
 	"sync"
 
+	"exo/harness/eventlog"
+	"exo/harness/models"
 	"exo/harness/rundir"
+	"exo/harness/sealed"
 	"exo/harness/secrets"
+	"exo/harness/sessions"
+	"exo/harness/workspaces"
 	"exo/sandbox"
 	"exo/store"
 )
@@ -13,30 +18,31 @@ import (
 // Harness is the trusted owner of exo's state. The UI and executors reach sessions, events and
 // projections only through it.
 type Harness struct {
+	// Log is the event log (appends, held records, projections, subscriptions): its methods
+	// are the harness's.
+	*eventlog.Log
+	// Secrets is the sealed secrets and the redaction of their values: its methods are the
+	// harness's.
+	*sealed.Secrets
+	// Registry is the models and the providers built from them: its methods are the harness's.
+	*models.Registry
+	// Directory is the sessions: records, references, branches, peers, mentions. Its methods
+	// are the harness's.
+	*sessions.Directory
+	// Workspaces is the sessions' files: snapshots, restores, the watcher, commands, forks' working
+	// copies, removal and gc. Its methods are the harness's.
+	*workspaces.Workspaces
+
 	st   *store.Store
 	opts Options
 
 	mu       sync.Mutex
-	states   map[string]*SessionState // by branch, kept at the branch head
-	broker   broker
+	broker   publisher
 	rt       runtimes
-	brk      breakers
-	sec      secretState
-	snapHook SnapshotHook
 	recovery RecoveryReport
-	// held is the records held for a session's next commit (see Hold).
-	held holds
-	// keepCheckpoints turns checkpoint pruning off (benchmarks measuring what it saves).
-	keepCheckpoints bool
 	// realHome is EXO_HOME with its links resolved once, at open: where backups may go is
 	// judged against it, never against what a link in its path says later.
 	realHome string
-	// background is the work started for a client that no call waits for (a session's first
-	// snapshot while the user types): Close waits for it, so nothing writes into EXO_HOME after;
-	// bgClosed (under bgMu) refuses more once Close began.
-	background sync.WaitGroup
-	bgMu       sync.Mutex
-	bgClosed   bool
 }
 
 // Options tunes a Harness.
@@ -67,20 +73,12 @@ type Options struct {
 	PrivateDirs []string
 }
 
-// log returns the harness's logger.
-func (h *Harness) log() *slog.Logger {
-	if h.opts.Log == nil {
-		return slog.New(slog.DiscardHandler)
-	}
-	return h.opts.Log
-}
-
 // homeEvidence lists what the harness keeps in EXO_HOME besides the database: when any of it is
 // there, a missing or empty exo.db was lost, and the store refuses to start afresh over it.
 var homeEvidence = []string{secrets.KeyFileName, "shadow", "workspaces", "tasks"}
 
 // DefaultCheckpointEvery is the default checkpoint interval.
-const DefaultCheckpointEvery = 512
+const DefaultCheckpointEvery = eventlog.DefaultCheckpointEvery
 
 // HomeDir returns EXO_HOME: the environment variable, or ~/.exo.
 func HomeDir() (string, error) { return rundir.HomeDir() }
@@ -90,16 +88,25 @@ func Open(home string, opts Options) (*Harness, error) {
 	if opts.CheckpointEvery == 0 {
 		opts.CheckpointEvery = DefaultCheckpointEvery
 	}
-	st, err := openStore(home, opts)
+	st, err := eventlog.OpenStore(home, eventlog.StoreConfig{Store: opts.Store, ConfigFile: opts.ConfigFile, NoSync: opts.NoSync, Evidence: homeEvidence})
 	if err != nil {
 		return nil, err
 	}
-	h := &Harness{st: st, opts: opts, states: map[string]*SessionState{}}
+	h := &Harness{st: st, opts: opts}
 	h.realHome = realHome(h.Home())
-	if err := h.openSecrets(); err != nil {
+	// The rooms are built bottom up (see the map in doc.go): the secrets on the store, the
+	// models, the log (which redacts what it appends with the secrets), the sessions on the
+	// log, the workspaces on the sessions (reaching the runtime, here, through runtimeRoom).
+	if h.Secrets, err = sealed.Open(st, h.PrivateDirs()); err != nil {
 		st.Close()
 		return nil, err
 	}
+	h.Registry = models.New(st, opts.DemoScript, h.Secrets)
+	h.Log = eventlog.New(st, eventlog.Options{CheckpointEvery: opts.CheckpointEvery, Logger: opts.Log, Redact: h.redactBytes})
+	h.broker = publisher{h.Log}
+	h.Directory = sessions.New(h.Log, h.Secrets, sessions.Hooks{Interrupted: h.interruptedRecords, Unfinished: h.unfinished})
+	h.Workspaces = workspaces.New(h.Log, h.Directory, h.Secrets, runtimeRoom{h},
+		workspaces.Options{Home: h.Home(), Private: h.PrivateDirs(), Helper: opts.SandboxHelper, Logger: opts.Log})
 	h.Recover()
 	h.RecordDetached()
 	return h, nil
@@ -107,13 +114,10 @@ func Open(home string, opts Options) (*Harness, error) {
 
 // Close ends subscriptions and closes the store.
 func (h *Harness) Close() error {
-	h.bgMu.Lock()
-	h.bgClosed = true
-	h.bgMu.Unlock()
-	h.background.Wait()
-	h.releaseAll()
+	h.StopBackground() // nothing writes into EXO_HOME after Close
+	h.ReleaseAll()
 	h.closeRuntimes()
-	h.broker.close()
+	h.CloseSubscriptions()
 	return h.st.Close()
 }
 
@@ -123,22 +127,14 @@ func (h *Harness) Store() *store.Store { return h.st }
 // Home returns EXO_HOME.
 func (h *Harness) Home() string { return h.st.Home() }
 
-// Subscribe returns a channel of notices (committed events and live deltas) and a function
-// that ends the subscription.
-func (h *Harness) Subscribe(buffer int) (<-chan Notice, func()) {
-	ch := h.broker.subscribe(buffer)
-	return ch, func() { h.broker.unsubscribe(ch) }
+// PrivateDirs are exo's own folders: its home and the daemon's runtime folder. A workspace may
+// hold them (a session in the home folder with exo's home at ~/.exo): snapshots, restores, the
+// watcher, forks and the file tools leave them out.
+func (h *Harness) PrivateDirs() []string {
+	return append([]string{h.Home()}, h.opts.PrivateDirs...)
 }
 
-// Publish sends a live notice (a streaming delta or sandbox output) to subscribers.
-func (h *Harness) Publish(n Notice) { h.broker.publish(n) }
-
-// goBackground runs fn in the background unless the harness is closing; Close waits for it.
-func (h *Harness) goBackground(fn func()) {
-	h.bgMu.Lock()
-	defer h.bgMu.Unlock()
-	if h.bgClosed {
-		return
-	}
-	h.background.Go(fn)
+// PrivateIn lists exo's own folders inside workspace, relative to it (slash-separated).
+func (h *Harness) PrivateIn(workspace string) []string {
+	return sandbox.PrivateRels(workspace, h.PrivateDirs())
 }

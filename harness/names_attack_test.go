@@ -3,6 +3,8 @@ package harness
 import (
 	"strings"
 	"testing"
+
+	"exo/harness/sessions"
 )
 
 // TestNamesWithEscapesRefused tries the names a hostile agent plants through exo mcp serve's
@@ -15,7 +17,7 @@ func TestNamesWithEscapesRefused(t *testing.T) {
 	bad := []string{
 		"\x1b]52;c;aGVsbG8=\x07", "x\x1b]0;owned\x07", "red\x1b[31m", "bell\a", "nul\x00x", "del\x7f",
 		"csi\u009b31m", "line\nbreak", "tab\tx", "space x", "at@x", "a/b", "rtl\u202eexe.txt",
-		"zero\u200bwidth", "\xff\xfe", strings.Repeat("a", maxNameLen+1), "",
+		"zero\u200bwidth", "\xff\xfe", strings.Repeat("a", sessions.MaxNameLen+1), "",
 	}
 	for _, name := range bad {
 		if name == "" {

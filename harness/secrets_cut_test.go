@@ -131,7 +131,7 @@ func TestRedactCutAndTail(t *testing.T) {
 		}
 		f.Truncate(0)
 		f.WriteAt([]byte(strings.Repeat("a", 5000)+cutSecret+strings.Repeat("b", 4096-off)), 0)
-		if got := h.redactedTail(f, 4096); len(fragments([]byte(got))) > 0 || len(got) > 4096 {
+		if got := h.RedactedTail(f, 4096); len(fragments([]byte(got))) > 0 || len(got) > 4096 {
 			t.Fatalf("offset %d: the tail keeps %q", off, fragments([]byte(got)))
 		}
 	}

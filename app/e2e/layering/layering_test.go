@@ -6,6 +6,7 @@ import (
 	"errors"
 	"io"
 	"os/exec"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -28,6 +29,9 @@ type rule struct {
 	from   []string
 	not    []string
 	notExo bool
+	// notExact are packages from may not depend on, without the packages below them (the
+	// harness package itself, not harness/api).
+	notExact []string
 }
 
 // rules are DESIGN's: imports point down app → views; app → harness/api; harness → sandbox,
@@ -42,6 +46,30 @@ var rules = []rule{
 	},
 	{name: "store imports nothing of harness, app or views", from: []string{"exo/store"}, not: []string{"exo/harness", "exo/app", "exo/views"}},
 	{name: "sandbox imports nothing of harness, app or views", from: []string{"exo/sandbox"}, not: []string{"exo/harness", "exo/app", "exo/views"}},
+	// The harness's rooms (harness/doc.go's map): each imports only the rooms below it, none
+	// imports the harness package, and none what is built on the harness.
+	{name: "eventlog imports no other room", from: []string{"exo/harness/eventlog"}, not: rooms("eventlog")},
+	{name: "sealed imports no other room", from: []string{"exo/harness/sealed"}, not: rooms("sealed")},
+	{name: "models imports no other room", from: []string{"exo/harness/models"}, not: rooms("models")},
+	{name: "sessions imports no room but eventlog and sealed", from: []string{"exo/harness/sessions"}, not: rooms("sessions", "eventlog", "sealed")},
+	{name: "workspaces imports no room but eventlog, sealed and sessions", from: []string{"exo/harness/workspaces"}, not: rooms("workspaces", "eventlog", "sealed", "sessions")},
+	{
+		name:     "no room imports the harness or what is built on it",
+		from:     []string{"exo/harness/eventlog", "exo/harness/sealed", "exo/harness/models", "exo/harness/sessions", "exo/harness/workspaces"},
+		not:      []string{"exo/harness/executor", "exo/harness/executors", "exo/harness/extexec", "exo/harness/service", "exo/harness/daemon", "exo/harness/mcp", "exo/harness/governance", "exo/app", "exo/views"},
+		notExact: []string{"exo/harness"},
+	},
+}
+
+// rooms lists the harness's rooms but those named.
+func rooms(but ...string) []string {
+	var out []string
+	for _, r := range []string{"eventlog", "sealed", "models", "sessions", "workspaces"} {
+		if !slices.Contains(but, r) {
+			out = append(out, "exo/harness/"+r)
+		}
+	}
+	return out
 }
 
 func TestLayering(t *testing.T) {
@@ -51,7 +79,7 @@ func TestLayering(t *testing.T) {
 			if r.skip != "" {
 				t.Skip(r.skip)
 			}
-			for _, root := range append(append([]string(nil), r.from...), r.not...) {
+			for _, root := range append(append(append([]string(nil), r.from...), r.not...), r.notExact...) {
 				if _, ok := pkgs[root]; !ok {
 					t.Fatalf("the rule names %s, which go list does not list", root)
 				}
@@ -94,6 +122,10 @@ func TestRuleCatchesABreak(t *testing.T) {
 	if !api.breaks("github.com/x/y", &pkg{ImportPath: "github.com/x/y"}) {
 		t.Fatal("the leaf rule lets a third-party module through")
 	}
+	exact := rule{from: []string{"exo/harness/sessions"}, notExact: []string{"exo/harness"}}
+	if !exact.breaks("exo/harness", nil) || exact.breaks("exo/harness/api", nil) {
+		t.Fatal("an exact rule does not tell the harness package from the packages below it")
+	}
 	if got := strings.Join(chain(pkgs, "exo/views/x", "exo/store"), " → "); got != "exo/views/x → exo/themes → exo/store" {
 		t.Fatalf("chain %q", got)
 	}
@@ -107,7 +139,7 @@ func (r rule) breaks(d string, p *pkg) bool {
 		}
 		return p == nil || !p.Standard
 	}
-	return under(d, r.not...)
+	return under(d, r.not...) || slices.Contains(r.notExact, d)
 }
 
 // under reports whether path is one of roots or a package below one.
