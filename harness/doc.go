@@ -25,8 +25,9 @@
 //     eventlog, sealed and sessions; takes workspaces.Runtimes (the live sandboxes).
 //   - harness (this package): Harness, which opens the rooms bottom up and embeds them (so
 //     their methods are the harness's: h.Append is the log's, h.Fork the workspaces'), and what
-//     has no room of its own yet: the runtime (sandboxes.go, tasks.go, detached.go,
-//     detached_watch.go: live sandboxes, background and detached tasks), recovery at open
+//     has no room of its own yet: the runtime (sandboxes.go, sandbox_limits.go,
+//     sandbox_detached.go, tasks.go, detached.go, detached_watch.go: live sandboxes, their caps,
+//     what a command leaves running, background and detached tasks), recovery at open
 //     (recover.go), backups (backup.go) and health (health.go). names.go gives the API's and the
 //     rooms' types their harness names; seams.go forwards the names those files still call.
 //
