@@ -118,6 +118,11 @@ func confineAndExec(o helperOpts) error {
 	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
 		return fmt.Errorf("set no_new_privs: %w", err)
 	}
+	// The program (the session's shell, a task) becomes the subreaper of what it starts (kept
+	// across exec): a process orphaned by setsid or a double fork stays its descendant instead
+	// of going to the host's init, so that, without a cgroup or a PID namespace, exo still finds
+	// and ends it with the turn. Best effort: a kernel without it leaves them to init.
+	_ = unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
 	if err := dropCapabilities(); err != nil {
 		return err
 	}

@@ -85,9 +85,12 @@ func (s *Shell) endCommand(p *shellProc, t cmdTrack, command string, r *Result) 
 	}
 	g := &detachedGroup{info: Detached{Command: command, Started: time.Now()}, cg: t.cg, stop: make(chan struct{}), ended: make(chan struct{})}
 	if t.cg == "" {
-		g.start = map[int]uint64{}
+		g.start, g.rescan, g.shell, g.before = map[int]uint64{}, p.around, p.cmd.Process.Pid, map[int]bool{}
+		for _, pid := range t.before {
+			g.before[pid] = true
+		}
 		for _, pid := range p.around() {
-			if !slices.Contains(t.before, pid) {
+			if !g.before[pid] {
 				g.info.Pids = append(g.info.Pids, pid)
 				g.start[pid] = procStart(pid)
 			}

@@ -33,8 +33,15 @@ type detachedGroup struct {
 	info  Detached
 	cg    string         // the command's own pids cgroup, "" without cgroups
 	start map[int]uint64 // without cgroups: each pid's start time, so a reused pid is not taken for it
-	stop  chan struct{}
-	ended chan struct{}
+	// Without cgroups, rescan lists the processes around the shell again, so that one forked
+	// after the command ended (setsid's child, a process a leftover starts later) joins the
+	// group: before is what was there when the command began, shell the shell's pid, whose
+	// descendants (a later command's) are not the group's.
+	rescan func() []int
+	before map[int]bool
+	shell  int
+	stop   chan struct{}
+	ended  chan struct{}
 }
 
 // bombCheck is how often a detached group is looked at for a fork bomb and for its end.
@@ -45,6 +52,7 @@ func (g *detachedGroup) procs() []int {
 	if g.cg != "" {
 		return cgroupProcs(g.cg)
 	}
+	g.join()
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	var live []int
@@ -57,6 +65,37 @@ func (g *detachedGroup) procs() []int {
 		}
 	}
 	return live
+}
+
+// join adds to a group without a cgroup the processes that appeared around the shell since its
+// command began and belong to no later command (they are not the shell's descendants).
+func (g *detachedGroup) join() {
+	if g.rescan == nil {
+		return
+	}
+	var mine map[int]bool
+	for _, pid := range g.rescan() {
+		g.mu.Lock()
+		_, known := g.start[pid]
+		ended := !g.info.Ended.IsZero()
+		g.mu.Unlock()
+		if known || ended || g.before[pid] || pid == g.shell {
+			continue
+		}
+		if mine == nil {
+			mine = map[int]bool{}
+			for _, d := range descendants(g.shell) {
+				mine[d] = true
+			}
+		}
+		if mine[pid] {
+			continue
+		}
+		g.mu.Lock()
+		g.info.Pids = append(g.info.Pids, pid)
+		g.start[pid] = procStart(pid)
+		g.mu.Unlock()
+	}
 }
 
 // kill kills every process of the group and marks it ended for reason.
@@ -184,7 +223,35 @@ func (s *Shell) EndTurn() ([]Detached, error) {
 	s.dmu.Lock()
 	s.detached = slices.DeleteFunc(s.detached, func(g *detachedGroup) bool { return !g.snapshot().Running() })
 	s.dmu.Unlock()
+	s.sweepLeftovers()
 	return killed, s.cleanTmp()
+}
+
+// sweepLeftovers kills, where the sandbox has no pids cgroup (there the groups hold everything),
+// every process around the idle shell but the shell: at a turn's end no command runs, so each is
+// something a command left, one forked after its command ended included (setsid's child, kept
+// in the tree by the subreaper the helper makes of the shell). Background tasks run apart.
+func (s *Shell) sweepLeftovers() {
+	if s.enf.PidsCgroup != "" {
+		return
+	}
+	s.mu.Lock()
+	p := s.proc
+	s.mu.Unlock()
+	if p == nil || p.dead() {
+		return
+	}
+	shell := p.cmd.Process.Pid
+	for range 20 {
+		left := slices.DeleteFunc(p.around(), func(pid int) bool { return pid == shell })
+		if len(left) == 0 {
+			return
+		}
+		for _, pid := range left {
+			syscall.Kill(pid, syscall.SIGKILL)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
 }
 
 // cleanTmp removes everything in the tmp dir but the shell's control folder: in the running

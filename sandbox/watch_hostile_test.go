@@ -109,8 +109,8 @@ func TestWatchSurvivesRenameExchangeChurn(t *testing.T) {
 			swaps++
 		}
 	}
-	t.Logf("%d swaps; the watcher process restarted %d times: %q", swaps, restarts.Load(), reasons)
 	mu.Lock()
+	t.Logf("%d swaps; the watcher process restarted %d times: %q", swaps, restarts.Load(), reasons)
 	for _, r := range reasons {
 		if !strings.HasPrefix(r, "workspace watcher: ") || len(r) < 30 {
 			t.Errorf("restart reason does not say what ended: %q", r)
