@@ -1,7 +1,7 @@
 // Package exobuild builds exo for end-to-end tests the way README's build command does: the
 // full binary (exo-full, the module's root package) and the thin exo a user types
 // (app/thin/exo) side by side, so the tests drive the same pair users run. It is used by every
-// end-to-end package (app/e2e, app/e2e/crash, app/cli/e2etest, harness/mcpserve/e2etest), so it
+// end-to-end package (app/e2e and its crash, conventions and mcpserve packages), so it
 // is not internal to app/e2e.
 package exobuild
 

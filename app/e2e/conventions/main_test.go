@@ -1,8 +1,8 @@
-// Package e2etest runs the conventions users bring from other agents' CLIs (configuration,
+// Package conventions runs the conventions users bring from other agents' CLIs (configuration,
 // -c/--continue, stream-json, session removal and gc, completions, progress) end to end against
 // the built exo binary, in a package of its own so its time does not count against
 // app/e2e's test timeout.
-package e2etest
+package conventions
 
 import (
 	"bytes"

@@ -1,7 +1,7 @@
-// Package e2etest runs `exo mcp serve` and project trust end to end against the built exo
+// Package mcpserve runs `exo mcp serve` and project trust end to end against the built exo
 // binary, in a package of its own so that its time does not count against app/e2e's test
 // timeout.
-package e2etest
+package mcpserve
 
 import (
 	"bytes"
