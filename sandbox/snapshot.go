@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -82,6 +83,9 @@ type Snapshotter struct {
 	headKnown            bool
 	gcSlot               chan struct{}
 	gcRuns               sync.WaitGroup
+	// closed (under mu) refuses snapshots and restores once Close ran: none may write into the
+	// shadow repository while the session's folders are being removed.
+	closed bool
 	// private are opts.Private inside the workspace, relative to it.
 	private []string
 	// afterStatus, for tests, runs between git status and staging (where an agent's process
@@ -193,3 +197,6 @@ func (s *Snapshotter) writeExcludes() error {
 	}
 	return nil
 }
+
+// ErrSnapshotterClosed is the error of a snapshot or restore asked of a closed Snapshotter.
+var ErrSnapshotterClosed = errors.New("the workspace's snapshots are closed (the session is being removed or exo is stopping)")

@@ -13,6 +13,9 @@ import (
 func (s *Snapshotter) RestorePaths(commit string, paths []string) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if s.closed {
+		return ErrSnapshotterClosed
+	}
 	for _, p := range paths {
 		p = filepath.ToSlash(filepath.Clean(p))
 		if p == "." || strings.HasPrefix(p, "../") || filepath.IsAbs(p) {

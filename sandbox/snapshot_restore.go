@@ -11,6 +11,9 @@ import "fmt"
 func (s *Snapshotter) Restore(commit string) (Snapshot, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if s.closed {
+		return Snapshot{}, ErrSnapshotterClosed
+	}
 	target, err := s.git.line("rev-parse", "--verify", commit+"^{tree}")
 	if err != nil {
 		return Snapshot{}, fmt.Errorf("restore %s: %w", commit, err)

@@ -16,6 +16,9 @@ import (
 func (s *Snapshotter) Snapshot() (Snapshot, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if s.closed {
+		return Snapshot{}, ErrSnapshotterClosed
+	}
 	return s.snapshot("exo snapshot")
 }
 
@@ -310,8 +313,12 @@ func (s *Snapshotter) manyLooseObjects() bool {
 	return err == nil && len(ents)*256 > s.opts.LooseObjectLimit
 }
 
-// Close waits for a background garbage collection to finish.
+// Close waits for a snapshot or restore under way and a background garbage collection to
+// finish; later snapshots and restores fail with ErrSnapshotterClosed.
 func (s *Snapshotter) Close() error {
+	s.mu.Lock() // waits for a snapshot or restore under way
+	s.closed = true
+	s.mu.Unlock()
 	s.gcRuns.Wait()
 	return nil
 }
