@@ -44,6 +44,9 @@ type subscriber struct {
 	ch   chan api.Notice
 	wake chan struct{} // a notice was queued (capacity 1)
 	done chan struct{} // closed by unsubscribe: the pump closes ch and stops
+	// noText drops notices of streamed text alone (answer, reasoning, sandbox output): the
+	// subscriber follows committed events and changes only, and costs a stream nothing.
+	noText bool
 
 	mu     sync.Mutex
 	queue  []queued
@@ -74,8 +77,8 @@ func (q *queued) notice() api.Notice {
 }
 
 // subscribe registers a subscriber whose channel buffers n notices.
-func (b *broker) subscribe(n int) chan api.Notice {
-	s := &subscriber{ch: make(chan api.Notice, n), wake: make(chan struct{}, 1), done: make(chan struct{})}
+func (b *broker) subscribe(n int, noText bool) chan api.Notice {
+	s := &subscriber{ch: make(chan api.Notice, n), wake: make(chan struct{}, 1), done: make(chan struct{}), noText: noText}
 	b.mu.Lock()
 	if b.subs == nil {
 		b.subs = map[chan api.Notice]*subscriber{}
@@ -166,8 +169,11 @@ func size(n *api.Notice) int {
 // push queues n, merging it into the last queued notice when both are of one kind (answer
 // text, reasoning, output or committed events) and of the same session.
 func (s *subscriber) push(n api.Notice) {
-	s.mu.Lock()
 	kind, sz := kindOf(&n), size(&n)
+	if s.noText && (kind == kindDelta || kind == kindReasoning || kind == kindOutput) {
+		return // streamed text for a subscriber that only follows events and changes
+	}
+	s.mu.Lock()
 	if kind != kindOther && s.bytes+sz > maxQueuedBytes {
 		s.lagged = true
 		s.mu.Unlock()

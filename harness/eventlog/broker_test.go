@@ -13,7 +13,7 @@ import (
 // and the turn's end: what it was too slow to take one by one arrives merged.
 func TestBrokerSlowReaderLosesNoStreamedText(t *testing.T) {
 	var b broker
-	ch := b.subscribe(4)
+	ch := b.subscribe(4, false)
 	defer b.unsubscribe(ch)
 	const n = 200_000
 	go func() {
@@ -68,7 +68,7 @@ func TestBrokerSlowReaderLosesNoStreamedText(t *testing.T) {
 // when it reads again, and turn notices are never dropped.
 func TestBrokerStalledReaderIsBoundedAndToldItLagged(t *testing.T) {
 	var b broker
-	ch := b.subscribe(1)
+	ch := b.subscribe(1, false)
 	defer b.unsubscribe(ch)
 	piece := strings.Repeat("x", 1<<20)
 	for i := 0; i < maxQueuedBytes>>20+16; i++ {
@@ -109,7 +109,7 @@ func TestBrokerStalledReaderIsBoundedAndToldItLagged(t *testing.T) {
 // Unsubscribing closes the channel even when the reader stopped reading mid-stream.
 func TestBrokerUnsubscribeClosesAStalledSubscription(t *testing.T) {
 	var b broker
-	ch := b.subscribe(1)
+	ch := b.subscribe(1, false)
 	for i := 0; i < 100; i++ {
 		b.publish(api.Notice{Session: "s", Delta: "x"})
 	}
@@ -136,7 +136,7 @@ func BenchmarkBrokerMerge(b *testing.B) {
 		b.Run(fmt.Sprintf("deltas=%d", n), func(b *testing.B) {
 			for i := 0; i < b.N; i++ {
 				var br broker
-				ch := br.subscribe(1)
+				ch := br.subscribe(1, false)
 				for d := 0; d < n; d++ {
 					br.publish(api.Notice{Session: "s", Delta: "x"})
 				}
@@ -145,4 +145,33 @@ func BenchmarkBrokerMerge(b *testing.B) {
 			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*n), "ns/delta")
 		})
 	}
+}
+
+// TestChangesSubscriberSkipsStreamedText: a follower of changes only gets committed events and
+// turn notices, never a stream's text, and the stream's other subscribers get all of it.
+func TestChangesSubscriberSkipsStreamedText(t *testing.T) {
+	var b broker
+	all, changes := b.subscribe(64, false), b.subscribe(64, true)
+	b.publish(api.Notice{Session: "s", Delta: "a"})
+	b.publish(api.Notice{Session: "s", Reasoning: "r"})
+	b.publish(api.Notice{Session: "s", Output: []byte("o")})
+	b.publish(api.Notice{Session: "s", Events: []api.Event{{Seq: 1}}})
+	b.publish(api.Notice{Session: "s", Turn: &api.TurnNotice{ID: "t"}})
+	got := <-changes
+	if len(got.Events) != 1 || got.Delta != "" {
+		t.Fatalf("first change %+v, want the events", got)
+	}
+	if got = <-changes; got.Turn == nil {
+		t.Fatalf("second change %+v, want the turn", got)
+	}
+	n := 0
+	for n < 5 {
+		select {
+		case <-all:
+			n++
+		case <-time.After(2 * time.Second):
+			t.Fatalf("the full subscriber got %d of 5 notices", n)
+		}
+	}
+	b.close()
 }

@@ -57,7 +57,15 @@ func (l *Log) SetKeepCheckpoints(keep bool) { l.keepCheckpoints = keep }
 // Subscribe returns a channel of notices (committed events and live deltas) and a function
 // that ends the subscription.
 func (l *Log) Subscribe(buffer int) (<-chan api.Notice, func()) {
-	ch := l.broker.subscribe(buffer)
+	ch := l.broker.subscribe(buffer, false)
+	return ch, func() { l.broker.unsubscribe(ch) }
+}
+
+// SubscribeChanges is Subscribe without the notices that carry streamed text alone (answer
+// deltas, reasoning, sandbox output), for a follower of committed events, turns, clients and
+// peers: a long answer costs it, and the publisher, nothing.
+func (l *Log) SubscribeChanges(buffer int) (<-chan api.Notice, func()) {
+	ch := l.broker.subscribe(buffer, true)
 	return ch, func() { l.broker.unsubscribe(ch) }
 }
 

@@ -12,7 +12,7 @@ import (
 // every session again after each batch.
 func (s *Service) governanceLoop() {
 	defer s.wg.Done()
-	ch, stop := s.h.Subscribe(subscriberBuffer)
+	ch, stop := s.h.SubscribeChanges(subscriberBuffer)
 	defer stop()
 	last := map[string]api.GovernanceSummary{}
 	for {

@@ -55,7 +55,7 @@ func (s *Service) peerConflictLoop() {
 	if s.h.Store().Node() == "" {
 		return
 	}
-	ch, stop := s.h.Subscribe(256)
+	ch, stop := s.h.SubscribeChanges(256)
 	defer stop()
 	for {
 		select {

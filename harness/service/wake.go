@@ -19,7 +19,7 @@ const wakePoll = 50 * time.Millisecond
 // service started do not wake anyone: opening a session never spends tokens by itself.
 func (s *Service) wakeLoop() {
 	defer s.wg.Done()
-	ch, stop := s.h.Subscribe(1024)
+	ch, stop := s.h.SubscribeChanges(1024)
 	defer stop()
 	pending := map[string]bool{}
 	for {
