@@ -7,7 +7,6 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
-	"exo/harness"
 	"exo/harness/api"
 )
 
@@ -139,13 +138,13 @@ func (m *Model) closeWatch() {
 
 // waitNotices is a command that waits for harness notices and delivers them in a batch; Update
 // re-arms it after each batch.
-func waitNotices(ch <-chan harness.Notice) tea.Cmd {
+func waitNotices(ch <-chan api.Notice) tea.Cmd {
 	return func() tea.Msg {
 		n, ok := <-ch
 		if !ok {
 			return noticesClosedMsg{}
 		}
-		batch := []harness.Notice{n}
+		batch := []api.Notice{n}
 		deadline := time.After(batchWindow)
 		for {
 			select {

@@ -10,10 +10,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
-	"exo/harness"
 	"exo/harness/api"
-	"exo/harness/commands"
-	"exo/harness/mcp"
 	"exo/views"
 )
 
@@ -42,7 +39,7 @@ func (m *Model) attachCmd() tea.Cmd {
 
 // pickSession resolves Options.Session, or the workspace's most recently used session (its
 // newest prompt, or its creation; archived ones left out), or makes one.
-func pickSession(c api.Client, o Options) (*harness.Session, error) {
+func pickSession(c api.Client, o Options) (*api.Session, error) {
 	if o.Session != "" {
 		return c.Session(bg, o.Session)
 	}
@@ -76,7 +73,7 @@ func pickSession(c api.Client, o Options) (*harness.Session, error) {
 
 // newExecutor selects the configuration's executor for a session the app created (unless an
 // --executor flag names one for every session).
-func newExecutor(c api.Client, o Options, s *harness.Session) error {
+func newExecutor(c api.Client, o Options, s *api.Session) error {
 	if o.Executor != "" || o.NewExecutor == "" || o.NewExecutor == "default" {
 		return nil
 	}
@@ -85,7 +82,7 @@ func newExecutor(c api.Client, o Options, s *harness.Session) error {
 }
 
 // selectExecutor selects the executor the app was opened with for a session, if any.
-func selectExecutor(c api.Client, o Options, s *harness.Session) error {
+func selectExecutor(c api.Client, o Options, s *api.Session) error {
 	if o.Executor == "" {
 		return nil
 	}
@@ -161,12 +158,14 @@ func load(c api.Client, id string, req uint64) sessionLoadedMsg {
 			out.enforced = err.Error()
 		}
 		st, err := c.MCPStatus(bg, s.Workspace, false)
-		out.mcp, out.mcpBad = mcp.SummaryOf(st, err)
+		out.mcp, out.mcpBad = api.MCPSummary(st, err)
 		if err == nil {
 			out.mcpServers = st
 		}
-		for _, cmd := range commands.Discover(s.Workspace) {
-			out.commands = append(out.commands, views.SlashCommand{Name: cmd.Name, Args: cmd.ArgumentHint, Help: cmd.Description})
+		if cmds, err := c.Commands(bg, s.Workspace); err == nil {
+			for _, cmd := range cmds {
+				out.commands = append(out.commands, views.SlashCommand{Name: cmd.Name, Args: cmd.ArgumentHint, Help: cmd.Description})
+			}
 		}
 	}
 	return out
@@ -336,7 +335,7 @@ func (m *Model) setModelCmd(name string) tea.Cmd {
 				return infoMsg{text: err.Error(), err: true}
 			}
 			// The offline demo is one command away: register the built-in scripted model.
-			if _, err := c.RegisterModel(bg, harness.ModelSpec{Name: "demo", Provider: "scripted"}); err != nil {
+			if _, err := c.RegisterModel(bg, api.ModelSpec{Name: "demo", Provider: "scripted"}); err != nil {
 				return infoMsg{text: err.Error(), err: true}
 			}
 		}

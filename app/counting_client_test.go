@@ -193,6 +193,11 @@ func (c *countingClient) ListSessions(a0 context.Context) ([]api.SessionInfo, er
 	return c.inner.ListSessions(a0)
 }
 
+func (c *countingClient) Commands(a0 context.Context, a1 string) ([]api.CommandInfo, error) {
+	c.count("Commands")
+	return c.inner.Commands(a0, a1)
+}
+
 func (c *countingClient) MCPStatus(a0 context.Context, a1 string, a2 bool) ([]api.MCPStatus, error) {
 	c.count("MCPStatus")
 	return c.inner.MCPStatus(a0, a1, a2)

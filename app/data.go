@@ -6,13 +6,12 @@ import (
 	"strings"
 	"time"
 
-	"exo/harness"
 	"exo/harness/api"
 	"exo/views"
 )
 
 // convItems maps the Session projection's conversation to the conversation pane's items.
-func convItems(st *harness.SessionState) []views.ConvItem {
+func convItems(st *api.SessionState) []views.ConvItem {
 	out := make([]views.ConvItem, 0, len(st.Items)+1)
 	if earlier := st.ItemCount - len(st.Items); earlier > 0 {
 		out = append(out, views.ConvItem{Kind: views.KindNotice,
@@ -25,29 +24,29 @@ func convItems(st *harness.SessionState) []views.ConvItem {
 }
 
 // convItem maps one projected item.
-func convItem(it harness.Item) views.ConvItem {
+func convItem(it api.Item) views.ConvItem {
 	c := views.ConvItem{Seq: it.Seq, Text: it.Text}
 	switch it.Kind {
-	case harness.ItemUser:
+	case api.ItemUser:
 		c.Kind, c.Attached = views.KindUser, strings.Join(it.Attached, "\n")
-	case harness.ItemAssistant:
+	case api.ItemAssistant:
 		c.Kind = views.KindAssistant
-	case harness.ItemThinking:
+	case api.ItemThinking:
 		c.Kind = views.KindThinking
-	case harness.ItemPlan:
+	case api.ItemPlan:
 		c.Kind = views.KindPlan
-	case harness.ItemTool:
+	case api.ItemTool:
 		c.Kind, c.Tool, c.ArgsSummary, c.Output, c.Diff, c.Artifact = views.KindTool, it.Tool, it.Args, it.Output, it.Diff, it.Artifact
 		c.Status, c.Duration = toolStatus(it.Status), time.Duration(it.DurationMs)*time.Millisecond
 		if it.ExitCode != nil {
 			c.ExitCode = *it.ExitCode
 		}
 		c.NoExitCode = it.ExitCode == nil && c.Status != views.ToolRunning
-	case harness.ItemDenied:
+	case api.ItemDenied:
 		c.Kind = views.KindDenied
-	case harness.ItemViolation:
+	case api.ItemViolation:
 		c.Kind = views.KindViolation
-	case harness.ItemError:
+	case api.ItemError:
 		c.Kind = views.KindError
 	default:
 		c.Kind = views.KindNotice
@@ -71,19 +70,19 @@ func toolStatus(s string) views.ToolStatus {
 }
 
 // siblingStatus maps a projected status to the siblings pane's.
-func siblingStatus(s harness.Status) views.SessionStatus {
+func siblingStatus(s api.Status) views.SessionStatus {
 	switch s {
-	case harness.StatusRunning:
+	case api.StatusRunning:
 		return views.StatusRunning
-	case harness.StatusWaiting:
+	case api.StatusWaiting:
 		return views.StatusApproval
-	case harness.StatusPending:
+	case api.StatusPending:
 		return views.StatusPending
-	case harness.StatusFailed, harness.StatusInterrupted:
+	case api.StatusFailed, api.StatusInterrupted:
 		return views.StatusFailed
-	case harness.StatusFinished:
+	case api.StatusFinished:
 		return views.StatusFinished
-	case harness.StatusSuspended:
+	case api.StatusSuspended:
 		return views.StatusSuspended
 	}
 	return views.StatusIdle
@@ -97,7 +96,7 @@ func isScripted(label string) bool {
 // siblingRows lists every session for the siblings pane, children after their parents.
 func siblingRows(all []api.SessionInfo) []views.SiblingRow {
 	byID := make(map[string]api.SessionInfo, len(all))
-	sessions := make([]*harness.Session, 0, len(all))
+	sessions := make([]*api.Session, 0, len(all))
 	for _, in := range all {
 		if in.Session.Archived {
 			continue // exo session archive hid it
@@ -125,7 +124,7 @@ func siblingRows(all []api.SessionInfo) []views.SiblingRow {
 
 // projectLabel names the directory a session works for: its project's (forks work in private
 // copies of it), shortened to the last element.
-func projectLabel(s *harness.Session) string {
+func projectLabel(s *api.Session) string {
 	p := s.Settings["project"]
 	if p == "" {
 		p = s.Workspace
@@ -137,13 +136,13 @@ func projectLabel(s *harness.Session) string {
 }
 
 // ordered puts every session after its parent (depth first), oldest first among siblings.
-func ordered(all []*harness.Session) []*harness.Session {
-	kids := map[string][]*harness.Session{}
+func ordered(all []*api.Session) []*api.Session {
+	kids := map[string][]*api.Session{}
 	ids := map[string]bool{}
 	for _, s := range all {
 		ids[s.ID] = true
 	}
-	var roots []*harness.Session
+	var roots []*api.Session
 	for _, s := range all {
 		if s.Parent != "" && ids[s.Parent] {
 			kids[s.Parent] = append(kids[s.Parent], s)
@@ -151,9 +150,9 @@ func ordered(all []*harness.Session) []*harness.Session {
 			roots = append(roots, s)
 		}
 	}
-	var out []*harness.Session
-	var walk func(s *harness.Session)
-	walk = func(s *harness.Session) {
+	var out []*api.Session
+	var walk func(s *api.Session)
+	walk = func(s *api.Session) {
 		out = append(out, s)
 		for _, k := range kids[s.ID] {
 			walk(k)

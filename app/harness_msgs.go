@@ -1,14 +1,13 @@
 package app
 
 import (
+	"exo/harness/api"
 	"fmt"
 	"strconv"
 	"strings"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
-
-	"exo/harness"
 
 	"exo/views"
 )
@@ -190,7 +189,7 @@ func (m *Model) onLoaded(msg sessionLoadedMsg) tea.Cmd {
 
 // onUpdated shows the shown session's new record (a setting another client changed); it says
 // true when the session must be read again (its model changed: the model's limits are needed).
-func (m *Model) onUpdated(u *harness.Session) bool {
+func (m *Model) onUpdated(u *api.Session) bool {
 	if u.Branch != m.session.Branch {
 		return true
 	}
@@ -235,7 +234,7 @@ func (m *Model) stateInfo() {
 // onNotices applies a batch of notices: streamed text and output go straight to their panes,
 // committed events are folded into the projections of the sessions shown and of the siblings
 // pane. Nothing is read again unless events were missed.
-func (m *Model) onNotices(batch []harness.Notice) tea.Cmd {
+func (m *Model) onNotices(batch []api.Notice) tea.Cmd {
 	cur := m.current()
 	reload, relist, siblings := false, false, false
 	var cmds []tea.Cmd
@@ -323,7 +322,7 @@ func (m *Model) onNotices(batch []harness.Notice) tea.Cmd {
 // splitNotice streams a notice into the split view's pane of its session and folds its
 // committed events into that pane's projection; it reports whether events were missed (the
 // pane is read again).
-func (m *Model) splitNotice(n harness.Notice) bool {
+func (m *Model) splitNotice(n api.Notice) bool {
 	for i, id := range m.splitIDs {
 		if id != n.Session || i >= len(m.split.Panes()) || i >= len(m.splitStates) {
 			continue
@@ -353,30 +352,30 @@ func (m *Model) splitNotice(n harness.Notice) bool {
 }
 
 // onEvent reacts to one committed event of the current session.
-func (m *Model) onEvent(e harness.Event) tea.Cmd {
-	p, err := harness.Decode(e)
+func (m *Model) onEvent(e api.Event) tea.Cmd {
+	p, err := api.Decode(e)
 	if err != nil {
 		return nil
 	}
 	switch p := p.(type) {
-	case *harness.ApprovalRequested:
+	case *api.ApprovalRequested:
 		ap := views.NewApproval(m.common, views.ApprovalRequest{ID: p.CallID, Tool: p.Tool, Args: approvalArgs(p.Tool, p.Args), Reason: "this tool's policy is ask"})
 		ap.Hold() // it may open while the user types: "/compact"'s o approved a command
 		m.overlay, m.approvalID = ap, p.CallID
 		m.resize()
 		arm := tea.Tick(approvalGrace, func(time.Time) tea.Msg { return approvalArmMsg{id: p.CallID} })
 		return tea.Batch(arm, m.notify(fmt.Sprintf("%s waits for your approval: %s %s", m.sessionName(m.current()), views.ToolLabel(p.Tool), p.Summary)))
-	case *harness.ApprovalResolved:
+	case *api.ApprovalResolved:
 		if m.approvalID == p.CallID && m.overlay != nil {
 			m.overlay, m.approvalID = nil, ""
 			m.resize()
 			return m.say("approval answered: "+p.Decision, false)
 		}
-	case *harness.ToolStarted:
+	case *api.ToolStarted:
 		if p.Tool == "bash" {
 			m.sandbox.SetStatus(views.SandboxStatus{Command: p.Summary, Running: true, Started: time.Now()})
 		}
-	case *harness.ToolCompleted:
+	case *api.ToolCompleted:
 		if p.Tool == "bash" {
 			// A call refused before it ran has no exit code: it ends all the same (it stayed
 			// "running" for good).
@@ -386,9 +385,9 @@ func (m *Model) onEvent(e harness.Event) tea.Cmd {
 			}
 			m.sandbox.SetStatus(st)
 		}
-	case *harness.SecretDenied:
+	case *api.SecretDenied:
 		return m.say("denied: "+p.Reason, true)
-	case *harness.SessionDeleted:
+	case *api.SessionDeleted:
 		name := m.sessionName(m.current())
 		m.gone = true
 		m.conv.SetTitle(name + " (deleted)")
@@ -420,7 +419,7 @@ func (m *Model) onTurnStarted(msg turnStartedMsg) tea.Cmd {
 
 // onTurnNotice follows turns of every session, whoever started them: the siblings pane and
 // the status bar show them running; the end of the current session's turn is reported.
-func (m *Model) onTurnNotice(session string, t *harness.TurnNotice) tea.Cmd {
+func (m *Model) onTurnNotice(session string, t *api.TurnNotice) tea.Cmd {
 	if t.Running {
 		m.running[session] = t.ID
 		m.info.Busy = m.busy()
@@ -463,7 +462,7 @@ func (m *Model) onTurnNotice(session string, t *harness.TurnNotice) tea.Cmd {
 }
 
 // turnEndText says how a turn ended, for a notification.
-func turnEndText(session string, t *harness.TurnNotice) string {
+func turnEndText(session string, t *api.TurnNotice) string {
 	res := t.Result
 	switch {
 	case t.Error != "":
@@ -495,10 +494,10 @@ func (m *Model) onSplitLoaded(msg splitLoadedMsg) {
 func itoa(n uint64) string { return strconv.FormatUint(n, 10) }
 
 // promptHistory lists a session's prompts, oldest first, for the input's up/down history.
-func promptHistory(st *harness.SessionState) []string {
+func promptHistory(st *api.SessionState) []string {
 	var out []string
 	for _, it := range st.Items {
-		if it.Kind == harness.ItemUser {
+		if it.Kind == api.ItemUser {
 			out = append(out, it.Text)
 		}
 	}
@@ -506,7 +505,7 @@ func promptHistory(st *harness.SessionState) []string {
 }
 
 // progressNote renders long work's progress for the status bar.
-func progressNote(p *harness.Progress) string {
+func progressNote(p *api.Progress) string {
 	switch {
 	case p.Finished:
 		return fmt.Sprintf("workspace snapshot done (%d files)", p.Done)

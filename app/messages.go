@@ -3,13 +3,12 @@ package app
 import (
 	"time"
 
-	"exo/harness"
 	"exo/harness/api"
 	"exo/views"
 )
 
 // noticesMsg carries a batch of harness notices (events, streamed text, sandbox output).
-type noticesMsg struct{ batch []harness.Notice }
+type noticesMsg struct{ batch []api.Notice }
 
 // noticesClosedMsg says the harness subscription ended.
 type noticesClosedMsg struct{}
@@ -17,9 +16,9 @@ type noticesClosedMsg struct{}
 // sessionLoadedMsg carries everything needed to show a session.
 type sessionLoadedMsg struct {
 	req      uint64
-	session  *harness.Session
-	state    *harness.SessionState
-	model    harness.ModelSpec
+	session  *api.Session
+	state    *api.SessionState
+	model    api.ModelSpec
 	modelErr error
 	items    []views.ConvItem
 	timeline *timelineSource
@@ -64,13 +63,13 @@ type execDoneMsg struct {
 
 // forkedMsg reports a fork made from the UI.
 type forkedMsg struct {
-	s   *harness.Session
+	s   *api.Session
 	err error
 }
 
 // rewoundMsg reports a rewind made from the UI.
 type rewoundMsg struct {
-	s   *harness.Session
+	s   *api.Session
 	seq uint64
 	err error
 }
@@ -83,13 +82,13 @@ type rewindPlanMsg struct {
 
 // eventMsg carries one event for the detail overlay.
 type eventMsg struct {
-	ev  harness.Event
+	ev  api.Event
 	err error
 }
 
 // newSessionMsg reports a session created from the UI.
 type newSessionMsg struct {
-	s   *harness.Session
+	s   *api.Session
 	err error
 }
 
@@ -103,7 +102,7 @@ type infoMsg struct {
 type splitLoadedMsg struct {
 	ids    []string
 	names  []string
-	states []*harness.SessionState
+	states []*api.SessionState
 }
 
 // fadeMsg clears a status message if it is still the one shown.

@@ -6,7 +6,6 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
-	"exo/harness"
 	"exo/harness/api"
 	"exo/themes"
 	"exo/views"
@@ -99,9 +98,9 @@ type Model struct {
 	height   int
 	lay      layout
 
-	session *harness.Session
-	state   *harness.SessionState
-	model   harness.ModelSpec
+	session *api.Session
+	state   *api.SessionState
+	model   api.ModelSpec
 	noModel bool
 	// gone is set when the session shown was deleted by another client (session.deleted):
 	// nothing can be added to it, and it is not reloaded.

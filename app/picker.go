@@ -9,7 +9,6 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
-	"exo/harness"
 	"exo/harness/api"
 	"exo/themes"
 	"exo/views"
@@ -69,7 +68,7 @@ func PickerRows(all []api.SessionInfo, dir string, now time.Time) []views.Picker
 }
 
 // worksIn reports whether a session works in dir: its workspace, or (a fork) its project.
-func worksIn(s *harness.Session, dir string) bool {
+func worksIn(s *api.Session, dir string) bool {
 	if dir == "" {
 		return false
 	}

@@ -2,7 +2,6 @@ package app
 
 import (
 	"exo/harness/api"
-	"exo/harness/mcp"
 )
 
 // maxEarly bounds the events the app keeps while a load is on its way; past it, the load is
@@ -111,7 +110,7 @@ func (m *Model) foldMCP(e api.Event) {
 	for i := range m.mcpServers {
 		if s := &m.mcpServers[i]; s.Name == ev.Server {
 			s.State, s.Error, s.Tools, s.Restarts = ev.State, ev.Error, ev.Tools, ev.Restarts
-			m.info.MCP, m.info.MCPErr = mcp.SummaryOf(m.mcpServers, nil)
+			m.info.MCP, m.info.MCPErr = api.MCPSummary(m.mcpServers, nil)
 			return
 		}
 	}

@@ -2,8 +2,7 @@ package app
 
 import (
 	tea "charm.land/bubbletea/v2"
-
-	"exo/harness"
+	"exo/harness/api"
 )
 
 // Sessions of other daemons on a store shared through etcd are shown read-only, live; a key in
@@ -11,7 +10,7 @@ import (
 
 // takenOverMsg is the result of a take-over.
 type takenOverMsg struct {
-	s   *harness.Session
+	s   *api.Session
 	err error
 }
 
@@ -26,7 +25,7 @@ func (m *Model) takeOverCmd(id string) tea.Cmd {
 
 // sessionTitle is the conversation's title: the session's name, and for another daemon's
 // session that daemon and that it is read-only here.
-func sessionTitle(s *harness.Session) string {
+func sessionTitle(s *api.Session) string {
 	if s.Node == "" {
 		return s.Name
 	}
@@ -34,7 +33,7 @@ func sessionTitle(s *harness.Session) string {
 }
 
 // readOnlyText says why a prompt cannot go to another daemon's session.
-func readOnlyText(s *harness.Session) string {
+func readOnlyText(s *api.Session) string {
 	return s.Name + " runs on daemon " + s.Node + ": it is read-only here (its events arrive live); " +
 		"once that daemon is gone, T in the sessions pane takes it over"
 }

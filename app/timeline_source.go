@@ -1,7 +1,6 @@
 package app
 
 import (
-	"exo/harness"
 	"exo/harness/api"
 	"exo/views"
 )
@@ -62,15 +61,15 @@ func (t *timelineSource) load(b int) []views.TimelineRow {
 }
 
 // row is the timeline row of an event.
-func (t *timelineSource) row(e harness.Event) views.TimelineRow {
-	return views.TimelineRow{Seq: e.Seq, Time: e.Time, Actor: e.Actor, Type: e.Type, Summary: views.LabelLeadingTool(harness.Summary(e)),
+func (t *timelineSource) row(e api.Event) views.TimelineRow {
+	return views.TimelineRow{Seq: e.Seq, Time: e.Time, Actor: e.Actor, Type: e.Type, Summary: views.LabelLeadingTool(api.Summary(e)),
 		Branch: e.Branch, IsBranchPoint: t.points[e.Seq] > 0, Abandoned: t.abandoned}
 }
 
 // add extends the source by the next event of its branch, which the watch stream brought: its
 // row joins the cached block it belongs to (or starts the next one), so the rows on screen
 // are not read again. A block not in the cache is read when it shows, as ever.
-func (t *timelineSource) add(e harness.Event) {
+func (t *timelineSource) add(e api.Event) {
 	if int(e.Seq) != t.n+1 {
 		t.grow(e.Seq)
 		return

@@ -27,6 +27,9 @@ type Client interface {
 	// MCPStatus lists the MCP servers configured for workspace; check starts each and counts
 	// its tools.
 	MCPStatus(ctx context.Context, workspace string, check bool) ([]MCPStatus, error)
+	// Commands lists the custom slash commands a workspace offers (read by the daemon, through
+	// its no-follow file layer: the app never reads the workspace itself).
+	Commands(ctx context.Context, workspace string) ([]CommandInfo, error)
 	// ProjectTrust reports the code workspace's project would run on the host (.mcp.json
 	// servers, .exo/settings*.json hooks) and whether the user trusts it.
 	ProjectTrust(ctx context.Context, workspace string) (ProjectTrust, error)

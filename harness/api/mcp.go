@@ -1,5 +1,7 @@
 package api
 
+import "fmt"
+
 // MCPStatus is one MCP server's state, for exo doctor, exo mcp ls and the app.
 type MCPStatus struct {
 	Name        string `json:"name"`
@@ -12,4 +14,52 @@ type MCPStatus struct {
 	Confinement string `json:"confinement,omitempty"`
 	Restarts    int    `json:"restarts,omitempty"`
 	Disabled    bool   `json:"disabled,omitempty"`
+}
+
+// MCPUntrusted is the state of a project's MCP server the user has not trusted yet.
+const MCPUntrusted = "untrusted"
+
+// MCPSummary renders MCP servers' statuses for a status bar ("mcp 2/3 (name crashed)"), "" when
+// none is enabled; failing is set when one failed, crashed, hung or is not trusted.
+func MCPSummary(st []MCPStatus, err error) (text string, failing bool) {
+	if err != nil {
+		return "mcp: " + err.Error(), true
+	}
+	enabled, up := 0, 0
+	var bad []string
+	for _, s := range st {
+		if s.Disabled {
+			continue
+		}
+		enabled++
+		switch s.State {
+		case MCPConnected:
+			up++
+		case MCPFailed, MCPCrashed, MCPHung:
+			bad = append(bad, s.Name+" "+s.State)
+		case MCPUntrusted:
+			bad = append(bad, s.Name+" untrusted: exo trust")
+		}
+	}
+	if enabled == 0 {
+		return "", false
+	}
+	text = fmt.Sprintf("mcp %d/%d", up, enabled)
+	if len(bad) > 0 {
+		text += " (" + bad[0]
+		if len(bad) > 1 {
+			text += fmt.Sprintf(" +%d", len(bad)-1)
+		}
+		text += ")"
+	}
+	return text, len(bad) > 0
+}
+
+// CommandInfo is a custom slash command a workspace offers (its .exo/commands and the user's),
+// as a client lists it.
+type CommandInfo struct {
+	Name         string `json:"name"`
+	Description  string `json:"description,omitempty"`
+	ArgumentHint string `json:"argument_hint,omitempty"`
+	Source       string `json:"source,omitempty"`
 }

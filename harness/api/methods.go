@@ -20,6 +20,7 @@ var (
 	MethodProjectTrust = declare(Method[WorkspaceRef, ProjectTrust]{Name: "ProjectTrust", Verb: "GET", Path: "/v1/trust", Params: []Param{query("workspace", "Workspace")}, Doc: "Reports the code a workspace's project would run on the host and whether the user trusts it."})
 	MethodTrust        = declare(Method[TrustRequest, ProjectTrust]{Name: "Trust", Verb: "POST", Path: "/v1/trust", Body: true, Doc: "Records the user's trust in a project's files as reviewed, or revokes it."})
 	MethodRedact       = declare(Method[Text, Text]{Name: "Redact", Verb: "POST", Path: "/v1/redact", Body: true, Doc: "Replaces every sealed secret's value in a text by ‹secret:NAME›."})
+	MethodCommands     = declare(Method[WorkspaceRef, []CommandInfo]{Name: "Commands", Verb: "GET", Path: "/v1/commands", Params: []Param{query("workspace", "Workspace")}, Doc: "Lists the custom slash commands a workspace offers (its .exo/commands and the user's)."})
 )
 
 // Sessions, their branches and their logs.

@@ -38,6 +38,9 @@ func (s *Server) routes() http.Handler {
 	handle(s, api.MethodDoctor, func(ctx context.Context, q api.WorkspaceRef) (api.DoctorReport, error) {
 		return s.svc.Doctor(ctx, q.Workspace)
 	})
+	handle(s, api.MethodCommands, func(ctx context.Context, q api.WorkspaceRef) ([]api.CommandInfo, error) {
+		return s.svc.Commands(ctx, q.Workspace)
+	})
 	handle(s, api.MethodMCPStatus, func(ctx context.Context, q api.MCPRequest) ([]mcpStatus, error) {
 		return s.svc.MCPStatus(ctx, q.Workspace, q.Check)
 	})

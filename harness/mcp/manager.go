@@ -15,6 +15,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"exo/harness"
+	"exo/harness/api"
 	"exo/harness/executor"
 	"exo/harness/provider"
 )
@@ -56,7 +57,7 @@ type Trust interface {
 }
 
 // StateUntrusted is the state of a project server whose .mcp.json the user has not trusted.
-const StateUntrusted = "untrusted"
+const StateUntrusted = api.MCPUntrusted
 
 // Manager runs the MCP servers configured for the workspaces of a harness's sessions and offers
 // their tools to the executor (it implements executor.ToolSource). Safe for concurrent use.

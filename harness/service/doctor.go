@@ -6,6 +6,7 @@ import (
 
 	"exo/harness"
 	"exo/harness/api"
+	"exo/harness/commands"
 	"exo/harness/executors"
 	"exo/harness/extexec"
 	"exo/harness/mcp"
@@ -59,4 +60,14 @@ func (s *Service) MCPStatus(ctx context.Context, workspace string, check bool) (
 // Redact replaces every sealed secret's value in text.
 func (s *Service) Redact(ctx context.Context, text string) (string, error) {
 	return s.h.Redact(text), nil
+}
+
+// Commands lists the custom slash commands a workspace offers: its .exo/commands and the
+// user's, read without following links.
+func (s *Service) Commands(ctx context.Context, workspace string) ([]api.CommandInfo, error) {
+	var out []api.CommandInfo
+	for _, c := range commands.Discover(workspace) {
+		out = append(out, api.CommandInfo{Name: c.Name, Description: c.Description, ArgumentHint: c.ArgumentHint, Source: c.Source})
+	}
+	return out, nil
 }

@@ -32,6 +32,11 @@ type rule struct {
 	// notExact are packages from may not depend on, without the packages below them (the
 	// harness package itself, not harness/api).
 	notExact []string
+	// except are packages under not that from may depend on (harness/api under harness).
+	except []string
+	// fromExact binds the rule to the packages of from alone, not those below them (app, not
+	// app/cli, which runs the daemon's command code).
+	fromExact bool
 }
 
 // rules are DESIGN's: imports point down app → views; app → harness/api; harness → sandbox,
@@ -53,6 +58,11 @@ var rules = []rule{
 	{name: "models imports no other room", from: []string{"exo/harness/models"}, not: rooms("models")},
 	{name: "sessions imports no room but eventlog and sealed", from: []string{"exo/harness/sessions"}, not: rooms("sessions", "eventlog", "sealed")},
 	{name: "workspaces imports no room but eventlog, sealed and sessions", from: []string{"exo/harness/workspaces"}, not: rooms("workspaces", "eventlog", "sealed", "sessions")},
+	{
+		name: "the app reaches state only through the API: of exo it imports api, views and themes",
+		from: []string{"exo/app"}, fromExact: true,
+		not: []string{"exo/harness", "exo/store", "exo/sandbox"}, except: []string{"exo/harness/api"},
+	},
 	{
 		name:     "no room imports the harness or what is built on it",
 		from:     []string{"exo/harness/eventlog", "exo/harness/sealed", "exo/harness/models", "exo/harness/sessions", "exo/harness/workspaces"},
@@ -86,7 +96,7 @@ func TestLayering(t *testing.T) {
 			}
 			bound := 0
 			for _, p := range pkgs {
-				if !under(p.ImportPath, r.from...) {
+				if !under(p.ImportPath, r.from...) || r.fromExact && !slices.Contains(r.from, p.ImportPath) {
 					continue
 				}
 				bound++
@@ -139,7 +149,7 @@ func (r rule) breaks(d string, p *pkg) bool {
 		}
 		return p == nil || !p.Standard
 	}
-	return under(d, r.not...) || slices.Contains(r.notExact, d)
+	return under(d, r.not...) && !under(d, r.except...) || slices.Contains(r.notExact, d)
 }
 
 // under reports whether path is one of roots or a package below one.

@@ -226,6 +226,11 @@ func (c *Client) Doctor(ctx context.Context, workspace string) (api.DoctorReport
 	return call(ctx, c, api.MethodDoctor, api.WorkspaceRef{Workspace: workspace})
 }
 
+// Commands lists the custom slash commands a workspace offers.
+func (c *Client) Commands(ctx context.Context, workspace string) ([]api.CommandInfo, error) {
+	return call(ctx, c, api.MethodCommands, api.WorkspaceRef{Workspace: workspace})
+}
+
 // MCPStatus lists the MCP servers configured for a workspace.
 func (c *Client) MCPStatus(ctx context.Context, workspace string, check bool) ([]api.MCPStatus, error) {
 	return call(ctx, c, api.MethodMCPStatus, api.MCPRequest{Workspace: workspace, Check: check})
