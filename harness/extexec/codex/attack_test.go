@@ -3,9 +3,11 @@ package codex
 import (
 	"context"
 	"errors"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"exo/harness"
 	"exo/harness/extexec"
@@ -21,6 +23,7 @@ import (
 // finds nothing, and the key's bytes are in no request the model server received, no event, no
 // artifact, no file in EXO_HOME and not in the answer.
 func TestNativeCommandsCannotReadExoHome(t *testing.T) {
+	testStart := time.Now()
 	home := attacktest.Home(t)
 	probes := attacktest.Probes(home)
 	f := openFixture(t, home, attacktest.Script("exec_command", "cmd", nil, probes), harness.Options{})
@@ -42,10 +45,20 @@ func TestNativeCommandsCannotReadExoHome(t *testing.T) {
 		t.Fatalf("executor.started %+v", started)
 	}
 	// Codex makes a codex-daemon-UID folder in /tmp whatever TMPDIR says; its /tmp is its own
-	// temp folder under EXO_HOME, so that is where the folder is.
+	// temp folder under EXO_HOME, so that is where the folder is. Where that folder has a quota it
+	// is a tmpfs of the agent's own mount namespace, which leaves nothing on disk: the folder must
+	// then be on none of the host's /tmp either.
 	tmp := x.Session(f.s.ID).Dirs.Tmp
 	if m, _ := filepath.Glob(filepath.Join(tmp, "codex-daemon-*")); len(m) == 0 {
-		t.Fatalf("no codex-daemon folder in codex's temp folder %s", tmp)
+		if !strings.Contains(started[0].Confinement, "tmp (tmpfs)") {
+			t.Fatalf("no codex-daemon folder in codex's temp folder %s, which has no quota (%s)", tmp, started[0].Confinement)
+		}
+		host, _ := filepath.Glob("/tmp/codex-daemon-*")
+		for _, d := range host {
+			if fi, err := os.Stat(d); err == nil && fi.ModTime().After(testStart) {
+				t.Fatalf("codex made its folder %s in the host's /tmp", d)
+			}
+		}
 	}
 }
 
