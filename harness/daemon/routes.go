@@ -165,6 +165,7 @@ type lazyWriter struct {
 	started bool
 }
 
+// Write sets the content type before the first byte and writes p.
 func (l *lazyWriter) Write(p []byte) (int, error) {
 	if !l.started {
 		l.w.Header().Set("Content-Type", "application/octet-stream")
