@@ -17,7 +17,8 @@ func (h *Harness) liveRuntime(sessionID string) *Runtime {
 
 // EndTurn ends what a turn (or a user's command) left in the session's sandbox: processes its
 // commands detached (nohup, setsid, `cmd &`) are killed, and the tmp dir's files removed;
-// background tasks, started on purpose, go on. A notice says what was killed or what failed.
+// background tasks, started on purpose, go on. A notice in the sandbox's live output says what
+// was killed or what failed.
 func (h *Harness) EndTurn(sessionID string) error {
 	rt := h.liveRuntime(sessionID)
 	if rt == nil {
@@ -31,11 +32,12 @@ func (h *Harness) EndTurn(sessionID string) error {
 		for _, d := range killed {
 			cmds = append(cmds, oneLine(h.Redact(d.Command)))
 		}
-		h.broker.publish(Notice{Session: sessionID, Delta: fmt.Sprintf("\n[exo: the turn ended: killed the processes left running by %s]\n", strings.Join(cmds, "; "))})
+		// In the sandbox's live output, where the processes showed: not in the answer's text.
+		h.broker.publish(Notice{Session: sessionID, Output: fmt.Appendf(nil, "\n[exo: the turn ended: killed the processes left running by %s]\n", strings.Join(cmds, "; "))})
 	}
 	if err != nil {
 		err = fmt.Errorf("end the turn's sandbox of %s: %w", sessionID, err)
-		h.broker.publish(Notice{Session: sessionID, Delta: "\n[exo: " + err.Error() + "]\n"})
+		h.broker.publish(Notice{Session: sessionID, Output: []byte("\n[exo: " + err.Error() + "]\n")})
 	}
 	return err
 }
