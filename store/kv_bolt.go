@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	bolt "go.etcd.io/bbolt"
+	berrors "go.etcd.io/bbolt/errors"
 )
 
 // boltEngine runs the store's transactions on one bbolt file (the embedded default). The home
@@ -76,7 +77,7 @@ func (t boltTx) createBucket(path ...string) (kvBucket, error) {
 		}
 		b, err = b.CreateBucketIfNotExists([]byte(p))
 	}
-	if errors.Is(err, bolt.ErrIncompatibleValue) {
+	if errors.Is(err, berrors.ErrIncompatibleValue) {
 		// exo only ever keeps buckets at these paths: a plain value there is a damaged page.
 		return nil, fmt.Errorf("create bucket %v: a value where a bucket belongs: %w (%s)", path, ErrCorrupt, wayOut)
 	}

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	bolt "go.etcd.io/bbolt"
+	berrors "go.etcd.io/bbolt/errors"
 )
 
 // Store is an open exo database: the event log, artifacts, checkpoints and records.
@@ -166,11 +167,11 @@ func openBolt(path string, o *bolt.Options) (db *bolt.DB, err error) {
 		return db, nil
 	}
 	switch {
-	case errors.Is(err, bolt.ErrTimeout):
+	case errors.Is(err, berrors.ErrTimeout):
 		return nil, fmt.Errorf("open %s: another process holds the database: %w", path, ErrLocked)
-	case errors.Is(err, bolt.ErrInvalid), errors.Is(err, bolt.ErrVersionMismatch):
+	case errors.Is(err, berrors.ErrInvalid), errors.Is(err, berrors.ErrVersionMismatch):
 		return nil, fmt.Errorf("open %s: %v: %w (move it aside or set EXO_HOME elsewhere)", path, err, ErrForeign)
-	case errors.Is(err, bolt.ErrChecksum), errors.Is(err, ErrCorrupt):
+	case errors.Is(err, berrors.ErrChecksum), errors.Is(err, ErrCorrupt):
 		return nil, fmt.Errorf("open %s: %v: %w (restore a backup or move it aside)", path, err, ErrCorrupt)
 	}
 	return nil, fmt.Errorf("open %s: %w", path, err)
