@@ -5,13 +5,10 @@
 package conventions
 
 import (
-	"bytes"
 	"encoding/json"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 
 	"exo/app/e2e/exobuild"
@@ -20,34 +17,10 @@ import (
 // exoBin is the exo binary built once for these tests.
 var exoBin string
 
-func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "exo-conventions-bin-")
-	if err != nil {
-		panic(err)
-	}
-	if exoBin, err = exobuild.Build(dir); err != nil {
-		panic(err)
-	}
-	os.Setenv("EXO_DAEMON_IDLE", "20s") // a daemon a test leaves behind goes away soon by itself
-	code := m.Run()
-	os.RemoveAll(dir)
-	os.Exit(code)
-}
-
-// daemonHomes remembers, per test, the homes whose daemon the test's end stops.
-var daemonHomes sync.Map
+func TestMain(m *testing.M) { exobuild.Main(m, "conventions", &exoBin) }
 
 // stopDaemonAtEnd stops home's daemon when t ends (before t.TempDir removes home).
-func stopDaemonAtEnd(t testing.TB, home string) {
-	if _, seen := daemonHomes.LoadOrStore(t.Name()+"\x00"+home, true); seen {
-		return
-	}
-	t.Cleanup(func() {
-		cmd := exec.Command(exoBin, "--home", home, "daemon", "stop")
-		cmd.Env = append(os.Environ(), "EXO_HOME="+home)
-		_ = cmd.Run()
-	})
-}
+func stopDaemonAtEnd(t testing.TB, home string) { exobuild.StopDaemonAtEnd(t, exoBin, home) }
 
 // user is one user of exo in the tests: an EXO_HOME, a configuration folder and a project.
 type user struct {
@@ -75,24 +48,10 @@ func (u *user) exo(dir string, args ...string) (string, string, int) {
 // exoStdin is exo with text on stdin.
 func (u *user) exoStdin(dir, stdin string, args ...string) (string, string, int) {
 	u.t.Helper()
-	stopDaemonAtEnd(u.t, u.home)
 	if dir == "" {
 		dir = u.project
 	}
-	cmd := exec.Command(exoBin, args...)
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), u.env...)
-	cmd.Stdin = strings.NewReader(stdin)
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	err := cmd.Run()
-	code := 0
-	if ee, ok := err.(*exec.ExitError); ok {
-		code = ee.ExitCode()
-	} else if err != nil {
-		u.t.Fatal(err)
-	}
-	return out.String(), errb.String(), code
+	return exobuild.Run(u.t, exoBin, u.home, dir, u.env, stdin, args...)
 }
 
 // must runs exo in the project and fails the test on a non-zero exit.

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"exo/app/e2e/exobuild"
 	"exo/harness/provider/providertest"
 )
 
@@ -45,9 +46,7 @@ func killedAt(t *testing.T, home, dir, fp string, args ...string) {
 // stopDaemon stops home's daemon, if one runs.
 func stopDaemon(t *testing.T, home string) {
 	t.Helper()
-	cmd := exec.Command(exoBin, "--home", home, "daemon", "stop")
-	cmd.Env = append(os.Environ(), "EXO_HOME="+home)
-	_ = cmd.Run()
+	exobuild.StopDaemon(exoBin, home)
 }
 
 // waitDaemonGone waits until the daemon named in home's daemon.json has exited.

@@ -4,13 +4,11 @@
 package mcpserve
 
 import (
-	"bytes"
 	"fmt"
 	"os"
 	"os/exec"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -23,53 +21,16 @@ var exoBin string
 // secretValue is the sealed secret the tests search for in everything received.
 const secretValue = "sk-test-5b1e8d2c9a7f4e3b8c6d0a1f2e3d4c5b"
 
-func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "exo-mcpserve-bin-")
-	if err != nil {
-		panic(err)
-	}
-	if exoBin, err = exobuild.Build(dir); err != nil {
-		panic(err)
-	}
-	os.Setenv("EXO_DAEMON_IDLE", "20s") // a daemon a test leaves behind goes away soon by itself
-	code := m.Run()
-	os.RemoveAll(dir)
-	os.Exit(code)
-}
-
-// daemonHomes remembers, per test, the homes whose daemon the test's end stops.
-var daemonHomes sync.Map
+func TestMain(m *testing.M) { exobuild.Main(m, "mcpserve", &exoBin) }
 
 // stopDaemonAtEnd stops home's daemon when t ends (before t.TempDir removes home).
-func stopDaemonAtEnd(t testing.TB, home string) {
-	if _, seen := daemonHomes.LoadOrStore(t.Name()+"\x00"+home, true); seen {
-		return
-	}
-	t.Cleanup(func() {
-		cmd := exec.Command(exoBin, "--home", home, "daemon", "stop")
-		cmd.Env = append(os.Environ(), "EXO_HOME="+home)
-		_ = cmd.Run()
-	})
-}
+func stopDaemonAtEnd(t testing.TB, home string) { exobuild.StopDaemonAtEnd(t, exoBin, home) }
 
 // exoEnv runs exo with EXO_HOME=home in dir, with extra environment, and returns stdout,
 // stderr and the exit code.
 func exoEnv(t *testing.T, home, dir string, env []string, args ...string) (string, string, int) {
 	t.Helper()
-	stopDaemonAtEnd(t, home)
-	cmd := exec.Command(exoBin, args...)
-	cmd.Dir = dir
-	cmd.Env = append(append(os.Environ(), "EXO_HOME="+home), env...)
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	err := cmd.Run()
-	code := 0
-	if ee, ok := err.(*exec.ExitError); ok {
-		code = ee.ExitCode()
-	} else if err != nil {
-		t.Fatal(err)
-	}
-	return out.String(), errb.String(), code
+	return exobuild.Run(t, exoBin, home, dir, env, "", args...)
 }
 
 // mustRunIn runs exo in dir and fails the test on a non-zero exit.
