@@ -19,8 +19,6 @@ var exoBin string
 
 func TestMain(m *testing.M) { exobuild.Main(m, "conventions", &exoBin) }
 
-// stopDaemonAtEnd stops home's daemon when t ends (before t.TempDir removes home).
-func stopDaemonAtEnd(t testing.TB, home string) { exobuild.StopDaemonAtEnd(t, exoBin, home) }
 
 // user is one user of exo in the tests: an EXO_HOME, a configuration folder and a project.
 type user struct {
