@@ -19,7 +19,6 @@ var exoBin string
 
 func TestMain(m *testing.M) { exobuild.Main(m, "conventions", &exoBin) }
 
-
 // user is one user of exo in the tests: an EXO_HOME, a configuration folder and a project.
 type user struct {
 	t       *testing.T
