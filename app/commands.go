@@ -320,7 +320,7 @@ func (m *Model) resolveApprovalCmd(callID, decision string) tea.Cmd {
 			return infoMsg{text: "that approval was already answered (in another window?)"}
 		}
 		if err != nil {
-			return infoMsg{text: err.Error(), err: true}
+			return approvalFailedMsg{callID: callID, text: "the answer did not reach the harness: " + err.Error()}
 		}
 		return nil
 	}

@@ -83,8 +83,10 @@ func TestNotifiesOnlyWhenUnfocused(t *testing.T) {
 	if !strings.Contains(got, "\x1b]9;exo: layout: the turn finished\x07") || !strings.Contains(got, "\a") {
 		t.Fatalf("unfocused terminal got %q", got)
 	}
-	rec := harness.MustRecord(harness.TypeApprovalRequested, harness.ActorHarness, harness.ApprovalRequested{CallID: "c9", Tool: "bash", Summary: "rm -rf build; \x1b]0;x\x07"})
-	_, cmd := m.Update(noticesMsg{[]harness.Notice{{Session: id, Events: []harness.Event{{Branch: id, Seq: 99, Type: rec.Type, Actor: rec.Actor, Data: rec.Data}}}}})
+	// An approval rings once it has waited a moment (one answered at once never does).
+	req := harness.ApprovalRequested{CallID: "c9", Tool: "bash", Summary: "rm -rf build; \x1b]0;x\x07"}
+	askApproval(m, req)
+	_, cmd := m.Update(m.approvalAsked(&req)()) // the notice's timer, run out
 	if got := raws(cmd); !strings.Contains(got, "\x1b]9;exo: layout waits for your approval: bash rm -rf build") || strings.Count(got, "\x1b") != 1 {
 		t.Fatalf("approval notification %q", got)
 	}
@@ -189,5 +191,31 @@ func TestPasteReachesThePrompt(t *testing.T) {
 	m.Update(tea.PasteMsg{Content: strings.Repeat("line\r", 300)})
 	if v := m.input.Value(); !strings.Contains(v, "300 lines") {
 		t.Fatalf("a 300-line paste with CR line ends: %q", v)
+	}
+}
+
+// TestApprovalAnsweredAtOnceNeverRings: an approval that a policy, `--yes` or another window
+// answers within a moment sends no notification (one rang for a call answered 2 ms later);
+// one that still waits does.
+func TestApprovalAnsweredAtOnceNeverRings(t *testing.T) {
+	m := newTestModel(t)
+	m.Update(tea.WindowSizeMsg{Width: 120, Height: 40})
+	m.Update(tea.BlurMsg{})
+	req := harness.ApprovalRequested{CallID: "c10", Tool: "bash", Summary: "make"}
+	askApproval(m, req)
+	timer := m.approvalAsked(&req)
+	rec := harness.MustRecord(harness.TypeApprovalResolved, harness.ActorUser, harness.ApprovalResolved{CallID: "c10", Decision: "once"})
+	ev := harness.Event{Branch: m.state.Branch, Seq: m.state.Head + 1, Type: rec.Type, Actor: rec.Actor, Data: rec.Data}
+	m.Update(noticesMsg{[]harness.Notice{{Session: m.current(), Events: []harness.Event{ev}}}})
+	if _, cmd := m.Update(timer()); raws(cmd) != "" {
+		t.Fatalf("an approval answered at once rang: %q", raws(cmd))
+	}
+	if m.overlay != nil {
+		t.Fatal("the answered approval's dialog is still up")
+	}
+	req.CallID = "c11"
+	askApproval(m, req)
+	if _, cmd := m.Update(m.approvalAsked(&req)()); !strings.Contains(raws(cmd), "waits for your approval") {
+		t.Fatalf("an approval that still waits did not ring: %q", raws(cmd))
 	}
 }

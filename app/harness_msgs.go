@@ -43,6 +43,11 @@ func (m *Model) onHarness(msg tea.Msg) (tea.Cmd, bool) {
 			m.conv.SetPreview(msg.seq)
 		}
 		return nil, true
+	case approvalNotifyMsg:
+		return m.onApprovalNotify(msg), true
+	case approvalFailedMsg:
+		delete(m.answered, msg.callID) // the question shows again
+		return m.say(msg.text, true), true
 	case approvalArmMsg:
 		if ap, ok := m.overlay.(*views.Approval); ok && ap.Request().ID == msg.id {
 			ap.Arm()
@@ -359,18 +364,9 @@ func (m *Model) onEvent(e api.Event) tea.Cmd {
 	}
 	switch p := p.(type) {
 	case *api.ApprovalRequested:
-		ap := views.NewApproval(m.common, views.ApprovalRequest{ID: p.CallID, Tool: p.Tool, Args: approvalArgs(p.Tool, p.Args), Reason: "this tool's policy is ask"})
-		ap.Hold() // it may open while the user types: "/compact"'s o approved a command
-		m.overlay, m.approvalID = ap, p.CallID
-		m.resize()
-		arm := tea.Tick(approvalGrace, func(time.Time) tea.Msg { return approvalArmMsg{id: p.CallID} })
-		return tea.Batch(arm, m.notify(fmt.Sprintf("%s waits for your approval: %s %s", m.sessionName(m.current()), views.ToolLabel(p.Tool), p.Summary)))
+		return m.approvalAsked(p)
 	case *api.ApprovalResolved:
-		if m.approvalID == p.CallID && m.overlay != nil {
-			m.overlay, m.approvalID = nil, ""
-			m.resize()
-			return m.say("approval answered: "+p.Decision, false)
-		}
+		return m.approvalResolved(p)
 	case *api.ToolStarted:
 		if p.Tool == "bash" {
 			m.sandbox.SetStatus(views.SandboxStatus{Command: p.Summary, Running: true, Started: time.Now()})

@@ -137,6 +137,8 @@ type Model struct {
 	viewBranch string
 	// approvalID is the tool call the approval overlay asks about ("" when none is shown).
 	approvalID string
+	// answered holds the calls this app answered whose approval.resolved has not come yet.
+	answered map[string]bool
 	// ticking is set while the spinner clock runs (only while something animates).
 	ticking bool
 	// blurred is set while the terminal reports it does not have focus (notifications go out

@@ -65,9 +65,7 @@ func TestNoModelSaysHowToStart(t *testing.T) {
 func TestApprovalIgnoresKeysTypedAsItOpens(t *testing.T) {
 	m := newTestModel(t)
 	m.Update(tea.WindowSizeMsg{Width: 120, Height: 40})
-	id := m.current()
-	rec := harness.MustRecord(harness.TypeApprovalRequested, harness.ActorHarness, harness.ApprovalRequested{CallID: "c7", Tool: "bash", Summary: "rm -rf build"})
-	m.Update(noticesMsg{[]harness.Notice{{Session: id, Events: []harness.Event{{Branch: id, Seq: 99, Type: rec.Type, Actor: rec.Actor, Data: rec.Data}}}}})
+	askApproval(m, harness.ApprovalRequested{CallID: "c7", Tool: "bash", Summary: "rm -rf build"})
 	if m.approvalID != "c7" || m.overlay == nil {
 		t.Fatal("the approval did not open")
 	}
@@ -98,10 +96,8 @@ func TestApprovalIgnoresKeysTypedAsItOpens(t *testing.T) {
 func TestApprovalShowsTheCommand(t *testing.T) {
 	m := newTestModel(t)
 	m.Update(tea.WindowSizeMsg{Width: 120, Height: 40})
-	id := m.current()
-	rec := harness.MustRecord(harness.TypeApprovalRequested, harness.ActorHarness, harness.ApprovalRequested{CallID: "c8", Tool: "bash",
+	askApproval(m, harness.ApprovalRequested{CallID: "c8", Tool: "bash",
 		Args: []byte(`{"command":"rm -rf build\necho \"done\"","background":true}`), Summary: "rm -rf build"})
-	m.Update(noticesMsg{[]harness.Notice{{Session: id, Events: []harness.Event{{Branch: id, Seq: 99, Type: rec.Type, Actor: rec.Actor, Data: rec.Data}}}}})
 	screen := ansi.Strip(m.render())
 	for _, want := range []string{"│ rm -rf build", `│ echo "done"`, "│ background: true"} {
 		if !strings.Contains(screen, want) {
@@ -111,4 +107,13 @@ func TestApprovalShowsTheCommand(t *testing.T) {
 	if strings.Contains(screen, `{"command"`) || strings.Contains(screen, `\"done\"`) {
 		t.Fatalf("the approval shows the command as JSON:\n%s", screen)
 	}
+}
+
+// askApproval commits an approval request to the shown session as the watch stream brings it
+// (the next event of its branch) and returns what the app does about it.
+func askApproval(m *Model, r harness.ApprovalRequested) tea.Cmd {
+	rec := harness.MustRecord(harness.TypeApprovalRequested, harness.ActorHarness, r)
+	ev := harness.Event{Branch: m.state.Branch, Seq: m.state.Head + 1, Type: rec.Type, Actor: rec.Actor, Data: rec.Data}
+	_, cmd := m.Update(noticesMsg{[]harness.Notice{{Session: m.current(), Events: []harness.Event{ev}}}})
+	return cmd
 }

@@ -16,6 +16,9 @@ import (
 // starts to move: an idle app schedules nothing and costs no CPU between events.
 func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	_, cmd := m.update(msg)
+	if ask := m.showPendingApproval(); ask != nil {
+		cmd = tea.Batch(cmd, ask)
+	}
 	if m.width > 0 && !m.zoom && computeLayout(m.width, m.height, m.input.Height).input.h != m.lay.input.h {
 		m.resize() // the prompt grew or shrank a line
 	}
@@ -191,7 +194,7 @@ func (m *Model) cancelOrQuit() tea.Cmd {
 func (m *Model) quit() tea.Cmd {
 	if names := m.myRunning(); len(names) > 0 && !m.quitting {
 		m.quitting = true
-		m.overlay = views.NewQuitConfirm(m.common, names)
+		m.overlay, m.approvalID = views.NewQuitConfirm(m.common, names), "" // a waiting approval shows again after it
 		m.resize()
 		return nil
 	}
@@ -343,8 +346,7 @@ func (m *Model) onPaneMsg(msg tea.Msg) tea.Cmd {
 		}
 		return tea.Batch(m.say("taking over "+msg.Name+"…", false), m.takeOverCmd(msg.ID))
 	case views.ApprovalDecision:
-		m.overlay, m.approvalID = nil, ""
-		return m.resolveApprovalCmd(msg.ID, decisionName(msg.Decision))
+		return m.answerApproval(msg)
 	case views.QuitAnswer:
 		m.overlay = nil
 		switch msg.Choice {

@@ -70,6 +70,9 @@ func (e *env) tail(ctx context.Context, c api.Client, s *harness.Session, after 
 				if err := printEvent(e, tw, s.Branch, ev, asJSON); err != nil {
 					return err
 				}
+				if !asJSON && ev.Type == api.TypeApprovalRequested {
+					fmt.Fprintf(tw, "\t\t\t\t  answer: exo approve %s --allow|--deny (exo approve %s lists what waits)\n", s.Name, s.Name)
+				}
 				after, branch = ev.Seq, ev.Branch
 				if ev.Type == harness.TypeSessionDeleted {
 					tw.Flush()

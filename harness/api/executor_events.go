@@ -117,7 +117,8 @@ func init() {
 		f := p.(*ExecutorFailed)
 		// The turn ended there: no approval waits any more (one asked when the agent died was
 		// answered "not approved" to nobody, without an approval.resolved).
-		s.Status, s.LastError, s.ModelInFlight, s.Approvals = StatusFailed, f.Executor+": "+f.Error, 0, nil
+		s.Status, s.LastError, s.ModelInFlight = StatusFailed, f.Executor+": "+f.Error, 0
+		s.dropApprovals()
 		s.addItem(Item{Seq: e.Seq, Kind: ItemError, Text: Summary(e)})
 	}
 }

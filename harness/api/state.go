@@ -112,11 +112,19 @@ type SessionState struct {
 	OpenCalls map[string]uint64 `json:"open_calls,omitempty"`
 	// Approvals lists the tool calls waiting for an approval, oldest first.
 	Approvals []string `json:"approvals,omitempty"`
+	// Asked holds what each call of Approvals asks (tool, arguments, summary), in the same
+	// order: an app that attaches while a call waits shows the question from it.
+	Asked []ApprovalRequested `json:"asked,omitempty"`
 	// LastSnapshot is the commit of the newest workspace snapshot in this history.
 	LastSnapshot string `json:"last_snapshot,omitempty"`
 	// ItemCount counts every conversation item ever projected; Items holds the newest.
 	ItemCount int    `json:"item_count"`
 	Items     []Item `json:"items,omitempty"`
+}
+
+// dropApprovals forgets every waiting approval: the turn that asked them ended.
+func (s *SessionState) dropApprovals() {
+	s.Approvals, s.Asked = nil, nil
 }
 
 // NewSessionState returns the empty projection of a branch.
@@ -129,6 +137,7 @@ func (s *SessionState) Clone() *SessionState {
 	c := *s
 	c.Items = append([]Item(nil), s.Items...)
 	c.Approvals = slices.Clone(s.Approvals)
+	c.Asked = slices.Clone(s.Asked)
 	if s.OpenCalls != nil {
 		c.OpenCalls = make(map[string]uint64, len(s.OpenCalls))
 		for k, v := range s.OpenCalls {
@@ -179,18 +188,23 @@ var stateAppliers = map[string]func(*SessionState, Event, any){
 	TypeToolCompleted: applyToolResult,
 	TypeApprovalRequested: func(s *SessionState, e Event, p any) {
 		s.Status = StatusWaiting
-		s.Approvals = append(s.Approvals, p.(*ApprovalRequested).CallID)
+		r := p.(*ApprovalRequested)
+		s.Approvals = append(s.Approvals, r.CallID)
+		s.Asked = append(s.Asked, *r)
 		s.addItem(Item{Seq: e.Seq, Kind: ItemNotice, Text: "approval requested: " + Summary(e)})
 	},
 	TypeApprovalResolved: func(s *SessionState, _ Event, p any) {
 		s.Status = StatusRunning
-		s.Approvals = slices.DeleteFunc(s.Approvals, func(id string) bool { return id == p.(*ApprovalResolved).CallID })
+		id := p.(*ApprovalResolved).CallID
+		s.Approvals = slices.DeleteFunc(s.Approvals, func(c string) bool { return c == id })
+		s.Asked = slices.DeleteFunc(s.Asked, func(r ApprovalRequested) bool { return r.CallID == id })
 		if len(s.Approvals) == 0 {
-			s.Approvals = nil
+			s.dropApprovals()
 		}
 	},
 	TypeTurnCancelled: func(s *SessionState, e Event, p any) {
-		s.Status, s.ModelInFlight, s.Approvals = StatusIdle, 0, nil
+		s.Status, s.ModelInFlight = StatusIdle, 0
+		s.dropApprovals()
 		s.addItem(Item{Seq: e.Seq, Kind: ItemNotice, Text: "turn cancelled: " + p.(*TurnCancelled).Reason})
 	},
 	TypeSecretDenied: func(s *SessionState, e Event, _ any) {
@@ -222,7 +236,8 @@ var stateAppliers = map[string]func(*SessionState, Event, any){
 // settledNotice starts a new branch (a fork or a rewind) taken perhaps in the middle of a turn:
 // no turn runs on it, so nothing is in flight, no approval waits and no tool is still running.
 func settledNotice(s *SessionState, e Event, _ any) {
-	s.Status, s.ModelInFlight, s.Approvals = StatusIdle, 0, nil
+	s.Status, s.ModelInFlight = StatusIdle, 0
+	s.dropApprovals()
 	for i := range s.Items {
 		if s.Items[i].Kind == ItemTool && s.Items[i].Status == "running" {
 			s.Items[i].Status = "interrupted"

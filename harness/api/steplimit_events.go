@@ -25,7 +25,8 @@ func stepLimitText(p *TurnStepLimit) string {
 func init() {
 	RegisterType(TypeTurnStepLimit, typed(FamilySession, stepLimitText))
 	stateAppliers[TypeTurnStepLimit] = func(s *SessionState, e Event, p any) {
-		s.Status, s.ModelInFlight, s.Approvals = StatusIdle, 0, nil
+		s.Status, s.ModelInFlight = StatusIdle, 0
+		s.dropApprovals()
 		s.addItem(Item{Seq: e.Seq, Kind: ItemNotice, Text: "turn " + stepLimitText(p.(*TurnStepLimit))})
 	}
 }
