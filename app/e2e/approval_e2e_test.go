@@ -37,7 +37,9 @@ func TestPendingApprovalIsNeverLost(t *testing.T) {
 	first := startTmux(t, 160, 48, app)
 	first.waitFor("the session loaded", contains(" asker │"))
 	first.keys("write me a hello script", "Enter")
-	asked := func(s string) bool { return strings.Contains(s, "y approve once") && !strings.Contains(s, "Leave exo?") }
+	asked := func(s string) bool {
+		return strings.Contains(s, "y approve once") && !strings.Contains(s, "Leave exo?")
+	}
 	first.waitFor("the approval of the write", asked)
 
 	first.keys("C-q")
