@@ -79,6 +79,17 @@ type Options struct {
 // there, a missing or empty exo.db was lost, and the store refuses to start afresh over it.
 var homeEvidence = []string{secrets.KeyFileName, "shadow", "workspaces", "tasks"}
 
+// ErrCorrupt means EXO_HOME's database is damaged: opening it was refused, or it refuses writes.
+var ErrCorrupt = store.ErrCorrupt
+
+// Diagnosis is what Diagnose finds about a database without opening it.
+type Diagnosis = store.Diagnosis
+
+// Diagnose describes EXO_HOME's database file without opening or locking it, so that a store
+// Open refuses can still be explained (`exo doctor`). What the harness keeps in EXO_HOME besides
+// the database (homeEvidence) tells a lost database from a new home.
+func Diagnose(home string) Diagnosis { return store.Inspect(home, homeEvidence) }
+
 // DefaultCheckpointEvery is the default checkpoint interval.
 const DefaultCheckpointEvery = eventlog.DefaultCheckpointEvery
 
