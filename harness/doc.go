@@ -11,9 +11,10 @@
 // room above it only through a small interface or function given at construction (named below).
 //
 //   - harness/api: the protocol (events, the Session projection, requests, errors). A leaf.
-//   - harness/eventlog: the store handle and its vocabulary, appends and held records, the
-//     Session projection and its checkpoints, notices to subscribers, session records, the
-//     journal, artifacts. Takes the redaction of record data as eventlog.Options.Redact.
+//   - harness/eventlog: the store handle and its vocabulary, appends and held records, the Session
+//     projection and its checkpoints, notices to subscribers, session records, the journal,
+//     artifacts, the store's health (Damaged, Faulted). Takes the redaction of record data as
+//     eventlog.Options.Redact.
 //   - harness/sealed: the sealed secrets in the store and the redaction of their values.
 //   - harness/models: the registered models and the providers built from them. Takes a
 //     models.SecretOpener (the sealed secrets).
@@ -22,14 +23,22 @@
 //     recovery's records for an interrupted turn, the unfinished journal entries).
 //   - harness/workspaces: a session's files: snapshots, restores, the watcher, commands run in
 //     its shell, Fork and Rewind with their working copies, RemoveSession and GC. Imports
-//     eventlog, sealed and sessions; takes workspaces.Runtimes (the live sandboxes).
-//   - harness (this package): Harness, which opens the rooms bottom up and embeds them (so
-//     their methods are the harness's: h.Append is the log's, h.Fork the workspaces'), and what
-//     has no room of its own yet: the runtime (sandboxes.go, sandbox_limits.go,
-//     sandbox_detached.go, tasks.go, detached.go, detached_watch.go: live sandboxes, their caps,
-//     what a command leaves running, background and detached tasks), recovery at open
-//     (recover.go), backups (backup.go) and health (health.go). names.go gives the API's and the
-//     rooms' types their harness names; seams.go forwards the names those files still call.
+//     eventlog, sealed and sessions; takes workspaces.Runtimes (the live sandboxes: the
+//     runtime room, built after it, reached through seams.go's runtimeRoom).
+//   - harness/runtimes: the runtime, what runs in a session's sandbox: the live sandboxes and
+//     their caps, what a turn's commands leave running, background tasks, detached tasks and
+//     their process (RunDetached), the redacted artifacts of their output. Imports eventlog,
+//     sealed, sessions and workspaces.
+//   - harness (this package): Harness, which opens the rooms bottom up and embeds them (so their
+//     methods are the harness's: h.Append is the log's, h.Fork the workspaces', h.StartTask the
+//     runtime's), and what is the composition of rooms rather than one room's concern: recovery at
+//     open (recover.go: it finishes the workspaces' journaled operations, closes the turns the
+//     sessions' logs left open, clears the sandboxes' shadow repositories and sweeps backups' half
+//     copies) and backups (backup.go: a copy of the log's store, its place judged against EXO_HOME
+//     and every session's workspace). The store's health is the log's (it holds the store handle);
+//     Diagnose stays in harness.go, since it judges EXO_HOME by what every room keeps there
+//     (homeEvidence). names.go gives the API's and the rooms' types their harness names; seams.go
+//     forwards the names recovery and backups still call.
 //
 // Above the harness, executors, the service and the daemon call it; nothing here imports them.
 package harness

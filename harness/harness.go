@@ -7,6 +7,7 @@ import (
 	"exo/harness/eventlog"
 	"exo/harness/models"
 	"exo/harness/rundir"
+	"exo/harness/runtimes"
 	"exo/harness/sealed"
 	"exo/harness/secrets"
 	"exo/harness/sessions"
@@ -32,13 +33,14 @@ type Harness struct {
 	// Workspaces is the sessions' files: snapshots, restores, the watcher, commands, forks' working
 	// copies, removal and gc. Its methods are the harness's.
 	*workspaces.Workspaces
+	// Runtimes is what runs in the sessions' sandboxes: the live sandboxes, what commands leave
+	// running, background and detached tasks, their artifacts. Its methods are the harness's.
+	*runtimes.Runtimes
 
 	st   *store.Store
 	opts Options
 
 	mu       sync.Mutex
-	broker   publisher
-	rt       runtimes
 	recovery RecoveryReport
 	// realHome is EXO_HOME with its links resolved once, at open: where backups may go is
 	// judged against it, never against what a link in its path says later.
@@ -77,6 +79,17 @@ type Options struct {
 // there, a missing or empty exo.db was lost, and the store refuses to start afresh over it.
 var homeEvidence = []string{secrets.KeyFileName, "shadow", "workspaces", "tasks"}
 
+// ErrCorrupt means EXO_HOME's database is damaged: opening it was refused, or it refuses writes.
+var ErrCorrupt = store.ErrCorrupt
+
+// Diagnosis is what Diagnose finds about a database without opening it.
+type Diagnosis = store.Diagnosis
+
+// Diagnose describes EXO_HOME's database file without opening or locking it, so that a store
+// Open refuses can still be explained (`exo doctor`). What the harness keeps in EXO_HOME besides
+// the database (homeEvidence) tells a lost database from a new home.
+func Diagnose(home string) Diagnosis { return store.Inspect(home, homeEvidence) }
+
 // DefaultCheckpointEvery is the default checkpoint interval.
 const DefaultCheckpointEvery = eventlog.DefaultCheckpointEvery
 
@@ -96,17 +109,19 @@ func Open(home string, opts Options) (*Harness, error) {
 	h.realHome = realHome(h.Home())
 	// The rooms are built bottom up (see the map in doc.go): the secrets on the store, the
 	// models, the log (which redacts what it appends with the secrets), the sessions on the
-	// log, the workspaces on the sessions (reaching the runtime, here, through runtimeRoom).
+	// log, the workspaces on the sessions, the runtime on the workspaces (which reach it, built
+	// after them, through runtimeRoom).
 	if h.Secrets, err = sealed.Open(st, h.PrivateDirs()); err != nil {
 		st.Close()
 		return nil, err
 	}
 	h.Registry = models.New(st, opts.DemoScript, h.Secrets)
 	h.Log = eventlog.New(st, eventlog.Options{CheckpointEvery: opts.CheckpointEvery, Logger: opts.Log, Redact: h.redactBytes})
-	h.broker = publisher{h.Log}
 	h.Directory = sessions.New(h.Log, h.Secrets, sessions.Hooks{Interrupted: h.interruptedRecords, Unfinished: h.unfinished})
 	h.Workspaces = workspaces.New(h.Log, h.Directory, h.Secrets, runtimeRoom{h},
 		workspaces.Options{Home: h.Home(), Private: h.PrivateDirs(), Helper: opts.SandboxHelper, Logger: opts.Log})
+	h.Runtimes = runtimes.New(h.Log, h.Directory, h.Secrets, h.Workspaces, runtimes.Options{Home: h.Home(), Private: h.PrivateDirs(),
+		ConfigFile: opts.ConfigFile, Helper: opts.SandboxHelper, Capabilities: opts.Capabilities})
 	h.Recover()
 	h.RecordDetached()
 	return h, nil
@@ -116,7 +131,7 @@ func Open(home string, opts Options) (*Harness, error) {
 func (h *Harness) Close() error {
 	h.StopBackground() // nothing writes into EXO_HOME after Close
 	h.ReleaseAll()
-	h.closeRuntimes()
+	h.Runtimes.Close()
 	h.CloseSubscriptions()
 	return h.st.Close()
 }
@@ -133,6 +148,10 @@ func (h *Harness) Home() string { return h.st.Home() }
 func (h *Harness) PrivateDirs() []string {
 	return append([]string{h.Home()}, h.opts.PrivateDirs...)
 }
+
+// SandboxHelper is the argv prefix that runs the sandbox helper (nil: this executable), for
+// harness sub-packages that start confined helper programs such as MCP servers.
+func (h *Harness) SandboxHelper() []string { return h.opts.SandboxHelper }
 
 // PrivateIn lists exo's own folders inside workspace, relative to it (slash-separated).
 func (h *Harness) PrivateIn(workspace string) []string {

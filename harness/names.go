@@ -9,6 +9,7 @@ import (
 	"exo/harness/eventlog"
 	"exo/harness/models"
 	"exo/harness/provider"
+	"exo/harness/runtimes"
 	"exo/harness/sessions"
 	"exo/harness/workspaces"
 	"exo/sandbox"
@@ -179,6 +180,25 @@ func ConfigDir() string { return config.Dir() }
 // it ("" when it holds none; see workspaces.InsideWarning).
 func InsideWarning(workspace string, dirs []string) string {
 	return workspaces.InsideWarning(workspace, dirs)
+}
+
+// Runtime is a session's live sandbox (see runtimes.Runtime).
+type Runtime = runtimes.Runtime
+
+// RunDetached is the body of a detached task's process, exo __task-run DIR (see
+// runtimes.RunDetached).
+func RunDetached(dir string) error { return runtimes.RunDetached(dir) }
+
+// SandboxLimits reads the [sandbox] caps of the user's configuration file configFile (see
+// runtimes.SandboxLimits).
+func SandboxLimits(configFile string) (sandbox.Limits, error) {
+	return runtimes.SandboxLimits(configFile)
+}
+
+// DefaultEnforcement says what a session with default settings runs under on this machine (see
+// runtimes.DefaultEnforcement).
+func DefaultEnforcement(caps sandbox.Capabilities) sandbox.Enforcement {
+	return runtimes.DefaultEnforcement(caps)
 }
 
 // TypeSessionCreated is api.TypeSessionCreated.

@@ -63,7 +63,7 @@ var (
 )
 
 // RegisterErrorCode adds a wire code for a sentinel error defined below the API (the store's
-// ErrCorrupt and ErrNotOwner, registered by the harness), so that errors.Is matches it across
+// ErrCorrupt and ErrNotOwner, registered by the harness's event log), so that errors.Is matches it across
 // the wire too. It panics when the code is taken, a programming error found at start-up.
 func RegisterErrorCode(code string, err error) {
 	codesMu.Lock()

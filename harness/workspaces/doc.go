@@ -9,7 +9,7 @@
 //
 // It may import exo/store, exo/sandbox, exo/harness/api, exo/harness/secrets and the rooms
 // below it: exo/harness/eventlog, exo/harness/sealed and exo/harness/sessions. It imports
-// nothing above it: the live sandboxes are the runtime room's (the harness's sandboxes, which
-// start a workspace's watcher and report snapshot progress through this room), reached through
+// nothing above it: the live sandboxes are the runtime room's (exo/harness/runtimes, which
+// starts a workspace's watcher and reports snapshot progress through this room), reached through
 // the Runtimes given at construction.
 package workspaces

@@ -59,13 +59,17 @@ var rules = []rule{
 	{name: "sessions imports no room but eventlog and sealed", from: []string{"exo/harness/sessions"}, not: rooms("sessions", "eventlog", "sealed")},
 	{name: "workspaces imports no room but eventlog, sealed and sessions", from: []string{"exo/harness/workspaces"}, not: rooms("workspaces", "eventlog", "sealed", "sessions")},
 	{
+		name: "runtimes imports no room but eventlog, sealed, sessions and workspaces", from: []string{"exo/harness/runtimes"},
+		not: rooms("runtimes", "eventlog", "sealed", "sessions", "workspaces"),
+	},
+	{
 		name: "the app reaches state only through the API: of exo it imports api, views and themes",
 		from: []string{"exo/app"}, fromExact: true,
 		not: []string{"exo/harness", "exo/store", "exo/sandbox"}, except: []string{"exo/harness/api"},
 	},
 	{
 		name:     "no room imports the harness or what is built on it",
-		from:     []string{"exo/harness/eventlog", "exo/harness/sealed", "exo/harness/models", "exo/harness/sessions", "exo/harness/workspaces"},
+		from:     []string{"exo/harness/eventlog", "exo/harness/sealed", "exo/harness/models", "exo/harness/sessions", "exo/harness/workspaces", "exo/harness/runtimes"},
 		not:      []string{"exo/harness/executor", "exo/harness/executors", "exo/harness/extexec", "exo/harness/service", "exo/harness/daemon", "exo/harness/mcp", "exo/harness/governance", "exo/app", "exo/views"},
 		notExact: []string{"exo/harness"},
 	},
@@ -74,7 +78,7 @@ var rules = []rule{
 // rooms lists the harness's rooms but those named.
 func rooms(but ...string) []string {
 	var out []string
-	for _, r := range []string{"eventlog", "sealed", "models", "sessions", "workspaces"} {
+	for _, r := range []string{"eventlog", "sealed", "models", "sessions", "workspaces", "runtimes"} {
 		if !slices.Contains(but, r) {
 			out = append(out, "exo/harness/"+r)
 		}

@@ -1,4 +1,4 @@
-package harness
+package runtimes
 
 import (
 	"context"
@@ -11,8 +11,8 @@ import (
 
 // WatchDetached records each detached task's end as soon as its runner writes it (the daemon
 // runs this), instead of when the next command looks. It returns when ctx ends.
-func (h *Harness) WatchDetached(ctx context.Context) error {
-	dir := h.tasksDir()
+func (rs *Runtimes) WatchDetached(ctx context.Context) error {
+	dir := rs.tasksDir()
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return err
 	}
@@ -30,7 +30,7 @@ func (h *Harness) WatchDetached(ctx context.Context) error {
 			_ = w.Add(d)
 		}
 	}
-	h.RecordDetached() // ends written before the watch began
+	rs.RecordDetached() // ends written before the watch began
 	for {
 		select {
 		case <-ctx.Done():
@@ -43,13 +43,13 @@ func (h *Harness) WatchDetached(ctx context.Context) error {
 			if !ok {
 				return nil
 			}
-			h.onTaskFileEvent(w, dir, ev)
+			rs.onTaskFileEvent(w, dir, ev)
 		}
 	}
 }
 
 // onTaskFileEvent follows new task folders and records ends when a task file changes.
-func (h *Harness) onTaskFileEvent(w *fsnotify.Watcher, dir string, ev fsnotify.Event) {
+func (rs *Runtimes) onTaskFileEvent(w *fsnotify.Watcher, dir string, ev fsnotify.Event) {
 	if filepath.Dir(ev.Name) == dir && strings.HasPrefix(filepath.Base(ev.Name), "bg-") {
 		if ev.Has(fsnotify.Create) {
 			_ = w.Add(ev.Name)
@@ -57,6 +57,6 @@ func (h *Harness) onTaskFileEvent(w *fsnotify.Watcher, dir string, ev fsnotify.E
 		return
 	}
 	if filepath.Base(ev.Name) == "task.json" && ev.Op&(fsnotify.Create|fsnotify.Write|fsnotify.Rename) != 0 {
-		h.RecordDetached()
+		rs.RecordDetached()
 	}
 }

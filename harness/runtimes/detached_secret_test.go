@@ -1,4 +1,4 @@
-package harness
+package runtimes
 
 import (
 	"bytes"
@@ -8,6 +8,9 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"exo/harness/api"
+	"exo/harness/sessions"
 )
 
 // TestDetachedTaskLeavesNoSecretOnDisk: a detached task whose command and output hold a sealed
@@ -15,8 +18,8 @@ import (
 // recorded, no file under EXO_HOME/tasks holds the value, the listing shows the command
 // redacted, and its output is still there, redacted, for exo task output.
 func TestDetachedTaskLeavesNoSecretOnDisk(t *testing.T) {
-	h := openTest(t, Options{SandboxHelper: testHelper()})
-	s, err := h.NewSession(NewSessionOptions{Name: "det", Workspace: t.TempDir()})
+	h := openTest(t)
+	s, err := h.NewSession(sessions.NewSessionOptions{Name: "det", Workspace: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -41,7 +44,7 @@ func TestDetachedTaskLeavesNoSecretOnDisk(t *testing.T) {
 		})
 		return out
 	}
-	var listed DetachedTask
+	var listed api.DetachedTask
 	for deadline := time.Now().Add(time.Minute); ; time.Sleep(20 * time.Millisecond) {
 		ts, err := h.DetachedTasks()
 		if err != nil {

@@ -1,26 +1,20 @@
-package harness
+package runtimes
 
 import (
 	"fmt"
 	"strings"
 	"syscall"
 
+	"exo/harness/api"
 	"exo/sandbox"
 )
-
-// liveRuntime returns a session's sandbox if it is running (it starts none).
-func (h *Harness) liveRuntime(sessionID string) *Runtime {
-	h.rt.mu.Lock()
-	defer h.rt.mu.Unlock()
-	return h.rt.m[sessionID]
-}
 
 // EndTurn ends what a turn (or a user's command) left in the session's sandbox: processes its
 // commands detached (nohup, setsid, `cmd &`) are killed, and the tmp dir's files removed;
 // background tasks, started on purpose, go on. A notice in the sandbox's live output says what
 // was killed or what failed.
-func (h *Harness) EndTurn(sessionID string) error {
-	rt := h.liveRuntime(sessionID)
+func (rs *Runtimes) EndTurn(sessionID string) error {
+	rt := rs.live(sessionID)
 	if rt == nil {
 		return nil
 	}
@@ -30,14 +24,14 @@ func (h *Harness) EndTurn(sessionID string) error {
 	if len(killed) > 0 {
 		var cmds []string
 		for _, d := range killed {
-			cmds = append(cmds, oneLine(h.Redact(d.Command)))
+			cmds = append(cmds, oneLine(rs.sec.Redact(d.Command)))
 		}
 		// In the sandbox's live output, where the processes showed: not in the answer's text.
-		h.broker.publish(Notice{Session: sessionID, Output: fmt.Appendf(nil, "\n[exo: the turn ended: killed the processes left running by %s]\n", strings.Join(cmds, "; "))})
+		rs.log.Publish(api.Notice{Session: sessionID, Output: fmt.Appendf(nil, "\n[exo: the turn ended: killed the processes left running by %s]\n", strings.Join(cmds, "; "))})
 	}
 	if err != nil {
 		err = fmt.Errorf("end the turn's sandbox of %s: %w", sessionID, err)
-		h.broker.publish(Notice{Session: sessionID, Output: []byte("\n[exo: " + err.Error() + "]\n")})
+		rs.log.Publish(api.Notice{Session: sessionID, Output: []byte("\n[exo: " + err.Error() + "]\n")})
 	}
 	return err
 }
@@ -47,17 +41,11 @@ const shellDetachedSep = "."
 
 // shellDetached lists the processes the sessions' commands detached, as tasks that `exo task
 // ls` shows and `exo task kill` ends.
-func (h *Harness) shellDetached() []DetachedTask {
-	h.rt.mu.Lock()
-	rts := make([]*Runtime, 0, len(h.rt.m))
-	for _, rt := range h.rt.m {
-		rts = append(rts, rt)
-	}
-	h.rt.mu.Unlock()
-	var out []DetachedTask
-	for _, rt := range rts {
+func (rs *Runtimes) shellDetached() []api.DetachedTask {
+	var out []api.DetachedTask
+	for _, rt := range rs.all() {
 		for _, d := range rt.Shell.Detached() {
-			t := DetachedTask{ID: rt.Session + shellDetachedSep + d.ID, Session: rt.Session, Command: h.Redact(d.Command),
+			t := api.DetachedTask{ID: rt.Session + shellDetachedSep + d.ID, Session: rt.Session, Command: rs.sec.Redact(d.Command),
 				Workspace: rt.Workspace, Started: d.Started, Ended: d.Ended, KillReason: d.KillReason, Done: !d.Running(), Recorded: true}
 			if len(d.Pids) > 0 {
 				t.Pid = d.Pids[0]
@@ -73,15 +61,24 @@ func (h *Harness) shellDetached() []DetachedTask {
 
 // killShellDetached kills a group of detached processes named by shellDetached's id; ok is
 // false when id is not one.
-func (h *Harness) killShellDetached(id string) (bool, error) {
+func (rs *Runtimes) killShellDetached(id string) (bool, error) {
 	session, group, found := strings.Cut(id, shellDetachedSep)
 	if !found || !strings.HasPrefix(group, "detached-") {
 		return false, nil
 	}
-	rt := h.liveRuntime(session)
+	rt := rs.live(session)
 	if rt == nil {
 		return true, fmt.Errorf("task %s: %w", id, sandbox.ErrNoTask)
 	}
 	_, err := rt.Shell.KillDetached(group)
 	return true, err
+}
+
+// oneLine squeezes text onto one line of at most 200 runes.
+func oneLine(s string) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if r := []rune(s); len(r) > 200 {
+		return string(r[:199]) + "…"
+	}
+	return s
 }

@@ -1,4 +1,4 @@
-package harness
+package runtimes
 
 import (
 	"context"
@@ -6,6 +6,10 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"exo/harness/api"
+	"exo/harness/sessions"
+	"exo/harness/workspaces"
 
 	"go.opentelemetry.io/otel"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
@@ -48,8 +52,8 @@ func sandboxSpans(exp *tracetest.InMemoryExporter, session string) map[string]ma
 // the mode; a background task's span covers its run, not just its start.
 func TestSandboxCommandsAreSpans(t *testing.T) {
 	exp := memTracer(t)
-	h := openTest(t, Options{SandboxHelper: testHelper()})
-	s, err := h.NewSession(NewSessionOptions{Name: "spans", Workspace: t.TempDir()})
+	h := openTest(t)
+	s, err := h.NewSession(sessions.NewSessionOptions{Name: "spans", Workspace: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -57,7 +61,7 @@ func TestSandboxCommandsAreSpans(t *testing.T) {
 	if err := h.SetSecret("tok", []byte(secret)); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := h.UserExec(context.Background(), s.ID, "echo "+secret+" >/dev/null; exit 3", ExecOptions{}); err != nil {
+	if _, err := h.UserExec(context.Background(), s.ID, "echo "+secret+" >/dev/null; exit 3", workspaces.ExecOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	ch, stop := h.Subscribe(64)
@@ -65,17 +69,17 @@ func TestSandboxCommandsAreSpans(t *testing.T) {
 	if _, err := h.StartTask(s.ID, s.Branch, "call-1", "sleep 0.3; echo done"); err != nil {
 		t.Fatal(err)
 	}
-	waitType(t, ch, TypeTaskCompleted)
+	waitType(t, ch, api.TypeTaskCompleted)
 	if _, err := h.StartDetached(s.ID, "echo detached; exit 5", os.Args[0]); err != nil {
 		t.Fatal(err)
 	}
 	deadline := time.Now().Add(time.Minute)
-	for sandboxSpans(exp, s.ID)[SandboxDetached] == nil && time.Now().Before(deadline) {
+	for sandboxSpans(exp, s.ID)[workspaces.SandboxDetached] == nil && time.Now().Before(deadline) {
 		h.RecordDetached()
 		time.Sleep(20 * time.Millisecond)
 	}
 	got := sandboxSpans(exp, s.ID)
-	sh, task, det := got[SandboxShell], got[SandboxTask], got[SandboxDetached]
+	sh, task, det := got[workspaces.SandboxShell], got[workspaces.SandboxTask], got[workspaces.SandboxDetached]
 	if sh == nil || task == nil || det == nil {
 		t.Fatalf("sandbox spans by mode: %v", got)
 	}
@@ -95,7 +99,7 @@ func TestSandboxCommandsAreSpans(t *testing.T) {
 }
 
 // waitType waits (up to a minute) for an event of a type among the notices.
-func waitType(t *testing.T, ch <-chan Notice, typ string) {
+func waitType(t *testing.T, ch <-chan api.Notice, typ string) {
 	t.Helper()
 	timeout := time.After(time.Minute)
 	for {

@@ -1,0 +1,19 @@
+package eventlog
+
+import (
+	"exo/harness/api"
+	"exo/store"
+)
+
+// The store's sentinels keep their identity across the wire: api cannot name them itself.
+func init() {
+	api.RegisterErrorCode("corrupt", store.ErrCorrupt)
+	api.RegisterErrorCode("not_owner", store.ErrNotOwner)
+}
+
+// Damaged returns why the store refuses writes (damage found on open or by Verify), or nil.
+func (l *Log) Damaged() error { return l.st.Damaged() }
+
+// Faulted reports whether the store failed inside a transaction (its file damaged under this
+// process): the process must close the harness and open it afresh (the daemon exits).
+func (l *Log) Faulted() bool { return l.st.Faulted() }
