@@ -10,8 +10,8 @@ var ErrCorrupt = store.ErrCorrupt
 
 // The store's sentinels keep their identity across the wire: api cannot name them itself.
 func init() {
-	api.RegisterErrorCode("corrupt", store.ErrCorrupt)
-	api.RegisterErrorCode("not_owner", store.ErrNotOwner)
+	api.RegisterErrorCode(api.CodeCorrupt, store.ErrCorrupt)
+	api.RegisterErrorCode(api.CodeNotOwner, store.ErrNotOwner)
 }
 
 // Diagnosis is what Diagnose finds about a database without opening it.
