@@ -7,7 +7,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"exo/harness"
 	"exo/harness/api"
 )
 
@@ -20,7 +19,7 @@ func tailCmd(e *env) *cobra.Command {
 		Short: "Follow a session's events as lines while agents work (JSON lines with --json); Ctrl-C leaves",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return e.withSession(args[0], func(_ context.Context, c api.Client, s *harness.Session) error {
+			return e.withSession(args[0], func(_ context.Context, c api.Client, s *api.Session) error {
 				ctx, stop := e.signalContext()
 				defer stop()
 				after, err := tailStart(ctx, c, s, from, last)
@@ -38,7 +37,7 @@ func tailCmd(e *env) *cobra.Command {
 }
 
 // tailStart chooses the seq after which the tail begins.
-func tailStart(ctx context.Context, c api.Client, s *harness.Session, from uint64, last int) (uint64, error) {
+func tailStart(ctx context.Context, c api.Client, s *api.Session, from uint64, last int) (uint64, error) {
 	if from > 0 {
 		return from - 1, nil
 	}
@@ -54,7 +53,7 @@ func tailStart(ctx context.Context, c api.Client, s *harness.Session, from uint6
 
 // tail prints events as they are committed; it reconnects (resuming after the last seq) when
 // the daemon restarts, and ends once the session is deleted (another client removed it).
-func (e *env) tail(ctx context.Context, c api.Client, s *harness.Session, after uint64, asJSON bool) error {
+func (e *env) tail(ctx context.Context, c api.Client, s *api.Session, after uint64, asJSON bool) error {
 	branch := s.Branch
 	tw := table(e.stdout)
 	for ctx.Err() == nil {
@@ -71,7 +70,7 @@ func (e *env) tail(ctx context.Context, c api.Client, s *harness.Session, after 
 					return err
 				}
 				after, branch = ev.Seq, ev.Branch
-				if ev.Type == harness.TypeSessionDeleted {
+				if ev.Type == api.TypeSessionDeleted {
 					tw.Flush()
 					fmt.Fprintf(e.stderr, "exo: session %s was deleted; nothing more will come\n", s.Name)
 					return nil
