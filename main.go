@@ -9,6 +9,9 @@ import (
 	"golang.org/x/sys/unix"
 
 	"exo/app/cli"
+	"exo/app/cli/local"
+	"exo/harness"
+	"exo/harness/config"
 	"exo/harness/daemon"
 	"exo/sandbox"
 )
@@ -31,11 +34,12 @@ func main() {
 	if len(os.Args) > 1 && os.Args[1] == sandbox.HelperCommand {
 		os.Exit(sandbox.HelperMain(os.Args[2:]))
 	}
-	os.Exit(cli.Execute(os.Args[1:], os.Stdin, os.Stdout, os.Stderr, cli.Options{DemoScript: demoScript, BuildTag: buildTag, RunDaemon: runDaemon}))
+	os.Exit(cli.Execute(os.Args[1:], os.Stdin, os.Stdout, os.Stderr, cli.Options{DemoScript: demoScript, BuildTag: buildTag, RunDaemon: runDaemon, Local: local.Hooks()}))
 }
 
 // runDaemon is `exo daemon`: the command line links the daemon's client, exo's binary its server.
 func runDaemon(o cli.DaemonOptions) error {
-	return daemon.Run(daemon.RunOptions{Home: o.Home, IdleTimeout: o.IdleTimeout, Harness: o.Harness,
+	h := harness.Options{DemoScript: o.DemoScript, Store: o.Store, ConfigFile: config.UserFile()}
+	return daemon.Run(daemon.RunOptions{Home: o.Home, IdleTimeout: o.IdleTimeout, Harness: h,
 		CLI: &daemon.CLI{Accepts: o.Relayed.Accepts, Run: o.Relayed.Run}})
 }

@@ -7,7 +7,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"exo/harness"
 	"exo/harness/api"
 )
 
@@ -24,7 +23,7 @@ func forkCmd(e *env) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return e.withSession(ref, func(ctx context.Context, c api.Client, src *harness.Session) error {
+			return e.withSession(ref, func(ctx context.Context, c api.Client, src *api.Session) error {
 				n, err := c.Fork(ctx, api.ForkRequest{Session: src.ID, Seq: seq, Name: name, Scope: sf.forkScope(cmd)})
 				if err != nil {
 					return seqErr(err)
@@ -55,7 +54,7 @@ func rewindCmd(e *env) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return e.withSession(ref, func(ctx context.Context, c api.Client, s *harness.Session) error {
+			return e.withSession(ref, func(ctx context.Context, c api.Client, s *api.Session) error {
 				old := s.Branch
 				s, err := c.Rewind(ctx, s.ID, seq)
 				if err != nil {
@@ -75,7 +74,7 @@ func rewindCmd(e *env) *cobra.Command {
 
 // seqErr turns a bad seq or a refused request into a usage error.
 func seqErr(err error) error {
-	if errors.Is(err, harness.ErrBadSeq) || errors.Is(err, api.ErrInvalid) {
+	if errors.Is(err, api.ErrBadSeq) || errors.Is(err, api.ErrInvalid) {
 		return usageErr(err)
 	}
 	return err

@@ -7,9 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"exo/harness"
 	"exo/harness/api"
-	"exo/harness/executor"
 )
 
 // compactCmd is `exo compact SESSION`: prune old tool outputs and summarise the history before
@@ -21,11 +19,11 @@ func compactCmd(e *env) *cobra.Command {
 		Short: "Compact a session's prompt view by hand: prune old tool outputs and summarise older turns",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return e.withSession(args[0], func(_ context.Context, c api.Client, s *harness.Session) error {
+			return e.withSession(args[0], func(_ context.Context, c api.Client, s *api.Session) error {
 				ctx, stop := e.signalContext()
 				defer stop()
 				rep, err := c.Compact(ctx, s.ID)
-				if errors.Is(err, executor.ErrNothingToCompact) {
+				if errors.Is(err, api.ErrNothingToCompact) {
 					fmt.Fprintf(e.stderr, "%s: %v\n", s.Name, err)
 					return nil
 				}

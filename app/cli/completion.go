@@ -8,7 +8,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"exo/harness"
 	"exo/harness/api"
 	"exo/harness/daemon/client"
 )
@@ -145,10 +144,10 @@ func seqCandidates(ctx context.Context, c api.Client, name string) ([]cobra.Comp
 	var out []cobra.Completion
 	for i := len(evs) - 1; i >= 0 && len(out) < maxSeqCompletions; i-- {
 		ev := evs[i]
-		if i != len(evs)-1 && ev.Type != harness.TypeInvocationReceived {
+		if i != len(evs)-1 && ev.Type != api.TypeInvocationReceived {
 			continue
 		}
-		desc := oneLine(harness.Summary(ev), 60)
+		desc := oneLine(api.Summary(ev), 60)
 		if i == len(evs)-1 {
 			desc = "head · " + desc
 		}

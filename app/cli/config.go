@@ -4,13 +4,10 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"path/filepath"
 
 	"github.com/spf13/cobra"
 
 	"exo/harness/api"
-	"exo/harness/config"
-	"exo/harness/trust"
 )
 
 // configCmd is `exo config`: the configuration in force here and where each value comes from.
@@ -19,7 +16,7 @@ func configCmd(e *env) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "config",
 		Short: "Show the configuration in force here: each key, its value and the file it comes from (or default)",
-		Long: "exo reads " + displayUserFile() + " (the user's; $XDG_CONFIG_HOME/exo/config.toml, else\n" +
+		Long: "exo reads " + e.displayUserFile() + " (the user's; $XDG_CONFIG_HOME/exo/config.toml, else\n" +
 			"~/.config/exo/config.toml) and the project's .exo/config.toml over it. A project may only tighten the\n" +
 			"approval mode and may not choose the executor unless you trust its config (exo trust); it may never\n" +
 			"choose the store (where your sessions go): only your own file sets store.",
@@ -30,7 +27,10 @@ func configCmd(e *env) *cobra.Command {
 				if err != nil {
 					return err
 				}
-				cfg.WithStoreEnv(os.Getenv("EXO_STORE"))
+				if e.opts.Local.ShowStoreEnv == nil {
+					return errNoLocal
+				}
+				e.opts.Local.ShowStoreEnv(cfg, os.Getenv("EXO_STORE"))
 				if asJSON {
 					return writeJSON(e.stdout, cfg)
 				}
@@ -43,15 +43,17 @@ func configCmd(e *env) *cobra.Command {
 }
 
 // displayUserFile names the user's file for help texts.
-func displayUserFile() string {
-	if f := config.UserFile(); f != "" {
-		return f
+func (e *env) displayUserFile() string {
+	if f := e.opts.Local.UserConfigFile; f != nil {
+		if name := f(); name != "" {
+			return name
+		}
 	}
 	return "config.toml"
 }
 
 // printConfig prints the values, the files read and the warnings.
-func printConfig(e *env, cfg *config.Config) error {
+func printConfig(e *env, cfg *api.Config) error {
 	tw := table(e.stdout)
 	fmt.Fprintln(tw, "KEY\tVALUE\tSOURCE")
 	for _, v := range cfg.Values {
@@ -65,7 +67,7 @@ func printConfig(e *env, cfg *config.Config) error {
 		return err
 	}
 	if len(cfg.Files) == 0 {
-		fmt.Fprintf(e.stdout, "\nno configuration file: create %s or .exo/config.toml\n", displayUserFile())
+		fmt.Fprintf(e.stdout, "\nno configuration file: create %s or .exo/config.toml\n", e.displayUserFile())
 	}
 	for _, w := range cfg.Warnings {
 		fmt.Fprintf(e.stderr, "exo: warning: %s\n", w)
@@ -76,9 +78,11 @@ func printConfig(e *env, cfg *config.Config) error {
 // loadConfig reads the user's and dir's configuration (a malformed file is a usage error
 // naming file:line); the project file's trust is asked of the harness only when there is one.
 // With warn, warnings go to stderr.
-func (e *env) loadConfig(ctx context.Context, c api.Client, dir string, warn bool) (*config.Config, error) {
-	cfg, err := config.Load(config.Options{UserFile: config.UserFile(), Project: dir,
-		Trusted: func(project string, data []byte) bool { return projectConfigTrusted(ctx, c, project, data) }})
+func (e *env) loadConfig(ctx context.Context, c api.Client, dir string, warn bool) (*api.Config, error) {
+	if e.opts.Local.LoadConfig == nil {
+		return nil, errNoLocal
+	}
+	cfg, err := e.opts.Local.LoadConfig(ctx, c, dir)
 	if err != nil {
 		return nil, usageErr(err)
 	}
@@ -88,20 +92,4 @@ func (e *env) loadConfig(ctx context.Context, c api.Client, dir string, warn boo
 		}
 	}
 	return cfg, nil
-}
-
-// projectConfigTrusted asks the harness whether the user trusted these exact contents of the
-// project's .exo/config.toml.
-func projectConfigTrusted(ctx context.Context, c api.Client, project string, data []byte) bool {
-	rep, err := c.ProjectTrust(ctx, project)
-	if err != nil {
-		return false
-	}
-	want := filepath.ToSlash(config.ProjectFile)
-	for _, f := range rep.Files {
-		if f.Path == want {
-			return f.State == "trusted" && f.Hash == trust.Hash(data)
-		}
-	}
-	return false
 }

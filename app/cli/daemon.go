@@ -11,9 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"exo/harness"
 	"exo/harness/api"
-	"exo/harness/config"
 	"exo/harness/daemon/client"
 )
 
@@ -35,11 +33,11 @@ func daemonCmd(e *env) *cobra.Command {
 			if e.opts.RunDaemon == nil {
 				return errors.New("this exo cannot run the daemon")
 			}
-			return e.opts.RunDaemon(DaemonOptions{Home: home, IdleTimeout: idle, Harness: harness.Options{DemoScript: e.demo, Store: storeURL, ConfigFile: config.UserFile()}, Relayed: e.relayCLI()})
+			return e.opts.RunDaemon(DaemonOptions{Home: home, IdleTimeout: idle, DemoScript: e.demo, Store: storeURL, Relayed: e.relayCLI()})
 		},
 	}
 	cmd.Flags().DurationVar(&idle, "idle", 0, "exit after this long with no clients and no work (negative: never)")
-	cmd.Flags().StringVar(&storeURL, "store", "", "store to open: bbolt (default) or etcd://host:2379,…/namespace?node=…&blobs=DIR&cacert=…&cert=…&key=…&user=…&password-file=… (else EXO_STORE, else the store key of "+displayUserFile()+", else EXO_HOME/store.url)")
+	cmd.Flags().StringVar(&storeURL, "store", "", "store to open: bbolt (default) or etcd://host:2379,…/namespace?node=…&blobs=DIR&cacert=…&cert=…&key=…&user=…&password-file=… (else EXO_STORE, else the store key of "+e.displayUserFile()+", else EXO_HOME/store.url)")
 	cmd.AddCommand(daemonStatusCmd(e), daemonStopCmd(e), daemonLogsCmd(e))
 	return cmd
 }

@@ -2,16 +2,12 @@ package cli
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"time"
 
 	"github.com/spf13/cobra"
 
-	"exo/harness"
 	"exo/harness/api"
-	"exo/harness/executors"
-	"exo/harness/mcp"
 )
 
 func doctorCmd(e *env) *cobra.Command {
@@ -36,7 +32,7 @@ func doctorCmd(e *env) *cobra.Command {
 				}
 				return nil
 			})
-			if errors.Is(err, harness.ErrCorrupt) && !asJSON {
+			if api.HasCode(err, api.CodeCorrupt) && !asJSON {
 				return e.doctorDamaged(err)
 			}
 			return err
@@ -100,9 +96,9 @@ func orDash(s string) string {
 }
 
 // mcpLine is one MCP server's doctor line: state, tools, confinement or error.
-func mcpLine(s mcp.Status) string {
+func mcpLine(s api.MCPStatus) string {
 	line := fmt.Sprintf("%s %s: %s", s.Transport, s.Scope, stateText(s))
-	if s.State == harness.MCPConnected {
+	if s.State == api.MCPConnected {
 		line += fmt.Sprintf(", %d tools, %s", s.Tools, s.Confinement)
 	}
 	if s.Error != "" {
@@ -112,7 +108,7 @@ func mcpLine(s mcp.Status) string {
 }
 
 // executorLine says whether an executor is usable, with its version and binary or the problem.
-func executorLine(x executors.Info) string {
+func executorLine(x api.ExecutorInfo) string {
 	switch {
 	case !x.Usable:
 		return "not usable: " + x.Problem

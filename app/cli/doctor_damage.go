@@ -4,7 +4,8 @@ import (
 	"fmt"
 	"io"
 
-	"exo/harness"
+	"exo/harness/api"
+	"exo/harness/daemon/client"
 )
 
 // doctorDamaged explains a database that exo refused to open, and what to do about it.
@@ -12,11 +13,14 @@ func (e *env) doctorDamaged(openErr error) error {
 	home := e.home
 	if home == "" {
 		var err error
-		if home, err = harness.HomeDir(); err != nil {
+		if home, err = client.HomeDir(); err != nil {
 			return err
 		}
 	}
-	d := harness.Diagnose(home)
+	if e.opts.Local.Diagnose == nil {
+		return errNoLocal
+	}
+	d := e.opts.Local.Diagnose(home)
 	fmt.Fprintf(e.stdout, "EXO_HOME\t%s\n", home)
 	fmt.Fprintf(e.stdout, "database\t%s (%d bytes)\n", d.Path, d.Size)
 	fmt.Fprintf(e.stdout, "problem\t%s\n", firstNonEmpty(d.Problem, d.Verdict, openErr.Error()))
@@ -44,7 +48,7 @@ func firstNonEmpty(ss ...string) string {
 }
 
 // printRecovery says what opening the store put back in order after a process that died.
-func printRecovery(w io.Writer, r *harness.RecoveryReport) {
+func printRecovery(w io.Writer, r *api.RecoveryReport) {
 	if r == nil {
 		return
 	}

@@ -39,6 +39,9 @@ func usageErr(err error) error {
 	return &exitError{code: ExitUsage, err: err}
 }
 
+// UsageError marks err as a usage error (exit 2), for the hooks main.go gives (see Local).
+func UsageError(err error) error { return usageErr(err) }
+
 // failf returns an error that exits with code.
 func failf(code int, format string, a ...any) error {
 	return &exitError{code: code, err: fmt.Errorf(format, a...)}

@@ -8,7 +8,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"exo/harness"
 	"exo/harness/api"
 )
 
@@ -26,7 +25,7 @@ func execCmd(e *env) *cobra.Command {
 				return usagef("put the command after --, e.g. exo exec %s -- ls -la", args[0])
 			}
 			command := shellLine(args[1:])
-			return e.withSession(args[0], func(_ context.Context, c api.Client, s *harness.Session) error {
+			return e.withSession(args[0], func(_ context.Context, c api.Client, s *api.Session) error {
 				if background {
 					return e.startBackground(c, s, command)
 				}
@@ -80,7 +79,7 @@ func shellQuote(w string) string {
 }
 
 // startBackground starts a detached task and prints its handle.
-func (e *env) startBackground(c api.Client, s *harness.Session, command string) error {
+func (e *env) startBackground(c api.Client, s *api.Session, command string) error {
 	t, err := c.StartTask(context.Background(), s.ID, command)
 	if err != nil {
 		return err
@@ -132,7 +131,12 @@ func taskCmd(e *env) *cobra.Command {
 	}
 	run := &cobra.Command{
 		Use: "__task-run DIR", Hidden: true, Args: cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error { return harness.RunDetached(args[0]) },
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if e.opts.Local.RunDetached == nil {
+				return errNoLocal
+			}
+			return e.opts.Local.RunDetached(args[0])
+		},
 	}
 	cmd.AddCommand(ls, out, kill)
 	e.hidden = append(e.hidden, run)

@@ -13,9 +13,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"exo/harness"
 	"exo/harness/api"
-	"exo/harness/governance"
 )
 
 // governanceCmds returns the governance commands: drift, compile, init, scope, handoff, finish.
@@ -26,10 +24,10 @@ func governanceCmds(e *env) []*cobra.Command {
 
 // driftOutput is `exo drift --json`.
 type driftOutput struct {
-	Session string           `json:"session"`
-	Name    string           `json:"name"`
-	Scope   governance.Scope `json:"scope"`
-	Drift   governance.Drift `json:"drift"`
+	Session string    `json:"session"`
+	Name    string    `json:"name"`
+	Scope   api.Scope `json:"scope"`
+	Drift   api.Drift `json:"drift"`
 }
 
 func govDriftCmd(e *env) *cobra.Command {
@@ -39,7 +37,7 @@ func govDriftCmd(e *env) *cobra.Command {
 		Short: "Show a session's drift: the total, its three parts and the files behind each",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return e.withSession(args[0], func(ctx context.Context, c api.Client, s *harness.Session) error {
+			return e.withSession(args[0], func(ctx context.Context, c api.Client, s *api.Session) error {
 				rep, err := c.Drift(ctx, s.ID)
 				if err != nil {
 					return err
@@ -69,7 +67,7 @@ func printDrift(e *env, o driftOutput) error {
 	fmt.Fprintln(tw, "PART\tVALUE\tWEIGHT × FACTOR\tFILES")
 	for _, p := range []struct {
 		name, what string
-		part       governance.Part
+		part       api.Part
 	}{{"scope", "out of scope", d.Parts.Scope}, {"budget", "changed", d.Parts.Budget}, {"boundary", "boundary", d.Parts.Boundary}} {
 		fmt.Fprintf(tw, "%s\t%.3f\t%.2f × %.3f\t%s\n", p.name, p.part.Value, p.part.Weight, p.part.Factor, filesCell(p.what, p.part.Files))
 	}
@@ -94,17 +92,16 @@ func govCompileCmd(e *env) *cobra.Command {
 		Short: "Validate .exo/constitution.yaml and seal it into .exo/policy.lock",
 		Args:  cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			dir := e.dirArg(args)
-			c, l, err := governance.Compile(dir)
-			if errors.Is(err, governance.ErrNoConstitution) {
-				return usageErr(err)
+			if e.opts.Local.CompileGovernance == nil {
+				return errNoLocal
 			}
+			c, err := e.opts.Local.CompileGovernance(e.dirArg(args))
 			if err != nil {
 				return err
 			}
-			fmt.Fprintf(e.stdout, "compiled %s → %s (sha256 %s)\n", governance.ConstitutionPath, governance.LockPath, l.SHA256)
+			fmt.Fprintf(e.stdout, "compiled %s → %s (sha256 %s)\n", c.Constitution, c.Lock, c.SHA256)
 			fmt.Fprintf(e.stderr, "%d rules, %d deny patterns, %d checks; commit both files so every session sees them\n",
-				len(c.Rules), len(c.Deny), len(c.Checks))
+				c.Rules, c.Deny, c.Checks)
 			return nil
 		},
 	}
@@ -116,10 +113,10 @@ func govInitCmd(e *env) *cobra.Command {
 		Short: "Write a starter .exo/constitution.yaml for the project found in DIR",
 		Args:  cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			p, err := governance.Init(e.dirArg(args))
-			if errors.Is(err, governance.ErrExists) {
-				return usageErr(err)
+			if e.opts.Local.InitGovernance == nil {
+				return errNoLocal
 			}
+			p, err := e.opts.Local.InitGovernance(e.dirArg(args))
 			if err != nil {
 				return err
 			}
@@ -127,7 +124,7 @@ func govInitCmd(e *env) *cobra.Command {
 			if lang == "" {
 				lang = "unknown language: no checks guessed"
 			}
-			fmt.Fprintf(e.stdout, "wrote %s (%s", governance.ConstitutionPath, lang)
+			fmt.Fprintf(e.stdout, "wrote %s (%s", p.Constitution, lang)
 			if p.Test != "" {
 				fmt.Fprintf(e.stdout, ", checks: %s", p.Test)
 			}
@@ -170,14 +167,14 @@ func addGovernanceOverride(cmd *cobra.Command, f *scopeFlags) {
 }
 
 // request returns the scope flags of exo new as a scope request.
-func (f *scopeFlags) request() governance.ScopeRequest {
-	return governance.ScopeRequest{Allow: f.allow, Deny: f.deny, Budget: f.budget, Policy: governance.Policy(f.policy)}
+func (f *scopeFlags) request() api.ScopeRequest {
+	return api.ScopeRequest{Allow: f.allow, Deny: f.deny, Budget: f.budget, Policy: api.Policy(f.policy)}
 }
 
 // forkScope returns the scope to give a fork from the flags (nil without flags): the harness
 // narrows the parent's scope with it and refuses anything wider.
-func (f *scopeFlags) forkScope(cmd *cobra.Command) *governance.Scope {
-	var req governance.Scope
+func (f *scopeFlags) forkScope(cmd *cobra.Command) *api.Scope {
+	var req api.Scope
 	if !f.apply(cmd, &req) {
 		return nil
 	}
@@ -192,7 +189,7 @@ func govScopeCmd(e *env) *cobra.Command {
 		Short: "Show a session's scope, or change it with --scope/--deny/--budget/--policy",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return e.withSession(args[0], func(ctx context.Context, c api.Client, s *harness.Session) error {
+			return e.withSession(args[0], func(ctx context.Context, c api.Client, s *api.Session) error {
 				cur, err := c.Scope(ctx, s.ID)
 				if err != nil {
 					return err
@@ -218,7 +215,7 @@ func govScopeCmd(e *env) *cobra.Command {
 
 // apply changes the flags the user gave: --scope replaces the allow list, --deny adds to the
 // deny list, --budget and --policy replace. It reports whether anything was given.
-func (f *scopeFlags) apply(cmd *cobra.Command, s *governance.Scope) bool {
+func (f *scopeFlags) apply(cmd *cobra.Command, s *api.Scope) bool {
 	fl := cmd.Flags()
 	if fl.Changed("scope") {
 		s.Allow = f.allow
@@ -234,7 +231,7 @@ func (f *scopeFlags) apply(cmd *cobra.Command, s *governance.Scope) bool {
 		s.Budget = f.budget
 	}
 	if fl.Changed("policy") {
-		s.Policy = governance.Policy(f.policy)
+		s.Policy = api.Policy(f.policy)
 	}
 	return fl.Changed("scope") || fl.Changed("deny") || fl.Changed("budget") || fl.Changed("policy")
 }
@@ -255,12 +252,12 @@ func addFinishFlags(cmd *cobra.Command, f *finishFlags) {
 }
 
 // request builds the finish request of a session.
-func (f *finishFlags) request(s *harness.Session) api.FinishRequest {
+func (f *finishFlags) request(s *api.Session) api.FinishRequest {
 	return api.FinishRequest{Session: s.ID, Summary: f.summary, SkipChecks: f.skipChecks, CheckTimeout: secs(f.timeout)}
 }
 
 // printMemento reports a finished session.
-func (f *finishFlags) printMemento(e *env, name string, m *governance.Memento) error {
+func (f *finishFlags) printMemento(e *env, name string, m *api.Memento) error {
 	if f.asJSON {
 		return writeJSON(e.stdout, m)
 	}
@@ -294,11 +291,11 @@ func govFinishCmd(e *env) *cobra.Command {
 		Short: "Finish a session: run the constitution's checks and record its memento",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return e.withSession(args[0], func(_ context.Context, c api.Client, s *harness.Session) error {
+			return e.withSession(args[0], func(_ context.Context, c api.Client, s *api.Session) error {
 				ctx, stop := e.signalContext()
 				defer stop()
 				m, err := c.Finish(ctx, f.request(s))
-				if errors.Is(err, governance.ErrFinished) {
+				if errors.Is(err, api.ErrFinished) {
 					return usageErr(err)
 				}
 				if err != nil {
@@ -323,11 +320,11 @@ func govHandoffCmd(e *env) *cobra.Command {
 			if to == "" {
 				return usagef("give the receiving session with --to NAME (an existing session or a new name)")
 			}
-			return e.withSession(args[0], func(_ context.Context, c api.Client, s *harness.Session) error {
+			return e.withSession(args[0], func(_ context.Context, c api.Client, s *api.Session) error {
 				ctx, stop := e.signalContext()
 				defer stop()
 				res, err := c.Handoff(ctx, api.HandoffRequest{Finish: f.request(s), To: to, Note: note})
-				if errors.Is(err, governance.ErrSameSession) || errors.Is(err, harness.ErrAmbiguous) {
+				if errors.Is(err, api.ErrSameSession) || errors.Is(err, api.ErrAmbiguous) {
 					return usageErr(err)
 				}
 				if err != nil {

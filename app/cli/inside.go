@@ -3,7 +3,6 @@ package cli
 import (
 	"fmt"
 
-	"exo/harness"
 	"exo/harness/daemon/client"
 )
 
@@ -26,5 +25,8 @@ func homeInsideWarning(e *env, workspace string) string {
 	if rt, err := client.RuntimeDir(); err == nil {
 		dirs = append(dirs, rt)
 	}
-	return harness.InsideWarning(workspace, dirs)
+	if e.opts.Local.InsideWarning == nil {
+		return ""
+	}
+	return e.opts.Local.InsideWarning(workspace, dirs)
 }

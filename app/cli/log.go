@@ -7,7 +7,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"exo/harness"
 	"exo/harness/api"
 )
 
@@ -22,7 +21,7 @@ func logCmd(e *env) *cobra.Command {
 		Short: "Print a session's events (its current branch's whole history)",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return e.withSession(args[0], func(ctx context.Context, c api.Client, s *harness.Session) error {
+			return e.withSession(args[0], func(ctx context.Context, c api.Client, s *api.Session) error {
 				st, err := c.State(ctx, s.Branch)
 				if err != nil {
 					return err
@@ -45,7 +44,7 @@ func logCmd(e *env) *cobra.Command {
 }
 
 // printLog prints the events of a range, one per line, reading them a page at a time.
-func printLog(ctx context.Context, e *env, c api.Client, s *harness.Session, from, to uint64, asJSON bool) error {
+func printLog(ctx context.Context, e *env, c api.Client, s *api.Session, from, to uint64, asJSON bool) error {
 	tw := table(e.stdout)
 	for at := from; at <= to; at += logPage {
 		evs, err := c.Events(ctx, s.Branch, at, min(to, at+logPage-1))
@@ -65,7 +64,7 @@ func printLog(ctx context.Context, e *env, c api.Client, s *harness.Session, fro
 }
 
 // printEvent prints one event: a JSON line, or a table row (↑ marks an ancestor's event).
-func printEvent(e *env, tw interface{ Write([]byte) (int, error) }, branch string, ev harness.Event, asJSON bool) error {
+func printEvent(e *env, tw interface{ Write([]byte) (int, error) }, branch string, ev api.Event, asJSON bool) error {
 	if asJSON {
 		return writeJSONLine(e.stdout, ev)
 	}
@@ -74,6 +73,6 @@ func printEvent(e *env, tw interface{ Write([]byte) (int, error) }, branch strin
 		mark = "↑"
 	}
 	_, err := fmt.Fprintf(tw, "%d%s\t%s\t%s\t%s\t%s\n", ev.Seq, mark, ev.Time.Local().Format("15:04:05.000"),
-		ev.Actor, ev.Type, strings.ReplaceAll(harness.Summary(ev), "\t", " "))
+		ev.Actor, ev.Type, strings.ReplaceAll(api.Summary(ev), "\t", " "))
 	return err
 }

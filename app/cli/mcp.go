@@ -3,12 +3,10 @@ package cli
 import (
 	"context"
 	"fmt"
-	"strings"
 
 	"github.com/spf13/cobra"
 
 	"exo/harness/api"
-	"exo/harness/mcp"
 )
 
 // mcpCmd is `exo mcp`: the MCP servers whose tools exo offers to the model.
@@ -42,8 +40,8 @@ func mcpAddCmd(e *env) *cobra.Command {
 			return e.withClient(func(ctx context.Context, c api.Client) error { return e.mcpAdd(ctx, c, f, args) })
 		},
 	}
-	cmd.Flags().StringVarP(&f.scope, "scope", "s", mcp.ScopeUser, "where to keep it: user (your exo config) or project (.mcp.json here, shared with the team)")
-	cmd.Flags().StringVarP(&f.transport, "transport", "t", mcp.TransportStdio, "stdio, http (streamable HTTP) or sse")
+	cmd.Flags().StringVarP(&f.scope, "scope", "s", api.MCPScopeUser, "where to keep it: user (your exo config) or project (.mcp.json here, shared with the team)")
+	cmd.Flags().StringVarP(&f.transport, "transport", "t", api.MCPTransportStdio, "stdio, http (streamable HTTP) or sse")
 	cmd.Flags().StringArrayVarP(&f.env, "env", "e", nil, "KEY=VALUE for the server's environment (repeatable); VALUE may be ${secret:NAME} or ${VAR}")
 	cmd.Flags().StringArrayVarP(&f.headers, "header", "H", nil, "'Name: value' HTTP header (repeatable)")
 	cmd.Flags().StringVar(&f.approve, "approve", "", "default approval of its tools: ask (default), auto or deny")
@@ -56,78 +54,16 @@ func mcpAddCmd(e *env) *cobra.Command {
 
 // mcpAdd writes one server entry.
 func (e *env) mcpAdd(ctx context.Context, hc api.Client, f mcpAddFlags, args []string) error {
-	name := args[0]
-	c := mcp.ServerConfig{Type: f.transport, Approval: f.approve, AutoApprove: f.autoApprove, Timeout: f.timeout}
-	if c.Transport() == mcp.TransportStdio {
-		c.Type, c.Command, c.Args = "", args[1], args[2:]
-	} else if len(args) != 2 {
-		return usagef("an %s server takes NAME URL, no further arguments", c.Transport())
-	} else {
-		c.URL = args[1]
+	a := MCPAdd{Name: args[0], Args: args[1:], Scope: f.scope, Transport: f.transport, Approve: f.approve, Env: f.env, Headers: f.headers,
+		AutoApprove: f.autoApprove, Timeout: f.timeout, NoSandbox: f.noSandbox, NoNetwork: f.noNetwork, Workspace: e.cwd()}
+	if e.opts.Local.MCPAdd == nil {
+		return errNoLocal
 	}
-	if f.noSandbox {
-		c.Sandbox = "off"
-	}
-	if f.noNetwork {
-		no := false
-		c.Network = &no
-	}
-	var err error
-	if c.Env, err = pairs(f.env, "="); err != nil {
-		return err
-	}
-	if c.Headers, err = pairs(f.headers, ":"); err != nil {
-		return err
-	}
-	if err := refuseRawSecrets(ctx, hc, c); err != nil {
-		return err
-	}
-	path, err := mcp.PathFor(f.scope, e.cwd())
+	path, transport, err := e.opts.Local.MCPAdd(ctx, hc, a)
 	if err != nil {
-		return usageErr(err)
+		return err
 	}
-	if err := mcp.Add(path, name, c); err != nil {
-		return usageErr(err)
-	}
-	fmt.Fprintf(e.stdout, "added MCP server %s (%s) to %s\n", name, c.Transport(), path)
-	return nil
-}
-
-// pairs parses KEY=VALUE (or Name: value) flags.
-func pairs(list []string, sep string) (map[string]string, error) {
-	if len(list) == 0 {
-		return nil, nil
-	}
-	out := map[string]string{}
-	for _, kv := range list {
-		k, v, ok := strings.Cut(kv, sep)
-		if !ok || strings.TrimSpace(k) == "" {
-			return nil, usagef("%q: write KEY%sVALUE", kv, sep)
-		}
-		out[strings.TrimSpace(k)] = strings.TrimSpace(v)
-	}
-	return out, nil
-}
-
-// refuseRawSecrets refuses a config that holds a sealed secret's raw value: the file is plain
-// text (and .mcp.json is shared), so it must name the secret instead.
-func refuseRawSecrets(ctx context.Context, hc api.Client, c mcp.ServerConfig) error {
-	var vals []string
-	vals = append(vals, c.Args...)
-	for _, m := range []map[string]string{c.Env, c.Headers} {
-		for _, v := range m {
-			vals = append(vals, v)
-		}
-	}
-	for _, v := range append(vals, c.URL, c.Command) {
-		red, err := hc.Redact(ctx, v)
-		if err != nil {
-			return err
-		}
-		if red != v {
-			return usagef("a value holds the sealed secret %s in clear; write ${secret:NAME} instead so it stays sealed", strings.TrimSpace(red))
-		}
-	}
+	fmt.Fprintf(e.stdout, "added MCP server %s (%s) to %s\n", a.Name, transport, path)
 	return nil
 }
 
@@ -147,7 +83,11 @@ func mcpLsCmd(e *env) *cobra.Command {
 					return writeJSON(e.stdout, st)
 				}
 				if len(st) == 0 {
-					fmt.Fprintf(e.stdout, "no MCP servers: add one with 'exo mcp add', or write %s here or %s\n", mcp.ProjectFile, mcp.UserFile())
+					if e.opts.Local.MCPFiles == nil {
+						return errNoLocal
+					}
+					project, user := e.opts.Local.MCPFiles()
+					fmt.Fprintf(e.stdout, "no MCP servers: add one with 'exo mcp add', or write %s here or %s\n", project, user)
 					return nil
 				}
 				tw := table(e.stdout)
@@ -171,7 +111,7 @@ func mcpLsCmd(e *env) *cobra.Command {
 }
 
 // stateText is a server's state for tables.
-func stateText(s mcp.Status) string {
+func stateText(s api.MCPStatus) string {
 	switch {
 	case s.Disabled:
 		return "disabled"
@@ -182,7 +122,7 @@ func stateText(s mcp.Status) string {
 }
 
 // toolsText is a tool count, or "-" when unknown.
-func toolsText(s mcp.Status) string {
+func toolsText(s api.MCPStatus) string {
 	if s.State == "" || s.Disabled {
 		return "-"
 	}
@@ -196,16 +136,15 @@ func mcpRmCmd(e *env) *cobra.Command {
 		Short: "Remove an MCP server (from --scope, or from whichever of project and user has it)",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			scopes := []string{mcp.ScopeProject, mcp.ScopeUser}
+			scopes := []string{api.MCPScopeProject, api.MCPScopeUser}
 			if scope != "" {
 				scopes = []string{scope}
 			}
+			if e.opts.Local.MCPRemove == nil {
+				return errNoLocal
+			}
 			for _, sc := range scopes {
-				path, err := mcp.PathFor(sc, e.cwd())
-				if err != nil {
-					return usageErr(err)
-				}
-				ok, err := mcp.Remove(path, args[0])
+				path, ok, err := e.opts.Local.MCPRemove(sc, e.cwd(), args[0])
 				if err != nil {
 					return err
 				}

@@ -2,14 +2,11 @@ package cli
 
 import (
 	"context"
-	"io"
 	"path/filepath"
 
-	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/spf13/cobra"
 
 	"exo/harness/api"
-	"exo/harness/mcpserve"
 )
 
 // mcpServeCmd is `exo mcp serve`: exo's sessions as an MCP server on stdin/stdout.
@@ -49,12 +46,8 @@ func (e *env) mcpServe(ctx context.Context, c api.Client, allow []string) error 
 		}
 		allow[i] = abs
 	}
-	t := &sdk.IOTransport{Reader: io.NopCloser(e.stdin), Writer: nopWriteCloser{e.stdout}}
-	return mcpserve.Serve(ctx, c, mcpserve.Options{Version: version(""), Workspace: e.cwd(), Allow: allow}, t)
+	if e.opts.Local.MCPServe == nil {
+		return errNoLocal
+	}
+	return e.opts.Local.MCPServe(ctx, c, MCPServe{Stdin: e.stdin, Stdout: e.stdout, Version: version(""), Workspace: e.cwd(), Allow: allow})
 }
-
-// nopWriteCloser is a writer whose Close does nothing (stdout stays the process's).
-type nopWriteCloser struct{ io.Writer }
-
-// Close does nothing.
-func (nopWriteCloser) Close() error { return nil }

@@ -8,9 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"exo/harness"
 	"exo/harness/api"
-	"exo/harness/provider"
 )
 
 func modelCmd(e *env) *cobra.Command {
@@ -20,7 +18,7 @@ func modelCmd(e *env) *cobra.Command {
 }
 
 func modelRegisterCmd(e *env) *cobra.Command {
-	var m harness.ModelSpec
+	var m api.ModelSpec
 	var thinking string
 	cmd := &cobra.Command{
 		Use:   "register NAME --provider openai|anthropic|openai-compatible|scripted",
@@ -29,7 +27,10 @@ func modelRegisterCmd(e *env) *cobra.Command {
 		RunE: func(cmd *cobra.Command, args []string) error {
 			m.Name = args[0]
 			if m.Provider == "" {
-				return usagef("--provider is required (one of %v)", provider.Kinds())
+				if e.opts.Local.ProviderKinds == nil {
+					return errNoLocal
+				}
+				return usagef("--provider is required (one of %v)", e.opts.Local.ProviderKinds())
 			}
 			if err := parseThinking(thinking, &m); err != nil {
 				return err
@@ -68,12 +69,12 @@ func modelRegisterCmd(e *env) *cobra.Command {
 }
 
 // parseThinking reads --thinking-budget: a number of tokens (at least 1024) or "off".
-func parseThinking(v string, m *harness.ModelSpec) error {
+func parseThinking(v string, m *api.ModelSpec) error {
 	switch v {
 	case "":
 		return nil
 	case "off", "0":
-		m.ThinkingBudget = harness.ThinkingOff
+		m.ThinkingBudget = api.ThinkingOff
 		return nil
 	}
 	n, err := strconv.Atoi(v)
@@ -85,7 +86,7 @@ func parseThinking(v string, m *harness.ModelSpec) error {
 }
 
 // reasoningNote says what a registered model is asked for in reasoning.
-func reasoningNote(m harness.ModelSpec) string {
+func reasoningNote(m api.ModelSpec) string {
 	effort, budget := m.Reasoning()
 	switch {
 	case budget > 0:
@@ -98,7 +99,7 @@ func reasoningNote(m harness.ModelSpec) string {
 
 func modelLsCmd(e *env) *cobra.Command {
 	var asJSON, remote bool
-	var q harness.RemoteQuery
+	var q api.RemoteQuery
 	cmd := &cobra.Command{
 		Use:   "ls [--remote [--provider KIND] [--base-url URL --secret NAME]]",
 		Short: "List registered models, or with --remote the models the endpoints serve",
@@ -176,9 +177,11 @@ func (e *env) noModelHelp() {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 700*time.Millisecond)
 	defer cancel()
-	if models, err := provider.ListOllamaModels(ctx, ""); err == nil && len(models) > 0 {
-		fmt.Fprintf(w, "  • Ollama answers locally with %d models; for example:\n      exo model register %s --provider openai-compatible --base-url %s\n",
-			len(models), models[0].Name, provider.OllamaChatURL(""))
+	if e.opts.Local.OllamaModels != nil {
+		if models, chatURL, err := e.opts.Local.OllamaModels(ctx); err == nil && len(models) > 0 {
+			fmt.Fprintf(w, "  • Ollama answers locally with %d models; for example:\n      exo model register %s --provider openai-compatible --base-url %s\n",
+				len(models), models[0], chatURL)
+		}
 	}
 	fmt.Fprintln(w, "  • any API: exo model register NAME --provider openai|anthropic|openai-compatible [--base-url URL] --secret NAME")
 	fmt.Fprintln(w, "  • offline, no key: the scripted demo (clearly labelled as scripted):\n      exo model register demo --provider scripted")

@@ -6,13 +6,12 @@ import (
 	"strings"
 	"time"
 
-	"exo/harness"
 	"exo/harness/api"
 )
 
 // remoteModels prints what the endpoints serve: known ids (limits and prices filled in when
 // registered) are marked, and so are the ids already registered.
-func (e *env) remoteModels(q harness.RemoteQuery, asJSON bool) error {
+func (e *env) remoteModels(q api.RemoteQuery, asJSON bool) error {
 	return e.withClient(func(ctx context.Context, c api.Client) error {
 		ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 		defer cancel()

@@ -6,12 +6,11 @@ import (
 	"sync"
 	"time"
 
-	"exo/harness"
 	"exo/harness/api"
 )
 
 // progressText renders a progress notice for stderr ("" when it ends).
-func progressText(p *harness.Progress) string {
+func progressText(p *api.Progress) string {
 	switch {
 	case p.Finished:
 		return ""
@@ -23,7 +22,7 @@ func progressText(p *harness.Progress) string {
 
 // printProgress shows a progress notice on stderr as one line that rewrites itself (exo's own
 // text, written past termSafe, which would take the line erase out); the end clears it.
-func (e *env) printProgress(p *harness.Progress) {
+func (e *env) printProgress(p *api.Progress) {
 	if t := progressText(p); t != "" {
 		fmt.Fprintf(e.rawStderr, "\r\033[K%s", t)
 		return
@@ -33,7 +32,7 @@ func (e *env) printProgress(p *harness.Progress) {
 
 // watchProgress prints a session's progress notices on stderr until the returned function is
 // called (for commands that do not follow the session otherwise, like exo exec).
-func (e *env) watchProgress(c api.Client, s *harness.Session) func() {
+func (e *env) watchProgress(c api.Client, s *api.Session) func() {
 	ctx, cancel := context.WithCancel(context.Background())
 	st, err := c.State(ctx, s.Branch)
 	var w *api.Watcher

@@ -9,7 +9,6 @@ import (
 
 	"exo/app"
 	"exo/harness/api"
-	"exo/harness/config"
 	"exo/themes"
 )
 
@@ -100,18 +99,18 @@ func (e *env) repl(f replFlags) error {
 }
 
 // appOptions are the app's options: the flags, and the configuration where no flag was given.
-func appOptions(f replFlags, cfg *config.Config, workspace string) app.Options {
+func appOptions(f replFlags, cfg *api.Config, workspace string) app.Options {
 	o := app.Options{Session: f.session, Model: f.model, Theme: f.theme, Workspace: workspace, OverrideGovernance: f.override,
-		Executor: f.executor, Approval: cfg.Get(config.KeyApproval), Notify: cfg.Get(config.KeyNotify), Keys: cfg.Keys(),
+		Executor: f.executor, Approval: cfg.Get(api.ConfigKeyApproval), Notify: cfg.Get(api.ConfigKeyNotify), Keys: cfg.Keys(),
 		AllowUnconfined: f.allowUnconfined, ExecutorMode: f.mode}
-	if !f.themeSet && cfg.FromFile(config.KeyTheme) {
-		o.Theme = cfg.Get(config.KeyTheme)
+	if !f.themeSet && cfg.FromFile(api.ConfigKeyTheme) {
+		o.Theme = cfg.Get(api.ConfigKeyTheme)
 	}
 	if o.Model == "" {
-		o.Model = cfg.Get(config.KeyModel)
+		o.Model = cfg.Get(api.ConfigKeyModel)
 	}
-	if cfg.FromFile(config.KeyExecutor) {
-		o.NewExecutor = cfg.Get(config.KeyExecutor)
+	if cfg.FromFile(api.ConfigKeyExecutor) {
+		o.NewExecutor = cfg.Get(api.ConfigKeyExecutor)
 	}
 	return o
 }

@@ -14,7 +14,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"exo/harness"
 	"exo/harness/api"
 	"exo/harness/daemon/client"
 )
@@ -62,7 +61,7 @@ func (e *env) homeDir() (string, error) {
 	if e.home != "" {
 		return filepath.Abs(e.home)
 	}
-	return harness.HomeDir()
+	return client.HomeDir()
 }
 
 // connect returns a client of the harness: the daemon of EXO_HOME, started when none runs.
@@ -104,6 +103,9 @@ type Options struct {
 	// RunDaemon runs `exo daemon` in this process until it stops (main.go gives
 	// harness/daemon's Run: the command line itself links only the daemon's client).
 	RunDaemon func(DaemonOptions) error
+	// Local is the work a few commands do in this process with the harness's packages
+	// (main.go gives app/cli/local's hooks).
+	Local Local
 }
 
 // DaemonOptions configure the daemon `exo daemon` runs.
@@ -112,7 +114,9 @@ type DaemonOptions struct {
 	// IdleTimeout is how long it stays with no clients and no work (0: the default,
 	// negative: forever).
 	IdleTimeout time.Duration
-	Harness     harness.Options
+	// DemoScript is the built-in scripted demo; Store the --store flag ("" for the default).
+	DemoScript []byte
+	Store      string
 	// Relayed is what it runs for thin clients.
 	Relayed *Relayed
 }
@@ -212,7 +216,7 @@ func wrapArgs(c *cobra.Command) {
 
 // withSession connects, resolves a session reference (unknown or ambiguous ones are usage
 // errors) and runs fn.
-func (e *env) withSession(ref string, fn func(ctx context.Context, c api.Client, s *harness.Session) error) error {
+func (e *env) withSession(ref string, fn func(ctx context.Context, c api.Client, s *api.Session) error) error {
 	return e.withClient(func(ctx context.Context, c api.Client) error {
 		s, err := resolve(ctx, c, ref)
 		if err != nil {
@@ -223,9 +227,9 @@ func (e *env) withSession(ref string, fn func(ctx context.Context, c api.Client,
 }
 
 // resolve finds a session by reference, with a usage error for unknown or ambiguous ones.
-func resolve(ctx context.Context, c api.Client, ref string) (*harness.Session, error) {
+func resolve(ctx context.Context, c api.Client, ref string) (*api.Session, error) {
 	s, err := c.Session(ctx, ref)
-	if errors.Is(err, harness.ErrNoSession) || errors.Is(err, harness.ErrAmbiguous) {
+	if errors.Is(err, api.ErrNoSession) || errors.Is(err, api.ErrAmbiguous) {
 		return nil, usageErr(err)
 	}
 	return s, err

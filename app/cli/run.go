@@ -13,7 +13,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"exo/harness"
 	"exo/harness/api"
 )
 
@@ -180,7 +179,7 @@ func (e *env) run(ctx context.Context, c api.Client, f runFlags, prompt string) 
 	}
 	stop := e.cancelOnInterrupt(c, s.ID)
 	defer stop()
-	var res harness.TurnResult
+	var res api.TurnResult
 	switch {
 	case w != nil && f.format == formatStream:
 		e.streamInit(s, started)
@@ -237,7 +236,7 @@ func (e *env) cancelOnInterrupt(c api.Client, sessionID string) func() {
 
 // follow prints the turn's streamed text to stdout and its tool activity to stderr until the
 // turn's end arrives on the watch.
-func (e *env) follow(w *api.Watcher, started api.TurnStarted) (harness.TurnResult, error) {
+func (e *env) follow(w *api.Watcher, started api.TurnStarted) (api.TurnResult, error) {
 	out := newFlushWriter(e.stdout, 30*time.Millisecond)
 	defer out.Close()
 	midLine, warned := false, false
@@ -266,7 +265,7 @@ func (e *env) follow(w *api.Watcher, started api.TurnStarted) (harness.TurnResul
 			}
 		}
 		if t := n.Turn; t != nil && t.ID == started.ID && !t.Running {
-			var res harness.TurnResult
+			var res api.TurnResult
 			if t.Result != nil {
 				res = *t.Result
 			}
@@ -280,23 +279,23 @@ func (e *env) follow(w *api.Watcher, started api.TurnStarted) (harness.TurnResul
 	if err == nil {
 		err = errors.New("the watch ended")
 	}
-	return harness.TurnResult{}, fmt.Errorf("lost the exo daemon during the turn (%v); the turn's events are in the log: exo log SESSION, exo daemon logs", err)
+	return api.TurnResult{}, fmt.Errorf("lost the exo daemon during the turn (%v); the turn's events are in the log: exo log SESSION, exo daemon logs", err)
 }
 
 // toolLine renders a tool event of the log for stderr (the event is already redacted).
-func toolLine(ev harness.Event) string {
-	p, err := harness.Decode(ev)
+func toolLine(ev api.Event) string {
+	p, err := api.Decode(ev)
 	if err != nil {
 		return ""
 	}
 	switch p := p.(type) {
-	case *harness.ToolStarted:
+	case *api.ToolStarted:
 		return fmt.Sprintf("\n▸ %s %s\n", p.Tool, oneLine(p.Summary, 200))
-	case *harness.ToolCompleted:
+	case *api.ToolCompleted:
 		return fmt.Sprintf("  ↳ %s\n", oneLine(firstLine(p.Output), 120))
-	case *harness.ExecutorStarted:
+	case *api.ExecutorStarted:
 		if len(p.Unconfined) > 0 {
-			return "\nexo: WARNING: " + harness.Summary(ev) + "\n"
+			return "\nexo: WARNING: " + api.Summary(ev) + "\n"
 		}
 	}
 	return ""
@@ -318,8 +317,8 @@ func oneLine(s string, n int) string {
 }
 
 // runSession resolves --session, or creates a session in the current directory.
-func (e *env) runSession(ctx context.Context, c api.Client, f runFlags) (*harness.Session, error) {
-	var s *harness.Session
+func (e *env) runSession(ctx context.Context, c api.Client, f runFlags) (*api.Session, error) {
+	var s *api.Session
 	var err error
 	if f.session != "" {
 		if s, err = resolve(ctx, c, f.session); err != nil {
@@ -340,7 +339,7 @@ func (e *env) runSession(ctx context.Context, c api.Client, f runFlags) (*harnes
 }
 
 // finishRun prints the outcome and maps it to an exit code.
-func (e *env) finishRun(s *harness.Session, f runFlags, res harness.TurnResult, err error) error {
+func (e *env) finishRun(s *api.Session, f runFlags, res api.TurnResult, err error) error {
 	out := runOutput{SessionID: s.ID, Session: s.Name, Response: res.Response, Steps: res.Steps, ToolCalls: res.ToolCalls,
 		Usage: usage{res.Usage.Input, res.Usage.Output, res.Usage.Cached, res.Usage.CacheWrite, res.Usage.Reasoning}, Cost: res.Cost, TTFTMs: res.TTFTMs, DurationMs: res.DurationMs}
 	switch {

@@ -4,9 +4,7 @@ import (
 	"context"
 	"path/filepath"
 
-	"exo/harness"
 	"exo/harness/api"
-	"exo/harness/config"
 )
 
 // runConfig applies the configuration to exo run's flags: the model and executor of a new
@@ -16,23 +14,23 @@ func (e *env) runConfig(ctx context.Context, c api.Client, f *runFlags) error {
 	if err != nil {
 		return err
 	}
-	f.approval = cfg.Get(config.KeyApproval)
+	f.approval = cfg.Get(api.ConfigKeyApproval)
 	fresh := f.session == "" && !f.cont
-	if fresh && f.model == "" && cfg.FromFile(config.KeyModel) {
-		f.model = cfg.Get(config.KeyModel)
+	if fresh && f.model == "" && cfg.FromFile(api.ConfigKeyModel) {
+		f.model = cfg.Get(api.ConfigKeyModel)
 		if _, err := c.Model(ctx, f.model); err != nil {
-			return usagef("model %q (set in %s): %v", f.model, cfg.Source(config.KeyModel), err)
+			return usagef("model %q (set in %s): %v", f.model, cfg.Source(api.ConfigKeyModel), err)
 		}
 	}
-	if fresh && f.executor == "" && cfg.FromFile(config.KeyExecutor) {
-		f.executor = cfg.Get(config.KeyExecutor)
+	if fresh && f.executor == "" && cfg.FromFile(api.ConfigKeyExecutor) {
+		f.executor = cfg.Get(api.ConfigKeyExecutor)
 	}
 	return nil
 }
 
 // latestHere returns the current directory's most recently used session (the newest prompt;
 // forks of its sessions included): what -c/--continue continues.
-func (e *env) latestHere(ctx context.Context, c api.Client) (*harness.Session, error) {
+func (e *env) latestHere(ctx context.Context, c api.Client) (*api.Session, error) {
 	all, err := c.ListSessions(ctx)
 	if err != nil {
 		return nil, err
@@ -55,7 +53,7 @@ func (e *env) latestHere(ctx context.Context, c api.Client) (*harness.Session, e
 }
 
 // inDir reports whether a session works in dir: its workspace, or (a fork) its project.
-func inDir(s *harness.Session, dir string) bool {
+func inDir(s *api.Session, dir string) bool {
 	dir = filepath.Clean(dir)
 	return filepath.Clean(s.Workspace) == dir || (s.Settings["project"] != "" && filepath.Clean(s.Settings["project"]) == dir)
 }

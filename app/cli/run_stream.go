@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 
-	"exo/harness"
 	"exo/harness/api"
 )
 
@@ -26,8 +25,8 @@ type (
 	}
 	// streamEvent is one committed event, as exo log --json prints it.
 	streamEvent struct {
-		Type  string        `json:"type"` // event
-		Event harness.Event `json:"event"`
+		Type  string    `json:"type"` // event
+		Event api.Event `json:"event"`
 	}
 	// streamDelta is streamed answer text (text_delta) or reasoning (reasoning_delta).
 	streamDelta struct {
@@ -42,7 +41,7 @@ type (
 	// streamProgress is long work going on (the first snapshot of a big workspace).
 	streamProgress struct {
 		Type string `json:"type"` // progress
-		*harness.Progress
+		*api.Progress
 	}
 	// streamResult is the turn's outcome.
 	streamResult struct {
@@ -52,13 +51,13 @@ type (
 )
 
 // streamInit prints the init line.
-func (e *env) streamInit(s *harness.Session, started api.TurnStarted) {
+func (e *env) streamInit(s *api.Session, started api.TurnStarted) {
 	writeJSONLine(e.stdout, streamInitLine{Type: "init", SessionID: s.ID, Session: s.Name, TurnID: started.ID,
 		Branch: started.Branch, Seq: started.Seq, Workspace: s.Workspace})
 }
 
 // followStream prints the turn as JSON lines until its end arrives on the watch.
-func (e *env) followStream(w *api.Watcher, started api.TurnStarted) (harness.TurnResult, error) {
+func (e *env) followStream(w *api.Watcher, started api.TurnStarted) (api.TurnResult, error) {
 	warned := false
 	for n := range w.C {
 		if n.Lagged && !warned {
@@ -79,7 +78,7 @@ func (e *env) followStream(w *api.Watcher, started api.TurnStarted) (harness.Tur
 			writeJSONLine(e.stdout, streamEvent{Type: "event", Event: ev})
 		}
 		if t := n.Turn; t != nil && t.ID == started.ID && !t.Running {
-			var res harness.TurnResult
+			var res api.TurnResult
 			if t.Result != nil {
 				res = *t.Result
 			}
@@ -93,5 +92,5 @@ func (e *env) followStream(w *api.Watcher, started api.TurnStarted) (harness.Tur
 	if err == nil {
 		err = errors.New("the watch ended")
 	}
-	return harness.TurnResult{}, fmt.Errorf("lost the exo daemon during the turn (%v); the turn's events are in the log: exo log SESSION, exo daemon logs", err)
+	return api.TurnResult{}, fmt.Errorf("lost the exo daemon during the turn (%v); the turn's events are in the log: exo log SESSION, exo daemon logs", err)
 }

@@ -7,7 +7,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"exo/harness"
 	"exo/harness/api"
 )
 
@@ -35,7 +34,7 @@ func sessionRmCmd(e *env) *cobra.Command {
 			"executors' state. Your own workspace is never touched. A session with a running turn or task is refused.",
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return e.withSession(args[0], func(ctx context.Context, c api.Client, s *harness.Session) error {
+			return e.withSession(args[0], func(ctx context.Context, c api.Client, s *api.Session) error {
 				if !yes && !ask(e.stdin, e.stderr, rmQuestion(s)) {
 					return failf(ExitFailure, "not removed (pass --yes to remove without asking)")
 				}
@@ -63,7 +62,7 @@ func sessionRmCmd(e *env) *cobra.Command {
 }
 
 // rmQuestion asks before removing s.
-func rmQuestion(s *harness.Session) string {
+func rmQuestion(s *api.Session) string {
 	what := "its sandbox and snapshots"
 	if s.Settings["workspace_kind"] != "" {
 		what = "its working copy " + s.Workspace + ", " + what
@@ -79,7 +78,7 @@ func sessionArchiveCmd(e *env) *cobra.Command {
 		Short: "Hide a session from exo sessions and the siblings pane (--all shows it; --undo brings it back); nothing is removed",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return e.withSession(args[0], func(ctx context.Context, c api.Client, s *harness.Session) error {
+			return e.withSession(args[0], func(ctx context.Context, c api.Client, s *api.Session) error {
 				a, err := c.ArchiveSession(ctx, s.ID, !undo)
 				if err != nil {
 					return err
@@ -146,7 +145,7 @@ func (e *env) gc(ctx context.Context, c api.Client, dryRun, yes, asJSON bool) er
 }
 
 // printGC prints a collection's report.
-func (e *env) printGC(rep harness.GCReport, asJSON bool) error {
+func (e *env) printGC(rep api.GCReport, asJSON bool) error {
 	if asJSON {
 		return writeJSON(e.stdout, rep)
 	}

@@ -11,26 +11,24 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"exo/harness"
 	"exo/harness/api"
-	"exo/harness/governance"
 )
 
 // sessionRow is one line of `exo sessions`.
 type sessionRow struct {
-	ID        string         `json:"id"`
-	Name      string         `json:"name"`
-	Status    harness.Status `json:"status"`
-	Events    uint64         `json:"events"`
-	Parent    string         `json:"parent,omitempty"`
-	ParentSeq uint64         `json:"parent_seq,omitempty"`
-	Branch    string         `json:"branch"`
-	Branches  int            `json:"branches"`
-	Workspace string         `json:"workspace"`
-	Model     string         `json:"model,omitempty"`
-	Created   time.Time      `json:"created"`
-	Running   bool           `json:"running"`
-	Clients   int            `json:"clients"`
+	ID        string     `json:"id"`
+	Name      string     `json:"name"`
+	Status    api.Status `json:"status"`
+	Events    uint64     `json:"events"`
+	Parent    string     `json:"parent,omitempty"`
+	ParentSeq uint64     `json:"parent_seq,omitempty"`
+	Branch    string     `json:"branch"`
+	Branches  int        `json:"branches"`
+	Workspace string     `json:"workspace"`
+	Model     string     `json:"model,omitempty"`
+	Created   time.Time  `json:"created"`
+	Running   bool       `json:"running"`
+	Clients   int        `json:"clients"`
 	// Node, Live and Orphaned describe another daemon's session on a shared store: the daemon
 	// that runs it, whether it still holds it, and whether its workspace is unreachable here.
 	Node     string `json:"node,omitempty"`
@@ -45,7 +43,7 @@ type sessionRow struct {
 
 // projectName names the project a session works for: its project setting (a fork's working copy
 // is elsewhere) or its workspace, as the folder's name.
-func projectName(s *harness.Session) string {
+func projectName(s *api.Session) string {
 	p := s.Settings["project"]
 	if p == "" {
 		p = s.Workspace
@@ -185,7 +183,7 @@ func newCmd(e *env) *cobra.Command {
 				Scope: sf.request(), OverrideGovernance: sf.override}
 			return e.withClient(func(ctx context.Context, c api.Client) error {
 				s, err := c.NewSession(ctx, req)
-				if errors.Is(err, governance.ErrGovernanceDrift) {
+				if errors.Is(err, api.ErrGovernanceDrift) {
 					return failf(ExitFailure, "%v (or pass --override-governance to start under the stale rules)", err)
 				}
 				if err != nil {
@@ -218,10 +216,10 @@ func budgetSettings(tokens int64, cost float64) map[string]string {
 	}
 	m := map[string]string{}
 	if tokens > 0 {
-		m[harness.SettingBudgetTokens] = strconv.FormatInt(tokens, 10)
+		m[api.SettingBudgetTokens] = strconv.FormatInt(tokens, 10)
 	}
 	if cost > 0 {
-		m[harness.SettingBudgetCost] = strconv.FormatFloat(cost, 'f', -1, 64)
+		m[api.SettingBudgetCost] = strconv.FormatFloat(cost, 'f', -1, 64)
 	}
 	return m
 }
@@ -242,7 +240,7 @@ func sayCmd(e *env) *cobra.Command {
 			if text == "" {
 				return usagef("empty message")
 			}
-			return e.withSession(args[0], func(ctx context.Context, c api.Client, s *harness.Session) error {
+			return e.withSession(args[0], func(ctx context.Context, c api.Client, s *api.Session) error {
 				ev, err := c.Say(ctx, s.ID, text, "cli")
 				if err != nil {
 					return err

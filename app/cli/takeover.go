@@ -7,7 +7,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"exo/harness"
 	"exo/harness/api"
 )
 
@@ -28,9 +27,9 @@ func takeoverCmd(e *env) *cobra.Command {
 			return e.withClient(func(ctx context.Context, c api.Client) error {
 				s, err := c.TakeOver(ctx, args[0])
 				switch {
-				case errors.Is(err, harness.ErrNoSession) || errors.Is(err, harness.ErrAmbiguous):
+				case errors.Is(err, api.ErrNoSession) || errors.Is(err, api.ErrAmbiguous):
 					return usageErr(err)
-				case errors.Is(err, harness.ErrNotOwner):
+				case api.HasCode(err, api.CodeNotOwner):
 					return failf(ExitFailure, "%v (its daemon is alive: only it writes to the session)", err)
 				case err != nil:
 					return err

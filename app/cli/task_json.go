@@ -3,20 +3,20 @@ package cli
 import (
 	"time"
 
-	"exo/harness"
+	"exo/harness/api"
 )
 
 // taskJSON is a background task as `exo task ls --json` prints it: its state in a word, and
 // no exit code or end time while it runs (the stored record says exit 0 and the zero time).
 type taskJSON struct {
-	harness.DetachedTask
+	api.DetachedTask
 	State    string     `json:"state"`
 	ExitCode *int       `json:"exit_code"`
 	Ended    *time.Time `json:"ended,omitempty"`
 }
 
 // tasksJSON converts tasks for printing; an empty list stays an empty array.
-func tasksJSON(ts []harness.DetachedTask) []taskJSON {
+func tasksJSON(ts []api.DetachedTask) []taskJSON {
 	out := make([]taskJSON, 0, len(ts))
 	for _, t := range ts {
 		j := taskJSON{DetachedTask: t, State: t.State()}

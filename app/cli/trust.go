@@ -10,7 +10,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"exo/harness"
 	"exo/harness/api"
 )
 
@@ -121,7 +120,7 @@ func ask(in io.Reader, out io.Writer, q string) bool {
 
 // projectDir is the folder whose trust a session follows: the project a fork was made from,
 // else its workspace.
-func projectDir(s *harness.Session) string {
+func projectDir(s *api.Session) string {
 	if p := s.Settings["project"]; p != "" {
 		return p
 	}

@@ -79,6 +79,28 @@ func RegisterErrorCode(code string, err error) {
 	codes = append(codes, errorCode{code, err})
 }
 
+// Wire codes of sentinels defined below the API, registered by the harness (RegisterErrorCode):
+// clients that do not link the store test for them with HasCode.
+const (
+	// CodeCorrupt is the store's ErrCorrupt: EXO_HOME's database is damaged.
+	CodeCorrupt = "corrupt"
+	// CodeNotOwner is the store's ErrNotOwner: another live daemon owns the session.
+	CodeNotOwner = "not_owner"
+)
+
+// HasCode reports whether err carries the wire code code: a RemoteError of that code, or (in
+// the process that registered it) the sentinel registered for it.
+func HasCode(err error, code string) bool {
+	if err == nil {
+		return false
+	}
+	var re *RemoteError
+	if errors.As(err, &re) && re.Code == code {
+		return true
+	}
+	return ErrorCode(err) == code
+}
+
 // ErrorCode returns the wire code of an error ("" for none of the known ones).
 func ErrorCode(err error) string {
 	codesMu.RLock()

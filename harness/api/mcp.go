@@ -16,6 +16,13 @@ type MCPStatus struct {
 	Disabled    bool   `json:"disabled,omitempty"`
 }
 
+// An MCP server's transports and scopes, as MCPStatus names them and exo mcp add takes them.
+const (
+	MCPTransportStdio = "stdio"   // MCPTransportStdio is a server run as a command on stdin and stdout.
+	MCPScopeProject   = "project" // MCPScopeProject is the project's .mcp.json.
+	MCPScopeUser      = "user"    // MCPScopeUser is the user's mcp.json in exo's config folder.
+)
+
 // MCPUntrusted is the state of a project's MCP server the user has not trusted yet.
 const MCPUntrusted = "untrusted"
 

@@ -13,6 +13,8 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+
+	"exo/harness/api"
 )
 
 // FileName is the configuration file's name in the user's folder and in a project's .exo.
@@ -22,65 +24,15 @@ const FileName = "config.toml"
 var ProjectFile = filepath.Join(".exo", FileName)
 
 // SourceDefault is the source of a value no file set.
-const SourceDefault = "default"
+const SourceDefault = api.ConfigSourceDefault
 
 // Value is one setting in force and where it comes from: a file's path, or "default".
-type Value struct {
-	Key    string `json:"key"`
-	Value  string `json:"value"`
-	Source string `json:"source"`
-}
+type Value = api.ConfigValue
 
 // Config is the configuration in force: every known key with its value and source, and the
 // warnings reading the files gave (unknown keys, settings an untrusted project may not make).
-type Config struct {
-	Values   []Value  `json:"values"`
-	Warnings []string `json:"warnings,omitempty"`
-	// Files are the files read, in the order they apply (later over earlier).
-	Files []string `json:"files"`
-}
-
-// Get returns a key's value ("" when unknown).
-func (c *Config) Get(key string) string {
-	if v, ok := c.lookup(key); ok {
-		return v.Value
-	}
-	return ""
-}
-
-// Source returns where a key's value comes from ("" when unknown).
-func (c *Config) Source(key string) string {
-	if v, ok := c.lookup(key); ok {
-		return v.Source
-	}
-	return ""
-}
-
-// FromFile reports whether a file (not the default) set the key.
-func (c *Config) FromFile(key string) bool {
-	s := c.Source(key)
-	return s != "" && s != SourceDefault
-}
-
-func (c *Config) lookup(key string) (Value, bool) {
-	for _, v := range c.Values {
-		if v.Key == key {
-			return v, true
-		}
-	}
-	return Value{}, false
-}
-
-// Keys returns the remapped app keys: action → key names.
-func (c *Config) Keys() map[string][]string {
-	out := map[string][]string{}
-	for _, v := range c.Values {
-		if a, ok := keyAction(v.Key); ok && v.Source != SourceDefault {
-			out[a] = splitList(v.Value)
-		}
-	}
-	return out
-}
+// Its type is the API's, so that clients read it without this package.
+type Config = api.Config
 
 // UserFile returns the user's configuration file: $XDG_CONFIG_HOME/exo/config.toml, else
 // ~/.config/exo/config.toml ("" without a home folder).
@@ -124,7 +76,7 @@ func Load(o Options) (*Config, error) {
 		}
 	}
 	if o.Project != "" {
-		if err := c.overProject(o, vals); err != nil {
+		if err := overProject(c, o, vals); err != nil {
 			return nil, err
 		}
 	}
@@ -135,7 +87,7 @@ func Load(o Options) (*Config, error) {
 }
 
 // overProject applies the project's file over vals with the rules for untrusted projects.
-func (c *Config) overProject(o Options, vals map[string]Value) error {
+func overProject(c *Config, o Options, vals map[string]Value) error {
 	path := filepath.Join(o.Project, ProjectFile)
 	f, err := readFile(o.Project, path)
 	if err != nil || f == nil {

@@ -3,19 +3,21 @@ package config
 import (
 	"fmt"
 	"strings"
+
+	"exo/harness/api"
 )
 
 // The configuration's keys.
 const (
-	KeyModel    = "model"    // KeyModel is the registered model new sessions use.
-	KeyTheme    = "theme"    // KeyTheme is the app's theme.
-	KeyApproval = "approval" // KeyApproval is the approval mode: auto, ask or read-only.
-	KeyExecutor = "executor" // KeyExecutor is the executor of new sessions.
-	KeyNotify   = "notify"   // KeyNotify lists the notification styles (EXO_NOTIFY overrides it).
+	KeyModel    = api.ConfigKeyModel    // KeyModel is the registered model new sessions use.
+	KeyTheme    = api.ConfigKeyTheme    // KeyTheme is the app's theme.
+	KeyApproval = api.ConfigKeyApproval // KeyApproval is the approval mode: auto, ask or read-only.
+	KeyExecutor = api.ConfigKeyExecutor // KeyExecutor is the executor of new sessions.
+	KeyNotify   = api.ConfigKeyNotify   // KeyNotify lists the notification styles (EXO_NOTIFY overrides it).
 	// KeyStore names the store the daemon opens: bbolt (the local file) or
 	// etcd://host:2379,…/namespace?options (TLS and auth as options; see store.ParseURL).
 	// Only the user's file may set it: a repository must not redirect the user's data.
-	KeyStore = "store"
+	KeyStore = api.ConfigKeyStore
 )
 
 // Approval modes, from the loosest to the strictest.
@@ -44,7 +46,7 @@ var KeyActions = []struct{ Action, Default string }{
 }
 
 // keyPrefix starts the keys of the [keys] table in flat names.
-const keyPrefix = "keys."
+const keyPrefix = api.ConfigKeyPrefix
 
 // Known lists every key in the order `exo config` shows them.
 func Known() []string {
@@ -69,11 +71,6 @@ func defaults() map[string]Value {
 		out[k] = Value{Key: k, Value: v, Source: SourceDefault}
 	}
 	return out
-}
-
-// keyAction returns the action of a keys.ACTION key.
-func keyAction(key string) (string, bool) {
-	return strings.CutPrefix(key, keyPrefix)
 }
 
 // Stricter returns the stricter of two approval modes ("" counts as auto).
@@ -147,12 +144,4 @@ func oneOf(v string, choices []string, what string) error {
 }
 
 // splitList splits a comma-separated list, trimming and dropping empty items.
-func splitList(s string) []string {
-	var out []string
-	for _, p := range strings.Split(s, ",") {
-		if p = strings.TrimSpace(p); p != "" {
-			out = append(out, p)
-		}
-	}
-	return out
-}
+func splitList(s string) []string { return api.ConfigList(s) }

@@ -44,10 +44,10 @@ func userFileName() string {
 // from this environment opens it).
 const SourceStoreEnv = "EXO_STORE"
 
-// WithStoreEnv shows the store EXO_STORE names (env, "" when unset) in place of the files'
-// one, as the daemon started from this environment would open it. A value that is not a valid
-// store is not shown (it may carry a credential): a warning says so.
-func (c *Config) WithStoreEnv(env string) {
+// WithStoreEnv shows in c the store EXO_STORE names (env, "" when unset) in place of the
+// files' one, as the daemon started from this environment would open it. A value that is not a
+// valid store is not shown (it may carry a credential): a warning says so.
+func WithStoreEnv(c *Config, env string) {
 	if env = strings.TrimSpace(env); env == "" {
 		return
 	}

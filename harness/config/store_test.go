@@ -79,15 +79,15 @@ func TestStoreEnvShown(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c.WithStoreEnv("")
+	WithStoreEnv(c, "")
 	if c.Get(KeyStore) != "etcd://conf:2379/ns" || c.Source(KeyStore) != user {
 		t.Fatalf("no EXO_STORE: %q from %q", c.Get(KeyStore), c.Source(KeyStore))
 	}
-	c.WithStoreEnv("etcd://env:2379/ns?node=n")
+	WithStoreEnv(c, "etcd://env:2379/ns?node=n")
 	if c.Get(KeyStore) != "etcd://env:2379/ns?node=n" || c.Source(KeyStore) != SourceStoreEnv || len(c.Warnings) != 0 {
 		t.Fatalf("EXO_STORE: %q from %q %v", c.Get(KeyStore), c.Source(KeyStore), c.Warnings)
 	}
-	c.WithStoreEnv("etcd://me:hunter2@env:2379/ns")
+	WithStoreEnv(c, "etcd://me:hunter2@env:2379/ns")
 	if c.Get(KeyStore) != "(invalid)" || len(c.Warnings) != 1 || strings.Contains(c.Warnings[0], "hunter2") {
 		t.Fatalf("invalid EXO_STORE: %q %v", c.Get(KeyStore), c.Warnings)
 	}

@@ -7,8 +7,8 @@ import (
 
 // The store's sentinels keep their identity across the wire: api cannot name them itself.
 func init() {
-	api.RegisterErrorCode("corrupt", store.ErrCorrupt)
-	api.RegisterErrorCode("not_owner", store.ErrNotOwner)
+	api.RegisterErrorCode(api.CodeCorrupt, store.ErrCorrupt)
+	api.RegisterErrorCode(api.CodeNotOwner, store.ErrNotOwner)
 }
 
 // Damaged returns why the store refuses writes (damage found on open or by Verify), or nil.

@@ -11,20 +11,21 @@ import (
 	"strings"
 
 	"exo/harness"
+	"exo/harness/api"
 	"exo/sandbox"
 )
 
 // Transports a server may use.
 const (
-	TransportStdio = "stdio"
+	TransportStdio = api.MCPTransportStdio
 	TransportHTTP  = "http"
 	TransportSSE   = "sse"
 )
 
 // Scopes a server's configuration comes from.
 const (
-	ScopeProject = "project"
-	ScopeUser    = "user"
+	ScopeProject = api.MCPScopeProject
+	ScopeUser    = api.MCPScopeUser
 )
 
 // ProjectFile is the project's MCP configuration, at the workspace root (Claude Code's name).

@@ -35,8 +35,11 @@ type rule struct {
 	// except are packages under not that from may depend on (harness/api under harness).
 	except []string
 	// fromExact binds the rule to the packages of from alone, not those below them (app, not
-	// app/cli, which runs the daemon's command code).
+	// app/cli; app/cli, not app/cli/local, which runs the harness's code for it).
 	fromExact bool
+	// only, when set, are the exo packages from may depend on (each exactly, not the packages
+	// below it): any other exo package breaks the rule.
+	only []string
 }
 
 // rules are DESIGN's: imports point down app → views; app → harness/api; harness → sandbox,
@@ -68,11 +71,24 @@ var rules = []rule{
 		not: []string{"exo/harness", "exo/store", "exo/sandbox"}, except: []string{"exo/harness/api"},
 	},
 	{
+		name: "the command line and the thin client link only the daemon's client: of exo they import api, the client, the app, views and themes",
+		from: []string{"exo/app/cli", "exo/app/thin"}, fromExact: true,
+		only: clientSide,
+	},
+	{
 		name:     "no room imports the harness or what is built on it",
 		from:     []string{"exo/harness/eventlog", "exo/harness/sealed", "exo/harness/models", "exo/harness/sessions", "exo/harness/workspaces", "exo/harness/runtimes"},
 		not:      []string{"exo/harness/executor", "exo/harness/executors", "exo/harness/extexec", "exo/harness/service", "exo/harness/daemon", "exo/harness/mcp", "exo/harness/governance", "exo/app", "exo/views"},
 		notExact: []string{"exo/harness"},
 	},
+}
+
+// clientSide are the exo packages a client may link: the protocol, the daemon's client with
+// its wire constants, the relay of command lines and the runtime folder's rules (both
+// standard-library-only, the thin client's), and the app with its views and themes.
+var clientSide = []string{
+	"exo/harness/api", "exo/harness/daemon/client", "exo/harness/daemon/wire", "exo/harness/relay", "exo/harness/rundir",
+	"exo/app", "exo/app/thin", "exo/views", "exo/themes",
 }
 
 // rooms lists the harness's rooms but those named.
@@ -93,7 +109,7 @@ func TestLayering(t *testing.T) {
 			if r.skip != "" {
 				t.Skip(r.skip)
 			}
-			for _, root := range append(append(append([]string(nil), r.from...), r.not...), r.notExact...) {
+			for _, root := range slices.Concat(r.from, r.not, r.notExact, r.only) {
 				if _, ok := pkgs[root]; !ok {
 					t.Fatalf("the rule names %s, which go list does not list", root)
 				}
@@ -140,6 +156,10 @@ func TestRuleCatchesABreak(t *testing.T) {
 	if !exact.breaks("exo/harness", nil) || exact.breaks("exo/harness/api", nil) {
 		t.Fatal("an exact rule does not tell the harness package from the packages below it")
 	}
+	cli := rule{from: []string{"exo/app/cli"}, fromExact: true, only: []string{"exo/harness/api"}}
+	if !cli.breaks("exo/harness", nil) || !cli.breaks("exo/harness/api/x", nil) || cli.breaks("exo/harness/api", nil) || cli.breaks("fmt", pkgs["fmt"]) || cli.breaks("exo/app/cli", nil) {
+		t.Fatal("an only rule does not tell the packages it allows from the other exo packages")
+	}
 	if got := strings.Join(chain(pkgs, "exo/views/x", "exo/store"), " → "); got != "exo/views/x → exo/themes → exo/store" {
 		t.Fatalf("chain %q", got)
 	}
@@ -152,6 +172,9 @@ func (r rule) breaks(d string, p *pkg) bool {
 			return false
 		}
 		return p == nil || !p.Standard
+	}
+	if r.only != nil {
+		return (d == "exo" || strings.HasPrefix(d, "exo/")) && !slices.Contains(r.from, d) && !slices.Contains(r.only, d)
 	}
 	return under(d, r.not...) && !under(d, r.except...) || slices.Contains(r.notExact, d)
 }

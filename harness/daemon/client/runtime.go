@@ -5,6 +5,9 @@ import (
 	"exo/harness/rundir"
 )
 
+// HomeDir returns EXO_HOME: $EXO_HOME, else ~/.exo (see rundir.HomeDir).
+func HomeDir() (string, error) { return rundir.HomeDir() }
+
 // RuntimeDir returns the per-user folder of daemon sockets and start locks, created 0700 and
 // checked with lstat (see rundir.RuntimeDir).
 func RuntimeDir() (string, error) { return rundir.RuntimeDir() }
