@@ -38,8 +38,8 @@ func budgetsOf(s *harness.Session, sp spend) []budget {
 
 // exceededErr describes a spent budget.
 func exceededErr(s *harness.Session, b budget) error {
-	return fmt.Errorf("%w: session %s spent %s of its %s budget of %s; raise setting %s to continue", ErrBudgetExceeded,
-		s.Name, amount(b.kind, b.spent), b.kind, amount(b.kind, b.limit), settingOf(b.kind))
+	return fmt.Errorf("%w: session %s spent %s of its %s budget of %s; raise it to continue: exo budget %s --%s N (or /budget %s N in the app)", ErrBudgetExceeded,
+		s.Name, amount(b.kind, b.spent), b.kind, amount(b.kind, b.limit), s.Name, b.kind, b.kind)
 }
 
 func amount(kind string, v float64) string {

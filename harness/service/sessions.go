@@ -141,21 +141,50 @@ func (s *Service) SetSetting(ctx context.Context, sessionID, key, value string) 
 			return nil, invalid(err)
 		}
 	}
+	kind := api.BudgetKind(key)
+	if kind != "" {
+		v, err := api.ParseBudget(kind, value)
+		if err != nil {
+			return nil, invalid(err)
+		}
+		value = api.FormatBudget(v)
+	}
 	se, err := s.session(sessionID)
 	if err != nil {
 		return nil, err
 	}
-	return s.updated(s.h.UpdateSession(se.ID, func(x *harness.Session) error {
+	var previous string
+	se, err = s.h.UpdateSession(se.ID, func(x *harness.Session) error {
 		if x.Settings == nil {
 			x.Settings = map[string]string{}
 		}
+		previous = x.Settings[key]
 		if value == "" {
 			delete(x.Settings, key)
 		} else {
 			x.Settings[key] = value
 		}
 		return nil
-	}))
+	})
+	if err == nil && kind != "" && previous != value {
+		err = s.recordBudget(se, kind, previous, value)
+	}
+	return s.updated(se, err)
+}
+
+// recordBudget appends the budget.changed event of a budget the user changed: the log says
+// when a spent budget was raised, and by how much. The setting is written first (a budget in
+// force with no event, were the daemon killed between the two, errs on the side of the limit
+// the user asked for).
+func (s *Service) recordBudget(se *harness.Session, kind, previous, value string) error {
+	was, _ := api.ParseBudget(kind, previous)
+	now, _ := api.ParseBudget(kind, value)
+	_, err := s.h.Append(se.ID, harness.MustRecord(api.TypeBudgetChanged, harness.ActorUser,
+		api.BudgetChanged{Budget: kind, Limit: now, Previous: was}))
+	if err != nil {
+		return fmt.Errorf("record the %s budget's change: %w", kind, err)
+	}
+	return nil
 }
 
 // updated tells the watchers a session's new record (a change that is not an event), so that
