@@ -40,6 +40,8 @@ func (m *Model) slash(name, args string) tea.Cmd {
 		return m.quit()
 	case "scope":
 		return m.scopeCmd(args)
+	case "budget":
+		return m.budgetCmd(args)
 	case "compact":
 		id, c := m.current(), m.c
 		return func() tea.Msg {

@@ -117,3 +117,23 @@ func askApproval(m *Model, r harness.ApprovalRequested) tea.Cmd {
 	_, cmd := m.Update(noticesMsg{[]harness.Notice{{Session: m.current(), Events: []harness.Event{ev}}}})
 	return cmd
 }
+
+// TestSlashBudgetChangesTheBudget: /budget tokens N sets the session's budget through the
+// harness (which records it); a word that is no amount is refused before anything is sent.
+func TestSlashBudgetChangesTheBudget(t *testing.T) {
+	m := newTestModel(t)
+	m.Update(tea.WindowSizeMsg{Width: 120, Height: 40})
+	m.slash("budget", "tokens lots") // said at once (its command only fades the message)
+	if !m.info.MessageErr || !strings.Contains(m.info.Message, "a token budget is a number of tokens") {
+		t.Fatalf("/budget tokens lots says %q", m.info.Message)
+	}
+	m.Update(m.slash("budget", "tokens 5k")())
+	s, err := m.c.Session(bg, m.current())
+	if err != nil || s.Settings[api.SettingBudgetTokens] != "5000" {
+		t.Fatalf("/budget tokens 5k did not set the budget: %v %v", s, err)
+	}
+	m.Update(m.loadCmd(m.current())()) // the app folds the change from the stream; a test reads it again
+	if m.slash("budget", ""); !strings.Contains(m.info.Message, "of 5000") {
+		t.Fatalf("/budget does not say the budget: %q", m.info.Message)
+	}
+}

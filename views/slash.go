@@ -19,6 +19,7 @@ var SlashCommands = []SlashCommand{
 	{Name: "executor", Args: "<name>", Help: "switch executor"},
 	{Name: "compact", Help: "compact the context now"},
 	{Name: "scope", Args: "<globs>", Help: "set the session scope"},
+	{Name: "budget", Args: "[tokens|cost n]", Help: "show or change budgets"},
 	{Name: "help", Help: "show every key"},
 	{Name: "quit", Help: "leave exo"},
 }

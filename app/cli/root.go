@@ -173,7 +173,7 @@ func newRoot(e *env) *cobra.Command {
 	root.AddCommand(
 		sessionsCmd(e), newCmd(e), sayCmd(e), logCmd(e), forkCmd(e), rewindCmd(e),
 		verifyCmd(e), artifactCmd(e), doctorCmd(e), runCmd(e), modelCmd(e), execCmd(e), replCmd(e), secretCmd(e), taskCmd(e), compactCmd(e),
-		daemonCmd(e), attachCmd(e), tailCmd(e), approveCmd(e), takeoverCmd(e),
+		daemonCmd(e), attachCmd(e), tailCmd(e), approveCmd(e), budgetCmd(e), takeoverCmd(e),
 	)
 	root.AddCommand(governanceCmds(e)...)
 	root.AddCommand(mcpCmd(e), trustCmd(e), configCmd(e), sessionCmd(e), gcCmd(e), backupCmd(e))

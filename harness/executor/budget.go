@@ -49,13 +49,6 @@ func amount(kind string, v float64) string {
 	return strconv.FormatFloat(v, 'f', 0, 64) + " tokens"
 }
 
-func settingOf(kind string) string {
-	if kind == "cost" {
-		return harness.SettingBudgetCost
-	}
-	return harness.SettingBudgetTokens
-}
-
 // CheckBudget fails with ErrBudgetExceeded when a session has spent one of its budgets. While a
 // turn runs on the session it does not look (that turn checks before each model call).
 func (x *Executor) CheckBudget(sessionID string) error {
