@@ -21,14 +21,15 @@
 //   - harness/sessions: session records, references, the log's half of fork and rewind,
 //     verification, peers, mentions. Imports eventlog and sealed; takes sessions.Hooks (the
 //     recovery's records for an interrupted turn, the unfinished journal entries).
+//   - harness/runtimes: the runtime, what runs in a session's sandbox: the live sandboxes and
+//     their caps, the commands run in a session's shell with their spans, what a turn's commands
+//     leave running, background tasks, detached tasks and their process (RunDetached), the
+//     redacted artifacts of their output. Imports eventlog, sealed and sessions; takes
+//     runtimes.Hooks (the workspaces' watcher, their snapshot progress, a snapshot once a task
+//     ends: the workspaces are built after it, and seams.go's runtimeHooks finds them when called).
 //   - harness/workspaces: a session's files: snapshots, restores, the watcher, commands run in
 //     its shell, Fork and Rewind with their working copies, RemoveSession and GC. Imports
-//     eventlog, sealed and sessions; takes workspaces.Runtimes (the live sandboxes: the
-//     runtime room, built after it, reached through seams.go's runtimeRoom).
-//   - harness/runtimes: the runtime, what runs in a session's sandbox: the live sandboxes and
-//     their caps, what a turn's commands leave running, background tasks, detached tasks and
-//     their process (RunDetached), the redacted artifacts of their output. Imports eventlog,
-//     sealed, sessions and workspaces.
+//     eventlog, sealed, sessions and runtimes (whose live sandboxes it calls directly).
 //   - harness (this package): Harness, which opens the rooms bottom up and embeds them (so their
 //     methods are the harness's: h.Append is the log's, h.Fork the workspaces', h.StartTask the
 //     runtime's), and what is the composition of rooms rather than one room's concern: recovery at
@@ -38,7 +39,7 @@
 //     and every session's workspace). The store's health is the log's (it holds the store handle);
 //     Diagnose stays in harness.go, since it judges EXO_HOME by what every room keeps there
 //     (homeEvidence). names.go gives the API's and the rooms' types their harness names; seams.go
-//     forwards the names recovery and backups still call.
+//     forwards the names recovery and backups still call and wires the runtime room's hooks.
 //
 // Above the harness, executors, the service and the daemon call it; nothing here imports them.
 package harness

@@ -109,8 +109,8 @@ func Open(home string, opts Options) (*Harness, error) {
 	h.realHome = realHome(h.Home())
 	// The rooms are built bottom up (see the map in doc.go): the secrets on the store, the
 	// models, the log (which redacts what it appends with the secrets), the sessions on the
-	// log, the workspaces on the sessions, the runtime on the workspaces (which reach it, built
-	// after them, through runtimeRoom).
+	// log, the runtime on the sessions (its hooks into the workspaces, runtimeHooks, find them
+	// when called), the workspaces on the runtime.
 	if h.Secrets, err = sealed.Open(st, h.PrivateDirs()); err != nil {
 		st.Close()
 		return nil, err
@@ -118,10 +118,10 @@ func Open(home string, opts Options) (*Harness, error) {
 	h.Registry = models.New(st, opts.DemoScript, h.Secrets)
 	h.Log = eventlog.New(st, eventlog.Options{CheckpointEvery: opts.CheckpointEvery, Logger: opts.Log, Redact: h.redactBytes})
 	h.Directory = sessions.New(h.Log, h.Secrets, sessions.Hooks{Interrupted: h.interruptedRecords, Unfinished: h.unfinished})
-	h.Workspaces = workspaces.New(h.Log, h.Directory, h.Secrets, runtimeRoom{h},
+	h.Runtimes = runtimes.New(h.Log, h.Directory, h.Secrets, runtimes.Options{Home: h.Home(), Private: h.PrivateDirs(),
+		ConfigFile: opts.ConfigFile, Helper: opts.SandboxHelper, Capabilities: opts.Capabilities, Hooks: h.runtimeHooks()})
+	h.Workspaces = workspaces.New(h.Log, h.Directory, h.Secrets, h.Runtimes,
 		workspaces.Options{Home: h.Home(), Private: h.PrivateDirs(), Helper: opts.SandboxHelper, Logger: opts.Log})
-	h.Runtimes = runtimes.New(h.Log, h.Directory, h.Secrets, h.Workspaces, runtimes.Options{Home: h.Home(), Private: h.PrivateDirs(),
-		ConfigFile: opts.ConfigFile, Helper: opts.SandboxHelper, Capabilities: opts.Capabilities})
 	h.Recover()
 	h.RecordDetached()
 	return h, nil

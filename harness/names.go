@@ -160,11 +160,11 @@ func ToolResultOf(callID, tool string, r sandbox.Result) ToolCompleted {
 	return workspaces.ToolResultOf(callID, tool, r)
 }
 
-// Modes of a sandbox command, in the exo.sandbox.mode attribute of its span (see workspaces).
+// Modes of a sandbox command, in the exo.sandbox.mode attribute of its span (see runtimes).
 const (
-	SandboxShell    = workspaces.SandboxShell
-	SandboxTask     = workspaces.SandboxTask
-	SandboxDetached = workspaces.SandboxDetached
+	SandboxShell    = runtimes.SandboxShell
+	SandboxTask     = runtimes.SandboxTask
+	SandboxDetached = runtimes.SandboxDetached
 )
 
 // ErrNoArtifact means no artifact has the id (or the prefix matches none).

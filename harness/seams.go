@@ -1,15 +1,18 @@
 package harness
 
 import (
+	"context"
+
 	"exo/harness/eventlog"
+	"exo/harness/runtimes"
 	"exo/harness/secrets"
-	"exo/harness/workspaces"
 	"exo/sandbox"
 	"exo/store"
 )
 
 // The names below forward to the rooms what the files still at the top level (recovery,
-// backups) call by their old names. Each goes when its last caller moves.
+// backups) call by their old names. Each goes when its last caller moves. runtimeHooks wires
+// the runtime room to the workspaces above it.
 
 // journalEntry is an operation in progress (eventlog.JournalEntry).
 type journalEntry = eventlog.JournalEntry
@@ -53,7 +56,7 @@ func (h *Harness) finishDelete(e journalEntry) (removed, problems []string) {
 }
 
 // alternatesKey is the session setting listing a fork's shadow repositories.
-const alternatesKey = workspaces.AlternatesKey
+const alternatesKey = runtimes.AlternatesKey
 
 // firstNonEmpty returns a unless it is empty, else b.
 func firstNonEmpty(a, b string) string {
@@ -63,17 +66,12 @@ func firstNonEmpty(a, b string) string {
 	return b
 }
 
-// runtimeRoom is the runtime room as the workspaces reach it (workspaces.Runtimes): they are
-// built before it (it takes them at construction), so each call finds it through the harness.
-type runtimeRoom struct{ h *Harness }
-
-// Sandbox returns (starting lazily) a session's live sandbox.
-func (r runtimeRoom) Sandbox(sessionID string) (workspaces.Sandbox, error) {
-	return r.h.Runtimes.Sandbox(sessionID)
+// runtimeHooks are the runtime room's hooks into the workspaces (runtimes.Hooks): built
+// before them, it finds them through the harness when it calls.
+func (h *Harness) runtimeHooks() runtimes.Hooks {
+	return runtimes.Hooks{
+		Watch:     func(rt *runtimes.Runtime) (context.CancelFunc, error) { return h.Workspaces.Watch(rt) },
+		Progress:  func(sessionID string) sandbox.ProgressFunc { return h.Workspaces.ProgressReporter(sessionID) },
+		TaskEnded: func(sessionID string) { _, _ = h.Workspaces.SnapshotWorkspace(sessionID, "", "") },
+	}
 }
-
-// CloseSandbox stops a session's live sandbox, if it has one.
-func (r runtimeRoom) CloseSandbox(sessionID string) { r.h.Runtimes.CloseSandbox(sessionID) }
-
-// Capabilities is what isolation this machine enforces.
-func (r runtimeRoom) Capabilities() sandbox.Capabilities { return r.h.Runtimes.Capabilities() }

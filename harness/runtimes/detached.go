@@ -16,7 +16,6 @@ import (
 
 	"exo/harness/api"
 	"exo/harness/eventlog"
-	"exo/harness/workspaces"
 )
 
 // tasksDir is where detached tasks keep their files.
@@ -116,7 +115,7 @@ func (rs *Runtimes) RecordDetached() {
 			f.Close()
 		}
 		if _, err := rs.log.Append(t.Session, eventlog.MustRecord(api.TypeTaskCompleted, api.ActorHarness, p)); err == nil {
-			rs.wk.RecordSandboxSpan(t.Session, t.Command, workspaces.SandboxDetached, t.Started, t.Ended, t.ExitCode, t.KillReason)
+			rs.recordSandboxSpan(t.Session, t.Command, SandboxDetached, t.Started, t.Ended, t.ExitCode, t.KillReason)
 			// What stays on disk holds no secret: the command redacted, the raw output
 			// replaced by its redacted artifact.
 			t.Recorded, t.Command, t.Artifact = true, rs.sec.Redact(t.Command), p.Artifact

@@ -8,12 +8,15 @@
 // session's sandbox (StartTask, Task, Tasks, KillTask, RunningTasks, each end recorded as
 // task.completed), detached tasks in a process of their own under EXO_HOME/tasks (StartDetached,
 // RunDetached, the process's body, DetachedTasks, DetachedOutput, KillDetached, and their ends
-// recorded by RecordDetached and WatchDetached), and the artifacts commands, tasks and tools
-// keep their output in, redacted as it streams in (SaveArtifact).
+// recorded by RecordDetached and WatchDetached), the artifacts commands, tasks and tools
+// keep their output in, redacted as it streams in (SaveArtifact), and each sandbox command's
+// sandbox.exec span (RunCommand runs one in a session's shell; tasks' spans are recorded when
+// they end). It names the setting that lists a fork's shadow repositories (AlternatesKey,
+// Alternates), which a session's snapshotter borrows from.
 //
 // It may import exo/store, exo/sandbox, exo/harness/api, exo/harness/config, exo/harness/rundir
-// and the rooms below it: exo/harness/eventlog, exo/harness/sealed, exo/harness/sessions and
-// exo/harness/workspaces. It imports nothing above it. The workspaces reach it the other way,
-// through the workspaces.Runtimes the harness gives them (Sandbox, CloseSandbox, Capabilities
-// here): they are built before this room, which takes them at construction.
+// and the rooms below it: exo/harness/eventlog, exo/harness/sealed and exo/harness/sessions. It
+// imports nothing above it: the workspaces (exo/harness/workspaces) sit above it and call it.
+// What it needs of them (the watcher of a new sandbox's workspace, the snapshots' progress, a
+// snapshot once a background task ends) are the Hooks the harness gives it at construction.
 package runtimes

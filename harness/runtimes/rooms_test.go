@@ -7,7 +7,6 @@ import (
 	"exo/harness/eventlog"
 	"exo/harness/sealed"
 	"exo/harness/sessions"
-	"exo/harness/workspaces"
 	"exo/sandbox"
 )
 
@@ -29,27 +28,19 @@ func TestMain(m *testing.M) {
 // testHelper is the helper argv for the sandboxes started in tests.
 func testHelper() []string { return []string{os.Args[0], sandbox.HelperCommand} }
 
-// rooms is the runtime room on the rooms below it, opened without the harness: their methods
-// are its, as they are the harness's.
+// rooms is the runtime room on the rooms below it, opened without the harness (and without
+// the workspaces above it: its hooks are unset): their methods are its, as they are the
+// harness's.
 type rooms struct {
 	*eventlog.Log
 	*sealed.Secrets
 	*sessions.Directory
-	*workspaces.Workspaces
 	*Runtimes
 	home string
 }
 
 // Home returns the rooms' EXO_HOME.
 func (r *rooms) Home() string { return r.home }
-
-// lateRuntimes is the runtime room as the workspaces reach it: built after them, it is found
-// through rooms when called (as the harness's runtimeRoom does).
-type lateRuntimes struct{ r *rooms }
-
-func (l lateRuntimes) Sandbox(id string) (workspaces.Sandbox, error) { return l.r.Runtimes.Sandbox(id) }
-func (l lateRuntimes) CloseSandbox(id string)                        { l.r.Runtimes.CloseSandbox(id) }
-func (l lateRuntimes) Capabilities() sandbox.Capabilities            { return l.r.Runtimes.Capabilities() }
 
 // openTest opens the rooms on a fresh EXO_HOME, bottom up as the harness does, and closes
 // them, top down, when the test ends.
@@ -72,11 +63,8 @@ func openTest(t *testing.T) *rooms {
 		return b
 	}})
 	r.Directory = sessions.New(r.Log, r.Secrets, sessions.Hooks{})
-	r.Workspaces = workspaces.New(r.Log, r.Directory, r.Secrets, lateRuntimes{r},
-		workspaces.Options{Home: home, Private: []string{home}, Helper: testHelper()})
-	r.Runtimes = New(r.Log, r.Directory, r.Secrets, r.Workspaces, Options{Home: home, Private: []string{home}, Helper: testHelper()})
+	r.Runtimes = New(r.Log, r.Directory, r.Secrets, Options{Home: home, Private: []string{home}, Helper: testHelper()})
 	t.Cleanup(func() {
-		r.StopBackground()
 		r.ReleaseAll()
 		r.Runtimes.Close()
 		r.CloseSubscriptions()

@@ -5,19 +5,19 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 
 	"exo/harness/api"
 	"exo/harness/eventlog"
 	"exo/harness/sealed"
 	"exo/harness/sessions"
-	"exo/harness/workspaces"
 	"exo/sandbox"
 	"exo/store"
 )
 
 // Runtime is a session's live sandbox: its persistent shell and its workspace snapshots.
-// The runtime room owns it; executors reach it through the harness's exec and snapshot calls.
+// The runtime room owns it; the workspaces run commands in it and snapshot its workspace.
 type Runtime struct {
 	Session   string
 	Workspace string
@@ -25,9 +25,10 @@ type Runtime struct {
 	Snaps     *sandbox.Snapshotter
 	Tasks     *sandbox.TaskManager
 
-	runMu sync.Mutex // one foreground command per session
-	// baseline serialises taking the first snapshot, so PrepareBaseline and a tool never race.
-	baseline sync.Mutex
+	// Run is held while a foreground command runs or the files are restored: one per session.
+	Run sync.Mutex
+	// Baseline serialises taking the first snapshot, so PrepareBaseline and a tool never race.
+	Baseline sync.Mutex
 	// stopWatch ends the workspace watcher.
 	stopWatch context.CancelFunc
 }
@@ -40,7 +41,6 @@ type Runtimes struct {
 	st   *store.Store
 	dir  *sessions.Directory
 	sec  *sealed.Secrets
-	wk   *workspaces.Workspaces
 	opts Options
 
 	mu      sync.Mutex
@@ -64,11 +64,27 @@ type Options struct {
 	Helper []string
 	// Capabilities, when set, stand in for the probe of what isolation this machine supports.
 	Capabilities *sandbox.Capabilities
+	// Hooks are what the room calls in the room above it, the workspaces.
+	Hooks Hooks
 }
 
-// New returns the runtime room of the sessions in dir, recorded in log, whose files are wk's.
-func New(log *eventlog.Log, dir *sessions.Directory, sec *sealed.Secrets, wk *workspaces.Workspaces, opts Options) *Runtimes {
-	return &Runtimes{log: log, st: log.Store(), dir: dir, sec: sec, wk: wk, opts: opts}
+// Hooks are what the runtime room needs of the workspaces, which sit above it: the harness
+// wires them at construction. Each may be nil.
+type Hooks struct {
+	// Watch starts following a new sandbox's workspace for edits made outside a turn and
+	// returns what stops it (the workspaces' Watch).
+	Watch func(rt *Runtime) (context.CancelFunc, error)
+	// Progress is what a session's snapshotter reports its progress to (the workspaces'
+	// ProgressReporter).
+	Progress func(sessionID string) sandbox.ProgressFunc
+	// TaskEnded is called once a background task's end is recorded, to snapshot the files it
+	// may have changed (the workspaces' SnapshotWorkspace).
+	TaskEnded func(sessionID string)
+}
+
+// New returns the runtime room of the sessions in dir, recorded in log.
+func New(log *eventlog.Log, dir *sessions.Directory, sec *sealed.Secrets, opts Options) *Runtimes {
+	return &Runtimes{log: log, st: log.Store(), dir: dir, sec: sec, opts: opts}
 }
 
 // Capabilities probes (once) what isolation this machine enforces.
@@ -138,20 +154,24 @@ func (rs *Runtimes) newRuntime(s *api.Session) (*Runtime, error) {
 		return nil, fmt.Errorf("sandbox of %s: %w", s.Name, err)
 	}
 	snaps, err := sandbox.NewSnapshotter(s.Workspace, sandbox.ShadowDir(rs.opts.Home, s.Workspace),
-		sandbox.SnapshotOptions{Alternates: workspaces.SplitLines(s.Settings[workspaces.AlternatesKey]), Private: rs.opts.Private})
+		sandbox.SnapshotOptions{Alternates: Alternates(s), Private: rs.opts.Private})
 	if err != nil {
 		sh.Close()
 		return nil, fmt.Errorf("snapshots of %s: %w", s.Name, err)
 	}
-	snaps.OnProgress(rs.wk.ProgressReporter(s.ID))
+	if h := rs.opts.Hooks.Progress; h != nil {
+		snaps.OnProgress(h(s.ID))
+	}
 	tasks, err := sandbox.NewTaskManager(cfg, rs.Capabilities(), func(ti sandbox.TaskInfo) { rs.taskDone(s.ID, ti) })
 	if err != nil {
 		sh.Close()
 		return nil, fmt.Errorf("tasks of %s: %w", s.Name, err)
 	}
 	rt := &Runtime{Session: s.ID, Workspace: s.Workspace, Shell: sh, Snaps: snaps, Tasks: tasks}
-	if stop, err := rs.wk.Watch(s.ID, rt.view()); err == nil {
-		rt.stopWatch = stop // without fsnotify, external edits are still caught by the next snapshot
+	if h := rs.opts.Hooks.Watch; h != nil {
+		if stop, err := h(rt); err == nil {
+			rt.stopWatch = stop // without fsnotify, external edits are still caught by the next snapshot
+		}
 	}
 	return rt, nil
 }
@@ -179,16 +199,6 @@ func (rt *Runtime) close() {
 	rt.Snaps.Close()
 }
 
-// Sandbox returns (starting lazily) a session's live sandbox as the workspaces use it (the
-// workspaces.Runtimes the harness gives them).
-func (rs *Runtimes) Sandbox(sessionID string) (workspaces.Sandbox, error) {
-	rt, err := rs.Runtime(sessionID)
-	if err != nil {
-		return workspaces.Sandbox{}, err
-	}
-	return rt.view(), nil
-}
-
 // CloseSandbox stops a session's live sandbox, if it has one.
 func (rs *Runtimes) CloseSandbox(sessionID string) {
 	rs.mu.Lock()
@@ -198,11 +208,6 @@ func (rs *Runtimes) CloseSandbox(sessionID string) {
 	if rt != nil {
 		rt.close()
 	}
-}
-
-// view is the part of a runtime the workspaces use.
-func (rt *Runtime) view() workspaces.Sandbox {
-	return workspaces.Sandbox{Workspace: rt.Workspace, Shell: rt.Shell, Snaps: rt.Snaps, Run: &rt.runMu, Baseline: &rt.baseline}
 }
 
 // live returns a session's sandbox if it is running (it starts none).
@@ -230,4 +235,20 @@ func (rs *Runtimes) Enforcement(sessionID string) (sandbox.Enforcement, error) {
 		return sandbox.Enforcement{}, err
 	}
 	return rt.Shell.Enforcement(), nil
+}
+
+// AlternatesKey is the session setting listing shadow repositories whose snapshots a forked
+// workspace may restore (its ancestors'), one per line: the workspaces set it when they fork,
+// and a session's snapshotter borrows their objects.
+const AlternatesKey = "shadow_alternates"
+
+// Alternates lists the shadow repositories of a session's AlternatesKey setting.
+func Alternates(s *api.Session) []string {
+	var out []string
+	for _, l := range strings.Split(s.Settings[AlternatesKey], "\n") {
+		if l != "" {
+			out = append(out, l)
+		}
+	}
+	return out
 }

@@ -5,7 +5,6 @@ import (
 
 	"exo/harness/api"
 	"exo/harness/eventlog"
-	"exo/harness/workspaces"
 	"exo/sandbox"
 )
 
@@ -61,8 +60,8 @@ func (rs *Runtimes) KillTask(sessionID, id string) (sandbox.TaskInfo, error) {
 	return rt.Tasks.Kill(id)
 }
 
-// taskDone records a finished background task on the session's current branch and snapshots
-// the files it may have changed.
+// taskDone records a finished background task on the session's current branch and has the
+// files it may have changed snapshotted (Hooks.TaskEnded).
 func (rs *Runtimes) taskDone(sessionID string, ti sandbox.TaskInfo) {
 	tail := rs.sec.Redact(ti.Output)
 	if len(tail) > 4096 {
@@ -70,12 +69,14 @@ func (rs *Runtimes) taskDone(sessionID string, ti sandbox.TaskInfo) {
 	}
 	rec := eventlog.MustRecord(api.TypeTaskCompleted, api.ActorHarness, api.TaskCompleted{TaskID: ti.ID, Command: ti.Command, ExitCode: ti.ExitCode,
 		Killed: ti.KillReason, Artifact: ti.ArtifactRef, Tail: tail, DurationMs: ti.Ended.Sub(ti.Started).Milliseconds()})
-	rs.wk.RecordSandboxSpan(sessionID, ti.Command, workspaces.SandboxTask, ti.Started, ti.Ended, ti.ExitCode, ti.KillReason)
+	rs.recordSandboxSpan(sessionID, ti.Command, SandboxTask, ti.Started, ti.Ended, ti.ExitCode, ti.KillReason)
 	if _, err := rs.log.Append(sessionID, rec); err != nil {
 		rs.log.Publish(api.Notice{Session: sessionID, Delta: fmt.Sprintf("\n[exo: could not record the end of %s: %v]\n", ti.ID, err)})
 		return
 	}
-	_, _ = rs.wk.SnapshotWorkspace(sessionID, "", "")
+	if h := rs.opts.Hooks.TaskEnded; h != nil {
+		h(sessionID)
+	}
 }
 
 // RunningTasks counts the background tasks still running in the live sandboxes.

@@ -18,9 +18,9 @@ func (rs *Runtimes) EndTurn(sessionID string) error {
 	if rt == nil {
 		return nil
 	}
-	rt.runMu.Lock() // not while a command runs
+	rt.Run.Lock() // not while a command runs
 	killed, err := rt.Shell.EndTurn()
-	rt.runMu.Unlock()
+	rt.Run.Unlock()
 	if len(killed) > 0 {
 		var cmds []string
 		for _, d := range killed {

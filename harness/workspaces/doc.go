@@ -8,8 +8,9 @@
 // this room's), and removes what exo made for sessions that are gone (RemoveSession, GC).
 //
 // It may import exo/store, exo/sandbox, exo/harness/api, exo/harness/secrets and the rooms
-// below it: exo/harness/eventlog, exo/harness/sealed and exo/harness/sessions. It imports
-// nothing above it: the live sandboxes are the runtime room's (exo/harness/runtimes, which
-// starts a workspace's watcher and reports snapshot progress through this room), reached through
-// the Runtimes given at construction.
+// below it: exo/harness/eventlog, exo/harness/sealed, exo/harness/sessions and
+// exo/harness/runtimes. It imports nothing above it. The live sandboxes are the runtime room's,
+// which it takes at construction and calls directly: a command runs in a session's shell
+// through runtimes.RunCommand. The runtime room calls back only through the runtimes.Hooks the
+// harness wires to this room's Watch, ProgressReporter and SnapshotWorkspace.
 package workspaces

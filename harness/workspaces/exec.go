@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"strings"
 	"time"
 
 	"exo/harness/api"
@@ -37,9 +38,9 @@ type ExecResult struct {
 // Exec runs a command in the session's persistent shell. Output streams live to subscribers
 // (and opts.Stream); the model text is redacted of secrets; files the command changed are
 // snapshotted and recorded. It appends no tool events: the caller records the call. The command
-// is a sandbox.exec span (a child of ctx's span) when telemetry is on.
+// runs in the runtime room (RunCommand), a sandbox.exec span when telemetry is on.
 func (wk *Workspaces) Exec(ctx context.Context, sessionID, command string, opts ExecOptions) (ExecResult, error) {
-	rt, err := wk.rt.Sandbox(sessionID)
+	rt, err := wk.rt.Runtime(sessionID)
 	if err != nil {
 		return ExecResult{}, err
 	}
@@ -56,14 +57,11 @@ func (wk *Workspaces) Exec(ctx context.Context, sessionID, command string, opts 
 	if red := wk.sec.RedactStream(); red != nil {
 		ro.Filter = red // redacted before the head/tail cut, so no cut leaves part of a secret
 	}
-	ctx, span := wk.startSandboxSpan(ctx, sessionID, command, SandboxShell)
-	res, err := rt.Shell.Run(ctx, command, ro)
+	res, err := wk.rt.RunCommand(ctx, rt, command, ro)
 	live.flush()
 	if err != nil {
-		endSandboxSpan(span, nil, "", err)
 		return ExecResult{}, fmt.Errorf("run in sandbox of %s: %w", sessionID, err)
 	}
-	endSandboxSpan(span, &res.ExitCode, res.KillReason, nil)
 	res.Output = wk.sec.Redact(res.Output)
 	out := ExecResult{Result: res}
 	out.Snapshot, err = wk.snapshot(sessionID, opts.Branch, opts.CallID, true, false, opts.Hold)
@@ -81,7 +79,7 @@ func (wk *Workspaces) UserExec(ctx context.Context, sessionID, command string, o
 	}
 	res, err := wk.Exec(ctx, sessionID, command, opts)
 	if err == nil && res.Detached != "" { // a user's command is a turn of its own: what it detached ends with it
-		if sb, serr := wk.rt.Sandbox(sessionID); serr == nil {
+		if sb, serr := wk.rt.Runtime(sessionID); serr == nil {
 			sb.Shell.KillDetached(res.Detached)
 			res.Notes = append(res.Notes, "what the command left running was killed with it: use exo exec --background to keep a process")
 		}
@@ -144,4 +142,13 @@ func (l *liveOutput) emit(b []byte) {
 		l.extra.Write(b)
 	}
 	l.wk.log.Publish(api.Notice{Session: l.session, Output: append([]byte(nil), b...)})
+}
+
+// oneLine squeezes text onto one line of at most 200 runes.
+func oneLine(s string) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if r := []rune(s); len(r) > 200 {
+		return string(r[:199]) + "…"
+	}
+	return s
 }

@@ -8,15 +8,12 @@ import (
 
 	"exo/harness/api"
 	"exo/harness/eventlog"
+	"exo/harness/runtimes"
 	"exo/harness/sessions"
 	"exo/sandbox"
 	"exo/store"
 	"exo/store/failpoint"
 )
-
-// AlternatesKey is the session setting listing shadow repositories whose snapshots a forked
-// workspace may restore (its ancestors'), one per line.
-const AlternatesKey = "shadow_alternates"
 
 // Fork creates a new sibling session whose history is the source session's events 1..seq
 // (seq 0 means the head) followed by a session.forked event: O(1) in the history, nothing is
@@ -107,10 +104,10 @@ func (wk *Workspaces) forkWithWorkspace(src *api.Session, seq uint64, o sessions
 		return nil, err
 	}
 	failpoint.Hit("fork.after-clone")
-	alts := append([]string{sandbox.ShadowDir(wk.opts.Home, src.Workspace)}, SplitLines(src.Settings[AlternatesKey])...)
+	alts := append([]string{sandbox.ShadowDir(wk.opts.Home, src.Workspace)}, runtimes.Alternates(src)...)
 	o.Workspace = dst
 	restore := eventlog.NewJournal(eventlog.OpRestore)
-	n, err := wk.dir.ForkEvents(src.ID, seq, o, map[string]string{AlternatesKey: strings.Join(alts, "\n"), "workspace_kind": kind, "project": projectOf(src)},
+	n, err := wk.dir.ForkEvents(src.ID, seq, o, map[string]string{runtimes.AlternatesKey: strings.Join(alts, "\n"), "workspace_kind": kind, "project": projectOf(src)},
 		func(tx *store.Tx, n *api.Session) error {
 			if err := eventlog.DropJournal(tx, clone.ID); err != nil || commit == "" {
 				return err
@@ -163,15 +160,4 @@ func projectOf(s *api.Session) string {
 		return p
 	}
 	return s.Workspace
-}
-
-// SplitLines splits a newline-separated setting, dropping empty lines.
-func SplitLines(s string) []string {
-	var out []string
-	for _, l := range strings.Split(s, "\n") {
-		if l != "" {
-			out = append(out, l)
-		}
-	}
-	return out
 }

@@ -1,29 +1,19 @@
 package workspaces
 
 import (
-	"errors"
 	"os"
 	"path/filepath"
 	"testing"
 
 	"exo/harness/eventlog"
+	"exo/harness/runtimes"
 	"exo/harness/sealed"
 	"exo/harness/sessions"
-	"exo/sandbox"
 	"exo/store"
 )
 
-// noRuntimes is a runtime room with no sandbox: the tests here touch no session's shell.
-type noRuntimes struct{}
-
-func (noRuntimes) Sandbox(string) (Sandbox, error) {
-	return Sandbox{}, errors.New("no sandbox in this test")
-}
-func (noRuntimes) CloseSandbox(string)                {}
-func (noRuntimes) Capabilities() sandbox.Capabilities { return sandbox.Capabilities{} }
-
 // openRooms opens the rooms below the workspaces on a fresh EXO_HOME, and the workspaces on
-// them, without the harness.
+// them, without the harness: the tests here start no session's sandbox.
 func openRooms(t *testing.T) *Workspaces {
 	t.Helper()
 	home := t.TempDir()
@@ -38,7 +28,8 @@ func openRooms(t *testing.T) *Workspaces {
 	}
 	log := eventlog.New(st, eventlog.Options{})
 	dir := sessions.New(log, sec, sessions.Hooks{})
-	return New(log, dir, sec, noRuntimes{}, Options{Home: home, Private: []string{home}})
+	rt := runtimes.New(log, dir, sec, runtimes.Options{Home: home, Private: []string{home}})
+	return New(log, dir, sec, rt, Options{Home: home, Private: []string{home}})
 }
 
 // TestGCNeverLeavesExoHome: gc only removes folders named like exo's own under EXO_HOME.

@@ -20,7 +20,7 @@ var progressQuiet = sync.OnceValue(func() time.Duration {
 
 // ProgressReporter publishes a session's snapshot progress once a snapshot has run for
 // progressQuiet (a timer covers a long scan that reports nothing), and its end when anything
-// was published.
+// was published. It is the runtime room's Hooks.Progress, given each snapshotter it starts.
 func (wk *Workspaces) ProgressReporter(sessionID string) sandbox.ProgressFunc {
 	var mu sync.Mutex
 	var start time.Time

@@ -9,6 +9,7 @@ import (
 
 	"exo/harness/api"
 	"exo/harness/eventlog"
+	"exo/harness/runtimes"
 	"exo/sandbox"
 	"exo/store"
 	"exo/store/failpoint"
@@ -161,7 +162,7 @@ func (wk *Workspaces) references() (map[string]bool, error) {
 			refs[filepath.Clean(s.Workspace)] = true
 			refs[sandbox.ShadowDir(wk.opts.Home, s.Workspace)] = true
 		}
-		for _, a := range SplitLines(s.Settings[AlternatesKey]) {
+		for _, a := range runtimes.Alternates(s) {
 			refs[filepath.Clean(a)] = true
 		}
 		refs[filepath.Join(wk.opts.Home, "tmp", s.ID)] = true

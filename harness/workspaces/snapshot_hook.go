@@ -27,7 +27,7 @@ func (wk *Workspaces) snapshotHook() SnapshotHook {
 // RevertPaths puts paths of a session's workspace back as they were in snapshot commit and
 // records the result as a new snapshot (without calling the hook again).
 func (wk *Workspaces) RevertPaths(sessionID, branch, commit string, paths []string) error {
-	rt, err := wk.rt.Sandbox(sessionID)
+	rt, err := wk.rt.Runtime(sessionID)
 	if err != nil {
 		return err
 	}

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"exo/harness/api"
+	"exo/harness/runtimes"
 	"exo/sandbox"
 )
 
@@ -16,7 +17,9 @@ const watchDebounce = 400 * time.Millisecond
 // not working (no turn, no command: an editor, another process, a sibling sharing the directory)
 // are recorded as an external workspace.snapshot, so that rewinds and forks bring them back and
 // governance can tell them apart from the session's own changes.
-func (wk *Workspaces) Watch(sessionID string, rt Sandbox) (context.CancelFunc, error) {
+// It is the runtime room's Hooks.Watch: rt is the session's sandbox, just started.
+func (wk *Workspaces) Watch(rt *runtimes.Runtime) (context.CancelFunc, error) {
+	sessionID := rt.Session
 	ctx, cancel := context.WithCancel(context.Background())
 	ch, err := sandbox.Watch(ctx, rt.Workspace, sandbox.WatchOptions{
 		Debounce: watchDebounce, Private: wk.opts.Private, Helper: wk.opts.Helper,
@@ -38,7 +41,7 @@ func (wk *Workspaces) Watch(sessionID string, rt Sandbox) (context.CancelFunc, e
 }
 
 // externalChanges snapshots a session's workspace when it changed while the session was idle.
-func (wk *Workspaces) externalChanges(sessionID string, rt Sandbox) {
+func (wk *Workspaces) externalChanges(sessionID string, rt *runtimes.Runtime) {
 	st, err := wk.log.State(sessionID)
 	if err != nil || st.Snapshots == 0 {
 		return // no baseline yet: the first snapshot will include these files

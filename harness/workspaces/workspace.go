@@ -7,6 +7,7 @@ import (
 
 	"exo/harness/api"
 	"exo/harness/eventlog"
+	"exo/harness/runtimes"
 	"exo/sandbox"
 	"exo/store"
 	"exo/store/failpoint"
@@ -20,7 +21,7 @@ func (wk *Workspaces) EnsureBaseline(sessionID, branch string) error {
 	if err != nil || s.Workspace == "" {
 		return err
 	}
-	rt, err := wk.rt.Sandbox(sessionID)
+	rt, err := wk.rt.Runtime(sessionID)
 	if err != nil {
 		return err
 	}
@@ -35,7 +36,7 @@ func (wk *Workspaces) PrepareBaseline(sessionID string) {
 }
 
 // ensureBaseline records the first snapshot of a session's workspace if it has none.
-func (wk *Workspaces) ensureBaseline(sessionID, branch string, rt Sandbox) error {
+func (wk *Workspaces) ensureBaseline(sessionID, branch string, rt *runtimes.Runtime) error {
 	rt.Baseline.Lock()
 	defer rt.Baseline.Unlock()
 	st, err := wk.log.State(sessionID)
@@ -57,7 +58,8 @@ func (wk *Workspaces) ensureBaseline(sessionID, branch string, rt Sandbox) error
 }
 
 // SnapshotWorkspace snapshots the session's workspace and, when files changed, appends a
-// workspace.snapshot event (returned). callID links it to the tool call that caused it.
+// workspace.snapshot event (returned). callID links it to the tool call that caused it. After a
+// background task ends the runtime room calls it (Hooks.TaskEnded).
 func (wk *Workspaces) SnapshotWorkspace(sessionID, branch, callID string) (*api.WorkspaceSnapshot, error) {
 	return wk.snapshot(sessionID, branch, callID, true, false, 0)
 }
@@ -65,7 +67,7 @@ func (wk *Workspaces) SnapshotWorkspace(sessionID, branch, callID string) (*api.
 // snapshot takes and records a snapshot, calling the snapshot hook when withHook is set; hold >
 // 0 holds the event for up to that long (see Hold) rather than appending it.
 func (wk *Workspaces) snapshot(sessionID, branch, callID string, withHook, external bool, hold time.Duration) (*api.WorkspaceSnapshot, error) {
-	rt, err := wk.rt.Sandbox(sessionID)
+	rt, err := wk.rt.Runtime(sessionID)
 	if err != nil {
 		return nil, err
 	}
@@ -159,7 +161,7 @@ func (wk *Workspaces) tracksFiles(sessionID string) (bool, error) {
 // of the operation in the same transaction. Restoring the same commit again is harmless, which
 // is how Recover completes a restore a crash cut short.
 func (wk *Workspaces) RestoreCommit(s *api.Session, commit string, seq uint64, jid string) error {
-	rt, err := wk.rt.Sandbox(s.ID)
+	rt, err := wk.rt.Runtime(s.ID)
 	if err != nil {
 		return err
 	}
@@ -187,7 +189,7 @@ func (wk *Workspaces) FileAtSnapshot(sessionID, path string) (string, error) {
 	if err != nil || st.LastSnapshot == "" {
 		return "", err
 	}
-	rt, err := wk.rt.Sandbox(sessionID)
+	rt, err := wk.rt.Runtime(sessionID)
 	if err != nil {
 		return "", err
 	}

@@ -5,9 +5,9 @@ import (
 	"sync"
 
 	"exo/harness/eventlog"
+	"exo/harness/runtimes"
 	"exo/harness/sealed"
 	"exo/harness/sessions"
-	"exo/sandbox"
 	"exo/store"
 )
 
@@ -20,7 +20,7 @@ type Workspaces struct {
 	st   *store.Store
 	dir  *sessions.Directory
 	sec  *sealed.Secrets
-	rt   Runtimes
+	rt   *runtimes.Runtimes
 	opts Options
 
 	mu   sync.Mutex
@@ -45,34 +45,8 @@ type Options struct {
 	Logger *slog.Logger
 }
 
-// Sandbox is the part of a session's live sandbox the workspaces use. The runtime room (the
-// harness's sandboxes) owns it and builds this view of it.
-type Sandbox struct {
-	// Workspace is the folder the sandbox confines commands to.
-	Workspace string
-	// Shell is the session's persistent shell.
-	Shell *sandbox.Shell
-	// Snaps is the snapshotter of the workspace.
-	Snaps *sandbox.Snapshotter
-	// Run is held while a foreground command runs: one per session.
-	Run *sync.Mutex
-	// Baseline serialises taking the first snapshot.
-	Baseline *sync.Mutex
-}
-
-// Runtimes is what the workspaces need of the runtime room, which sits above them: given at
-// construction.
-type Runtimes interface {
-	// Sandbox returns (starting lazily) a session's live sandbox.
-	Sandbox(sessionID string) (Sandbox, error)
-	// CloseSandbox stops a session's live sandbox, if it has one.
-	CloseSandbox(sessionID string)
-	// Capabilities is what isolation this machine enforces.
-	Capabilities() sandbox.Capabilities
-}
-
-// New returns the workspaces of the sessions in dir, recorded in log.
-func New(log *eventlog.Log, dir *sessions.Directory, sec *sealed.Secrets, rt Runtimes, opts Options) *Workspaces {
+// New returns the workspaces of the sessions in dir, recorded in log, whose sandboxes are rt's.
+func New(log *eventlog.Log, dir *sessions.Directory, sec *sealed.Secrets, rt *runtimes.Runtimes, opts Options) *Workspaces {
 	return &Workspaces{log: log, st: log.Store(), dir: dir, sec: sec, rt: rt, opts: opts}
 }
 

@@ -60,10 +60,10 @@ var rules = []rule{
 	{name: "sealed imports no other room", from: []string{"exo/harness/sealed"}, not: rooms("sealed")},
 	{name: "models imports no other room", from: []string{"exo/harness/models"}, not: rooms("models")},
 	{name: "sessions imports no room but eventlog and sealed", from: []string{"exo/harness/sessions"}, not: rooms("sessions", "eventlog", "sealed")},
-	{name: "workspaces imports no room but eventlog, sealed and sessions", from: []string{"exo/harness/workspaces"}, not: rooms("workspaces", "eventlog", "sealed", "sessions")},
+	{name: "runtimes imports no room but eventlog, sealed and sessions", from: []string{"exo/harness/runtimes"}, not: rooms("runtimes", "eventlog", "sealed", "sessions")},
 	{
-		name: "runtimes imports no room but eventlog, sealed, sessions and workspaces", from: []string{"exo/harness/runtimes"},
-		not: rooms("runtimes", "eventlog", "sealed", "sessions", "workspaces"),
+		name: "workspaces imports no room but eventlog, sealed, sessions and runtimes", from: []string{"exo/harness/workspaces"},
+		not: rooms("workspaces", "eventlog", "sealed", "sessions", "runtimes"),
 	},
 	{
 		name: "the app reaches state only through the API: of exo it imports api, views and themes",
@@ -77,7 +77,7 @@ var rules = []rule{
 	},
 	{
 		name:     "no room imports the harness or what is built on it",
-		from:     []string{"exo/harness/eventlog", "exo/harness/sealed", "exo/harness/models", "exo/harness/sessions", "exo/harness/workspaces", "exo/harness/runtimes"},
+		from:     []string{"exo/harness/eventlog", "exo/harness/sealed", "exo/harness/models", "exo/harness/sessions", "exo/harness/runtimes", "exo/harness/workspaces"},
 		not:      []string{"exo/harness/executor", "exo/harness/executors", "exo/harness/extexec", "exo/harness/service", "exo/harness/daemon", "exo/harness/mcp", "exo/harness/governance", "exo/app", "exo/views"},
 		notExact: []string{"exo/harness"},
 	},
@@ -94,7 +94,7 @@ var clientSide = []string{
 // rooms lists the harness's rooms but those named.
 func rooms(but ...string) []string {
 	var out []string
-	for _, r := range []string{"eventlog", "sealed", "models", "sessions", "workspaces", "runtimes"} {
+	for _, r := range []string{"eventlog", "sealed", "models", "sessions", "runtimes", "workspaces"} {
 		if !slices.Contains(but, r) {
 			out = append(out, "exo/harness/"+r)
 		}

@@ -1,4 +1,4 @@
-package runtimes
+package workspaces
 
 import (
 	"context"
@@ -8,8 +8,8 @@ import (
 	"time"
 
 	"exo/harness/api"
+	"exo/harness/runtimes"
 	"exo/harness/sessions"
-	"exo/harness/workspaces"
 
 	"go.opentelemetry.io/otel"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
@@ -61,7 +61,7 @@ func TestSandboxCommandsAreSpans(t *testing.T) {
 	if err := h.SetSecret("tok", []byte(secret)); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := h.UserExec(context.Background(), s.ID, "echo "+secret+" >/dev/null; exit 3", workspaces.ExecOptions{}); err != nil {
+	if _, err := h.UserExec(context.Background(), s.ID, "echo "+secret+" >/dev/null; exit 3", ExecOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	ch, stop := h.Subscribe(64)
@@ -74,12 +74,12 @@ func TestSandboxCommandsAreSpans(t *testing.T) {
 		t.Fatal(err)
 	}
 	deadline := time.Now().Add(time.Minute)
-	for sandboxSpans(exp, s.ID)[workspaces.SandboxDetached] == nil && time.Now().Before(deadline) {
+	for sandboxSpans(exp, s.ID)[runtimes.SandboxDetached] == nil && time.Now().Before(deadline) {
 		h.RecordDetached()
 		time.Sleep(20 * time.Millisecond)
 	}
 	got := sandboxSpans(exp, s.ID)
-	sh, task, det := got[workspaces.SandboxShell], got[workspaces.SandboxTask], got[workspaces.SandboxDetached]
+	sh, task, det := got[runtimes.SandboxShell], got[runtimes.SandboxTask], got[runtimes.SandboxDetached]
 	if sh == nil || task == nil || det == nil {
 		t.Fatalf("sandbox spans by mode: %v", got)
 	}

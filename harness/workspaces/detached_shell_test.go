@@ -1,4 +1,4 @@
-package runtimes
+package workspaces
 
 import (
 	"context"
@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"exo/harness/sessions"
-	"exo/harness/workspaces"
 )
 
 // TestShellDetachedListedAndEndedWithTurn: what an agent's command detaches is listed by `exo
@@ -22,7 +21,7 @@ func TestShellDetachedListedAndEndedWithTurn(t *testing.T) {
 	}
 	ctx := context.Background()
 	for _, c := range []string{"setsid sleep 1004 &", "nohup sleep 1005 >/dev/null 2>&1 &"} {
-		if res, err := h.Exec(ctx, s.ID, c, workspaces.ExecOptions{}); err != nil || res.Detached == "" {
+		if res, err := h.Exec(ctx, s.ID, c, ExecOptions{}); err != nil || res.Detached == "" {
 			t.Fatalf("%s: %+v %v", c, res, err)
 		}
 	}
@@ -45,7 +44,7 @@ func TestShellDetachedListedAndEndedWithTurn(t *testing.T) {
 	if out, _ := exec.Command("pgrep", "-f", "sleep 100[45]").Output(); len(out) > 0 {
 		t.Fatalf("detached sleeps survived the turn: %s", out)
 	}
-	res, err := h.UserExec(ctx, s.ID, "sleep 1006 &", workspaces.ExecOptions{})
+	res, err := h.UserExec(ctx, s.ID, "sleep 1006 &", ExecOptions{})
 	if err != nil || !strings.Contains(strings.Join(res.Notes, " "), "killed with it") {
 		t.Fatalf("user exec: %+v %v", res, err)
 	}
@@ -72,11 +71,11 @@ func TestForkBombFromUserExec(t *testing.T) {
 	}
 	ctx := context.Background()
 	start := time.Now()
-	if _, err := h.UserExec(ctx, s.ID, "b(){ b|b& }; b", workspaces.ExecOptions{Timeout: 30 * time.Second}); err != nil {
+	if _, err := h.UserExec(ctx, s.ID, "b(){ b|b& }; b", ExecOptions{Timeout: 30 * time.Second}); err != nil {
 		t.Fatal(err)
 	}
 	took := time.Since(start)
-	res, err := h.UserExec(ctx, s.ID, "for i in 1 2 3 4 5 6 7 8; do (true) & done; wait; echo forked", workspaces.ExecOptions{Timeout: 30 * time.Second})
+	res, err := h.UserExec(ctx, s.ID, "for i in 1 2 3 4 5 6 7 8; do (true) & done; wait; echo forked", ExecOptions{Timeout: 30 * time.Second})
 	if err != nil || !strings.Contains(res.Output, "forked") || res.ExitCode != 0 {
 		t.Fatalf("the next command could not fork: %+v %v", res, err)
 	}

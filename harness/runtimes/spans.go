@@ -1,9 +1,10 @@
-package workspaces
+package runtimes
 
 import (
 	"context"
-	"strings"
 	"time"
+
+	"exo/sandbox"
 
 	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/attribute"
@@ -26,18 +27,32 @@ const (
 	SandboxDetached = "detached"
 )
 
+// RunCommand runs a command in the persistent shell of rt, a session's live sandbox whose Run
+// the caller holds. The command is a sandbox.exec span (a child of ctx's span) when telemetry
+// is on.
+func (rs *Runtimes) RunCommand(ctx context.Context, rt *Runtime, command string, ro sandbox.RunOptions) (sandbox.Result, error) {
+	ctx, span := rs.startSandboxSpan(ctx, rt.Session, command, SandboxShell)
+	res, err := rt.Shell.Run(ctx, command, ro)
+	if err != nil {
+		endSandboxSpan(span, nil, "", err)
+		return res, err
+	}
+	endSandboxSpan(span, &res.ExitCode, res.KillReason, nil)
+	return res, nil
+}
+
 // sandboxSpanAttrs are the attributes of a sandbox command's span.
-func (wk *Workspaces) sandboxSpanAttrs(sessionID, command, mode string) []attribute.KeyValue {
+func (rs *Runtimes) sandboxSpanAttrs(sessionID, command, mode string) []attribute.KeyValue {
 	return []attribute.KeyValue{
-		attribute.String("process.command_line", oneLine(wk.sec.Redact(command))), // redacted whole, then cut
+		attribute.String("process.command_line", oneLine(rs.sec.Redact(command))), // redacted whole, then cut
 		attribute.String("exo.sandbox.mode", mode),
 		attribute.String("gen_ai.conversation.id", sessionID),
 	}
 }
 
 // startSandboxSpan starts the span of a command run now (a child of ctx's span, if any).
-func (wk *Workspaces) startSandboxSpan(ctx context.Context, sessionID, command, mode string) (context.Context, trace.Span) {
-	return otel.Tracer(instrumentation).Start(ctx, "sandbox.exec", trace.WithAttributes(wk.sandboxSpanAttrs(sessionID, command, mode)...))
+func (rs *Runtimes) startSandboxSpan(ctx context.Context, sessionID, command, mode string) (context.Context, trace.Span) {
+	return otel.Tracer(instrumentation).Start(ctx, "sandbox.exec", trace.WithAttributes(rs.sandboxSpanAttrs(sessionID, command, mode)...))
 }
 
 // endSandboxSpan records a command's exit (nil: it never ran to an exit) and ends the span.
@@ -57,22 +72,13 @@ func endSandboxSpan(span trace.Span, exit *int, killed string, err error, at ...
 	span.End(at...)
 }
 
-// RecordSandboxSpan records the span of a background command once it has ended, with its own
+// recordSandboxSpan records the span of a background command once it has ended, with its own
 // start and end times (it may have outlived the turn, or the daemon, that started it).
-func (wk *Workspaces) RecordSandboxSpan(sessionID, command, mode string, started, ended time.Time, exit int, killed string) {
+func (rs *Runtimes) recordSandboxSpan(sessionID, command, mode string, started, ended time.Time, exit int, killed string) {
 	if ended.IsZero() {
 		ended = time.Now()
 	}
 	_, span := otel.Tracer(instrumentation).Start(context.Background(), "sandbox.exec", trace.WithTimestamp(started),
-		trace.WithAttributes(wk.sandboxSpanAttrs(sessionID, command, mode)...))
+		trace.WithAttributes(rs.sandboxSpanAttrs(sessionID, command, mode)...))
 	endSandboxSpan(span, &exit, killed, nil, trace.WithTimestamp(ended))
-}
-
-// oneLine squeezes text onto one line of at most 200 runes.
-func oneLine(s string) string {
-	s = strings.Join(strings.Fields(s), " ")
-	if r := []rune(s); len(r) > 200 {
-		return string(r[:199]) + "…"
-	}
-	return s
 }
