@@ -23,8 +23,12 @@ type CompactionCost struct {
 	UsageEstimated bool `json:"usage_estimated,omitempty"`
 }
 
-// CutKilled is the Cut of a summarisation call whose process died while it streamed.
-const CutKilled = "killed"
+// Cuts of a summarisation call that are not an answer's: CutKilled when its process died while
+// it streamed, CutFailed when it failed before anything streamed.
+const (
+	CutKilled = "killed"
+	CutFailed = "failed"
+)
 
 // CompactionStarted is a summarisation call about to be sent: the events it would replace, the
 // prompt's size and what that prompt costs at the model's prices (the estimate recorded if the

@@ -39,6 +39,8 @@ func CutLabel(reason string) string {
 		return "cut: exo stopped"
 	case CutKilled:
 		return "cut: exo was killed"
+	case CutFailed:
+		return "failed"
 	case "":
 		return ""
 	}
