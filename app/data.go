@@ -30,7 +30,7 @@ func convItem(it api.Item) views.ConvItem {
 	case api.ItemUser:
 		c.Kind, c.Attached = views.KindUser, strings.Join(it.Attached, "\n")
 	case api.ItemAssistant:
-		c.Kind = views.KindAssistant
+		c.Kind, c.Cut = views.KindAssistant, api.CutLabel(it.Cut)
 	case api.ItemThinking:
 		c.Kind = views.KindThinking
 	case api.ItemPlan:

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"sort"
 
+	"exo/harness/api"
 	"exo/sandbox"
 	"exo/store"
 )
@@ -133,10 +134,13 @@ func (h *Harness) interruptedRecords(branch string) ([]store.Record, error) {
 		return nil, err
 	}
 	running := st.Status == StatusRunning || st.Status == StatusWaiting || st.ModelInFlight != 0
-	if !running && len(st.OpenCalls) == 0 {
+	if !running && len(st.OpenCalls) == 0 && st.CompactionInFlight == 0 {
 		return nil, nil
 	}
 	var recs []store.Record
+	if st.CompactionInFlight != 0 { // a summary was streaming: not applied, its prompt counted
+		recs = append(recs, h.interruptedCompaction(branch, st.CompactionInFlight))
+	}
 	for _, id := range openCallsInOrder(st.OpenCalls) {
 		recs = append(recs, MustRecord(TypeToolCompleted, ActorHarness, ToolCompleted{CallID: id, Tool: h.toolOf(branch, st.OpenCalls[id]),
 			Interrupted: true, IsError: true, Output: interruptedText}))
@@ -170,6 +174,16 @@ func (h *Harness) atRest(branch string) (bool, error) {
 		return json.Unmarshal(last.Data, &p) == nil && len(p.ToolCalls) == 0, nil
 	}
 	return false, nil
+}
+
+// interruptedCompaction closes the compaction.started at seq with the estimated cost it
+// recorded: the summary was never applied, so the history stays whole.
+func (h *Harness) interruptedCompaction(branch string, seq uint64) store.Record {
+	var p api.CompactionStarted
+	if evs, err := h.st.ReadRange(branch, seq, seq); err == nil && len(evs) == 1 {
+		_ = json.Unmarshal(evs[0].Data, &p)
+	}
+	return MustRecord(api.TypeCompactionCost, ActorHarness, api.InterruptedCompaction(p))
 }
 
 // toolOf returns the tool named by the tool.started event at seq.

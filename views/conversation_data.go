@@ -46,6 +46,9 @@ type ConvItem struct {
 	Diff        string        // Diff is a unified diff of the files the tool changed.
 	Artifact    string        // Artifact names where the full output is kept when Output is cut.
 	Streaming   bool          // Streaming marks an assistant turn still arriving.
+	// Cut marks an answer that stopped before the model finished it (cancelled, the stream
+	// lost, exo stopped): the label shown beside it, e.g. "cut: cancelled".
+	Cut string
 	// NoExitCode marks a finished call that has no exit status (a file tool, or a call refused
 	// before it ran): its header says ✓ or "✗ failed" instead of an exit code of 0.
 	NoExitCode bool

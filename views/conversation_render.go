@@ -53,8 +53,12 @@ func (c *Conversation) renderEntry(e *convEntry, w int) []string {
 	return append(lines, "")
 }
 
-// streamMark is the spinner shown on an assistant turn still streaming.
+// streamMark is the spinner shown on an assistant turn still streaming, or the mark of an
+// answer that was cut.
 func (c *Conversation) streamMark(e *convEntry) string {
+	if e.item.Cut != "" && !e.item.Streaming {
+		return " " + c.styles().Status.Warn.Render("✂ "+Sanitize(e.item.Cut))
+	}
 	if !e.item.Streaming {
 		return ""
 	}

@@ -117,6 +117,16 @@ type ModelCompleted struct {
 	TTFTMs     int64     `json:"ttft_ms"`
 	DurationMs int64     `json:"duration_ms"`
 	StopReason string    `json:"stop_reason"`
+	// Cut is set when the answer stopped before the model finished it: what had streamed is
+	// kept (see cut_events.go for the reasons). A cut answer's tool calls never run: they are
+	// in CutCalls, not ToolCalls. Events recorded before cut answers were kept read as whole.
+	Cut string `json:"cut,omitempty"`
+	// UsageEstimated is set when Usage (and so Cost) is exo's estimate, not the provider's
+	// count: a cut stream that ended before the provider sent its usage.
+	UsageEstimated bool `json:"usage_estimated,omitempty"`
+	// CutCalls are the tool calls a cut answer had begun; they were not run and are not sent
+	// back to the model as calls.
+	CutCalls []CutCall `json:"cut_calls,omitempty"`
 }
 
 // ModelFailed records a model call that ended without an answer.

@@ -167,8 +167,19 @@ func summarizeCompletion(p *ModelCompleted) string {
 	for _, c := range p.ToolCalls {
 		parts = append(parts, "→"+c.Name)
 	}
+	for _, c := range p.CutCalls {
+		parts = append(parts, fmt.Sprintf("→%s (not run: %d bytes of arguments)", c.Name, c.Bytes))
+	}
 	for _, sk := range p.Skipped {
 		parts = append(parts, "skipped "+sk.Type+countSuffix(sk.Count))
+	}
+	if p.Cut != "" {
+		est := ""
+		if p.UsageEstimated {
+			est = " estimated"
+		}
+		parts = append(parts, fmt.Sprintf("[%s; %d/%d tok%s]", CutLabel(p.Cut), p.Usage.Input, p.Usage.Output, est))
+		return strings.Join(parts, " ")
 	}
 	parts = append(parts, fmt.Sprintf("[%d/%d tok, %s]", p.Usage.Input, p.Usage.Output, p.StopReason))
 	return strings.Join(parts, " ")

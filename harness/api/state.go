@@ -57,6 +57,9 @@ type Item struct {
 	ResultSeq  uint64   `json:"result_seq,omitempty"`
 	// Attached names a user turn's attached files, each "path (size)" or "path: note".
 	Attached []string `json:"attached,omitempty"`
+	// Cut is set on an assistant answer that stopped before the model finished it (why: one of
+	// the Cut* reasons), and on its thinking.
+	Cut string `json:"cut,omitempty"`
 }
 
 // recentItems bounds how many conversation items the projection keeps in memory; older items
@@ -108,6 +111,8 @@ type SessionState struct {
 	LastPromptAt time.Time `json:"last_prompt_at,omitzero"`
 	// ModelInFlight is the seq of a model.requested with no completion yet.
 	ModelInFlight uint64 `json:"model_in_flight,omitempty"`
+	// CompactionInFlight is the seq of a compaction.started with no compaction.cost yet.
+	CompactionInFlight uint64 `json:"compaction_in_flight,omitempty"`
 	// OpenCalls maps tool call ids without a result to their tool.started seq.
 	OpenCalls map[string]uint64 `json:"open_calls,omitempty"`
 	// Approvals lists the tool calls waiting for an approval, oldest first.
@@ -236,7 +241,7 @@ var stateAppliers = map[string]func(*SessionState, Event, any){
 // settledNotice starts a new branch (a fork or a rewind) taken perhaps in the middle of a turn:
 // no turn runs on it, so nothing is in flight, no approval waits and no tool is still running.
 func settledNotice(s *SessionState, e Event, _ any) {
-	s.Status, s.ModelInFlight = StatusIdle, 0
+	s.Status, s.ModelInFlight, s.CompactionInFlight = StatusIdle, 0, 0
 	s.dropApprovals()
 	for i := range s.Items {
 		if s.Items[i].Kind == ItemTool && s.Items[i].Status == "running" {
@@ -268,10 +273,10 @@ func applyCompletion(s *SessionState, e Event, p any) {
 		s.Model = c.Model
 	}
 	if r := ReasoningText(c.Reasoning); r != "" {
-		s.addItem(Item{Seq: e.Seq, Kind: ItemThinking, Text: r})
+		s.addItem(Item{Seq: e.Seq, Kind: ItemThinking, Text: r, Cut: c.Cut})
 	}
-	if c.Text != "" {
-		s.addItem(Item{Seq: e.Seq, Kind: ItemAssistant, Text: c.Text})
+	if c.Text != "" || c.Cut != "" {
+		s.addItem(Item{Seq: e.Seq, Kind: ItemAssistant, Text: c.Text, Cut: c.Cut})
 	}
 	if len(c.ToolCalls) == 0 {
 		s.Status = StatusIdle

@@ -174,8 +174,19 @@ func (c *compactor) summarize(ctx context.Context, v *View, rep *CompactionRepor
 	msgs := append([]provider.Message(nil), v.Messages[:k]...)
 	msgs = append(msgs, provider.Message{Role: provider.RoleUser, Text: summaryPrompt})
 	before := v.Tokens + c.fixed
+	// The call is recorded before it is sent: a kill while the summary streams leaves a
+	// compaction.started that the next open closes with the prompt's estimated cost.
+	prompt := c.fixed + v.replacedTokens(k) + v.count(summaryPrompt)
+	if _, err := c.x.h.AppendOn(c.s.ID, c.s.Branch, harness.MustRecord(api.TypeCompactionStarted, c.x.actor(), api.CompactionStarted{
+		Model: c.model.Label(), FromSeq: from, ToSeq: to, PromptTokens: prompt,
+		PromptCost: harness.ModelCost(c.model, provider.Usage{Input: int64(prompt)})})); err != nil {
+		return err
+	}
 	summary, usage, err := c.ask(ctx, msgs)
 	if err != nil {
+		if rerr := c.failedCost(ctx, err, prompt); rerr != nil {
+			return rerr
+		}
 		return fmt.Errorf("summarise the history of %s: %w", c.s.Name, err)
 	}
 	cost := harness.CompactionCost{Model: c.model.Label(), Cost: harness.ModelCost(c.model, usage),
@@ -192,6 +203,25 @@ func (c *compactor) summarize(ctx context.Context, v *View, rep *CompactionRepor
 		harness.MustRecord(harness.TypeCompactionApplied, c.x.actor(), harness.CompactionApplied{Kind: CompactSummarize, FromSeq: from, ToSeq: to, Summary: summary, Tokens: before}),
 		harness.MustRecord(harness.TypeCompactionCost, c.x.actor(), cost))
 	return err
+}
+
+// failedCost records the cost of a summarisation call that failed (the summary was not applied):
+// what the provider counted of a cut stream, else an estimate, marked as such; an error before
+// anything streamed costs nothing.
+func (c *compactor) failedCost(ctx context.Context, err error, prompt int) error {
+	p := api.CompactionCost{Model: c.model.Label(), Cut: api.CutFailed}
+	if pe, ok := provider.PartialOf(err); ok {
+		u := pe.Response.Usage
+		if u.Input == 0 {
+			u.Input, p.UsageEstimated = int64(prompt), true
+		}
+		if n, _ := provider.CountTokens(c.model.ModelID, pe.Response.Text+provider.ReasoningText(pe.Response.Reasoning)); u.Output < int64(n) {
+			u.Output, p.UsageEstimated = int64(n), true
+		}
+		p.Usage, p.Cost, p.Cut = harness.UsageOf(u), harness.ModelCost(c.model, u), cutReason(ctx)
+	}
+	_, aerr := c.x.h.AppendOn(c.s.ID, c.s.Branch, harness.MustRecord(harness.TypeCompactionCost, c.x.actor(), p))
+	return aerr
 }
 
 // ask makes the summarisation call (a separate model call, under the scheduler's cap).

@@ -286,6 +286,10 @@ func (t *turn) callModel(ctx context.Context, step int) (provider.Response, bool
 	t.res.ModelMs += took.Milliseconds()
 	t.modelTime += took
 	if err != nil {
+		n, _ := provider.CountTokens(t.model.ModelID, t.system)
+		if _, kerr := t.keepCut(ctx, err, view.Tokens+n, took); kerr != nil {
+			return resp, true, kerr
+		}
 		return resp, true, t.modelFailed(ctx, err)
 	}
 	if err := t.completed(resp, took); err != nil {
@@ -322,6 +326,9 @@ func (t *turn) completed(resp provider.Response, took time.Duration) error {
 // modelFailed records a failed model call (or a cancel) with a message the user can act on.
 func (t *turn) modelFailed(ctx context.Context, err error) error {
 	if ctx.Err() != nil {
+		if cutReason(ctx) == api.CutShutdown {
+			return t.cancelled("exo stopped while the model was answering")
+		}
 		return t.cancelled("cancelled by the user while the model was answering")
 	}
 	msg := t.x.h.Redact(err.Error())

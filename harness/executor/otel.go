@@ -2,6 +2,7 @@ package executor
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"time"
 
@@ -98,7 +99,8 @@ func (t *turn) endModelSpan(ctx context.Context, span trace.Span, resp provider.
 
 // errorType is a short class for error.type.
 func errorType(err error) string {
-	if pe, ok := err.(*provider.Error); ok && pe.Kind != nil {
+	var pe *provider.Error
+	if errors.As(err, &pe) && pe.Kind != nil {
 		return strings.ReplaceAll(pe.Kind.Error(), " ", "_")
 	}
 	return "_OTHER"

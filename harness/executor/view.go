@@ -133,6 +133,10 @@ func (v *View) userNote(text string) {
 // drop themselves) the thinking of earlier turns, and a prompt whose past changes loses the
 // provider's prompt cache. Each request builder sends back what its API takes.
 func (v *View) assistant(p *harness.ModelCompleted) {
+	if p.Cut != "" {
+		v.cutAnswer(p)
+		return
+	}
 	m := provider.Message{Role: provider.RoleAssistant, Text: p.Text, Reasoning: p.Reasoning}
 	v.flushPending("")
 	for _, c := range p.ToolCalls {
@@ -141,6 +145,17 @@ func (v *View) assistant(p *harness.ModelCompleted) {
 		v.pending[c.ID] = true
 	}
 	v.add(m)
+}
+
+// cutAnswer adds an answer that was cut off as the text it had got to, without its reasoning
+// (unfinished, unsigned: no API takes it back) or its begun calls (never run), followed by a
+// note saying it was cut. An answer cut before any text leaves only the note.
+func (v *View) cutAnswer(p *harness.ModelCompleted) {
+	v.flushPending("")
+	if p.Text != "" {
+		v.add(provider.Message{Role: provider.RoleAssistant, Text: p.Text})
+	}
+	v.userNote(cutNote(p))
 }
 
 // toolResult adds a model tool call's result (user-run commands become notes).

@@ -53,7 +53,7 @@ func (p *Anthropic) Stream(ctx context.Context, req Request, onDelta func(Delta)
 		return p.client.Post(ctx, "v1/messages", params, raw, option.WithJSONSet("stream", true))
 	}
 	if err := p.call.stream(ctx, send, st.event, func() bool { return st.done }, "message_stop"); err != nil {
-		return Response{}, err
+		return Response{}, st.acc.failed(err, st.model, st.usage)
 	}
 	resp := st.acc.response(st.model, st.usage, st.stop)
 	stampOrigin(resp.Reasoning, origin)

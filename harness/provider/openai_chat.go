@@ -54,7 +54,7 @@ func (p *OpenAICompatible) Stream(ctx context.Context, req Request, onDelta func
 		return p.client.Post(ctx, "chat/completions", params, raw, option.WithJSONSet("stream", true))
 	}
 	if err := p.call.stream(ctx, send, st.event, func() bool { return st.stop != "" }, "finish_reason"); err != nil {
-		return Response{}, err
+		return Response{}, st.acc.failed(err, st.model, st.usage)
 	}
 	resp := st.acc.response(st.model, st.usage, st.stop)
 	stampOrigin(resp.Reasoning, ep.origin)

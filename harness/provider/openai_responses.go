@@ -70,7 +70,7 @@ func (p *OpenAI) stream(ctx context.Context, req Request, summary bool, onDelta 
 		return p.client.Post(ctx, "responses", params, raw, option.WithJSONSet("stream", true))
 	}
 	if err := p.call.stream(ctx, send, st.event, func() bool { return st.done }, "response.completed"); err != nil {
-		return Response{}, err
+		return Response{}, st.acc.failed(err, st.model, st.usage)
 	}
 	resp := st.acc.response(st.model, st.usage, st.stop)
 	stampOrigin(resp.Reasoning, origin)

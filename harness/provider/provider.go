@@ -13,7 +13,8 @@ type Provider interface {
 	// Stream sends req and calls onDelta for every piece of output as it
 	// arrives, then returns the completed response. onDelta may be nil. On
 	// error the returned Response is the zero value: a partial answer is
-	// never returned as if it were complete.
+	// never returned as if it were complete. What had streamed before the
+	// error comes with the error instead (PartialOf).
 	Stream(ctx context.Context, req Request, onDelta func(Delta)) (Response, error)
 }
 

@@ -68,16 +68,16 @@ func (p *Scripted) play(ctx context.Context, req Request, n, prompt int, onDelta
 	var sent int64
 	for _, piece := range p.pieces(t.Text) {
 		if err := p.wait(ctx, p.script.Delay); err != nil {
-			return Response{}, err
+			return Response{}, acc.failed(err, "scripted", Usage{})
 		}
 		acc.addText(piece)
 		sent += int64(len(piece))
 	}
 	if kind != nil {
-		return Response{}, &Error{Provider: p.Name(), Kind: kind, Bytes: sent, Detail: "scripted failure"}
+		return Response{}, acc.failed(&Error{Provider: p.Name(), Kind: kind, Bytes: sent, Detail: "scripted failure"}, "scripted", Usage{})
 	}
 	if err := p.calls(ctx, acc, n, prompt, t.ToolCalls); err != nil {
-		return Response{}, err
+		return Response{}, acc.failed(err, "scripted", Usage{})
 	}
 	out := acc.response("scripted", p.usage(req, acc), StopEndTurn)
 	return out, nil

@@ -93,7 +93,7 @@ func (s *Service) Harness() *harness.Harness { return s.h }
 func (s *Service) Close() error {
 	s.mu.Lock()
 	for _, r := range s.running {
-		r.cancel()
+		r.stop(executor.ErrStopping) // a cut answer says exo stopped, not the user
 	}
 	s.mu.Unlock()
 	for _, x := range s.executors() {

@@ -23,9 +23,11 @@ type turnRun struct {
 	session string
 	source  string
 	cancel  context.CancelFunc
-	done    chan struct{}
-	res     harness.TurnResult
-	err     error
+	// stop cancels the turn with a cause (executor.ErrStopping when exo stops).
+	stop context.CancelCauseFunc
+	done chan struct{}
+	res  harness.TurnResult
+	err  error
 }
 
 // StartTurn appends the prompt and runs the turn in the background; it returns at once.
@@ -79,8 +81,9 @@ func (s *Service) StartTurn(ctx context.Context, req api.TurnRequest) (api.TurnS
 // before it marks the session deleted, and a turn registers before it checks for that mark, so
 // one of the two always sees the other.
 func (s *Service) begin(sessionID, source string, fn func(context.Context) (harness.TurnResult, error)) (*turnRun, error) {
-	ctx, cancel := context.WithCancel(s.ctx)
-	r := &turnRun{id: "turn-" + harness.NewID()[:12], session: sessionID, source: source, cancel: cancel, done: make(chan struct{})}
+	ctx, stop := context.WithCancelCause(s.ctx)
+	cancel := func() { stop(nil) }
+	r := &turnRun{id: "turn-" + harness.NewID()[:12], session: sessionID, source: source, cancel: cancel, stop: stop, done: make(chan struct{})}
 	s.mu.Lock()
 	if s.running[sessionID] != nil || s.removing[sessionID] {
 		s.mu.Unlock()

@@ -17,6 +17,14 @@ type ChatReply struct {
 	Text      string
 	ToolCalls []ChatToolCall
 	Hang      bool
+	// Reasoning is streamed first as reasoning_content (DeepSeek's field).
+	Reasoning string
+	// Hold streams the reasoning, text and tool calls (a call's Args may be cut short) and then
+	// holds the stream open, unfinished, until the client leaves or Release: an answer cut by a
+	// cancel or a kill.
+	Hold bool
+	// Drop streams the same and then breaks the connection: an answer cut by the network.
+	Drop bool
 }
 
 // ChatToolCall is a tool call in a ChatReply.
@@ -88,12 +96,27 @@ func (s *ScriptedChat) handle(w http.ResponseWriter, r *http.Request) {
 		fmt.Fprintf(bw, "data: %s\n\n", b)
 	}
 	chunk(map[string]any{"role": "assistant", "content": ""}, nil)
+	if rep.Reasoning != "" {
+		chunk(map[string]any{"reasoning_content": rep.Reasoning}, nil)
+	}
 	if rep.Text != "" {
 		chunk(map[string]any{"content": rep.Text}, nil)
 	}
 	for i, c := range rep.ToolCalls {
 		chunk(map[string]any{"tool_calls": []any{map[string]any{"index": i, "id": c.ID, "type": "function",
 			"function": map[string]any{"name": c.Name, "arguments": c.Args}}}}, nil)
+	}
+	if rep.Hold || rep.Drop {
+		bw.Flush()
+		w.(http.Flusher).Flush()
+		if rep.Drop {
+			panic(http.ErrAbortHandler) // the connection breaks mid-stream
+		}
+		select {
+		case <-s.release:
+		case <-r.Context().Done():
+		}
+		return
 	}
 	finish := "stop"
 	if len(rep.ToolCalls) > 0 {
