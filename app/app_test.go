@@ -72,7 +72,7 @@ func TestFocusZoomAndHelp(t *testing.T) {
 		t.Fatalf("tab cycle ended on %d", m.focus)
 	}
 	m.Update(tea.KeyPressMsg{Code: tea.KeyTab})
-	m.Update(tea.KeyPressMsg{Code: 'z', Text: "z"})
+	m.Update(tea.KeyPressMsg{Code: 'z', Mod: tea.ModAlt})
 	if !m.zoom || !strings.Contains(ansi.Strip(m.render()), "Done") {
 		t.Fatal("zoom did not show the conversation full screen")
 	}

@@ -68,12 +68,12 @@ func conflictScreen(t *testing.T, inAlpha, inBeta string) string {
 		if r, ok := m.siblings.Selected(); ok && r.ID == b.ID {
 			break
 		}
-		m.Update(tea.KeyPressMsg{Code: 'j', Text: "j"})
+		m.Update(tea.KeyPressMsg{Code: 'j', Mod: tea.ModAlt})
 	}
 	if r, _ := m.siblings.Selected(); r.ID != b.ID || r.Conflicts == 0 {
 		t.Fatalf("sibling row %+v: want beta with a conflict", r)
 	}
-	_, cmd := m.Update(tea.KeyPressMsg{Code: 'd', Text: "d"}) // the pane asks for the diff
+	_, cmd := m.Update(tea.KeyPressMsg{Code: 'd', Mod: tea.ModAlt}) // the pane asks for the diff
 	_, cmd = m.Update(cmd())
 	m.Update(cmd())
 	if m.overlay == nil {

@@ -101,7 +101,7 @@ func TestCopyGoesToTheClipboard(t *testing.T) {
 	m := newTestModel(t)
 	m.Update(tea.WindowSizeMsg{Width: 120, Height: 40})
 	m.setFocus(focusConv)
-	_, cmd := m.Update(tea.KeyPressMsg{Code: 'y', Text: "y"})
+	_, cmd := m.Update(tea.KeyPressMsg{Code: 'y', Mod: tea.ModAlt})
 	_, cmd = m.Update(cmd())
 	var clip string
 	for _, c := range cmd().(tea.BatchMsg) {

@@ -16,14 +16,14 @@ func selectFromTop(t *testing.T, m *Model, name string) {
 	t.Helper()
 	m.setFocus(focusSiblings)
 	for range len(m.siblings.Rows()) {
-		m.Update(tea.KeyPressMsg{Code: 'k', Text: "k"})
+		m.Update(tea.KeyPressMsg{Code: 'k', Mod: tea.ModAlt})
 	}
 	selectRow(t, m, name)
 }
 
 // press sends a key and runs what it asks for.
 func press(m *Model, k rune) {
-	_, cmd := m.Update(tea.KeyPressMsg{Code: k, Text: string(k)})
+	_, cmd := m.Update(tea.KeyPressMsg{Code: k, Mod: tea.ModAlt}) // a pane's key: alt+letter outside the prompt
 	feed(m, cmd, 2)
 }
 
@@ -95,7 +95,7 @@ func TestSiblingsArchiveAndDelete(t *testing.T) {
 	}
 
 	selectFromTop(t, m, "layout") // the session shown
-	_, cmd = m.Update(tea.KeyPressMsg{Code: 'x', Text: "x"})
+	_, cmd = m.Update(tea.KeyPressMsg{Code: 'x', Mod: tea.ModAlt})
 	feed(m, cmd, 2)
 	if m.overlay != nil || !m.info.MessageErr || !strings.Contains(m.info.Message, "switch to another") {
 		t.Fatalf("deleting the shown session: overlay %v, status %q", m.overlay != nil, m.info.Message)

@@ -37,7 +37,7 @@ func selectRow(t *testing.T, m *Model, name string) {
 		if r, ok := m.siblings.Selected(); ok && r.Name == name {
 			return
 		}
-		m.Update(tea.KeyPressMsg{Code: 'j', Text: "j"})
+		m.Update(tea.KeyPressMsg{Code: 'j', Mod: tea.ModAlt})
 	}
 	t.Fatalf("no row %s in %+v", name, m.siblings.Rows())
 }
@@ -95,7 +95,7 @@ func TestRemoteSessionReadOnlyThenTakenOver(t *testing.T) {
 	if screen := ansi.Strip(m.render()); !strings.Contains(screen, "it is read-only here") || m.input.Value() != "may I?" {
 		t.Fatalf("a prompt to a remote session is not refused and kept (%q):\n%s", m.input.Value(), screen)
 	}
-	_, cmd = m.Update(tea.KeyPressMsg{Code: 'T', Text: "T"})
+	_, cmd = m.Update(tea.KeyPressMsg{Code: 'T', Mod: tea.ModAlt})
 	m.Update(cmd()) // the refusal: said, its fade not run
 	if screen := ansi.Strip(m.render()); !strings.Contains(screen, "which is alive") {
 		t.Fatalf("T on a live daemon's session:\n%s", screen)
@@ -106,7 +106,7 @@ func TestRemoteSessionReadOnlyThenTakenOver(t *testing.T) {
 	if screen := ansi.Strip(m.render()); !strings.Contains(screen, "gone") {
 		t.Fatalf("the row of the gone daemon's session:\n%s", screen)
 	}
-	_, cmd = m.Update(tea.KeyPressMsg{Code: 'T', Text: "T"})
+	_, cmd = m.Update(tea.KeyPressMsg{Code: 'T', Mod: tea.ModAlt})
 	take, ok := cmd().(views.TakeOver)
 	if !ok || take.Refused != "" {
 		t.Fatalf("T on a gone daemon's session: %#v", take)

@@ -94,7 +94,7 @@ func TestHelpListsEveryPaneAndFitsSmallTerminals(t *testing.T) {
 	m := newTestModel(t)
 	m.Update(tea.WindowSizeMsg{Width: 60, Height: 20})
 	m.setFocus(focusConv)
-	m.Update(tea.KeyPressMsg{Code: '?', Text: "?"})
+	m.Update(tea.KeyPressMsg{Code: '?', Mod: tea.ModAlt})
 	screen := ansi.Strip(m.render())
 	if m.overlay == nil || !strings.Contains(screen, "ctrl+q") || !strings.Contains(screen, "next tool") {
 		t.Fatalf("help at 60×20 lacks quit or the focused pane's keys:\n%s", screen)
@@ -169,7 +169,7 @@ func TestNewSessionTakesThePrompt(t *testing.T) {
 	}
 	m.Update(m.siblingsCmd()())
 	m.setFocus(focusSiblings)
-	_, cmd := m.Update(tea.KeyPressMsg{Code: 'n', Text: "n"})
+	_, cmd := m.Update(tea.KeyPressMsg{Code: 'n', Mod: tea.ModAlt})
 	_, cmd = m.Update(cmd()) // the pane asks for a new session
 	made, ok := cmd().(newSessionMsg)
 	if !ok || made.err != nil {

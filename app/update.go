@@ -5,6 +5,7 @@ import (
 	"strings"
 	"time"
 
+	"charm.land/bubbles/v2/help"
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 
@@ -119,6 +120,26 @@ func (m *Model) onKey(msg tea.KeyPressMsg) tea.Cmd {
 		m.setFocus(m.focus - 1)
 		return nil
 	}
+	if bare, ok := paneKey(msg); ok {
+		switch {
+		case key.Matches(bare, g.Zoom): // alt+z and alt+? act from the prompt too
+			m.zoom = !m.zoom
+			m.resize()
+			return nil
+		case key.Matches(bare, g.Help):
+			return m.showHelp()
+		}
+	}
+	if m.focus != focusInput {
+		if typedText(msg) {
+			m.setFocus(focusInput) // text goes to the prompt, wherever the focus was (typing.go)
+		} else if bare, ok := paneKey(msg); ok {
+			msg = bare // alt+f is the focused pane's f
+		}
+	}
+	if m.focus == focusInput && msg.String() == "?" && m.input.Value() == "" {
+		return m.showHelp() // on an empty prompt ? is no text yet: it lists the keys
+	}
 	if m.focus != focusInput {
 		switch {
 		case key.Matches(msg, g.Zoom):
@@ -128,9 +149,6 @@ func (m *Model) onKey(msg tea.KeyPressMsg) tea.Cmd {
 		case key.Matches(msg, g.Help):
 			return m.showHelp()
 		case msg.String() == "esc" && (m.focus == focusSiblings || m.focus == focusSandbox):
-			m.setFocus(focusInput)
-			return nil
-		case (msg.String() == "i" || msg.String() == "/") && m.focus == focusConv:
 			m.setFocus(focusInput)
 			return nil
 		}
@@ -260,10 +278,16 @@ func (m *Model) say(text string, isErr bool) tea.Cmd {
 // pane's (keys that work only in a pane, such as b in the timeline, are listed under it).
 func (m *Model) showHelp() tea.Cmd {
 	h := views.NewHelp(m.common)
-	sections := []views.HelpSection{{Title: paneTitle(m.focus) + " (focused)", Keys: m.pane(m.focus)}}
+	keys := func(f focusID) help.KeyMap {
+		if f == focusInput {
+			return m.pane(f)
+		}
+		return altKeyMap{m.pane(f)} // outside the prompt, letters are text: panes take alt+letter
+	}
+	sections := []views.HelpSection{{Title: paneTitle(m.focus) + " (focused)", Keys: keys(m.focus)}}
 	for f := focusInput; f < focusCount; f++ {
 		if f != m.focus {
-			sections = append(sections, views.HelpSection{Title: paneTitle(f), Keys: m.pane(f)})
+			sections = append(sections, views.HelpSection{Title: paneTitle(f), Keys: keys(f)})
 		}
 	}
 	h.SetSections(sections...)

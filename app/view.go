@@ -86,7 +86,11 @@ func (m *Model) render() string {
 		body = lipgloss.JoinHorizontal(lipgloss.Top, left, right)
 	}
 	m.status.SetInfo(m.info)
-	m.status.SetHints(m.pane(m.focus).ShortHelp())
+	if hints := m.pane(m.focus).ShortHelp(); m.focus == focusInput {
+		m.status.SetHints(hints)
+	} else {
+		m.status.SetHints(altHelp(hints))
+	}
 	screen := fitScreen(body, m.width, max(m.height-1, 0)) + "\n" + m.status.View()
 	if m.focus == focusInput && !m.zoom {
 		if pop := m.input.PopupView(m.lay.input.w); pop != "" {

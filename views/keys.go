@@ -18,7 +18,7 @@ func DefaultGlobalKeyMap() GlobalKeyMap {
 	return GlobalKeyMap{
 		NextPane: key.NewBinding(key.WithKeys("tab"), key.WithHelp("tab", "next pane")),
 		PrevPane: key.NewBinding(key.WithKeys("shift+tab"), key.WithHelp("shift+tab", "prev pane")),
-		Zoom:     key.NewBinding(key.WithKeys("z"), key.WithHelp("z", "zoom pane")),
+		Zoom:     key.NewBinding(key.WithKeys("z"), key.WithHelp("alt+z", "zoom pane")),
 		Help:     key.NewBinding(key.WithKeys("?"), key.WithHelp("?", "help")),
 		Cancel:   key.NewBinding(key.WithKeys("ctrl+c"), key.WithHelp("ctrl+c", "cancel (twice: quit)")),
 		Quit:     key.NewBinding(key.WithKeys("ctrl+q"), key.WithHelp("ctrl+q", "quit")),

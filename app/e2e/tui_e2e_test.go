@@ -91,11 +91,11 @@ func TestTUIEndToEnd(t *testing.T) {
 		t.Fatal("the tool did not write hello.py")
 	}
 
-	scr.keys("Tab", "Tab", "k", "k") // scrub the timeline: the conversation travels back
+	scr.keys("Tab", "Tab", "M-k", "M-k") // scrub the timeline: the conversation travels back
 	scr.waitFor("the time-travel preview", contains("preview as of seq"))
-	scr.keys("/", "invocation", "Enter") // filter the timeline down to the prompt
+	scr.keys("M-/", "invocation", "Enter") // filter the timeline down to the prompt
 	scr.waitFor("the filtered timeline", contains("filter: invocation"))
-	scr.keys("f")
+	scr.keys("M-f")
 	forkSeq := seqOfFork(scr.waitFor("the fork to finish", contains("with its own workspace")))
 	scr.waitFor("the new sibling", contains("└"))
 	forks, _ := filepath.Glob(filepath.Join(home, "workspaces", "*"))
@@ -106,7 +106,7 @@ func TestTUIEndToEnd(t *testing.T) {
 		t.Fatal("the fork at the prompt has hello.py, written after it")
 	}
 
-	scr.keys("r")
+	scr.keys("M-r")
 	scr.waitFor("the rewind confirmation", contains("Rewind?"))
 	scr.keys("y")
 	scr.waitFor("the files restored", contains("files restored to @"+forkSeq))
@@ -114,13 +114,13 @@ func TestTUIEndToEnd(t *testing.T) {
 		t.Fatal("hello.py is still there after rewinding to before it was written")
 	}
 
-	scr.keys("b") // the abandoned branch stays reachable
+	scr.keys("M-b") // the abandoned branch stays reachable
 	scr.waitFor("the abandoned branch in the timeline", contains("timeline: abandoned branch"))
-	scr.keys("b")
+	scr.keys("M-b")
 	scr.waitFor("the live branch again", contains("timeline: the live branch"))
 	scr.keys("Escape") // clear the filter (alone: a lone ESC followed by a key would read as alt+key)
 	scr.waitFor("the filter cleared", func(s string) bool { return !strings.Contains(s, "filter: invocation") })
-	scr.keys("Tab", "j", "s")
+	scr.keys("Tab", "M-j", "M-s")
 	scr.waitFor("two sessions side by side", func(s string) bool {
 		return strings.Count(s, "› write me a hello script") >= 2
 	})
