@@ -138,7 +138,7 @@ func (e *env) run(ctx context.Context, c api.Client, f runFlags, prompt string) 
 		return err
 	}
 	if _, err := c.Model(ctx, f.model); err != nil {
-		e.noModelHelp()
+		e.modelHelp(ctx, c, f.model)
 		return usageErr(err)
 	}
 	if f.cont {
