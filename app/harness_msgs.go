@@ -508,9 +508,9 @@ func promptHistory(st *api.SessionState) []string {
 func progressNote(p *api.Progress) string {
 	switch {
 	case p.Finished:
-		return fmt.Sprintf("workspace snapshot done (%d files)", p.Done)
+		return "workspace snapshot done (" + views.Plural(p.Done, "file") + ")"
 	case p.Total < 0:
 		return "snapshotting the workspace: scanning files…"
 	}
-	return fmt.Sprintf("snapshotting the workspace: %d/%d files", p.Done, p.Total)
+	return fmt.Sprintf("snapshotting the workspace: %d/%s", p.Done, views.Plural(p.Total, "file"))
 }

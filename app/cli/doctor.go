@@ -12,6 +12,7 @@ import (
 	"exo/harness/api"
 	"exo/harness/executors"
 	"exo/harness/mcp"
+	"exo/views"
 )
 
 func doctorCmd(e *env) *cobra.Command {
@@ -103,7 +104,7 @@ func orDash(s string) string {
 func mcpLine(s mcp.Status) string {
 	line := fmt.Sprintf("%s %s: %s", s.Transport, s.Scope, stateText(s))
 	if s.State == harness.MCPConnected {
-		line += fmt.Sprintf(", %d tools, %s", s.Tools, s.Confinement)
+		line += fmt.Sprintf(", %s, %s", views.Plural(s.Tools, "tool"), s.Confinement)
 	}
 	if s.Error != "" {
 		line += " — " + s.Error

@@ -16,6 +16,7 @@ import (
 	"exo/harness"
 	"exo/harness/api"
 	"exo/harness/governance"
+	"exo/views"
 )
 
 // governanceCmds returns the governance commands: drift, compile, init, scope, handoff, finish.
@@ -103,8 +104,8 @@ func govCompileCmd(e *env) *cobra.Command {
 				return err
 			}
 			fmt.Fprintf(e.stdout, "compiled %s → %s (sha256 %s)\n", governance.ConstitutionPath, governance.LockPath, l.SHA256)
-			fmt.Fprintf(e.stderr, "%d rules, %d deny patterns, %d checks; commit both files so every session sees them\n",
-				len(c.Rules), len(c.Deny), len(c.Checks))
+			fmt.Fprintf(e.stderr, "%s, %s, %s; commit both files so every session sees them\n",
+				views.Plural(len(c.Rules), "rule"), views.Plural(len(c.Deny), "deny pattern"), views.Plural(len(c.Checks), "check"))
 			return nil
 		},
 	}

@@ -11,6 +11,7 @@ import (
 	"exo/harness"
 	"exo/harness/api"
 	"exo/harness/provider"
+	"exo/views"
 )
 
 func modelCmd(e *env) *cobra.Command {
@@ -177,8 +178,8 @@ func (e *env) noModelHelp() {
 	ctx, cancel := context.WithTimeout(context.Background(), 700*time.Millisecond)
 	defer cancel()
 	if models, err := provider.ListOllamaModels(ctx, ""); err == nil && len(models) > 0 {
-		fmt.Fprintf(w, "  • Ollama answers locally with %d models; for example:\n      exo model register %s --provider openai-compatible --base-url %s\n",
-			len(models), models[0].Name, provider.OllamaChatURL(""))
+		fmt.Fprintf(w, "  • Ollama answers locally with %s; for example:\n      exo model register %s --provider openai-compatible --base-url %s\n",
+			views.Plural(len(models), "model"), models[0].Name, provider.OllamaChatURL(""))
 	}
 	fmt.Fprintln(w, "  • any API: exo model register NAME --provider openai|anthropic|openai-compatible [--base-url URL] --secret NAME")
 	fmt.Fprintln(w, "  • offline, no key: the scripted demo (clearly labelled as scripted):\n      exo model register demo --provider scripted")

@@ -15,6 +15,7 @@ import (
 
 	"exo/harness"
 	"exo/harness/api"
+	"exo/views"
 )
 
 // runOutput is the object `exo run --json` prints.
@@ -363,8 +364,8 @@ func (e *env) finishRun(s *harness.Session, f runFlags, res harness.TurnResult, 
 		writeJSONLine(e.stdout, streamResult{Type: "result", runOutput: out})
 	default:
 		fmt.Fprintln(e.stdout)
-		fmt.Fprintf(e.stderr, "[%s · %d steps · %d tool calls · %d in / %d out tokens · $%.4f · ttft %d ms]\n",
-			s.Name, out.Steps, out.ToolCalls, out.Usage.Input, out.Usage.Output, out.Cost, out.TTFTMs)
+		fmt.Fprintf(e.stderr, "[%s · %s · %s · %d in / %d out tokens · $%.4f · ttft %d ms]\n",
+			s.Name, views.Plural(out.Steps, "step"), views.Plural(out.ToolCalls, "tool call"), out.Usage.Input, out.Usage.Output, out.Cost, out.TTFTMs)
 	}
 	if out.ExitCode != 0 {
 		if f.format != formatText {
