@@ -351,6 +351,21 @@ func (m *Model) splitNotice(n api.Notice) bool {
 	return false
 }
 
+// sandboxWaits pauses the Sandbox pane's timer while a bash command waits for approval and
+// starts it when the command is answered: the pane counts the time the command runs, not the
+// time it waited for the user (which tool.completed's duration leaves out as well).
+func (m *Model) sandboxWaits(waiting bool) {
+	st := m.sandbox.Status()
+	if !st.Running || st.Waiting == waiting {
+		return
+	}
+	st.Waiting, st.Duration, st.Started = waiting, 0, time.Time{}
+	if !waiting {
+		st.Started = time.Now()
+	}
+	m.sandbox.SetStatus(st)
+}
+
 // onEvent reacts to one committed event of the current session.
 func (m *Model) onEvent(e api.Event) tea.Cmd {
 	p, err := api.Decode(e)
@@ -359,6 +374,9 @@ func (m *Model) onEvent(e api.Event) tea.Cmd {
 	}
 	switch p := p.(type) {
 	case *api.ApprovalRequested:
+		if p.Tool == "bash" {
+			m.sandboxWaits(true)
+		}
 		ap := views.NewApproval(m.common, views.ApprovalRequest{ID: p.CallID, Tool: p.Tool, Args: approvalArgs(p.Tool, p.Args), Reason: "this tool's policy is ask"})
 		ap.Hold() // it may open while the user types: "/compact"'s o approved a command
 		m.overlay, m.approvalID = ap, p.CallID
@@ -366,6 +384,7 @@ func (m *Model) onEvent(e api.Event) tea.Cmd {
 		arm := tea.Tick(approvalGrace, func(time.Time) tea.Msg { return approvalArmMsg{id: p.CallID} })
 		return tea.Batch(arm, m.notify(fmt.Sprintf("%s waits for your approval: %s %s", m.sessionName(m.current()), views.ToolLabel(p.Tool), p.Summary)))
 	case *api.ApprovalResolved:
+		m.sandboxWaits(false)
 		if m.approvalID == p.CallID && m.overlay != nil {
 			m.overlay, m.approvalID = nil, ""
 			m.resize()

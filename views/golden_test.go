@@ -156,6 +156,11 @@ var goldenPanes = map[string]func(c *Common, W int) interface{ View() string }{
 		p.move(2)
 		return sizer{p}
 	},
+	"sandbox-awaiting": func(c *Common, _ int) interface{ View() string } {
+		p := NewSandbox(c, 100)
+		p.SetStatus(SandboxStatus{Command: "rm -rf ./build && make release", Running: true, Waiting: true})
+		return sizer{p}
+	},
 	"sandbox": func(c *Common, _ int) interface{ View() string } {
 		p := NewSandbox(c, 100)
 		p.SetStatus(SandboxStatus{Command: "go test ./...", Running: true, Duration: 3200 * time.Millisecond})
