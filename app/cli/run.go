@@ -294,19 +294,13 @@ func toolLine(ev harness.Event) string {
 	case *harness.ToolStarted:
 		return fmt.Sprintf("\n▸ %s %s\n", p.Tool, oneLine(p.Summary, 200))
 	case *harness.ToolCompleted:
-		return fmt.Sprintf("  ↳ %s\n", oneLine(firstLine(p.Output), 120))
+		return outputPreview(p.Output)
 	case *harness.ExecutorStarted:
 		if len(p.Unconfined) > 0 {
 			return "\nexo: WARNING: " + harness.Summary(ev) + "\n"
 		}
 	}
 	return ""
-}
-
-// firstLine returns the first line of s.
-func firstLine(s string) string {
-	line, _, _ := strings.Cut(s, "\n")
-	return line
 }
 
 // oneLine cuts s to n runes on one line.
