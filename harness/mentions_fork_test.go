@@ -78,8 +78,9 @@ func TestAttachInFork(t *testing.T) {
 }
 
 // TestSecretPathDeniedInFork checks the rule the file tools share: in a fork's copy its own
-// paths are readable, while exo's home, another copy, and a link out of the copy are not, and a
-// workspace that is not one of exo's copies gains nothing (not even the copies' folder itself).
+// paths are readable (a file not written yet too), while exo's home, another copy, and a link
+// out of the copy (also to a file not there yet) are not, and a workspace that is not one of
+// exo's copies gains nothing (not even the copies' folder itself).
 func TestSecretPathDeniedInFork(t *testing.T) {
 	h, ws := attachSetup(t)
 	os.WriteFile(filepath.Join(ws, "main.go"), []byte("x"), 0o644)
@@ -90,6 +91,7 @@ func TestSecretPathDeniedInFork(t *testing.T) {
 	}
 	other, _ := h.Fork(s.ID, 0, ForkOptions{Name: "o"})
 	os.Symlink(filepath.Join(h.Home(), "secret.key"), filepath.Join(f.Workspace, "key"))
+	os.Symlink(h.Home(), filepath.Join(f.Workspace, "homelink"))
 	copies := filepath.Dir(f.Workspace)
 	for _, c := range []struct {
 		ws, path string
@@ -99,6 +101,7 @@ func TestSecretPathDeniedInFork(t *testing.T) {
 		{f.Workspace, filepath.Join(f.Workspace, "new-file.go"), false},
 		{f.Workspace, f.Workspace, false},
 		{f.Workspace, filepath.Join(f.Workspace, "key"), true},
+		{f.Workspace, filepath.Join(f.Workspace, "homelink", "not-yet.txt"), true},
 		{f.Workspace, filepath.Join(f.Workspace, "..", filepath.Base(other.Workspace), "main.go"), true},
 		{f.Workspace, filepath.Join(other.Workspace, "main.go"), true},
 		{f.Workspace, filepath.Join(h.Home(), "secret.key"), true},

@@ -49,12 +49,21 @@ func (sc *Secrets) ownCopy(ws string) string {
 	return real
 }
 
-// resolved returns p with its links resolved, or p itself when that fails (p does not exist).
+// resolved returns p with its links resolved: of its longest leading part that exists, when p
+// itself does not (a file about to be written), so a link on the way is still seen.
 func resolved(p string) string {
-	if real, err := filepath.EvalSymlinks(p); err == nil {
-		return real
+	rest := ""
+	for dir := p; ; {
+		if real, err := filepath.EvalSymlinks(dir); err == nil {
+			return filepath.Join(real, rest)
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return p
+		}
+		rest = filepath.Join(filepath.Base(dir), rest)
+		dir = parent
 	}
-	return p
 }
 
 // within reports whether p is dir or lies beneath it.
