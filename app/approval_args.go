@@ -1,10 +1,13 @@
 package app
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"sort"
 	"strings"
+
+	"exo/views"
 )
 
 // approvalArgs is what the approval dialog shows of a call's arguments: a shell command as the
@@ -13,11 +16,11 @@ import (
 func approvalArgs(tool string, raw json.RawMessage) string {
 	var args map[string]any
 	if tool != "bash" || json.Unmarshal(raw, &args) != nil {
-		return string(raw)
+		return string(views.UnescapeHTML(raw))
 	}
 	cmd, ok := args["command"].(string)
 	if !ok {
-		return string(raw)
+		return string(views.UnescapeHTML(raw))
 	}
 	keys := make([]string, 0, len(args))
 	for k := range args {
@@ -28,8 +31,9 @@ func approvalArgs(tool string, raw json.RawMessage) string {
 	sort.Strings(keys)
 	lines := []string{cmd}
 	for _, k := range keys {
-		v, _ := json.Marshal(args[k])
-		lines = append(lines, fmt.Sprintf("%s: %s", k, v))
+		var v bytes.Buffer
+		_ = views.WriteJSON(&v, args[k], "")
+		lines = append(lines, fmt.Sprintf("%s: %s", k, bytes.TrimSuffix(v.Bytes(), []byte("\n"))))
 	}
 	return strings.Join(lines, "\n")
 }

@@ -1,8 +1,8 @@
 package app
 
 import (
+	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"path/filepath"
@@ -371,13 +371,13 @@ func fadeCmd(id int) tea.Cmd {
 	return tea.Tick(6*time.Second, func(time.Time) tea.Msg { return fadeMsg{id: id} })
 }
 
-// prettyJSON indents an event for the detail overlay.
+// prettyJSON indents an event for the detail overlay, &, < and > as themselves.
 func prettyJSON(v any) []byte {
-	b, err := json.MarshalIndent(v, "", "  ")
-	if err != nil {
+	var b bytes.Buffer
+	if err := views.WriteJSON(&b, v, "  "); err != nil {
 		return []byte(err.Error())
 	}
-	return b
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n"))
 }
 
 // branchViewMsg carries the timeline of another branch of the session.

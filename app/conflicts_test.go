@@ -81,3 +81,54 @@ func conflictScreen(t *testing.T, inAlpha, inBeta string) string {
 	}
 	return ansi.Strip(m.render())
 }
+
+// TestConflictDiffNone: d on a sibling that changed no file the current session changed says
+// there are no conflicts, as a note, not "not found: …" as an error; so does the answer of the
+// harness when the row was drawn with conflicts that have gone since.
+func TestConflictDiffNone(t *testing.T) {
+	h, err := harness.Open(t.TempDir(), harness.Options{SandboxHelper: []string{os.Args[0], sandbox.HelperCommand}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h.Close()
+	svc := service.New(h, service.Options{})
+	defer svc.Close()
+	a, _ := h.NewSession(harness.NewSessionOptions{Name: "alpha", Workspace: t.TempDir()})
+	b, err := h.Fork(a.ID, 0, harness.ForkOptions{Name: "beta"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := New(svc, Options{Session: a.ID, Theme: "dark"})
+	m.Update(tea.WindowSizeMsg{Width: 140, Height: 44})
+	m.Update(m.attachCmd()())
+	m.Update(m.siblingsCmd()())
+	m.setFocus(focusSiblings)
+	for i := 0; i < 3; i++ {
+		if r, ok := m.siblings.Selected(); ok && r.ID == b.ID {
+			break
+		}
+		m.Update(tea.KeyPressMsg{Code: 'j', Mod: tea.ModAlt})
+	}
+	if r, _ := m.siblings.Selected(); r.ID != b.ID || r.Conflicts != 0 {
+		t.Fatalf("sibling row %+v: want beta without conflicts", r)
+	}
+	_, cmd := m.Update(tea.KeyPressMsg{Code: 'd', Mod: tea.ModAlt})
+	for i := 0; cmd != nil && i < 3; i++ {
+		msg := cmd()
+		if _, ok := msg.(fadeMsg); ok {
+			break
+		}
+		_, cmd = m.Update(msg)
+	}
+	want := "no conflicts between alpha and beta"
+	if m.overlay != nil || m.info.MessageErr || !strings.Contains(m.info.Message, want) || strings.Contains(m.info.Message, "not found") {
+		t.Fatalf("d without conflicts: overlay %v, message %q (error %v)", m.overlay != nil, m.info.Message, m.info.MessageErr)
+	}
+	// The harness's answer when the row is stale (asked without looking at the row).
+	m.info.Message = ""
+	m.siblings.SetRows(nil)
+	m.Update(m.conflictDiffCmd(b.ID, "beta")())
+	if m.info.MessageErr || !strings.Contains(m.info.Message, want) {
+		t.Fatalf("the harness's answer: message %q (error %v)", m.info.Message, m.info.MessageErr)
+	}
+}

@@ -127,10 +127,12 @@ func TestCopyGoesToTheClipboard(t *testing.T) {
 }
 
 // TestEditPromptInEditor: ctrl+g hands the prompt (pasted chips expanded) to $EDITOR in a
-// temporary file and puts what the editor saved back in the input; the file is removed.
+// temporary file and puts what the editor saved back in the input; the file is removed. The
+// draft ends with a newline, so a line the editor adds is a line of its own, not joined onto
+// the prompt's last line.
 func TestEditPromptInEditor(t *testing.T) {
 	script := filepath.Join(t.TempDir(), "ed.sh")
-	os.WriteFile(script, []byte("#!/bin/sh\nfor f; do :; done\nprintf ' and more\\nsecond line\\n' >> \"$f\"\n"), 0o755)
+	os.WriteFile(script, []byte("#!/bin/sh\nfor f; do :; done\nprintf 'second line\\nthird line\\n' >> \"$f\"\n"), 0o755)
 	t.Setenv("VISUAL", "")
 	t.Setenv("EDITOR", script+" --wait")
 	m := newTestModel(t)
@@ -153,7 +155,7 @@ func TestEditPromptInEditor(t *testing.T) {
 		t.Fatalf("editor: %v %s", err, out)
 	}
 	m.Update(readDraft(ready.path, nil))
-	if got := m.input.Value(); got != "first and more\nsecond line" {
+	if got := m.input.Value(); got != "first\nsecond line\nthird line" {
 		t.Fatalf("input after editing: %q", got)
 	}
 	if _, err := os.Stat(ready.path); err == nil {

@@ -14,8 +14,12 @@ import (
 func convItems(st *api.SessionState) []views.ConvItem {
 	out := make([]views.ConvItem, 0, len(st.Items)+1)
 	if earlier := st.ItemCount - len(st.Items); earlier > 0 {
+		are := "are"
+		if earlier == 1 {
+			are = "is"
+		}
 		out = append(out, views.ConvItem{Kind: views.KindNotice,
-			Text: fmt.Sprintf("%d earlier items are in the log: scrub the timeline to see the session as it was then", earlier)})
+			Text: fmt.Sprintf("%s %s in the log: scrub the timeline to see the session as it was then", views.Plural(earlier, "earlier item"), are)})
 	}
 	for _, it := range st.Items {
 		out = append(out, convItem(it))

@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 
 	tea "charm.land/bubbletea/v2"
 )
@@ -21,8 +22,14 @@ type editorDoneMsg struct {
 	err  error
 }
 
-// writeDraftCmd writes the prompt to a temporary file for the editor.
+// writeDraftCmd writes the prompt to a temporary file for the editor, ended by a newline as a
+// text file is: a line the editor (or a command appending to the file) adds then starts a line
+// of its own instead of running on from the prompt's last line. readDraft's trim takes the
+// newline off again.
 func writeDraftCmd(text string) tea.Cmd {
+	if text != "" && !strings.HasSuffix(text, "\n") {
+		text += "\n"
+	}
 	return func() tea.Msg {
 		dir, err := os.MkdirTemp("", "exo-prompt-")
 		if err != nil {

@@ -356,6 +356,21 @@ func (m *Model) splitNotice(n api.Notice) bool {
 	return false
 }
 
+// sandboxWaits pauses the Sandbox pane's timer while a bash command waits for approval and
+// starts it when the command is answered: the pane counts the time the command runs, not the
+// time it waited for the user (which tool.completed's duration leaves out as well).
+func (m *Model) sandboxWaits(waiting bool) {
+	st := m.sandbox.Status()
+	if !st.Running || st.Waiting == waiting {
+		return
+	}
+	st.Waiting, st.Duration, st.Started = waiting, 0, time.Time{}
+	if !waiting {
+		st.Started = time.Now()
+	}
+	m.sandbox.SetStatus(st)
+}
+
 // onEvent reacts to one committed event of the current session.
 func (m *Model) onEvent(e api.Event) tea.Cmd {
 	p, err := api.Decode(e)
@@ -364,8 +379,12 @@ func (m *Model) onEvent(e api.Event) tea.Cmd {
 	}
 	switch p := p.(type) {
 	case *api.ApprovalRequested:
+		if p.Tool == "bash" {
+			m.sandboxWaits(true)
+		}
 		return m.approvalAsked(p)
 	case *api.ApprovalResolved:
+		m.sandboxWaits(false)
 		return m.approvalResolved(p)
 	case *api.ToolStarted:
 		if p.Tool == "bash" {
@@ -504,9 +523,9 @@ func promptHistory(st *api.SessionState) []string {
 func progressNote(p *api.Progress) string {
 	switch {
 	case p.Finished:
-		return fmt.Sprintf("workspace snapshot done (%d files)", p.Done)
+		return "workspace snapshot done (" + views.Plural(p.Done, "file") + ")"
 	case p.Total < 0:
 		return "snapshotting the workspace: scanning files…"
 	}
-	return fmt.Sprintf("snapshotting the workspace: %d/%d files", p.Done, p.Total)
+	return fmt.Sprintf("snapshotting the workspace: %d/%s", p.Done, views.Plural(p.Total, "file"))
 }

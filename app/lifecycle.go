@@ -1,8 +1,6 @@
 package app
 
 import (
-	"fmt"
-
 	tea "charm.land/bubbletea/v2"
 
 	"exo/views"
@@ -79,7 +77,7 @@ func (m *Model) onLifecycle(msg tea.Msg) (tea.Cmd, bool) {
 			case n == 1:
 				text += " (removed " + res.Removed[0] + ")"
 			case n > 1:
-				text += fmt.Sprintf(" (removed %d folders)", n)
+				text += " (removed " + views.Plural(n, "folder") + ")"
 			}
 			return lifecycleDoneMsg{text: text}
 		}, true

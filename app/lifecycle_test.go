@@ -146,3 +146,62 @@ func TestShownSessionDeletedElsewhere(t *testing.T) {
 		t.Fatal("switching to another session kept the deleted session's notice")
 	}
 }
+
+// TestDeleteKeepsCursorOnNeighbour: after x deletes a session from the sessions pane, the
+// selection is on the row that took its place (the one before it when it was the last), not on
+// the top row.
+func TestDeleteKeepsCursorOnNeighbour(t *testing.T) {
+	m := newTestModel(t)
+	m.Update(tea.WindowSizeMsg{Width: 160, Height: 48})
+	for _, n := range []string{"one", "two", "three", "four"} {
+		if _, err := m.c.NewSession(bg, api.NewSessionRequest{Name: n}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	m.Update(m.siblingsCmd()())
+	names := func() []string {
+		var out []string
+		for _, r := range m.siblings.Rows() {
+			out = append(out, r.Name)
+		}
+		return out
+	}
+	del := func(name string) {
+		t.Helper()
+		selectFromTop(t, m, name)
+		press(m, 'x')
+		_, cmd := m.Update(tea.KeyPressMsg{Code: 'y', Text: "y"})
+		feed(m, cmd, 4)
+		if found, _ := listed(t, m, name); found {
+			t.Fatalf("%s was not deleted", name)
+		}
+	}
+	before := names()
+	i := indexOfName(before, "two")
+	if i <= 0 || i >= len(before)-1 {
+		t.Fatalf("want two in the middle of %v", before)
+	}
+	del("two")
+	if r, _ := m.siblings.Selected(); r.Name != before[i+1] {
+		t.Fatalf("after deleting two of %v the cursor is on %q, want %q", before, r.Name, before[i+1])
+	}
+	rows := names()
+	last := rows[len(rows)-1]
+	if last == "layout" {
+		t.Skipf("the shown session is last in %v", rows)
+	}
+	del(last)
+	if r, _ := m.siblings.Selected(); r.Name != rows[len(rows)-2] {
+		t.Fatalf("after deleting the last row %s of %v the cursor is on %q", last, rows, r.Name)
+	}
+}
+
+// indexOfName returns where name is in names, or -1.
+func indexOfName(names []string, name string) int {
+	for i, n := range names {
+		if n == name {
+			return i
+		}
+	}
+	return -1
+}

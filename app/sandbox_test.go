@@ -107,3 +107,39 @@ func TestSandboxEndsWhenACallIsRefused(t *testing.T) {
 		t.Fatal("the clock keeps running after the refusal")
 	}
 }
+
+// TestSandboxTimerLeavesOutTheApprovalWait: a bash call that waits for approval shows
+// "awaiting approval", not a running clock, and once approved its timer counts from then: the
+// wait is not in the time the pane shows.
+func TestSandboxTimerLeavesOutTheApprovalWait(t *testing.T) {
+	m := newTestModel(t)
+	m.Update(tea.WindowSizeMsg{Width: 160, Height: 48})
+	id := m.current()
+	h := m.c.(*service.Service).Harness()
+	appendOne := func(typ string, p any) {
+		t.Helper()
+		evs, err := h.Append(id, harness.MustRecord(typ, "tool:bash", p))
+		if err != nil {
+			t.Fatal(err)
+		}
+		m.onEvent(evs[0])
+	}
+	appendOne(harness.TypeToolStarted, harness.ToolStarted{CallID: "r3", Tool: "bash", Summary: "make release"})
+	appendOne(harness.TypeApprovalRequested, harness.ApprovalRequested{CallID: "r3", Tool: "bash", Summary: "make release"})
+	const wait = 300 * time.Millisecond
+	time.Sleep(wait)
+	m.Update(views.SpinnerTickMsg{})
+	if hd := sandboxHeader(m); !strings.Contains(hd, "awaiting approval") || strings.Contains(hd, "running") {
+		t.Fatalf("header while the call waits for approval: %q", hd)
+	}
+	approved := time.Now()
+	appendOne(harness.TypeApprovalResolved, harness.ApprovalResolved{CallID: "r3", Decision: "allow"})
+	m.Update(views.SpinnerTickMsg{})
+	st := m.sandbox.Status()
+	if hd := sandboxHeader(m); !strings.Contains(hd, "running") || st.Waiting {
+		t.Fatalf("header once approved: %q", hd)
+	}
+	if st.Started.Before(approved) || st.Duration >= wait {
+		t.Fatalf("the timer counts the approval wait: started %v before the approval at %v, shows %v", approved.Sub(st.Started), approved, st.Duration)
+	}
+}

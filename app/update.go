@@ -354,7 +354,7 @@ func (m *Model) onPaneMsg(msg tea.Msg) tea.Cmd {
 		return m.onEditor(msg)
 	case views.CopyRequest:
 		lines := strings.Count(msg.Text, "\n") + 1
-		return tea.Batch(tea.SetClipboard(msg.Text), m.say(fmt.Sprintf("copied %s (%d lines) to the clipboard (OSC 52)", msg.What, lines), false))
+		return tea.Batch(tea.SetClipboard(msg.Text), m.say(fmt.Sprintf("copied %s (%s) to the clipboard (OSC 52)", msg.What, views.Plural(lines, "line")), false))
 	case views.NextBranch:
 		return m.cycleBranch()
 	case views.ConflictDiff:

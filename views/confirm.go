@@ -68,11 +68,11 @@ func (c *Confirm) View() string {
 	st := c.styles()
 	w := min(c.width, 64)
 	body := []string{st.Text.Normal.Render(fmt.Sprintf("Go back to event %d.", c.plan.Seq))}
-	body = append(body, wrapStyled(st.Modal.Danger, plural(c.plan.Events, "event")+" leave the live history (kept, reachable in the timeline).", max(w-6, 10))...)
+	body = append(body, wrapStyled(st.Modal.Danger, Plural(c.plan.Events, "event")+" "+agree(c.plan.Events, "leaves", "leave")+" the live history (kept, reachable in the timeline).", max(w-6, 10))...)
 	if len(c.plan.Files) == 0 {
 		body = append(body, st.Text.Muted.Render("No files change."))
 	} else {
-		body = append(body, st.Text.Normal.Render(fmt.Sprintf("%d files return to their state at %d:", len(c.plan.Files), c.plan.Seq)))
+		body = append(body, st.Text.Normal.Render(fmt.Sprintf("%s %s state at %d:", Plural(len(c.plan.Files), "file"), agree(len(c.plan.Files), "returns to its", "return to their"), c.plan.Seq)))
 		lim := max(c.height-10, 1)
 		for i, f := range c.plan.Files {
 			if i == lim && len(c.plan.Files) > lim+1 {

@@ -107,7 +107,7 @@ func (c *Conversation) renderTool(e *convEntry, w int) []string {
 		ol := strings.Split(out, "\n")
 		if !e.expanded && len(ol) > collapsedOutputLines {
 			hidden := ol[:len(ol)-collapsedOutputLines]
-			more := plural(len(hidden), "more line")
+			more := Plural(len(hidden), "more line")
 			if cut := cutBytes(hidden); cut != "" {
 				more += " and " + cut + " bytes only the log holds" // the line count alone read as the whole output's
 			}
@@ -125,7 +125,7 @@ func (c *Conversation) renderTool(e *convEntry, w int) []string {
 		dl := renderDiff(st, e.item.Diff, w-2)
 		if !e.expanded && len(dl) > collapsedDiffLines {
 			more := len(dl) - collapsedDiffLines
-			dl = append(dl[:collapsedDiffLines:collapsedDiffLines], st.Text.Muted.Render(fmt.Sprintf("… %s · enter expands", plural(more, "more diff line"))))
+			dl = append(dl[:collapsedDiffLines:collapsedDiffLines], st.Text.Muted.Render(fmt.Sprintf("… %s · enter expands", Plural(more, "more diff line"))))
 		}
 		body = append(body, dl...)
 	}
@@ -190,12 +190,4 @@ func fmtDuration(d time.Duration) string {
 		return fmt.Sprintf("%.1fs", d.Seconds())
 	}
 	return fmt.Sprintf("%dm%02ds", int(d.Minutes()), int(d.Seconds())%60)
-}
-
-// plural formats "1 thing" or "n things".
-func plural(n int, what string) string {
-	if n == 1 {
-		return "1 " + what
-	}
-	return fmt.Sprintf("%d %ss", n, what)
 }

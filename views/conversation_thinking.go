@@ -58,7 +58,7 @@ func (c *Conversation) renderThinking(e *convEntry, w int) []string {
 	if len(body) > 0 {
 		first = oneLine(plain(Sanitize(e.item.Text)))
 	}
-	head := fmt.Sprintf("%sthought · %s · enter expands", mark, plural(len(body), "line"))
+	head := fmt.Sprintf("%sthought · %s · enter expands", mark, Plural(len(body), "line"))
 	if room := w - widthOf(head) - 3; room > 8 && first != "" {
 		head += " · " + truncate(first, room)
 	}

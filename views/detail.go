@@ -40,12 +40,12 @@ func NewDetail(c *Common, title string, raw []byte) *Detail {
 // jsonKeyRE matches an object key at the start of a pretty-printed line.
 var jsonKeyRE = regexp.MustCompile(`^(\s*)("(?:[^"\\]|\\.)*")(:)(.*)$`)
 
-// pretty indents the JSON and colours its keys.
+// pretty indents the JSON and colours its keys; &, < and > show as themselves.
 func (d *Detail) pretty(raw []byte) []string {
 	var buf bytes.Buffer
 	text := string(raw)
 	if json.Indent(&buf, raw, "", "  ") == nil {
-		text = buf.String()
+		text = string(UnescapeHTML(buf.Bytes())) // & < > as themselves, not \u0026 \u003c \u003e
 	} else if isDiff(text) {
 		return renderDiff(d.styles(), text, 1<<16) // a conflict diff (d in the sessions pane)
 	}

@@ -156,6 +156,11 @@ var goldenPanes = map[string]func(c *Common, W int) interface{ View() string }{
 		p.move(2)
 		return sizer{p}
 	},
+	"sandbox-awaiting": func(c *Common, _ int) interface{ View() string } {
+		p := NewSandbox(c, 100)
+		p.SetStatus(SandboxStatus{Command: "rm -rf ./build && make release", Running: true, Waiting: true})
+		return sizer{p}
+	},
 	"sandbox": func(c *Common, _ int) interface{ View() string } {
 		p := NewSandbox(c, 100)
 		p.SetStatus(SandboxStatus{Command: "go test ./...", Running: true, Duration: 3200 * time.Millisecond})
@@ -198,6 +203,10 @@ var goldenPanes = map[string]func(c *Common, W int) interface{ View() string }{
 	},
 	"detail": func(c *Common, _ int) interface{ View() string } {
 		return sizer{NewDetail(c, "#42 tool.completed", []byte(`{"session":"s1","seq":42,"type":"tool.completed","actor":"tool:bash","data":{"exit_code":0,"duration_ms":340,"output_head":"ok  exo/store 0.2s"}}`))}
+	},
+	"detail-escapes": func(c *Common, _ int) interface{ View() string } {
+		// An event as the log stores it: its payload's & < > were escaped when it was encoded.
+		return sizer{NewDetail(c, "#43 tool.started", []byte(`{"seq":43,"type":"tool.started","data":{"tool":"bash","args":{"command":"go test ./... \u0026\u0026 echo ok \u003e out.txt 2\u003e\u00261 \u003c in"}}}`))}
 	},
 	"help": func(c *Common, _ int) interface{ View() string } {
 		h := NewHelp(c)

@@ -71,7 +71,7 @@ func (q *QuitConfirm) Update(msg tea.Msg) (Pane, tea.Cmd) {
 func (q *QuitConfirm) View() string {
 	st := q.styles()
 	w := min(q.width, 64)
-	body := []string{st.Text.Normal.Render(plural(len(q.sessions), "turn") + " still running:")}
+	body := []string{st.Text.Normal.Render(Plural(len(q.sessions), "turn") + " still running:")}
 	lim := max(q.height-9, 1)
 	for i, s := range q.sessions {
 		if i == lim && len(q.sessions) > lim+1 {

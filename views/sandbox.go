@@ -27,6 +27,9 @@ type SandboxStatus struct {
 	Started time.Time
 	// NoExitCode marks a command that ended without an exit status (refused before it ran).
 	NoExitCode bool
+	// Waiting marks a command that waits for the user's approval: it has not started, so the
+	// header says so instead of counting (the app sets Started when it is approved).
+	Waiting bool
 }
 
 // SandboxOutputMsg carries new output of the running command (already
@@ -113,7 +116,7 @@ func (s *Sandbox) Update(msg tea.Msg) (Pane, tea.Cmd) {
 		s.Write(msg.Text)
 	case SpinnerTickMsg:
 		s.frame++
-		if s.status.Running && !s.status.Started.IsZero() {
+		if s.status.Running && !s.status.Waiting && !s.status.Started.IsZero() {
 			s.status.Duration = time.Since(s.status.Started)
 		}
 	case tea.MouseWheelMsg:
@@ -186,6 +189,8 @@ func (s *Sandbox) header(w int) string {
 	switch {
 	case s.status.Command == "":
 		return st.Text.Muted.Render(truncate("no command yet", w))
+	case s.status.Running && s.status.Waiting:
+		state = st.Text.Muted.Render("awaiting approval")
 	case s.status.Running:
 		state = st.Spinner.Render(spinnerFrame(s.frame)) + st.Text.Muted.Render(" running "+fmtDuration(s.status.Duration))
 	case s.status.NoExitCode:

@@ -65,18 +65,33 @@ func (s *Siblings) Rows() []SiblingRow { return s.rows }
 // SetRows replaces the sessions; children are placed under their parents.
 // The selection stays on the same session id when it still exists.
 func (s *Siblings) SetRows(rows []SiblingRow) {
-	selID := ""
+	// The selected row, then its neighbours (after it first), for when it is gone (deleted
+	// with x): the cursor stays where it was in the list instead of jumping to the top.
+	var want []string
 	if s.cursor < len(s.rows) {
-		selID = s.rows[s.cursor].ID
-	}
-	s.rows, s.depth = treeOrder(rows)
-	s.cursor = 0
-	for i, r := range s.rows {
-		if r.ID == selID {
-			s.cursor = i
+		want = append(want, s.rows[s.cursor].ID)
+		if s.cursor+1 < len(s.rows) {
+			want = append(want, s.rows[s.cursor+1].ID)
+		}
+		if s.cursor > 0 {
+			want = append(want, s.rows[s.cursor-1].ID)
 		}
 	}
+	s.rows, s.depth = treeOrder(rows)
+	s.cursor = s.indexOf(want)
 	s.followCurrent()
+}
+
+// indexOf returns the row of the first of ids still in the list, or 0.
+func (s *Siblings) indexOf(ids []string) int {
+	for _, id := range ids {
+		for i, r := range s.rows {
+			if r.ID == id {
+				return i
+			}
+		}
+	}
+	return 0
 }
 
 // followCurrent selects the current session's row after the app switched to it (opened on

@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"exo/harness/api"
+	"exo/views"
 )
 
 func doctorCmd(e *env) *cobra.Command {
@@ -99,7 +100,7 @@ func orDash(s string) string {
 func mcpLine(s api.MCPStatus) string {
 	line := fmt.Sprintf("%s %s: %s", s.Transport, s.Scope, stateText(s))
 	if s.State == api.MCPConnected {
-		line += fmt.Sprintf(", %d tools, %s", s.Tools, s.Confinement)
+		line += fmt.Sprintf(", %s, %s", views.Plural(s.Tools, "tool"), s.Confinement)
 	}
 	if s.Error != "" {
 		line += " — " + s.Error

@@ -6,6 +6,7 @@ import (
 
 	"exo/harness/api"
 	"exo/harness/daemon/client"
+	"exo/views"
 )
 
 // doctorDamaged explains a database that exo refused to open, and what to do about it.
@@ -52,8 +53,8 @@ func printRecovery(w io.Writer, r *api.RecoveryReport) {
 	if r == nil {
 		return
 	}
-	fmt.Fprintf(w, "\nrecovered after a crash: %d operations completed, %d unfinished fork copies removed, %d turns marked interrupted\n",
-		len(r.Completed), len(r.RolledBack), len(r.Interrupted))
+	fmt.Fprintf(w, "\nrecovered after a crash: %s completed, %s removed, %s marked interrupted\n",
+		views.Plural(len(r.Completed), "operation"), views.Plural(len(r.RolledBack), "unfinished fork copy"), views.Plural(len(r.Interrupted), "turn"))
 	for _, p := range r.Problems {
 		fmt.Fprintf(w, "  could not recover: %s\n", p)
 	}

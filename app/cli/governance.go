@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"exo/harness/api"
+	"exo/views"
 )
 
 // governanceCmds returns the governance commands: drift, compile, init, scope, handoff, finish.
@@ -100,8 +101,8 @@ func govCompileCmd(e *env) *cobra.Command {
 				return err
 			}
 			fmt.Fprintf(e.stdout, "compiled %s → %s (sha256 %s)\n", c.Constitution, c.Lock, c.SHA256)
-			fmt.Fprintf(e.stderr, "%d rules, %d deny patterns, %d checks; commit both files so every session sees them\n",
-				c.Rules, c.Deny, c.Checks)
+			fmt.Fprintf(e.stderr, "%s, %s, %s; commit both files so every session sees them\n",
+				views.Plural(c.Rules, "rule"), views.Plural(c.Deny, "deny pattern"), views.Plural(c.Checks, "check"))
 			return nil
 		},
 	}

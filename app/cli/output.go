@@ -1,27 +1,27 @@
 package cli
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"reflect"
 	"text/tabwriter"
 	"time"
+
+	"exo/views"
 )
 
-// writeJSON prints v as indented JSON; an empty list prints as [] (never null).
+// writeJSON prints v as indented JSON; an empty list prints as [] (never null). &, < and >
+// print as themselves (see views.WriteJSON).
 func writeJSON(w io.Writer, v any) error {
 	if rv := reflect.ValueOf(v); rv.Kind() == reflect.Slice && rv.IsNil() {
 		v = []struct{}{}
 	}
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(v)
+	return views.WriteJSON(w, v, "  ")
 }
 
-// writeJSONLine prints v as one compact JSON line.
+// writeJSONLine prints v as one compact JSON line, &, < and > as themselves.
 func writeJSONLine(w io.Writer, v any) error {
-	return json.NewEncoder(w).Encode(v)
+	return views.WriteJSON(w, v, "")
 }
 
 // table returns a tab writer for aligned columns.

@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"fmt"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -33,6 +34,7 @@ func (e *env) relayCLI() *Relayed {
 				return ExitUsage
 			}
 		}
+		telemetryNotice(sio.Stderr, inv.Telemetry, relay.TelemetryEnv(os.Environ()), os.Getpid())
 		re := &env{opts: e.opts, demo: e.demo, relayHome: inv.Home, dir: inv.Dir, stdin: sio.Stdin, stdout: sio.Stdout, stderr: sio.Stderr,
 			ctx: ctx, client: c, interrupts: sio.Interrupts, clientSet: inv.Set}
 		return execute(re, inv.Args, e.opts)

@@ -16,6 +16,7 @@ import (
 
 	"exo/harness/api"
 	"exo/harness/daemon/client"
+	"exo/harness/relay"
 )
 
 // env carries what every command shares: where EXO_HOME is and the output streams.
@@ -42,6 +43,8 @@ type env struct {
 	interrupts <-chan struct{}
 	// clientSet names the API key variables set in a relaying client's environment.
 	clientSet []string
+	// toldTelemetry is set once the command said whether its OTEL_* variables reach the daemon.
+	toldTelemetry bool
 }
 
 // envSet says whether an environment variable is set (non-empty) where the user runs exo: in
@@ -76,6 +79,11 @@ func (e *env) connect(ctx context.Context) (api.Client, error) {
 	c, err := client.Connect(ctx, home, client.ConnectOptions{})
 	if err != nil {
 		return nil, err
+	}
+	if !e.toldTelemetry {
+		e.toldTelemetry = true
+		d := c.Daemon()
+		telemetryNotice(e.stderr, relay.TelemetryEnv(os.Environ()), d.Telemetry, d.Pid)
 	}
 	return c, nil
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"exo/harness/api"
+	"exo/views"
 )
 
 // runOutput is the object `exo run --json` prints.
@@ -137,7 +138,7 @@ func (e *env) run(ctx context.Context, c api.Client, f runFlags, prompt string) 
 		return err
 	}
 	if _, err := c.Model(ctx, f.model); err != nil {
-		e.noModelHelp()
+		e.modelHelp(ctx, c, f.model)
 		return usageErr(err)
 	}
 	if f.cont {
@@ -292,19 +293,13 @@ func toolLine(ev api.Event) string {
 	case *api.ToolStarted:
 		return fmt.Sprintf("\n▸ %s %s\n", p.Tool, oneLine(p.Summary, 200))
 	case *api.ToolCompleted:
-		return fmt.Sprintf("  ↳ %s\n", oneLine(firstLine(p.Output), 120))
+		return outputPreview(p.Output)
 	case *api.ExecutorStarted:
 		if len(p.Unconfined) > 0 {
 			return "\nexo: WARNING: " + api.Summary(ev) + "\n"
 		}
 	}
 	return ""
-}
-
-// firstLine returns the first line of s.
-func firstLine(s string) string {
-	line, _, _ := strings.Cut(s, "\n")
-	return line
 }
 
 // oneLine cuts s to n runes on one line.
@@ -362,8 +357,8 @@ func (e *env) finishRun(s *api.Session, f runFlags, res api.TurnResult, err erro
 		writeJSONLine(e.stdout, streamResult{Type: "result", runOutput: out})
 	default:
 		fmt.Fprintln(e.stdout)
-		fmt.Fprintf(e.stderr, "[%s · %d steps · %d tool calls · %d in / %d out tokens · $%.4f · ttft %d ms]\n",
-			s.Name, out.Steps, out.ToolCalls, out.Usage.Input, out.Usage.Output, out.Cost, out.TTFTMs)
+		fmt.Fprintf(e.stderr, "[%s · %s · %s · %d in / %d out tokens · $%.4f · ttft %d ms]\n",
+			s.Name, views.Plural(out.Steps, "step"), views.Plural(out.ToolCalls, "tool call"), out.Usage.Input, out.Usage.Output, out.Cost, out.TTFTMs)
 	}
 	if out.ExitCode != 0 {
 		if f.format != formatText {

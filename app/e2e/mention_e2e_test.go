@@ -53,3 +53,37 @@ func TestTUIMentionAttachesFile(t *testing.T) {
 	}
 	scr.keys("C-q")
 }
+
+// TestCLIMentionInFork runs the issue's steps: `exo fork S`, then `exo run --session FORK
+// "explain @main.go"`. The fork's working copy lives under EXO_HOME, and its main.go reaches the
+// model; a link planted in the copy to exo's secret key does not.
+func TestCLIMentionInFork(t *testing.T) {
+	t.Parallel()
+	srv := providertest.NewScriptedChat(providertest.ChatReply{Text: "it prints hello"})
+	defer srv.Close()
+	home, ws := t.TempDir(), t.TempDir()
+	os.WriteFile(filepath.Join(ws, "main.go"), []byte("package main\n\n// FORK-MENTIONED-5a2e\n"), 0o644)
+	mustRunIn(t, home, ws, "model", "register", "m", "--provider", "openai-compatible", "--base-url", srv.BaseURL())
+	mustRunIn(t, home, ws, "new", "--name", "s")
+	mustRunIn(t, home, ws, "fork", "s", "--name", "side")
+	copies, _ := filepath.Glob(filepath.Join(home, "workspaces", "*"))
+	if len(copies) != 1 {
+		t.Fatalf("fork copies under EXO_HOME: %v", copies)
+	}
+	os.Symlink(filepath.Join(home, "secret.key"), filepath.Join(copies[0], "key"))
+	out := mustRunIn(t, home, ws, "run", "--session", "side", "explain @main.go @key")
+	if !strings.Contains(out, "it prints hello") {
+		t.Fatalf("exo run: %s", out)
+	}
+	reqs := srv.Requests()
+	if len(reqs) != 1 {
+		t.Fatalf("%d model requests", len(reqs))
+	}
+	body := string(reqs[0].Body)
+	if !strings.Contains(body, "FORK-MENTIONED-5a2e") {
+		t.Fatalf("the request does not carry the fork's main.go: %s", body)
+	}
+	if !strings.Contains(body, `<attached_file path=\"key\" note=\"not attached`) {
+		t.Fatalf("the planted link was not refused with a note: %s", body)
+	}
+}

@@ -117,7 +117,8 @@ func relayToDaemon(full string, args []string, stdin io.Reader, stdout, stderr i
 		return 0, fmt.Errorf("%w: no build id or working directory", relay.ErrNotServed)
 	}
 	env, set := relay.Environment()
-	conn, err := relay.Start(sock, strconv.Itoa(relay.Protocol), build, relay.Invocation{Args: args, Dir: wd, Home: home, Env: env, Set: set})
+	conn, err := relay.Start(sock, strconv.Itoa(relay.Protocol), build, relay.Invocation{Args: args, Dir: wd, Home: home, Env: env, Set: set,
+		Telemetry: relay.TelemetryEnv(os.Environ())})
 	if err != nil {
 		return 0, err
 	}

@@ -250,6 +250,9 @@ type DaemonInfo struct {
 	Log      string    `json:"log"`
 	// IdleTimeout is how long the daemon stays with no clients and no work.
 	IdleTimeout time.Duration `json:"idle_timeout"`
+	// Telemetry fingerprints the OTEL_* variables the daemon started with ("" for none; see
+	// relay.TelemetryEnv): they configure its telemetry, which a client's variables do not change.
+	Telemetry string `json:"telemetry,omitempty"`
 }
 
 // Activity is what runs in the harness now.

@@ -19,6 +19,7 @@ import (
 	"exo/harness"
 	"exo/harness/api"
 	"exo/harness/daemon/wire"
+	"exo/harness/relay"
 	"exo/harness/rundir"
 	"exo/harness/service"
 	"exo/store"
@@ -78,7 +79,8 @@ func Run(o RunOptions) (err error) {
 		return err
 	}
 	info := api.DaemonInfo{Pid: os.Getpid(), Build: BuildID(), Built: wire.BuildTime(), Protocol: Protocol, Socket: sock, Home: o.Home,
-		Started: time.Now().UTC(), Log: filepath.Join(o.Home, LogName), IdleTimeout: idleTimeout(o.IdleTimeout)}
+		Started: time.Now().UTC(), Log: filepath.Join(o.Home, LogName), IdleTimeout: idleTimeout(o.IdleTimeout),
+		Telemetry: relay.TelemetryEnv(os.Environ())}
 	exe := o.Executable
 	if exe == "" {
 		exe, _ = os.Executable()

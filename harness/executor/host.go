@@ -147,7 +147,7 @@ func (t *turn) nativeRefusal(n NativeCall) string {
 		if !filepath.IsAbs(abs) {
 			abs = filepath.Join(t.s.Workspace, abs)
 		}
-		if why := t.x.h.SecretPathDenied(abs); why != "" {
+		if why := t.x.h.SecretPathDeniedIn(t.s.Workspace, abs); why != "" {
 			return t.x.denySecret(tc, n.Call.Name, why).text
 		}
 	}

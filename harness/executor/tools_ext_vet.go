@@ -17,7 +17,7 @@ func (tc toolCtx) vetPath(tool, path string, write bool, extra []string) error {
 		abs = filepath.Join(tc.ws, abs)
 	}
 	abs = filepath.Clean(abs)
-	if d := tc.x.h.SecretPathDenied(abs); d != "" {
+	if d := tc.x.h.SecretPathDeniedIn(tc.ws, abs); d != "" {
 		_, _ = tc.x.h.AppendOn(tc.session, tc.branch, harness.MustRecord(harness.TypeSecretDenied, harness.ActorHarness,
 			harness.SecretDenied{Name: "exo-home", Tool: tool, Reason: d}))
 		return errors.New("denied: " + d)

@@ -114,7 +114,7 @@ func runReadFile(_ context.Context, tc toolCtx, raw json.RawMessage) toolOutput 
 	if err != nil {
 		return failed(err.Error())
 	}
-	if d := tc.x.h.SecretPathDenied(abs); d != "" {
+	if d := tc.x.h.SecretPathDeniedIn(tc.ws, abs); d != "" {
 		return tc.x.denySecret(tc, "read_file", d)
 	}
 	d, err := tc.openWorkspace()

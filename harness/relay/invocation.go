@@ -55,4 +55,7 @@ type Invocation struct {
 	Env map[string]string `json:"env"`
 	// Set names the PresenceKeys set (non-empty) in the client's environment.
 	Set []string `json:"set,omitempty"`
+	// Telemetry fingerprints the client's OTEL_* variables (TelemetryEnv; "" for none): the
+	// daemon says when they are not the ones it runs with.
+	Telemetry string `json:"telemetry,omitempty"`
 }

@@ -2,7 +2,6 @@ package sealed
 
 import (
 	"fmt"
-	"path/filepath"
 	"strings"
 
 	"exo/store"
@@ -20,22 +19,21 @@ func (sc *Secrets) OpenSecret(name string) ([]byte, error) {
 // SecretPathDenied says why a tool may not read path ("" when it may): exo's home holds the
 // sealed secrets, their key and the event log, and the runtime folder the daemon's socket.
 func (sc *Secrets) SecretPathDenied(abs string) string {
-	if real, err := filepath.EvalSymlinks(abs); err == nil {
-		abs = real
-	}
+	abs = resolved(abs)
 	for i, dir := range sc.private {
-		if real, err := filepath.EvalSymlinks(dir); err == nil {
-			dir = real
+		if dir = resolved(dir); within(abs, dir) {
+			return deniedWhy(i, dir)
 		}
-		if abs != dir && !strings.HasPrefix(abs, dir+string(filepath.Separator)) {
-			continue
-		}
-		if i == 0 {
-			return "paths under exo's home (" + dir + ") hold sealed secrets and are not readable by tools"
-		}
-		return "paths under exo's runtime folder (" + dir + ") hold the daemon's socket and are not readable by tools"
 	}
 	return ""
+}
+
+// deniedWhy says why a path under the i-th of exo's private folders (dir) is refused.
+func deniedWhy(i int, dir string) string {
+	if i == 0 {
+		return "paths under exo's home (" + dir + ") hold sealed secrets and are not readable by tools"
+	}
+	return "paths under exo's runtime folder (" + dir + ") hold the daemon's socket and are not readable by tools"
 }
 
 // SecretCommandDenied returns the secret a command tries to reach, or "": a command naming a

@@ -57,7 +57,8 @@ func isSpace(b byte) bool { return b == ' ' || b == '\t' || b == '\n' || b == '\
 
 // Attach reads the files a prompt mentions from the session's workspace: through the
 // no-follow, beneath-only file layer, so a mention cannot reach a file outside the workspace
-// (a planted link is refused, not followed) or under exo's home. Mentions that name nothing
+// (a planted link is refused, not followed) or under exo's home, but for the session's own
+// working copy when exo keeps it there (a fork's). Mentions that name nothing
 // are left as text; a folder, a link, a binary or unreadable file is attached as a note.
 func (sv *Directory) Attach(sessionID, text string) ([]api.Attachment, error) {
 	ms := Mentions(text)
@@ -98,7 +99,7 @@ func (sv *Directory) attachOne(d *sandbox.Dir, ws, mention string) (api.Attachme
 		return a, false
 	}
 	a.Size = fi.Size()
-	if why := sv.sec.SecretPathDenied(filepath.Join(ws, filepath.FromSlash(rel))); why != "" {
+	if why := sv.sec.SecretPathDeniedIn(ws, filepath.Join(ws, filepath.FromSlash(rel))); why != "" {
 		a.Note, a.Size = "not attached: "+why, 0
 		return a, true
 	}
