@@ -33,3 +33,7 @@ var ErrTooLarge = errors.New("write exceeds the store's request limits")
 // compression dictionary) other than the one the store was opened with: reading them with it
 // could give the wrong names, so the store refuses to open.
 var ErrVocabulary = errors.New("database was written with another event vocabulary")
+
+// ErrReadOnly means EXO_HOME cannot be written (a read-only mount, or a folder this user may
+// not write): the store opened for reading, and refuses every write.
+var ErrReadOnly = errors.New("exo's home is read-only")

@@ -14,6 +14,8 @@ import (
 // homeLock is an exclusive advisory lock on EXO_HOME that records the holder's pid.
 type homeLock struct {
 	f *os.File
+	// shared marks a reader's lock on a home it cannot write: the file is not emptied on release.
+	shared bool
 }
 
 // lockHome takes EXO_HOME's lock file or fails at once naming the process that holds it.
@@ -53,7 +55,9 @@ func (l *homeLock) release() error {
 	if l == nil || l.f == nil {
 		return nil
 	}
-	_ = l.f.Truncate(0)
+	if !l.shared {
+		_ = l.f.Truncate(0)
+	}
 	err := l.f.Close()
 	l.f = nil
 	return err

@@ -37,6 +37,8 @@ type Store struct {
 	}
 	// file is the identity and length of the database file opened (see checkFile).
 	file fileState
+	// readOnly is why every write is refused because home cannot be written (nil otherwise).
+	readOnly error
 	// faulted is set once bbolt panicked or faulted inside a transaction: its locks may be held
 	// for good, so nothing touches it again in this process (see Faulted).
 	faulted atomic.Bool
@@ -54,6 +56,8 @@ type Options struct {
 	// that extends it (else ErrVocabulary); the zero value names nothing and compresses
 	// without a dictionary.
 	Vocabulary Vocabulary
+	// readOnly is why home cannot be written (found by Open).
+	readOnly error
 }
 
 // DBName is the database file name inside EXO_HOME.
@@ -63,14 +67,31 @@ const DBName = "exo.db"
 // It fails at once if another process holds home, and refuses corrupted, foreign or newer
 // files without changing them. Damage found once the file is open (a branch's last event gone)
 // leaves the store readable but refusing every write; see Damaged.
+//
+// A home that cannot be written (a read-only mount, a backup copy this user may only read) is
+// opened for reading: events, sessions and verification work, every write is refused with
+// ErrReadOnly.
 func Open(home string, opts Options) (*Store, error) {
-	if err := os.MkdirAll(home, 0o700); err != nil {
-		return nil, fmt.Errorf("create exo home %s: %w", home, err)
+	ro := opts.readOnly // set by this package's tests, which cannot make a folder read-only as root
+	if ro == nil {
+		ro = homeReadOnly(home)
 	}
-	lock, err := lockHome(home)
+	if ro == nil {
+		if err := os.MkdirAll(home, 0o700); err != nil {
+			return nil, fmt.Errorf("create exo home %s: %w", home, err)
+		}
+	}
+	var lock *homeLock
+	var err error
+	if ro != nil {
+		lock, err = lockHomeShared(home)
+	} else {
+		lock, err = lockHome(home)
+	}
 	if err != nil {
 		return nil, err
 	}
+	opts.readOnly = ro
 	s, err := openLocked(home, opts)
 	if err != nil {
 		lock.release()
@@ -87,6 +108,9 @@ func openLocked(home string, opts Options) (*Store, error) {
 	if err != nil {
 		return nil, err
 	}
+	if fresh && opts.readOnly != nil {
+		return nil, fmt.Errorf("no exo database to read in %s, and it cannot be created: %w", home, opts.readOnly)
+	}
 	if fresh {
 		if err := checkUnused(home, opts.Evidence); err != nil {
 			return nil, err
@@ -94,12 +118,13 @@ func openLocked(home string, opts Options) (*Store, error) {
 	} else if err := checkExisting(path); err != nil {
 		return nil, err
 	}
-	db, err := openBolt(path, &bolt.Options{Timeout: time.Second, NoSync: opts.NoSync})
+	db, err := openBolt(path, &bolt.Options{Timeout: time.Second, NoSync: opts.NoSync, ReadOnly: opts.readOnly != nil})
 	if err != nil {
 		return nil, err
 	}
 	blobs := LocalBlobs(home)
-	s := &Store{home: home, db: db, kv: newBoltEngine(db), blobs: blobs, codec: NewCodec(opts.Vocabulary), vocab: opts.Vocabulary}
+	s := &Store{home: home, db: db, kv: newBoltEngine(db), blobs: blobs, codec: NewCodec(opts.Vocabulary), vocab: opts.Vocabulary,
+		readOnly: opts.readOnly}
 	s.rememberFile()
 	s.loadDamage()
 	if err := s.rememberContents(); err != nil {
@@ -109,6 +134,9 @@ func openLocked(home string, opts Options) (*Store, error) {
 	if err := s.initSchema(); err != nil {
 		db.Close()
 		return nil, err
+	}
+	if s.readOnly != nil {
+		return s, nil // nothing is prepared for writes, nor checked that needs to write
 	}
 	if err := blobs.prepare(); err != nil {
 		db.Close()
@@ -260,7 +288,7 @@ func (s *Store) initSchema() error {
 	if err != nil || (current && named) {
 		return err
 	}
-	if current && s.Damaged() != nil {
+	if current && (s.Damaged() != nil || s.readOnly != nil) {
 		return nil // writes are refused: nothing is written that the record would have to name
 	}
 	return s.update(func(tx kvTx) error {
@@ -376,6 +404,9 @@ func (s *Store) Engine() string { return s.kv.kind() }
 // update runs a read-write transaction, turning panics from damaged pages into errors.
 // A damaged store refuses it.
 func (s *Store) update(fn func(kvTx) error) error {
+	if s.readOnly != nil {
+		return fmt.Errorf("write refused: %w", s.readOnly)
+	}
 	if err := s.Damaged(); err != nil {
 		return fmt.Errorf("write refused: %w", err)
 	}

@@ -111,7 +111,8 @@ func (s *Store) filePages() (problems []string) {
 		return nil // not a local file
 	}
 	err := guard(s.Path(), func() error {
-		tx, err := s.db.Begin(true)
+		// A home opened read-only has no writer to hold off (nothing can write the file).
+		tx, err := s.db.Begin(s.readOnly == nil)
 		if err != nil {
 			return err
 		}

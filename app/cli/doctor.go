@@ -27,6 +27,9 @@ func doctorCmd(e *env) *cobra.Command {
 					return writeJSON(e.stdout, rep)
 				}
 				printDoctor(e, rep)
+				if rep.ReadOnly != "" {
+					fmt.Fprintf(e.stdout, "\nread-only\t%s\n  exo lists, shows and verifies what is there; it changes nothing (no new session, turn or setting)\n", rep.ReadOnly)
+				}
 				if rep.Damaged != "" {
 					fmt.Fprintf(e.stdout, "\ndamaged\t%s\n%s", rep.Damaged, damageAdvice(rep.Home))
 					return failf(ExitFailure, "the database is damaged: writes are refused")

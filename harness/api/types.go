@@ -230,6 +230,9 @@ type DoctorReport struct {
 	MCP []MCPStatus `json:"mcp,omitempty"`
 	// Damaged says why the store refuses writes ("" when it is sound).
 	Damaged string `json:"damaged,omitempty"`
+	// ReadOnly says why the store refuses writes because EXO_HOME cannot be written ("" when it
+	// can): sessions, logs and verification work, nothing can be changed.
+	ReadOnly string `json:"read_only,omitempty"`
 	// Executors says which executors can run here (binary found, version).
 	Executors []ExecutorInfo `json:"executors"`
 	// Recovered is what the harness put back in order when it opened after a process died.

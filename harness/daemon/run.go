@@ -79,13 +79,16 @@ func Run(o RunOptions) (err error) {
 		return err
 	}
 	info := api.DaemonInfo{Pid: os.Getpid(), Build: BuildID(), Built: wire.BuildTime(), Protocol: Protocol, Socket: sock, Home: o.Home,
-		Started: time.Now().UTC(), Log: filepath.Join(o.Home, LogName), IdleTimeout: idleTimeout(o.IdleTimeout),
+		Started: time.Now().UTC(), Log: logPathOf(o.Home), IdleTimeout: idleTimeout(o.IdleTimeout),
 		Telemetry: relay.TelemetryEnv(os.Environ())}
 	exe := o.Executable
 	if exe == "" {
 		exe, _ = os.Executable()
 	}
 	svc := service.New(h, service.Options{Executable: exe, Daemon: &info, Log: log})
+	if ro := h.ReadOnly(); ro != nil {
+		log.Warn("EXO_HOME cannot be written: sessions, logs and verification work, nothing can be changed", "why", ro)
+	}
 	for _, w := range svc.Warnings() {
 		log.Warn(w)
 	}
@@ -208,4 +211,12 @@ func openHarness(o RunOptions) (*harness.Harness, error) {
 func holderIsDaemon(home string) bool {
 	info, err := ReadInfo(home)
 	return err == nil && info.Pid > 0 && info.Pid != os.Getpid() && syscall.Kill(info.Pid, 0) == nil
+}
+
+// logPathOf names the log the daemon of home writes (see rundir.LogPath).
+func logPathOf(home string) string {
+	if p, err := rundir.LogPath(home); err == nil {
+		return p
+	}
+	return filepath.Join(home, LogName)
 }

@@ -14,6 +14,9 @@ func init() {
 // Damaged returns why the store refuses writes (damage found on open or by Verify), or nil.
 func (l *Log) Damaged() error { return l.st.Damaged() }
 
+// ReadOnly returns why the log refuses writes because EXO_HOME cannot be written, or nil.
+func (l *Log) ReadOnly() error { return l.st.ReadOnly() }
+
 // Faulted reports whether the store failed inside a transaction (its file damaged under this
 // process): the process must close the harness and open it afresh (the daemon exits).
 func (l *Log) Faulted() bool { return l.st.Faulted() }

@@ -95,3 +95,21 @@ func HomeDir() (string, error) {
 	}
 	return filepath.Join(home, ".exo"), nil
 }
+
+// logName is the daemon's log in EXO_HOME.
+const logName = "daemon.log"
+
+// LogPath returns where the daemon of an EXO_HOME logs: its daemon.log, or, when EXO_HOME cannot
+// be written (a read-only mount, a copy this user may only read), a file beside its socket in
+// the runtime folder, so that such a home can still be read and verified.
+func LogPath(home string) (string, error) {
+	if err := syscall.Access(home, 2 /* W_OK */); err == nil || errors.Is(err, syscall.ENOENT) ||
+		!errors.Is(err, syscall.EROFS) && !errors.Is(err, syscall.EACCES) && !errors.Is(err, syscall.EPERM) {
+		return filepath.Join(home, logName), nil
+	}
+	dir, err := RuntimeDir()
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(dir, homeKey(home)+".log"), nil
+}

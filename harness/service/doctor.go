@@ -23,6 +23,9 @@ func (s *Service) Doctor(ctx context.Context, workspace string) (api.DoctorRepor
 	if d := s.h.Damaged(); d != nil {
 		rep.Damaged = d.Error()
 	}
+	if ro := s.h.ReadOnly(); ro != nil {
+		rep.ReadOnly = ro.Error()
+	}
 	if r := s.h.Recovery(); !r.Empty() {
 		rep.Recovered = &r
 	}

@@ -18,6 +18,7 @@ import (
 
 	"exo/harness/api"
 	"exo/harness/daemon/wire"
+	"exo/harness/rundir"
 )
 
 // ConnectOptions tune Connect.
@@ -252,12 +253,12 @@ func waitReady(ctx context.Context, r io.Reader, limit time.Duration, home strin
 			return nil
 		}
 		if l == "" {
-			return fmt.Errorf("the exo daemon could not start: it exited without saying why; see %s", filepath.Join(home, wire.LogName))
+			return fmt.Errorf("the exo daemon could not start: it exited without saying why; see %s", logPath(home))
 		}
 		code, msg, _ := strings.Cut(strings.TrimPrefix(l, "error: "), "\t")
 		return &api.RemoteError{Code: code, Message: "the exo daemon could not start: " + msg}
 	case <-time.After(limit):
-		return fmt.Errorf("the exo daemon did not answer within %s; see %s", limit, filepath.Join(home, wire.LogName))
+		return fmt.Errorf("the exo daemon did not answer within %s; see %s", limit, logPath(home))
 	case <-ctx.Done():
 		return ctx.Err()
 	}
@@ -266,9 +267,13 @@ func waitReady(ctx context.Context, r io.Reader, limit time.Duration, home strin
 // maxLogBytes is the size past which the log is started afresh when a daemon starts.
 const maxLogBytes = 8 << 20
 
-// openLog opens EXO_HOME/daemon.log for appending, starting it afresh when it grew too big.
+// openLog opens EXO_HOME/daemon.log (see rundir.LogPath) for appending, starting it afresh
+// when it grew too big.
 func openLog(home string) (*os.File, error) {
-	p := filepath.Join(home, wire.LogName)
+	p, err := rundir.LogPath(home)
+	if err != nil {
+		return nil, err
+	}
 	if fi, err := os.Stat(p); err == nil && fi.Size() > maxLogBytes {
 		_ = os.Rename(p, p+".1")
 	}
@@ -277,4 +282,12 @@ func openLog(home string) (*os.File, error) {
 		return nil, fmt.Errorf("open the daemon log: %w", err)
 	}
 	return f, nil
+}
+
+// logPath names the daemon's log of home for a message.
+func logPath(home string) string {
+	if p, err := rundir.LogPath(home); err == nil {
+		return p
+	}
+	return filepath.Join(home, wire.LogName)
 }
