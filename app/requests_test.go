@@ -36,15 +36,16 @@ func tenStepScript() string {
 	return b.String()
 }
 
-// quietFor waits until no request was counted for d (at most limit), and reports whether it got
-// there.
+// quietFor waits until no request was counted for d and none is on its way (at most limit), and
+// reports whether it got there. (A slow request, such as an MCP check on a loaded machine, once
+// made a load in progress look settled.)
 func quietFor(c *countingClient, d, limit time.Duration) bool {
 	deadline := time.Now().Add(limit)
 	_, last := c.snapshot()
 	since := time.Now()
 	for time.Now().Before(deadline) {
 		time.Sleep(20 * time.Millisecond)
-		if _, n := c.snapshot(); n != last {
+		if _, n := c.snapshot(); n != last || c.busy() {
 			last, since = n, time.Now()
 		} else if time.Since(since) >= d {
 			return true
