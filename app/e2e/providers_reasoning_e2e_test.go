@@ -158,7 +158,8 @@ func TestProviderCostAndReasoningTokensReachTheRun(t *testing.T) {
 
 // TestModelErrorsThroughExo checks an exhausted quota reported inside a 200 stream fails the
 // run at once (not retried) with the provider's type and message, and a chat stream ending in
-// finish_reason "error" is a failure, not an answer.
+// finish_reason "error" is a failure, not an answer: what it had streamed is kept only as an
+// answer cut by the provider's error.
 func TestModelErrorsThroughExo(t *testing.T) {
 	t.Parallel()
 	for _, c := range []struct{ name, fixture, kind, want string }{
@@ -176,7 +177,8 @@ func TestModelErrorsThroughExo(t *testing.T) {
 			if code != 1 || len(bodies) != 1 {
 				t.Fatalf("exit %d after %d requests: %v", code, len(bodies), res)
 			}
-			if !strings.Contains(log, "model.failed") || !strings.Contains(log, c.want) || strings.Contains(log, "model.completed") {
+			completed := strings.Count(log, "model.completed")
+			if !strings.Contains(log, "model.failed") || !strings.Contains(log, c.want) || completed != strings.Count(log, "[cut: provider error") {
 				t.Errorf("log:\n%s", log)
 			}
 		})

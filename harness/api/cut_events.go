@@ -10,6 +10,9 @@ const (
 	CutStream = "stream_cut"
 	// CutShutdown: the daemon stopped while the answer streamed.
 	CutShutdown = "shutdown"
+	// CutProvider: the provider ended the stream with an error of its own (an error event,
+	// finish_reason "error", an overload) after part of the answer had arrived.
+	CutProvider = "provider_error"
 )
 
 // CutCall is a tool call a cut answer had begun: its name and the arguments as far as they
@@ -37,6 +40,8 @@ func CutLabel(reason string) string {
 		return "cut: stream lost"
 	case CutShutdown:
 		return "cut: exo stopped"
+	case CutProvider:
+		return "cut: provider error"
 	case CutKilled:
 		return "cut: exo was killed"
 	case CutFailed:

@@ -218,7 +218,7 @@ func (c *compactor) failedCost(ctx context.Context, err error, prompt int) error
 		if n, _ := provider.CountTokens(c.model.ModelID, pe.Response.Text+provider.ReasoningText(pe.Response.Reasoning)); u.Output < int64(n) {
 			u.Output, p.UsageEstimated = int64(n), true
 		}
-		p.Usage, p.Cost, p.Cut = harness.UsageOf(u), harness.ModelCost(c.model, u), cutReason(ctx)
+		p.Usage, p.Cost, p.Cut = harness.UsageOf(u), harness.ModelCost(c.model, u), cutReason(ctx, err)
 	}
 	_, aerr := c.x.h.AppendOn(c.s.ID, c.s.Branch, harness.MustRecord(harness.TypeCompactionCost, c.x.actor(), p))
 	return aerr

@@ -15,15 +15,30 @@ import (
 // down) rather than when the user cancels: a cut answer is then marked as cut by the stop.
 var ErrStopping = errors.New("exo is stopping")
 
-// cutReason says why a model call that failed with err was cut.
-func cutReason(ctx context.Context) string {
+// cutReason says why a model call that failed with err was cut: the provider's own error, a
+// lost or broken stream, exo stopping, or the user cancelling.
+func cutReason(ctx context.Context, err error) string {
 	switch {
+	case ctx.Err() == nil && providerEnded(err):
+		return api.CutProvider
 	case ctx.Err() == nil:
 		return api.CutStream
 	case errors.Is(context.Cause(ctx), ErrStopping):
 		return api.CutShutdown
 	}
 	return api.CutCancelled
+}
+
+// providerEnded reports whether err is the provider's own error sent in the stream, rather
+// than the stream breaking off.
+func providerEnded(err error) bool {
+	for _, kind := range []error{provider.ErrServer, provider.ErrOverloaded, provider.ErrRateLimited,
+		provider.ErrQuota, provider.ErrBadRequest, provider.ErrAuth} {
+		if errors.Is(err, kind) {
+			return true
+		}
+	}
+	return false
 }
 
 // keepCut records the answer a failed model call had streamed, if it had streamed anything, as
@@ -56,7 +71,7 @@ func (t *turn) keepCut(ctx context.Context, err error, promptTokens int, took ti
 	p := harness.ModelCompleted{Model: t.model.Label(), Reasoning: t.redactReasoning(r.Reasoning), Text: t.x.h.Redact(r.Text),
 		Usage: harness.UsageOf(usage), Cost: cost, Skipped: t.redactSkipped(r.Skipped),
 		TTFTMs: r.TTFT.Milliseconds(), DurationMs: took.Milliseconds(), StopReason: "cut",
-		Cut: cutReason(ctx), UsageEstimated: estimated}
+		Cut: cutReason(ctx, err), UsageEstimated: estimated}
 	if fromProvider && !estimated {
 		p.CostFrom = "provider"
 	}
@@ -95,6 +110,8 @@ func cutNote(p *harness.ModelCompleted) string {
 		why = "the connection to the model was lost"
 	case api.CutShutdown:
 		why = "exo stopped"
+	case api.CutProvider:
+		why = "the model's provider ended it with an error"
 	}
 	s := "[harness: your previous answer was cut off before you finished it (" + why + "); it is kept above as far as it got"
 	if p.Text == "" {

@@ -8,6 +8,7 @@ import (
 
 	"exo/harness"
 	"exo/harness/api"
+	"exo/harness/provider"
 	"exo/harness/provider/providertest"
 )
 
@@ -155,4 +156,29 @@ func lastOf(t *testing.T, h *harness.Harness, id, typ string) harness.Event {
 	}
 	t.Fatalf("no %s", typ)
 	return harness.Event{}
+}
+
+// TestCutReasonNamesTheProvidersError: an answer ended by the provider's own error (finish_reason
+// "error", an overload sent in the stream) is cut by the provider, not by a lost stream.
+func TestCutReasonNamesTheProvidersError(t *testing.T) {
+	live, cancelled := context.Background(), func() context.Context {
+		ctx, cancel := context.WithCancel(context.Background())
+		cancel()
+		return ctx
+	}()
+	for _, c := range []struct {
+		ctx  context.Context
+		err  error
+		want string
+	}{
+		{live, &provider.PartialError{Err: &provider.Error{Kind: provider.ErrServer, Detail: `finish_reason "error"`}}, api.CutProvider},
+		{live, &provider.PartialError{Err: &provider.Error{Kind: provider.ErrOverloaded}}, api.CutProvider},
+		{live, &provider.PartialError{Err: &provider.Error{Kind: provider.ErrStreamCut}}, api.CutStream},
+		{live, &provider.PartialError{Err: &provider.Error{Kind: provider.ErrMalformedStream}}, api.CutStream},
+		{cancelled, &provider.PartialError{Err: context.Canceled}, api.CutCancelled},
+	} {
+		if got := cutReason(c.ctx, c.err); got != c.want {
+			t.Errorf("cutReason(%v) = %q, want %q", c.err, got, c.want)
+		}
+	}
 }

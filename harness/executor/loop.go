@@ -326,7 +326,7 @@ func (t *turn) completed(resp provider.Response, took time.Duration) error {
 // modelFailed records a failed model call (or a cancel) with a message the user can act on.
 func (t *turn) modelFailed(ctx context.Context, err error) error {
 	if ctx.Err() != nil {
-		if cutReason(ctx) == api.CutShutdown {
+		if cutReason(ctx, err) == api.CutShutdown {
 			return t.cancelled("exo stopped while the model was answering")
 		}
 		return t.cancelled("cancelled by the user while the model was answering")
