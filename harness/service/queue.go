@@ -70,7 +70,7 @@ func (s *Service) settleQueued(id string, res harness.TurnResult, err error) {
 
 // next runs when a turn of a session ended (queueMu held): the prompts it took to steer end
 // with its result; then the oldest queued prompt starts the next turn, unless the user
-// cancelled this one (or exo stops), which drops the queue (prompt.unqueued, dropped).
+// cancelled this one or the service closes, which drops the queue (prompt.unqueued, dropped).
 func (s *Service) next(sessionID string, res harness.TurnResult, err error) {
 	se, serr := s.h.Session(sessionID)
 	var st *api.SessionState
@@ -91,7 +91,10 @@ func (s *Service) next(sessionID string, res harness.TurnResult, err error) {
 	if serr != nil || len(st.Queued) == 0 {
 		return
 	}
-	if (res.Cancelled && !res.StepLimit) || s.ctx.Err() != nil {
+	s.mu.Lock()
+	closing := s.closing
+	s.mu.Unlock()
+	if (res.Cancelled && !res.StepLimit) || closing || s.ctx.Err() != nil {
 		for _, q := range st.Queued {
 			if _, uerr := s.x.Unqueue(se.ID, se.Branch, q.ID, api.UnqueueDropped); uerr != nil {
 				s.log.Warn("drop a queued prompt", "session", se.ID, "prompt", q.ID, "err", uerr)

@@ -59,6 +59,8 @@ type Service struct {
 	// the requests of the prompts queued (by prompt id, the id of the turn each starts).
 	queueMu sync.Mutex
 	queued  map[string]*queuedTurn
+	// closing is set when Close begins (under mu).
+	closing bool
 
 	ctx    context.Context
 	cancel context.CancelFunc
@@ -96,6 +98,7 @@ func (s *Service) Harness() *harness.Harness { return s.h }
 // the service's background work. The harness stays open.
 func (s *Service) Close() error {
 	s.mu.Lock()
+	s.closing = true // a turn that ends from now on starts no queued prompt
 	for _, r := range s.running {
 		r.stop(executor.ErrStopping) // a cut answer says exo stopped, not the user
 	}
@@ -115,9 +118,11 @@ func (s *Service) Close() error {
 	return nil
 }
 
-// waitTurns waits until no turn runs.
+// waitTurns waits until no turn runs, and no ended turn is still dealing with its queue.
 func (s *Service) waitTurns() {
 	for {
+		s.queueMu.Lock() // held by a turn's end from its record to the next queued turn's start
+		s.queueMu.Unlock()
 		s.mu.Lock()
 		var r *turnRun
 		for _, r = range s.running {
