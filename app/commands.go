@@ -195,10 +195,11 @@ func (m *Model) siblingsCmd() tea.Cmd {
 
 // promptCmd asks the harness to run a turn for text; its events stream through the watch and
 // its end arrives as a turn notice.
-func (m *Model) promptCmd(text string) tea.Cmd {
+func (m *Model) promptCmd(text, busy string) tea.Cmd {
 	id, c, override, mode, unconfined, xmode := m.current(), m.c, m.opts.OverrideGovernance, m.opts.Approval, m.opts.AllowUnconfined, m.opts.ExecutorMode
 	return func() tea.Msg {
-		t, err := c.StartTurn(bg, api.TurnRequest{Session: id, Text: text, Source: "tui", OverrideGovernance: override, Approval: mode, AllowUnconfined: unconfined, ExecutorMode: xmode})
+		t, err := c.StartTurn(bg, api.TurnRequest{Session: id, Text: text, Source: "tui", OverrideGovernance: override, Approval: mode,
+			AllowUnconfined: unconfined, ExecutorMode: xmode, WhenBusy: busy})
 		return turnStartedMsg{session: id, turn: t.ID, text: text, err: err}
 	}
 }

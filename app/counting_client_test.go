@@ -126,6 +126,11 @@ func (c *countingClient) CancelTurn(a0 context.Context, a1 string) error {
 	return c.inner.CancelTurn(a0, a1)
 }
 
+func (c *countingClient) Unqueue(a0 context.Context, a1, a2 string) error {
+	c.count("Unqueue")
+	return c.inner.Unqueue(a0, a1, a2)
+}
+
 func (c *countingClient) Close() error {
 	defer c.finish(c.begin("Close"))
 	return c.inner.Close()

@@ -17,6 +17,7 @@ import (
 // starts to move: an idle app schedules nothing and costs no CPU between events.
 func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	_, cmd := m.update(msg)
+	m.syncQueue()
 	if ask := m.showPendingApproval(); ask != nil {
 		cmd = tea.Batch(cmd, ask)
 	}
@@ -305,7 +306,9 @@ func paneTitle(f focusID) string {
 func (m *Model) onPaneMsg(msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
 	case views.SubmitMsg:
-		return m.submit(msg.Text)
+		return m.submitAs(msg.Text, msg.Steer)
+	case views.TakeBackQueuedMsg:
+		return m.takeBackQueued()
 	case views.SlashCommandMsg:
 		return m.slash(msg.Name, msg.Args)
 	case views.ShellCommandMsg:
@@ -388,6 +391,8 @@ func (m *Model) onPaneMsg(msg tea.Msg) tea.Cmd {
 		}
 	case infoMsg:
 		return m.say(msg.text, msg.err)
+	case unqueuedMsg:
+		return m.onUnqueued(msg)
 	}
 	return nil
 }
@@ -403,8 +408,12 @@ func decisionName(d views.Decision) string {
 	return "once"
 }
 
-// submit sends a prompt, unless a turn is running or there is no model.
-func (m *Model) submit(text string) tea.Cmd {
+// submit sends a prompt (see submitAs).
+func (m *Model) submit(text string) tea.Cmd { return m.submitAs(text, false) }
+
+// submitAs sends a prompt, unless there is no model; while a turn runs it is queued for when
+// the turn ends, or, with steer, for the turn's next step.
+func (m *Model) submitAs(text string, steer bool) tea.Cmd {
 	if strings.TrimSpace(text) == "" {
 		return nil
 	}
@@ -421,8 +430,10 @@ func (m *Model) submit(text string) tea.Cmd {
 		m.held = text
 		return m.say("the exo daemon is not answering: your prompt stays here and goes out when exo reconnects", true)
 	case m.busy():
-		m.input.SetValue(text)
-		return m.say("a turn is running: wait for it or press Ctrl-C to cancel it", true)
+		if steer {
+			return tea.Batch(m.promptCmd(text, whenBusy(steer)), m.say("steering: the turn takes it at its next step", false))
+		}
+		return tea.Batch(m.promptCmd(text, whenBusy(steer)), m.say("queued: sent when the turn ends (↑ takes it back, ctrl+s steers)", false))
 	case m.noModel:
 		m.input.SetValue(text)
 		return m.say("no model: type /model demo for the offline scripted demo, or register one with exo model register", true)
@@ -431,7 +442,7 @@ func (m *Model) submit(text string) tea.Cmd {
 	m.conv.ScrollToBottom()
 	m.conv.Append(views.ConvItem{Kind: views.KindUser, Text: text})
 	m.info.Busy = true
-	return m.promptCmd(text) // the turn's notices show it running in the siblings pane
+	return m.promptCmd(text, whenBusy(steer)) // the turn's notices show it running in the siblings pane
 }
 
 // switchTo shows another session.

@@ -149,6 +149,9 @@ func (h *Harness) interruptedRecords(branch string) ([]store.Record, error) {
 		recs = append(recs, MustRecord(TypeTurnInterrupted, ActorHarness, TurnInterrupted{
 			Reason:        "exo stopped during the turn (killed or crashed); nothing after the last recorded event is known to have happened",
 			ModelInFlight: st.ModelInFlight, OpenCalls: len(st.OpenCalls)}))
+		for _, q := range st.Queued { // they waited for the turn's end, which never came
+			recs = append(recs, MustRecord(api.TypePromptUnqueued, ActorHarness, api.PromptUnqueued{ID: q.ID, Reason: api.UnqueueDropped}))
+		}
 	}
 	return recs, nil
 }

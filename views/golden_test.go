@@ -27,6 +27,8 @@ func layout(pane string, W, H int) (int, int) {
 		return cw, mh
 	case "input", "input-notice":
 		return W, 5
+	case "queue":
+		return W, 7 // the input with two queued prompts
 	case "timeline":
 		return rw, mh / 2
 	case "siblings":
@@ -66,6 +68,14 @@ var goldenPanes = map[string]func(c *Common, W int) interface{ View() string }{
 		p.Focus()
 		p.SetValue("Refactor the store so that fork is O(1):\n")
 		p.Update(tea.PasteMsg{Content: strings.Repeat("pasted line\n", 1233) + "end"})
+		return sizer{p}
+	},
+	"queue": func(c *Common, _ int) interface{ View() string } {
+		p := NewInput(c)
+		p.Focus()
+		p.SetBusy(true)
+		p.SetQueued([]QueuedLine{{Text: "then run the tests\nand fix what fails"}, {Text: "use tabs, not spaces", Steer: true}})
+		p.SetValue("also update the README")
 		return sizer{p}
 	},
 	"input-notice": func(c *Common, _ int) interface{ View() string } {

@@ -24,6 +24,9 @@ type InputKeyMap struct {
 	HistNext key.Binding // HistNext recalls the next prompt.
 	Complete key.Binding // Complete completes a slash command.
 	Editor   key.Binding // Editor opens the prompt in $VISUAL or $EDITOR.
+	// Steer sends the prompt into the running turn, taken at its next step (enter queues it
+	// for when the turn ends).
+	Steer key.Binding
 }
 
 // DefaultInputKeyMap returns the input's default bindings.
@@ -35,6 +38,7 @@ func DefaultInputKeyMap() InputKeyMap {
 		HistNext: key.NewBinding(key.WithKeys("down"), key.WithHelp("↓", "next prompt")),
 		Complete: key.NewBinding(key.WithKeys("tab", "right"), key.WithHelp("tab", "complete /command")),
 		Editor:   key.NewBinding(key.WithKeys("ctrl+g", "ctrl+o"), key.WithHelp("ctrl+g", "edit in $EDITOR")),
+		Steer:    key.NewBinding(key.WithKeys("ctrl+s"), key.WithHelp("ctrl+s", "steer the running turn")),
 	}
 }
 
@@ -60,6 +64,10 @@ type Input struct {
 	notice string
 	// ment is the @path completion.
 	ment mentionState
+	// queued are the session's prompts waiting for the running turn, oldest first.
+	queued []QueuedLine
+	// busy is set while a turn runs on the session.
+	busy bool
 }
 
 // SetTarget names the session the prompt goes to ("" hides it: only one session is shown).
@@ -84,7 +92,7 @@ const MaxInputLines = 8
 // the text's lines (two at least, MaxInputLines at most), so it grows as a prompt gets longer.
 func (in *Input) Height(w int) int {
 	lines := in.ta.visualLines(w - 2 - 2) // the frame's sides and the "› " prompt
-	return min(max(lines, 2), MaxInputLines) + 3
+	return min(max(lines, 2), MaxInputLines) + 3 + in.queueLines()
 }
 
 func (in *Input) hintLines() int {
@@ -160,6 +168,10 @@ func (in *Input) handleKey(msg tea.KeyPressMsg) (tea.Cmd, bool) {
 	case key.Matches(msg, in.Keys.Newline):
 		in.ta.newline()
 		return nil, true
+	case key.Matches(msg, in.Keys.Steer):
+		return in.submitAs(true), true
+	case key.Matches(msg, in.Keys.HistPrev) && len(in.queued) > 0 && in.ta.Value() == "":
+		return emit(TakeBackQueuedMsg{}), true
 	case key.Matches(msg, in.Keys.Send):
 		if len(comps) > 0 && "/"+comps[in.compSel].Name != in.ta.Value() {
 			in.complete(comps)
@@ -204,7 +216,10 @@ func (in *Input) clampCompletion() {
 }
 
 // submit sends the editor text as the right message and clears the editor.
-func (in *Input) submit() tea.Cmd {
+func (in *Input) submit() tea.Cmd { return in.submitAs(false) }
+
+// submitAs is submit; steer marks a prompt to steer the running turn.
+func (in *Input) submitAs(steer bool) tea.Cmd {
 	raw := in.ta.Value()
 	if strings.TrimSpace(raw) == "" {
 		return nil
@@ -232,7 +247,7 @@ func (in *Input) submit() tea.Cmd {
 		}
 		return nil
 	}
-	return emit(SubmitMsg{Text: text})
+	return emit(SubmitMsg{Text: text, Steer: steer})
 }
 
 // recall moves through the history by dir, keeping the unsent draft.
@@ -300,5 +315,5 @@ func (in *Input) ShortHelp() []key.Binding {
 
 // FullHelp lists all input bindings.
 func (in *Input) FullHelp() [][]key.Binding {
-	return [][]key.Binding{{in.Keys.Send, in.Keys.Newline, in.Keys.HistPrev, in.Keys.HistNext, in.Keys.Complete, in.Keys.Editor, mentionBinding}}
+	return [][]key.Binding{{in.Keys.Send, in.Keys.Newline, in.Keys.HistPrev, in.Keys.HistNext, in.Keys.Complete, in.Keys.Editor, mentionBinding, in.Keys.Steer, takeBackBinding}}
 }

@@ -8,8 +8,10 @@ func (in *Input) View() string {
 	if in.width < 4 || in.height < 3 {
 		iw, ih = in.width, in.height
 	}
-	eh := max(ih-in.hintLines(), 1)
-	body := in.editorLines(iw, eh)
+	ql := min(in.queueLines(), max(ih-in.hintLines()-1, 0))
+	eh := max(ih-in.hintLines()-ql, 1)
+	body := append(in.queueView(iw)[in.queueLines()-ql:], in.editorLines(iw, eh)...)
+	eh += ql
 	if in.hintLines() > 0 {
 		for len(body) < eh {
 			body = append(body, "")
@@ -40,6 +42,12 @@ func (in *Input) hint(w int) string {
 	st := in.styles()
 	comps := completions(in.ta.Value(), in.custom)
 	if len(comps) == 0 {
+		switch {
+		case in.busy && len(in.queued) > 0:
+			return st.Text.Muted.Render(truncate("enter queue · ctrl+s steer now · ↑ take back queued · ctrl+c cancel turn", w))
+		case in.busy:
+			return st.Text.Muted.Render(truncate("enter queue for after the turn · ctrl+s steer it now · ctrl+c cancel", w))
+		}
 		return st.Text.Muted.Render(truncate("enter send · alt+enter newline · / commands · ! shell", w))
 	}
 	parts := make([]string, 0, len(comps)+1)

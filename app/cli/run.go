@@ -169,9 +169,13 @@ func (e *env) run(ctx context.Context, c api.Client, f runFlags, prompt string) 
 		defer w.Close()
 	}
 	started, err := c.StartTurn(ctx, api.TurnRequest{Session: s.ID, Text: prompt, Source: "run", MaxSteps: f.maxSteps,
-		AutoApprove: f.yes, Headless: true, OverrideGovernance: f.override, Executor: f.executor, NativeTools: f.nativeTools, Approval: f.approval, AllowUnconfined: f.unconfined, ExecutorMode: f.mode})
+		AutoApprove: f.yes, Headless: true, OverrideGovernance: f.override, Executor: f.executor, NativeTools: f.nativeTools, Approval: f.approval, AllowUnconfined: f.unconfined, ExecutorMode: f.mode,
+		WhenBusy: api.BusyQueue})
 	if err != nil {
 		return startErr(err)
+	}
+	if started.Queued {
+		return e.runQueued(ctx, c, s, f, started)
 	}
 	if f.detach {
 		fmt.Fprintln(e.stdout, s.ID)
@@ -207,6 +211,12 @@ func startErr(err error) error {
 // daemon all the same. A relayed command line gets the client's Ctrl-C instead of signals (the
 // client itself leaves on the second).
 func (e *env) cancelOnInterrupt(c api.Client, sessionID string) func() {
+	return e.onInterrupt("cancelling the turn", func(ctx context.Context) error { return c.CancelTurn(ctx, sessionID) })
+}
+
+// onInterrupt runs stop on the first Ctrl-C or SIGTERM (what saying says it does), and leaves
+// at once on the second (see cancelOnInterrupt).
+func (e *env) onInterrupt(saying string, stop func(context.Context) error) func() {
 	sigs := make(chan os.Signal, 2)
 	interrupts := e.interrupts
 	if interrupts == nil {
@@ -220,9 +230,9 @@ func (e *env) cancelOnInterrupt(c api.Client, sessionID string) func() {
 		case <-done:
 			return
 		}
-		fmt.Fprintln(e.stderr, "\nexo: cancelling the turn… (Ctrl-C again to leave now)")
+		fmt.Fprintf(e.stderr, "\nexo: %s… (Ctrl-C again to leave now)\n", saying)
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		go func() { _ = c.CancelTurn(ctx, sessionID); cancel() }()
+		go func() { _ = stop(ctx); cancel() }()
 		select {
 		case <-sigs:
 			os.Exit(ExitInterrupted)

@@ -227,7 +227,7 @@ func budgetSettings(tokens int64, cost float64) map[string]string {
 func sayCmd(e *env) *cobra.Command {
 	return &cobra.Command{
 		Use:   "say SESSION TEXT",
-		Short: "Append a user message (invocation.received) to a session; TEXT - reads stdin",
+		Short: "Append a user message (invocation.received) to a session, queued while a turn runs; TEXT - reads stdin",
 		Args:  cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			text := args[1]
@@ -246,6 +246,9 @@ func sayCmd(e *env) *cobra.Command {
 					return err
 				}
 				fmt.Fprintf(e.stdout, "%s@%d\n", s.Name, ev.Seq)
+				if ev.Type == api.TypePromptQueued {
+					fmt.Fprintf(e.stderr, "a turn runs on %s: the message is queued and sent when it ends (exo tail %s)\n", s.Name, s.Name)
+				}
 				return nil
 			})
 		},

@@ -89,13 +89,17 @@ type Sessions interface {
 // Turns runs and steers executor turns.
 type Turns interface {
 	// StartTurn appends the prompt and starts a turn in the harness; it returns at once.
-	// ErrBusy when a turn already runs on the session.
+	// ErrBusy when a turn already runs on the session, unless req.WhenBusy queues the prompt
+	// (see queue_events.go).
 	StartTurn(ctx context.Context, req TurnRequest) (TurnStarted, error)
 	// WaitTurn waits for a turn of a session to end (the running one, or the last one when
 	// turnID is "") and returns its result.
 	WaitTurn(ctx context.Context, sessionID, turnID string) (TurnResult, error)
 	// CancelTurn stops the turn running on a session (no error when none runs).
 	CancelTurn(ctx context.Context, sessionID string) error
+	// Unqueue takes back a prompt queued while a turn ran (prompt.unqueued, reason cancelled);
+	// ErrNotFound once it was sent or steered.
+	Unqueue(ctx context.Context, sessionID, promptID string) error
 	// Approve answers an approval request; the first answer wins and later ones get
 	// ErrResolved.
 	Approve(ctx context.Context, sessionID, callID, decision string) error

@@ -46,9 +46,10 @@ var (
 
 // Turns and approvals.
 var (
-	MethodStartTurn      = declare(Method[TurnRequest, TurnStarted]{Name: "StartTurn", Verb: "POST", Path: "/v1/sessions/{id}/turns", Params: []Param{path("id", "Session")}, Body: true, Doc: "Appends the prompt and starts a turn; it returns at once (busy when a turn runs)."})
+	MethodStartTurn      = declare(Method[TurnRequest, TurnStarted]{Name: "StartTurn", Verb: "POST", Path: "/v1/sessions/{id}/turns", Params: []Param{path("id", "Session")}, Body: true, Doc: "Appends the prompt and starts a turn; it returns at once (busy when a turn runs, unless when_busy queues or steers)."})
 	MethodWaitTurn       = declare(Method[WaitRequest, TurnResult]{Name: "WaitTurn", Verb: "GET", Path: "/v1/sessions/{id}/turns/wait", Params: []Param{path("id", "Session"), query("turn", "Turn")}, Doc: "Waits for a turn of a session to end (the running or last one when turn is empty)."})
 	MethodSelectExecutor = declare(Method[ExecutorRequest, ExecutorInfo]{Name: "SelectExecutor", Verb: "PUT", Path: "/v1/sessions/{id}/executor", Params: []Param{path("id", "Session")}, Body: true, Doc: "Makes an executor the one of the session's next turns (refused when it cannot run here)."})
+	MethodUnqueue        = declare(Method[UnqueueRequest, Empty]{Name: "Unqueue", Verb: "DELETE", Path: "/v1/sessions/{id}/queue/{prompt}", Params: []Param{path("id", "Session"), path("prompt", "Prompt")}, Doc: "Takes back a prompt queued while a turn runs (not found once it was sent)."})
 	MethodCancelTurn     = declare(Method[SessionRef, Empty]{Name: "CancelTurn", Verb: "POST", Path: "/v1/sessions/{id}/cancel", Params: []Param{path("id", "Session")}, Doc: "Stops the turn running on a session (no error when none runs)."})
 	MethodApprove        = declare(Method[ApproveRequest, Empty]{Name: "Approve", Verb: "POST", Path: "/v1/sessions/{id}/approvals", Params: []Param{path("id", "Session")}, Body: true, Doc: "Answers an approval request; the first answer wins, later ones get resolved."})
 	MethodGate           = declare(Method[GateRequest, GateResult]{Name: "Gate", Verb: "POST", Path: "/v1/sessions/{id}/gate", Params: []Param{path("id", "Session")}, Body: true, Doc: "Decides whether an action another agent asks for may run, asking the user when the policy says so."})

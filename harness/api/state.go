@@ -60,6 +60,8 @@ type Item struct {
 	// Cut is set on an assistant answer that stopped before the model finished it (why: one of
 	// the Cut* reasons), and on its thinking.
 	Cut string `json:"cut,omitempty"`
+	// Steered is set on a user message a running turn took at a step (prompt.steered).
+	Steered bool `json:"steered,omitempty"`
 }
 
 // recentItems bounds how many conversation items the projection keeps in memory; older items
@@ -120,6 +122,9 @@ type SessionState struct {
 	// Asked holds what each call of Approvals asks (tool, arguments, summary), in the same
 	// order: an app that attaches while a call waits shows the question from it.
 	Asked []ApprovalRequested `json:"asked,omitempty"`
+	// Queued lists the prompts sent while a turn ran, oldest first (prompt.queued): sent when
+	// the turn ends, or taken by it at its next step when they steer.
+	Queued []QueuedPrompt `json:"queued,omitempty"`
 	// LastSnapshot is the commit of the newest workspace snapshot in this history.
 	LastSnapshot string `json:"last_snapshot,omitempty"`
 	// ItemCount counts every conversation item ever projected; Items holds the newest.
@@ -143,6 +148,7 @@ func (s *SessionState) Clone() *SessionState {
 	c.Items = append([]Item(nil), s.Items...)
 	c.Approvals = slices.Clone(s.Approvals)
 	c.Asked = slices.Clone(s.Asked)
+	c.Queued = slices.Clone(s.Queued)
 	if s.OpenCalls != nil {
 		c.OpenCalls = make(map[string]uint64, len(s.OpenCalls))
 		for k, v := range s.OpenCalls {
@@ -243,6 +249,7 @@ var stateAppliers = map[string]func(*SessionState, Event, any){
 func settledNotice(s *SessionState, e Event, _ any) {
 	s.Status, s.ModelInFlight, s.CompactionInFlight = StatusIdle, 0, 0
 	s.dropApprovals()
+	s.Queued = nil // the queue waited for a turn of the branch left behind
 	for i := range s.Items {
 		if s.Items[i].Kind == ItemTool && s.Items[i].Status == "running" {
 			s.Items[i].Status = "interrupted"

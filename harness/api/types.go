@@ -97,15 +97,23 @@ type TurnRequest struct {
 	// ExecutorMode is the session mode an ACP agent runs in (one it offers); empty keeps the one
 	// the user chose before for the session's agent, else exo picks one in which the agent asks.
 	ExecutorMode string `json:"executor_mode,omitempty"`
+	// WhenBusy says what the prompt does when a turn already runs on the session: BusyRefuse
+	// (ErrBusy), BusyQueue (sent when the turn ends) or BusySteer (taken by the running turn at
+	// its next step).
+	WhenBusy string `json:"when_busy,omitempty"`
 }
 
-// TurnStarted identifies a started turn.
+// TurnStarted identifies a started turn, or a queued prompt and the turn it will start.
 type TurnStarted struct {
 	ID      string `json:"id"`
 	Session string `json:"session"`
 	Branch  string `json:"branch"`
 	// Seq is the head of the branch before the prompt was appended.
 	Seq uint64 `json:"seq"`
+	// Queued is set when a turn was running: the prompt was queued (prompt.queued, its id ID),
+	// and the turn ID starts when it is sent. Steer is set when it was queued to steer.
+	Queued bool `json:"queued,omitempty"`
+	Steer  bool `json:"steer,omitempty"`
 }
 
 // GateRequest asks whether an action another agent wants in a session (exo mcp serve's exec

@@ -81,6 +81,9 @@ func (s *Server) turnRoutes() {
 		return s.svc.SelectExecutor(ctx, q.Session, q.Name)
 	})
 	handleEmpty(s, api.MethodCancelTurn, func(ctx context.Context, q api.SessionRef) error { return s.svc.CancelTurn(ctx, q.Session) })
+	handleEmpty(s, api.MethodUnqueue, func(ctx context.Context, q api.UnqueueRequest) error {
+		return s.svc.Unqueue(ctx, q.Session, q.Prompt)
+	})
 	handleEmpty(s, api.MethodApprove, func(ctx context.Context, q api.ApproveRequest) error {
 		return s.svc.Approve(ctx, q.Session, q.CallID, q.Decision)
 	})

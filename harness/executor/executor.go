@@ -74,9 +74,12 @@ type Executor struct {
 
 	mu    sync.Mutex
 	views map[string]*View // prompt views by branch
-	tools map[string]tool
-	order []tool
-	busy  map[string]bool // sessions with a turn running
+	// queueMu serialises taking queued prompts out of the queue (steer, take back): a prompt
+	// leaves it once.
+	queueMu sync.Mutex
+	tools   map[string]tool
+	order   []tool
+	busy    map[string]bool // sessions with a turn running
 	// started holds the SessionStart hooks' context of each session seen in this process.
 	started map[string]sessionStarted
 	// models holds a model chosen for the running turn of a session (a custom command's).

@@ -187,6 +187,11 @@ func (t *turn) run(ctx context.Context) error {
 			return t.cancelled("cancelled by the user")
 		}
 		t.res.Steps = step
+		if step > 1 {
+			if err := t.x.takeSteers(t.s.ID, t.s.Branch); err != nil {
+				return err
+			}
+		}
 		resp, done, err := t.callModel(ctx, step)
 		if err != nil || done {
 			return err

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"exo/harness"
+	"exo/harness/api"
 	"exo/harness/provider"
 )
 
@@ -48,6 +49,8 @@ func (v *View) Apply(e harness.Event) {
 	case *harness.InvocationReceived:
 		v.turnStarted(e.Seq)
 		v.userNote(p.Text + harness.AttachmentsText(p.Attachments))
+	case *api.PromptSteered:
+		v.userNote(p.Text)
 	case *harness.ModelCompleted:
 		v.assistant(p)
 	case *harness.ToolCompleted:

@@ -55,6 +55,12 @@ type Service struct {
 	order    []string            // finished turn ids, oldest first (bounded)
 	watches  map[string]string   // watch id → attached session ("" when none)
 	approve  sync.Mutex          // serialises approval answers: the first one wins
+	// queueMu orders queueing a prompt against the end of the turn it waits for; queued holds
+	// the requests of the prompts queued (by prompt id, the id of the turn each starts).
+	queueMu sync.Mutex
+	queued  map[string]*queuedTurn
+	// closing is set when Close begins (under mu).
+	closing bool
 
 	ctx    context.Context
 	cancel context.CancelFunc
@@ -73,7 +79,7 @@ func New(h *harness.Harness, opts Options) *Service {
 	s := &Service{h: h, x: executor.New(h, xo), tracker: governance.NewTracker(h), plugins: pl, opts: opts, xo: xo,
 		runners: map[string]executors.Runner{},
 		turns:   map[string]*turnRun{}, running: map[string]*turnRun{}, last: map[string]*turnRun{}, removing: map[string]bool{},
-		watches: map[string]string{}, ctx: ctx, cancel: cancel, log: opts.Log}
+		watches: map[string]string{}, queued: map[string]*queuedTurn{}, ctx: ctx, cancel: cancel, log: opts.Log}
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
 	}
@@ -92,6 +98,7 @@ func (s *Service) Harness() *harness.Harness { return s.h }
 // the service's background work. The harness stays open.
 func (s *Service) Close() error {
 	s.mu.Lock()
+	s.closing = true // a turn that ends from now on starts no queued prompt
 	for _, r := range s.running {
 		r.stop(executor.ErrStopping) // a cut answer says exo stopped, not the user
 	}
@@ -111,9 +118,11 @@ func (s *Service) Close() error {
 	return nil
 }
 
-// waitTurns waits until no turn runs.
+// waitTurns waits until no turn runs, and no ended turn is still dealing with its queue.
 func (s *Service) waitTurns() {
 	for {
+		s.queueMu.Lock() // held by a turn's end from its record to the next queued turn's start
+		s.queueMu.Unlock()
 		s.mu.Lock()
 		var r *turnRun
 		for _, r = range s.running {

@@ -256,6 +256,9 @@ func (s *Service) Files(ctx context.Context, sessionID string) ([]string, error)
 }
 
 // Say appends a user message without running a turn.
+//
+// While a turn runs on the session, the message is queued instead (the prompt.queued event is
+// returned): sent as the next turn's prompt when the turn ends.
 func (s *Service) Say(ctx context.Context, sessionID, text, source string) (harness.Event, error) {
 	if text == "" {
 		return harness.Event{}, invalidf("empty message")
@@ -263,6 +266,17 @@ func (s *Service) Say(ctx context.Context, sessionID, text, source string) (harn
 	se, err := s.session(sessionID)
 	if err != nil {
 		return harness.Event{}, err
+	}
+	// While a turn runs, a message is queued for when it ends (prompt.queued), as a prompt is.
+	if q, ok, err := s.enqueue(se, api.TurnRequest{Session: se.ID, Text: text, WhenBusy: api.BusyQueue}, source); ok || err != nil {
+		if err != nil {
+			return harness.Event{}, err
+		}
+		evs, err := s.h.BranchEvents(se.Branch, q.Seq+1, q.Seq+1)
+		if err != nil || len(evs) == 0 {
+			return harness.Event{}, fmt.Errorf("read the queued message back: %w", err)
+		}
+		return evs[0], nil
 	}
 	evs, err := s.h.Append(se.ID, harness.MustRecord(harness.TypeInvocationReceived, harness.ActorUser,
 		harness.InvocationReceived{Text: text, Source: source}))

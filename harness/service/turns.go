@@ -38,6 +38,11 @@ func (s *Service) StartTurn(ctx context.Context, req api.TurnRequest) (api.TurnS
 	if req.MaxSteps < 0 {
 		return api.TurnStarted{}, invalidf("max steps must be 1 or more, not %d", req.MaxSteps)
 	}
+	switch req.WhenBusy {
+	case api.BusyRefuse, api.BusyQueue, api.BusySteer:
+	default:
+		return api.TurnStarted{}, invalidf("when_busy %q: give queue, steer or nothing", req.WhenBusy)
+	}
 	se, err := s.session(req.Session)
 	if err != nil {
 		return api.TurnStarted{}, err
@@ -59,16 +64,26 @@ func (s *Service) StartTurn(ctx context.Context, req api.TurnRequest) (api.TurnS
 	if err != nil {
 		return api.TurnStarted{}, err
 	}
-	to := executor.TurnOptions{MaxSteps: req.MaxSteps, AutoApprove: req.AutoApprove, Headless: req.Headless, Approval: mode}
+	to := executorTurnOptions(req, mode)
 	source := req.Source
 	if source == "" {
 		source = "api"
+	}
+	if req.WhenBusy != api.BusyRefuse {
+		if q, ok, err := s.enqueue(se, req, source); ok || err != nil {
+			return q, err
+		}
 	}
 	run, err := s.turnFunc(se.ID, req, source, to)
 	if err != nil {
 		return api.TurnStarted{}, err
 	}
 	r, err := s.begin(se.ID, source, run)
+	if isBusy(err) && req.WhenBusy != api.BusyRefuse { // a turn began since enqueue looked
+		if q, ok, qerr := s.enqueue(se, req, source); ok || qerr != nil {
+			return q, qerr
+		}
+	}
 	if err != nil {
 		return api.TurnStarted{}, err
 	}
@@ -81,15 +96,30 @@ func (s *Service) StartTurn(ctx context.Context, req api.TurnRequest) (api.TurnS
 // before it marks the session deleted, and a turn registers before it checks for that mark, so
 // one of the two always sees the other.
 func (s *Service) begin(sessionID, source string, fn func(context.Context) (harness.TurnResult, error)) (*turnRun, error) {
+	r := newTurnRun(sessionID, source)
+	if err := s.beginRun(r, fn); err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+// newTurnRun returns a turn not started yet.
+func newTurnRun(sessionID, source string) *turnRun {
+	return &turnRun{id: "turn-" + harness.NewID()[:12], session: sessionID, source: source, done: make(chan struct{})}
+}
+
+// beginRun starts r (see begin); a queued prompt's turn was made, and waited for, before.
+func (s *Service) beginRun(r *turnRun, fn func(context.Context) (harness.TurnResult, error)) error {
 	ctx, stop := context.WithCancelCause(s.ctx)
 	cancel := func() { stop(nil) }
-	r := &turnRun{id: "turn-" + harness.NewID()[:12], session: sessionID, source: source, cancel: cancel, stop: stop, done: make(chan struct{})}
+	sessionID := r.session
 	s.mu.Lock()
 	if s.running[sessionID] != nil || s.removing[sessionID] {
 		s.mu.Unlock()
 		cancel()
-		return nil, api.ErrBusy
+		return api.ErrBusy
 	}
+	r.cancel, r.stop = cancel, stop
 	s.running[sessionID], s.turns[r.id] = r, r
 	s.mu.Unlock()
 	if _, err := s.h.Session(sessionID); err != nil { // removed since the caller looked it up
@@ -98,11 +128,11 @@ func (s *Service) begin(sessionID, source string, fn func(context.Context) (harn
 		delete(s.turns, r.id)
 		s.mu.Unlock()
 		cancel()
-		return nil, err
+		return err
 	}
-	s.h.Publish(harness.Notice{Session: sessionID, Turn: &harness.TurnNotice{ID: r.id, Source: source, Running: true}})
+	s.h.Publish(harness.Notice{Session: sessionID, Turn: &harness.TurnNotice{ID: r.id, Source: r.source, Running: true}})
 	go s.run(ctx, r, fn)
-	return r, nil
+	return nil
 }
 
 // run runs a turn to its end and records the outcome.
@@ -110,10 +140,28 @@ func (s *Service) run(ctx context.Context, r *turnRun, fn func(context.Context) 
 	res, err := fn(ctx)
 	res.Response, res.Failure = s.h.Redact(res.Response), s.h.Redact(res.Failure) // whatever the executor
 	r.cancel()
+	s.queueMu.Lock() // a prompt queued from here on waits for the next turn of the queue
+	defer s.queueMu.Unlock()
+	s.finish(r, res, err)
+	n := &harness.TurnNotice{ID: r.id, Source: r.source, Result: &res}
+	if err != nil {
+		n.Error, n.ErrorCode = s.h.Redact(err.Error()), api.ErrorCode(err)
+	}
+	s.h.Publish(harness.Notice{Session: r.session, Turn: n})
+	s.next(r.session, res, err)
+}
+
+// finish records the end of a turn (or of a queued prompt that never started one) for WaitTurn.
+func (s *Service) finish(r *turnRun, res harness.TurnResult, err error) {
 	r.res, r.err = res, err
 	s.mu.Lock()
-	delete(s.running, r.session)
-	s.last[r.session] = r
+	if s.running[r.session] == r {
+		delete(s.running, r.session)
+	}
+	s.turns[r.id] = r
+	if r.cancel != nil { // it ran: a prompt taken back is no session's last turn
+		s.last[r.session] = r
+	}
 	s.order = append(s.order, r.id)
 	if len(s.order) > keepFinished {
 		delete(s.turns, s.order[0])
@@ -121,11 +169,6 @@ func (s *Service) run(ctx context.Context, r *turnRun, fn func(context.Context) 
 	}
 	s.mu.Unlock()
 	close(r.done)
-	n := &harness.TurnNotice{ID: r.id, Source: r.source, Result: &res}
-	if err != nil {
-		n.Error, n.ErrorCode = s.h.Redact(err.Error()), api.ErrorCode(err)
-	}
-	s.h.Publish(harness.Notice{Session: r.session, Turn: n})
 }
 
 // runningTurn returns the turn running on a session, or nil.
@@ -341,4 +384,9 @@ func (s *Service) backToDefault(sessionID string) error {
 	_, err = s.h.Append(sessionID, harness.MustRecord(harness.TypeExecutorSelected, harness.ActorUser,
 		harness.ExecutorSelected{Name: executors.Default}))
 	return err
+}
+
+// executorTurnOptions are the options of exo's executor for a turn req asks for.
+func executorTurnOptions(req api.TurnRequest, mode string) executor.TurnOptions {
+	return executor.TurnOptions{MaxSteps: req.MaxSteps, AutoApprove: req.AutoApprove, Headless: req.Headless, Approval: mode}
 }

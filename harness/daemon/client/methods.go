@@ -105,6 +105,11 @@ func (c *Client) CancelTurn(ctx context.Context, sessionID string) error {
 	return empty(ctx, c, api.MethodCancelTurn, api.SessionRef{Session: sessionID})
 }
 
+// Unqueue takes back a prompt queued while a turn runs.
+func (c *Client) Unqueue(ctx context.Context, sessionID, promptID string) error {
+	return empty(ctx, c, api.MethodUnqueue, api.UnqueueRequest{Session: sessionID, Prompt: promptID})
+}
+
 // SelectExecutor makes an executor the session's.
 func (c *Client) SelectExecutor(ctx context.Context, sessionID, name string) (api.ExecutorInfo, error) {
 	return call(ctx, c, api.MethodSelectExecutor, api.ExecutorRequest{Session: sessionID, Name: name})
