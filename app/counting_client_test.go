@@ -127,7 +127,7 @@ func (c *countingClient) CancelTurn(a0 context.Context, a1 string) error {
 }
 
 func (c *countingClient) Unqueue(a0 context.Context, a1, a2 string) error {
-	c.count("Unqueue")
+	defer c.finish(c.begin("Unqueue"))
 	return c.inner.Unqueue(a0, a1, a2)
 }
 
