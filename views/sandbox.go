@@ -27,6 +27,8 @@ type SandboxStatus struct {
 	Started time.Time
 	// NoExitCode marks a command that ended without an exit status (refused before it ran).
 	NoExitCode bool
+	// Interrupted marks a command the log closed as interrupted (exo stopped while it ran).
+	Interrupted bool
 }
 
 // SandboxOutputMsg carries new output of the running command (already
@@ -188,6 +190,8 @@ func (s *Sandbox) header(w int) string {
 		return st.Text.Muted.Render(truncate("no command yet", w))
 	case s.status.Running:
 		state = st.Spinner.Render(spinnerFrame(s.frame)) + st.Text.Muted.Render(" running "+fmtDuration(s.status.Duration))
+	case s.status.Interrupted:
+		state = st.Status.Err.Render("✗ interrupted") + st.Text.Muted.Render(" · exo stopped while it ran")
 	case s.status.NoExitCode:
 		state = st.Status.Err.Render("✗ failed") + st.Text.Muted.Render(" · "+fmtDuration(s.status.Duration))
 	case s.status.ExitCode == 0:
