@@ -181,6 +181,7 @@ func (m *Model) onLoaded(msg sessionLoadedMsg) tea.Cmd {
 	} else if len(early) > 0 {
 		m.showProjection()
 	}
+	sandboxFromLog(m.sandbox, m.state) // a command that ended unwatched (a daemon killed) stops spinning
 	watch = tea.Batch(watch, reload)
 	if m.noModel {
 		return tea.Batch(watch, m.say("no model registered: type /model demo for the offline scripted demo, or exo model register NAME --provider …", true))
@@ -394,7 +395,8 @@ func (m *Model) onEvent(e api.Event) tea.Cmd {
 		if p.Tool == "bash" {
 			// A call refused before it ran has no exit code: it ends all the same (it stayed
 			// "running" for good).
-			st := views.SandboxStatus{Command: m.sandbox.Status().Command, Duration: time.Duration(p.DurationMs) * time.Millisecond, NoExitCode: p.ExitCode == nil}
+			st := views.SandboxStatus{Command: m.sandbox.Status().Command, Duration: time.Duration(p.DurationMs) * time.Millisecond, NoExitCode: p.ExitCode == nil,
+				Interrupted: p.Interrupted}
 			if p.ExitCode != nil {
 				st.ExitCode = *p.ExitCode
 			}

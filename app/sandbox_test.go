@@ -9,6 +9,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"exo/harness"
+	"exo/harness/api"
 	"exo/harness/service"
 	"exo/views"
 )
@@ -141,5 +142,68 @@ func TestSandboxTimerLeavesOutTheApprovalWait(t *testing.T) {
 	}
 	if st.Started.Before(approved) || st.Duration >= wait {
 		t.Fatalf("the timer counts the approval wait: started %v before the approval at %v, shows %v", approved.Sub(st.Started), approved, st.Duration)
+	}
+}
+
+// TestSandboxFollowsTheLogAfterReconnecting: a bash call runs, the daemon is killed and the
+// next one closes the call as interrupted while no app watches; when the app reconnects it reads
+// the session again, and the sandbox pane says interrupted instead of spinning for good.
+func TestSandboxFollowsTheLogAfterReconnecting(t *testing.T) {
+	m := newTestModel(t)
+	m.Update(tea.WindowSizeMsg{Width: 160, Height: 48})
+	id := m.current()
+	h := m.c.(*service.Service).Harness()
+	evs, err := h.Append(id, harness.MustRecord(harness.TypeToolStarted, "tool:bash", harness.ToolStarted{CallID: "k1", Tool: "bash", Summary: "sleep 300"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.onEvent(evs[0])
+	m.foldShown(evs)
+	if !strings.Contains(sandboxHeader(m), "running") {
+		t.Fatalf("header while it runs: %q", sandboxHeader(m))
+	}
+	// What the next daemon records at its start, unseen by the app (no watch then).
+	if _, err := h.Append(id,
+		harness.MustRecord(harness.TypeToolCompleted, harness.ActorHarness, harness.ToolCompleted{CallID: "k1", Tool: "bash", Interrupted: true, IsError: true,
+			Output: "exo stopped before this call finished; it may or may not have taken effect"}),
+	); err != nil {
+		t.Fatal(err)
+	}
+	m.Update(m.refreshCmd()()) // what onWatchOpened asks for after a reconnection
+	hd := sandboxHeader(m)
+	if strings.Contains(hd, "running") || !strings.Contains(hd, "✗ interrupted") || !strings.Contains(hd, "sleep 300") {
+		t.Fatalf("header after the reconnection: %q", hd)
+	}
+	if m.animating() {
+		t.Fatal("the spinner keeps going for a command the log ended")
+	}
+}
+
+// TestSandboxStatusOfAProjection: the newest bash call of a projection decides a running pane's
+// status: still running keeps it, ended gives its exit code, interrupted says so.
+func TestSandboxStatusOfAProjection(t *testing.T) {
+	running := views.SandboxStatus{Command: "make", Running: true, Started: time.Now()}
+	two := 2
+	for _, c := range []struct {
+		items  []api.Item
+		open   bool
+		want   views.SandboxStatus
+		change bool
+	}{
+		{items: []api.Item{{Kind: api.ItemTool, Tool: "bash", Status: "running"}}, open: true, want: running},
+		{items: []api.Item{{Kind: api.ItemTool, Tool: "bash", Status: "error", ExitCode: &two, DurationMs: 1500}, {Kind: api.ItemTool, Tool: "read_file", Status: "running"}},
+			want: views.SandboxStatus{Command: "make", ExitCode: 2, Duration: 1500 * time.Millisecond}, change: true},
+		{items: []api.Item{{Kind: api.ItemTool, Tool: "bash", Status: "interrupted"}},
+			want: views.SandboxStatus{Command: "make", NoExitCode: true, Interrupted: true}, change: true},
+		{want: views.SandboxStatus{Command: "make", NoExitCode: true}, change: true},
+	} {
+		st := &api.SessionState{Items: c.items}
+		if c.open {
+			st.OpenCalls = map[string]uint64{"x": 1}
+		}
+		got, changed := sandboxStatusOf(st, running)
+		if changed != c.change || got != c.want {
+			t.Errorf("items %+v: %+v %v, want %+v %v", c.items, got, changed, c.want, c.change)
+		}
 	}
 }

@@ -30,6 +30,8 @@ type SandboxStatus struct {
 	// Waiting marks a command that waits for the user's approval: it has not started, so the
 	// header says so instead of counting (the app sets Started when it is approved).
 	Waiting bool
+	// Interrupted marks a command the log closed as interrupted (exo stopped while it ran).
+	Interrupted bool
 }
 
 // SandboxOutputMsg carries new output of the running command (already
@@ -193,6 +195,8 @@ func (s *Sandbox) header(w int) string {
 		state = st.Text.Muted.Render("awaiting approval")
 	case s.status.Running:
 		state = st.Spinner.Render(spinnerFrame(s.frame)) + st.Text.Muted.Render(" running "+fmtDuration(s.status.Duration))
+	case s.status.Interrupted:
+		state = st.Status.Err.Render("✗ interrupted") + st.Text.Muted.Render(" · exo stopped while it ran")
 	case s.status.NoExitCode:
 		state = st.Status.Err.Render("✗ failed") + st.Text.Muted.Render(" · "+fmtDuration(s.status.Duration))
 	case s.status.ExitCode == 0:

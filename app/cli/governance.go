@@ -130,16 +130,23 @@ func govInitCmd(e *env) *cobra.Command {
 				fmt.Fprintf(e.stdout, ", checks: %s", p.Test)
 			}
 			fmt.Fprintln(e.stdout, ")")
+			if p.Note != "" {
+				fmt.Fprintln(e.stderr, p.Note)
+			}
 			fmt.Fprintln(e.stderr, "review it, then run 'exo compile' to seal it")
 			return nil
 		},
 	}
 }
 
-// dirArg returns the optional DIR argument, or the working directory.
+// dirArg returns the optional DIR argument (a relative one taken from the working directory
+// of the command, which may be a thin client's), or the working directory.
 func (e *env) dirArg(args []string) string {
 	if len(args) == 1 {
-		return args[0]
+		if filepath.IsAbs(args[0]) {
+			return args[0]
+		}
+		return filepath.Join(e.cwd(), args[0])
 	}
 	return e.cwd()
 }

@@ -80,6 +80,8 @@ type Initialized struct {
 	Constitution string
 	// Language is the project's language ("" when unknown); Test its guessed check command.
 	Language, Test string
+	// Note says what could not be guessed and why (a missing manifest), or "".
+	Note string
 }
 
 // MCPAdd is one exo mcp add: the server's name and COMMAND|URL [ARGS...], and its flags.

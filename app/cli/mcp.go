@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -80,7 +81,10 @@ func mcpLsCmd(e *env) *cobra.Command {
 					return err
 				}
 				if asJSON {
-					return writeJSON(e.stdout, st)
+					if err := writeJSON(e.stdout, st); err != nil {
+						return err
+					}
+					return checkFailed(check, st)
 				}
 				if len(st) == 0 {
 					if e.opts.Local.MCPFiles == nil {
@@ -101,13 +105,37 @@ func mcpLsCmd(e *env) *cobra.Command {
 						fmt.Fprintf(e.stdout, "%s: %s\n", s.Name, s.Error)
 					}
 				}
-				return nil
+				return checkFailed(check, st)
 			})
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
 	cmd.Flags().BoolVar(&check, "check", false, "start each server, list its tools, stop it")
 	return cmd
+}
+
+// checkFailed is exo mcp ls --check's verdict: an error (exit 1) naming the enabled servers
+// that are not connected after the check (failed, crashed, hung, not trusted), nil when every
+// one answered (or without check).
+func checkFailed(check bool, st []api.MCPStatus) error {
+	if !check {
+		return nil
+	}
+	var bad []string
+	enabled := 0
+	for _, s := range st {
+		if s.Disabled {
+			continue
+		}
+		enabled++
+		if s.State != api.MCPConnected {
+			bad = append(bad, s.Name+" "+stateText(s))
+		}
+	}
+	if len(bad) == 0 {
+		return nil
+	}
+	return failf(ExitFailure, "MCP check failed: %d of %d servers not working (%s)", len(bad), enabled, strings.Join(bad, ", "))
 }
 
 // stateText is a server's state for tables.

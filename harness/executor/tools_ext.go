@@ -78,7 +78,8 @@ func (x *Executor) sessionTools(ctx context.Context, sessionID string) []provide
 }
 
 // policy is a tool's approval policy: the session's own (Options.Approvals), else the default
-// of the source offering it, else auto.
+// of the source offering it, else auto (ask for a command tool where the sandbox cannot keep
+// what it changes undoable).
 func (x *Executor) policy(sessionID, name string) string {
 	if p, ok := x.sessionPolicy(sessionID, name); ok {
 		return p
@@ -89,6 +90,9 @@ func (x *Executor) policy(sessionID, name string) string {
 				return p
 			}
 		}
+	}
+	if askUnlessUndoable[name] && !x.sandboxUndoes(sessionID) {
+		return "ask"
 	}
 	return "auto"
 }

@@ -88,13 +88,19 @@ func TestConstitutionErrorsCarryLineAndColumn(t *testing.T) {
 
 func TestConstitutionSyntaxAndShapeErrors(t *testing.T) {
 	cases := map[string]string{
-		"version: 1\nrules: [unclosed\n": "constitution.yaml:",
-		"- just\n- a list\n":             "constitution.yaml:1:1: constitution must be a mapping",
-		"version: 2\n":                   "constitution.yaml:1:10: version must be 1",
-		"scope:\n  budget: ten\n":        "constitution.yaml:2:11: budget must be a positive integer",
-		"rules: text\n":                  "constitution.yaml:1:8: rules must be a list",
-		"version: 1\nversion: 1\n":       `constitution.yaml:2:1: key "version" repeated`,
-		"":                               "empty constitution",
+		"version: 1\nrules: [unclosed\n": "constitution.yaml:2:9: did not find expected ',' or ']'",
+		// YAML syntax errors carry a column too: the byte at which the source stops being YAML.
+		"version: 1\nproject: a: b\n":           "constitution.yaml:2:11: mapping values are not allowed in this context",
+		"version: 1\n\tproject: x\n":            "constitution.yaml:2:1: found a tab character that violates indentation",
+		"version: 1\nrules:\n  - a\n - b\n":     "constitution.yaml:4:2: did not find expected key",
+		"version: 1\nproject: @x\n":             "constitution.yaml:2:10: found character that cannot start any token",
+		"checks:\n  - name: t\n    run: a: b\n": "constitution.yaml:3:11: mapping values are not allowed in this context",
+		"- just\n- a list\n":                    "constitution.yaml:1:1: constitution must be a mapping",
+		"version: 2\n":                          "constitution.yaml:1:10: version must be 1",
+		"scope:\n  budget: ten\n":               "constitution.yaml:2:11: budget must be a positive integer",
+		"rules: text\n":                         "constitution.yaml:1:8: rules must be a list",
+		"version: 1\nversion: 1\n":              `constitution.yaml:2:1: key "version" repeated`,
+		"":                                      "empty constitution",
 	}
 	for src, want := range cases {
 		_, err := ParseConstitution("constitution.yaml", []byte(src))
@@ -177,6 +183,10 @@ func TestInitDetectsProjects(t *testing.T) {
 		"python": {Language: "python", Test: "pytest"},
 		"rust":   {Language: "rust", Test: "cargo test"},
 		"none":   {},
+		// No manifest: the sources say the language; a Go folder without go.mod gets no check
+		// (go test ./... needs one) and a note saying so.
+		"gosources": {Language: "go", Note: "no go.mod: run 'go mod init NAME', then add 'go test ./...' to checks"},
+		"pysources": {Language: "python", Test: "pytest"},
 	} {
 		dir := filepath.Join(t.TempDir(), fixture)
 		entries, _ := os.ReadDir(filepath.Join(fixtures, "detect", fixture))
@@ -187,7 +197,7 @@ func TestInitDetectsProjects(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if p.Language != want.Language || p.Test != want.Test || p.Name != fixture {
+		if p.Language != want.Language || p.Test != want.Test || p.Note != want.Note || p.Name != fixture {
 			t.Errorf("%s: %+v", fixture, p)
 		}
 		c, _, err := Compile(dir)

@@ -19,6 +19,8 @@ type Project struct {
 	Name     string `json:"name"`
 	Language string `json:"language"` // go, node, python, rust, … or "" when unknown
 	Test     string `json:"test,omitempty"`
+	// Note says what Init could not guess and why (a missing manifest), or "".
+	Note string `json:"note,omitempty"`
 }
 
 // projectKind is one detection rule: a marker file, a language and its test command.
@@ -41,7 +43,8 @@ var projectKinds = []projectKind{
 	{[]string{"Makefile"}, "make", "make test"},
 }
 
-// DetectProject guesses the language and test command of dir from its files.
+// DetectProject guesses the language and test command of dir from its files: a manifest
+// (go.mod, package.json, …) first, else the sources themselves (*.go, *.py, …).
 func DetectProject(dir string) Project {
 	p := Project{Name: filepath.Base(filepath.Clean(dir))}
 	for _, k := range projectKinds {
@@ -51,6 +54,9 @@ func DetectProject(dir string) Project {
 				return p
 			}
 		}
+	}
+	if s, ok := detectSources(dir); ok {
+		p.Language, p.Test, p.Note = s.language, s.test, s.note
 	}
 	return p
 }
@@ -93,6 +99,9 @@ func StarterConstitution(p Project) string {
 	}
 	fmt.Fprintf(&b, "# exo constitution for %s (%s). Edit it, then run 'exo compile' to seal it\n", p.Name, lang)
 	b.WriteString("# into .exo/policy.lock; sessions refuse to start when the two disagree.\n")
+	if p.Note != "" {
+		fmt.Fprintf(&b, "# %s\n", p.Note)
+	}
 	b.WriteString("version: 1\n")
 	fmt.Fprintf(&b, "project: %q\n\n", p.Name)
 	b.WriteString("# Rules are shown to every agent at the start of its session.\n")

@@ -1,12 +1,14 @@
 package governance
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"regexp"
 	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"gopkg.in/yaml.v3"
 )
@@ -41,7 +43,7 @@ func ParseConstitution(file string, src []byte) (*Constitution, error) {
 	p := &parser{file: file}
 	var doc yaml.Node
 	if err := yaml.Unmarshal(src, &doc); err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrInvalidConstitution, p.syntaxError(err))
+		return nil, fmt.Errorf("%w: %w", ErrInvalidConstitution, p.syntaxError(src, err))
 	}
 	c := &Constitution{Version: 1}
 	if len(doc.Content) == 0 {
@@ -54,16 +56,83 @@ func ParseConstitution(file string, src []byte) (*Constitution, error) {
 	return c, nil
 }
 
-var yamlLine = regexp.MustCompile(`line (\d+): (.*)`)
+var yamlLine = regexp.MustCompile(`^line (\d+): (.*)`)
 
-// syntaxError turns a yaml.v3 error into a positioned one when it names a line.
-func (p *parser) syntaxError(err error) error {
+// syntaxError turns a yaml.v3 error into one positioned at a line and column. yaml.v3 names
+// only a line (for some errors the line before the enclosing collection's), so the position is
+// found as a compiler reports it: the first byte at which the source fails with this same error.
+func (p *parser) syntaxError(src []byte, err error) error {
+	msg, line := yamlMessage(err)
+	if l, c, ok := syntaxPosition(src, msg, line); ok {
+		return &PosError{File: p.file, Line: l, Col: c, Msg: msg}
+	}
+	return &PosError{File: p.file, Line: max(line, 1), Msg: msg}
+}
+
+// yamlMessage splits a yaml.v3 error into its message and the line it names (0 when none).
+func yamlMessage(err error) (string, int) {
 	msg := strings.TrimPrefix(err.Error(), "yaml: ")
 	if m := yamlLine.FindStringSubmatch(msg); m != nil {
 		n, _ := strconv.Atoi(m[1])
-		return &PosError{File: p.file, Line: n, Msg: m[2]}
+		return m[2], n
 	}
-	return &PosError{File: p.file, Line: 1, Msg: msg}
+	return msg, 0
+}
+
+// yamlFails returns the message of the error parsing src gives, or "" when it parses.
+func yamlFails(src []byte) string {
+	var n yaml.Node
+	if err := yaml.Unmarshal(src, &n); err != nil {
+		msg, _ := yamlMessage(err)
+		return msg
+	}
+	return ""
+}
+
+// maxPositionedSource bounds the constitutions whose YAML errors syntaxPosition positions.
+const maxPositionedSource = 1 << 20
+
+// syntaxPosition finds the 1-based line and column of the byte at which src first fails with
+// msg: the shortest line-prefix that does, then the shortest prefix within that line. The
+// search starts a line before hint, the line yaml.v3 named (the error is never before it), so
+// it parses a few prefixes, not one per line of the file. ok is false when no prefix does.
+func syntaxPosition(src []byte, msg string, hint int) (line, col int, ok bool) {
+	if len(src) > maxPositionedSource {
+		return 0, 0, false
+	}
+	from := 0
+	for l := 1; l < hint-1 && from < len(src); l++ {
+		i := bytes.IndexByte(src[from:], '\n')
+		if i < 0 {
+			break
+		}
+		from += i + 1
+	}
+	start, end := 0, -1
+	for off := from; off < len(src); {
+		next := len(src)
+		if i := bytes.IndexByte(src[off:], '\n'); i >= 0 {
+			next = off + i + 1
+		}
+		if yamlFails(src[:next]) == msg {
+			start, end = off, next
+			break
+		}
+		off = next
+	}
+	if end < 0 {
+		return 0, 0, false
+	}
+	at := end - 1
+	for i := start; i < end; i++ {
+		if yamlFails(src[:i+1]) == msg {
+			at = i
+			break
+		}
+	}
+	line = bytes.Count(src[:at], []byte("\n")) + 1
+	col = utf8.RuneCount(src[bytes.LastIndexByte(src[:at], '\n')+1:at]) + 1
+	return line, col, true
 }
 
 // errorf records an error at a node.

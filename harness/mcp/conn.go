@@ -32,9 +32,11 @@ type conn struct {
 	state       string // "" (never started), connected, failed, crashed, hung, stopped
 	err         string
 	confinement string
-	restarts    int
-	tried       time.Time
-	gen         int // connection generation, to tell a stale session's end from the live one's
+	// hidden are the paths the server's command line names that its sandbox hides from it.
+	hidden   []hiddenPath
+	restarts int
+	tried    time.Time
+	gen      int // connection generation, to tell a stale session's end from the live one's
 	// users are the sessions that used the server since it was configured (bounded): a crash
 	// between calls is recorded in each.
 	users map[string]bool
@@ -135,13 +137,13 @@ func (c *conn) startLocked(ctx context.Context, env connEnv) error {
 	sess, err := client.Connect(sctx, transport, nil)
 	if err != nil {
 		killGroup(c.cmd)
-		return fmt.Errorf("start: %w%s", timeoutHint(sctx, err, env.startTimeout), c.stderrHint())
+		return fmt.Errorf("start: %w%s%s", timeoutHint(sctx, err, env.startTimeout), hiddenHint(c.hidden, c.srv.Source), c.stderrHint())
 	}
 	tools, err := listTools(sctx, sess)
 	if err != nil {
 		killGroup(c.cmd)
 		sess.Close()
-		return fmt.Errorf("list tools: %w%s", timeoutHint(sctx, err, env.startTimeout), c.stderrHint())
+		return fmt.Errorf("list tools: %w%s%s", timeoutHint(sctx, err, env.startTimeout), hiddenHint(c.hidden, c.srv.Source), c.stderrHint())
 	}
 	c.sess, c.tools = sess, tools
 	go c.watch(sess, gen)
@@ -152,13 +154,13 @@ func (c *conn) startLocked(ctx context.Context, env connEnv) error {
 func (c *conn) transport(cfg ServerConfig, ls launchSpec) (sdk.Transport, error) {
 	switch cfg.Transport() {
 	case TransportStdio:
-		cmd, conf, err := command(c.srv.Name, cfg, ls)
+		cmd, conf, hidden, err := command(c.srv.Name, cfg, ls)
 		if err != nil {
 			return nil, err
 		}
 		cmd.Stderr = c.stderr
 		cmd.WaitDelay = 2 * time.Second
-		c.cmd, c.confinement = cmd, conf
+		c.cmd, c.confinement, c.hidden = cmd, conf, hidden
 		return &sdk.CommandTransport{Command: cmd, TerminateDuration: 2 * time.Second}, nil
 	case TransportHTTP:
 		c.cmd, c.confinement = nil, "remote (http)"

@@ -28,8 +28,9 @@ type launchSpec struct {
 }
 
 // command builds the server's process: through the sandbox helper unless its config says
-// sandbox off. It returns the command and a description of its confinement.
-func command(name string, c ServerConfig, ls launchSpec) (*exec.Cmd, string, error) {
+// sandbox off. It returns the command, a description of its confinement and the paths its
+// command line names that the sandbox hides from it.
+func command(name string, c ServerConfig, ls launchSpec) (*exec.Cmd, string, []hiddenPath, error) {
 	dir := ls.workspace
 	if dir == "" {
 		dir, _ = os.Getwd()
@@ -39,7 +40,7 @@ func command(name string, c ServerConfig, ls launchSpec) (*exec.Cmd, string, err
 		cmd.Dir = dir
 		cmd.Env = serverEnv(os.Environ(), c.Env)
 		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-		return cmd, "unconfined (sandbox off in its config)", nil
+		return cmd, "unconfined (sandbox off in its config)", nil, nil
 	}
 	cfg := sandbox.Config{
 		Workspace:     dir,
@@ -53,13 +54,13 @@ func command(name string, c ServerConfig, ls launchSpec) (*exec.Cmd, string, err
 	}
 	cmd, enf, err := sandbox.Command(cfg, ls.caps, c.Command, c.Args...)
 	if err != nil {
-		return nil, "", err
+		return nil, "", nil, err
 	}
 	if cmd.SysProcAttr == nil {
 		cmd.SysProcAttr = &syscall.SysProcAttr{}
 	}
 	cmd.SysProcAttr.Setpgid = true
-	return cmd, "sandboxed: " + enf.String(), nil
+	return cmd, "sandboxed: " + enf.String(), hiddenPaths(c, cfg, enf), nil
 }
 
 // serverEnv is the allow-listed part of parent plus the server's own variables.

@@ -31,5 +31,6 @@ func initGovernance(dir string) (cli.Initialized, error) {
 	if err != nil {
 		return cli.Initialized{}, err
 	}
-	return cli.Initialized{Constitution: governance.ConstitutionPath, Language: p.Language, Test: p.Test}, nil
+	return cli.Initialized{Constitution: governance.ConstitutionPath, Language: p.Language, Test: p.Test,
+		Note: p.Note}, nil
 }
