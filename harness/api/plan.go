@@ -1,0 +1,92 @@
+package api
+
+import (
+	"encoding/json"
+	"strings"
+)
+
+// Names of the to-do tools whose calls state a plan: exo's own and Claude Code's.
+const (
+	ToolTodoWrite   = "todo_write"
+	ClaudeTodoWrite = "TodoWrite"
+)
+
+// Plan step statuses (PlanStep.Status).
+const (
+	StepPending    = "pending"
+	StepInProgress = "in_progress"
+	StepCompleted  = "completed"
+)
+
+// TodoItem is one entry of a to-do tool's list: exo's todo_write and Claude Code's TodoWrite
+// take the same shape (Claude adds activeForm, the step's wording while it runs).
+type TodoItem struct {
+	Content    string `json:"content"`
+	Status     string `json:"status"`
+	ActiveForm string `json:"activeForm,omitempty"`
+}
+
+// TodoArgs are the arguments of a to-do tool call.
+type TodoArgs struct {
+	Todos []TodoItem `json:"todos"`
+}
+
+// IsTodoTool reports whether a tool's calls state the session's plan: exo's todo_write (also
+// as an agent names it through exo's MCP server) or Claude Code's TodoWrite.
+func IsTodoTool(name string) bool {
+	name = strings.TrimPrefix(name, "mcp__exo__")
+	return name == ToolTodoWrite || name == ClaudeTodoWrite
+}
+
+// PlanOfTodos reads a to-do tool call's arguments as a plan; ok is false when they are not a
+// list of to-dos.
+func PlanOfTodos(executor string, args json.RawMessage) (p AgentPlan, ok bool) {
+	var a TodoArgs
+	if json.Unmarshal(args, &a) != nil || a.Todos == nil {
+		return AgentPlan{}, false
+	}
+	p = AgentPlan{Executor: executor, Steps: make([]PlanStep, 0, len(a.Todos))}
+	for _, t := range a.Todos {
+		text := t.Content
+		if t.Status == StepInProgress && t.ActiveForm != "" {
+			text = t.ActiveForm
+		}
+		p.Steps = append(p.Steps, PlanStep{Text: oneLine(text), Status: NormalStepStatus(t.Status)})
+	}
+	return p, true
+}
+
+// NormalStepStatus maps the spellings agents use (Codex's inProgress) to pending, in_progress
+// or completed; anything else is pending.
+func NormalStepStatus(s string) string {
+	switch s {
+	case StepCompleted, "done", "complete":
+		return StepCompleted
+	case StepInProgress, "inProgress", "in-progress":
+		return StepInProgress
+	}
+	return StepPending
+}
+
+// setPlan makes p the session's plan (SessionState.Plan); a plan without steps clears it.
+func (s *SessionState) setPlan(p AgentPlan) {
+	if len(p.Steps) == 0 {
+		s.Plan = nil
+		return
+	}
+	p.Steps = append([]PlanStep(nil), p.Steps...)
+	s.Plan = &p
+}
+
+// PlanOpen reports whether a plan has a step not completed yet.
+func PlanOpen(p *AgentPlan) bool {
+	if p == nil {
+		return false
+	}
+	for _, st := range p.Steps {
+		if NormalStepStatus(st.Status) != StepCompleted {
+			return true
+		}
+	}
+	return false
+}
