@@ -2,6 +2,7 @@ package api
 
 import (
 	"encoding/json"
+	"fmt"
 	"strings"
 )
 
@@ -38,13 +39,37 @@ func IsTodoTool(name string) bool {
 	return name == ToolTodoWrite || name == ClaudeTodoWrite
 }
 
-// PlanOfTodos reads a to-do tool call's arguments as a plan; ok is false when they are not a
-// list of to-dos.
-func PlanOfTodos(executor string, args json.RawMessage) (p AgentPlan, ok bool) {
+// ParseTodos reads a to-do tool call's arguments: a list of to-dos, each with content and a
+// status of pending, in_progress or completed.
+func ParseTodos(args json.RawMessage) ([]TodoItem, error) {
 	var a TodoArgs
-	if json.Unmarshal(args, &a) != nil || a.Todos == nil {
+	if err := json.Unmarshal(args, &a); err != nil {
+		return nil, fmt.Errorf("arguments are not a to-do list: %w", err)
+	}
+	if a.Todos == nil {
+		return nil, fmt.Errorf("arguments have no todos list")
+	}
+	for i, t := range a.Todos {
+		if strings.TrimSpace(t.Content) == "" {
+			return nil, fmt.Errorf("to-do %d has no content", i+1)
+		}
+		switch t.Status {
+		case StepPending, StepInProgress, StepCompleted:
+		default:
+			return nil, fmt.Errorf("to-do %d has status %q: use pending, in_progress or completed", i+1, t.Status)
+		}
+	}
+	return a.Todos, nil
+}
+
+// PlanOfTodos reads a to-do tool call's arguments as a plan; ok is false when ParseTodos
+// refuses them (the tool refuses the call too).
+func PlanOfTodos(executor string, args json.RawMessage) (p AgentPlan, ok bool) {
+	todos, err := ParseTodos(args)
+	if err != nil {
 		return AgentPlan{}, false
 	}
+	a := TodoArgs{Todos: todos}
 	p = AgentPlan{Executor: executor, Steps: make([]PlanStep, 0, len(a.Todos))}
 	for _, t := range a.Todos {
 		text := t.Content

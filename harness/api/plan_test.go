@@ -2,6 +2,7 @@ package api
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
 )
 
@@ -44,5 +45,26 @@ func TestPlanFoldsFromEveryAgentsTodos(t *testing.T) {
 	st.Apply(mustEvent(t, 6, TypeToolStarted, ToolStarted{CallID: "c5", Tool: ToolTodoWrite, Args: json.RawMessage(`{"todos":[]}`)}))
 	if st.Plan != nil {
 		t.Fatalf("an empty list keeps the plan: %+v", st.Plan)
+	}
+}
+
+// TestParseTodosRefusesWhatIsNoList: a to-do without content or with an unknown status is
+// refused with a reason the model can act on, and such a call leaves the plan as it was.
+func TestParseTodosRefusesWhatIsNoList(t *testing.T) {
+	for args, want := range map[string]string{
+		`{"todos":[{"content":"a","status":"doing"}]}`:   `status "doing"`,
+		`{"todos":[{"content":" ","status":"pending"}]}`: "no content",
+		`{"todo":[]}`: "no todos",
+		`[1,2]`:       "not a to-do list",
+	} {
+		if _, err := ParseTodos(json.RawMessage(args)); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: %v", args, err)
+		}
+		st := NewSessionState("b")
+		st.Plan = &AgentPlan{Steps: []PlanStep{{Text: "kept", Status: StepPending}}}
+		st.Apply(mustEvent(t, 1, TypeToolStarted, ToolStarted{CallID: "c", Tool: ToolTodoWrite, Args: json.RawMessage(args)}))
+		if st.Plan == nil || st.Plan.Steps[0].Text != "kept" {
+			t.Errorf("%s changed the plan: %+v", args, st.Plan)
+		}
 	}
 }

@@ -19,7 +19,8 @@ func (x *Executor) systemPrompt(s *harness.Session) string {
 through tools: bash runs commands in a persistent sandboxed shell (its state persists between calls), and
 read_file, write_file, edit_file, glob, grep and list_dir work on the workspace's files. Paths are
 relative to the workspace; you cannot reach files outside it. Long commands can run in the background
-(bash with background: true) while you keep working.
+(bash with background: true) while you keep working. For work of several steps, keep your plan with
+todo_write: the user sees it as a checklist.
 
 Work step by step: look before you change, make focused edits, run the code or tests to check your
 work, and finish with a short answer saying what you did and what remains. Secrets are sealed by the
