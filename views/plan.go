@@ -98,7 +98,7 @@ func (p *PlanView) lines(w, h int) []string {
 	}
 	first, n := 0, len(p.steps)
 	if n > h {
-		n = h - 1
+		n = max(h-1, 1) // one row shows the step in progress alone
 		cur := 0
 		for i, s := range p.steps {
 			if s.Status != PlanDone {
@@ -106,13 +106,17 @@ func (p *PlanView) lines(w, h int) []string {
 				break
 			}
 		}
-		first = min(max(cur-1, 0), len(p.steps)-n)
+		back := 0
+		if n >= 3 {
+			back = 1 // the step done last stays in sight above the current one
+		}
+		first = min(max(cur-back, 0), len(p.steps)-n)
 	}
 	out := make([]string, 0, h)
 	for _, s := range p.steps[first : first+n] {
 		out = append(out, p.step(s, w))
 	}
-	if rest := len(p.steps) - n; rest > 0 {
+	if rest := len(p.steps) - n; rest > 0 && len(out) < h {
 		out = append(out, p.styles().Text.Muted.Render(truncate(fmt.Sprintf("… %d done above · %d more below", first, rest-first), w)))
 	}
 	return out

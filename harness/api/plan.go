@@ -115,3 +115,13 @@ func PlanOpen(p *AgentPlan) bool {
 	}
 	return false
 }
+
+// TodoSummary is a to-do call in one line for events and the UI ("plan: 1/3 done, now: …");
+// ok is false when the arguments are not a list of to-dos.
+func TodoSummary(args json.RawMessage) (string, bool) {
+	p, ok := PlanOfTodos("", args)
+	if !ok {
+		return "", false
+	}
+	return planSummary(&p), true
+}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"exo/harness"
+	"exo/harness/api"
 	"exo/harness/provider"
 	"exo/store/failpoint"
 )
@@ -175,6 +176,11 @@ func (x *Executor) denySecret(tc toolCtx, tool, reason string) toolOutput {
 
 // summarize renders a call's arguments in one line for events and the UI.
 func summarize(c provider.ToolCall) string {
+	if api.IsTodoTool(c.Name) {
+		if s, ok := api.TodoSummary(c.Arguments); ok {
+			return s
+		}
+	}
 	var m map[string]any
 	if json.Unmarshal(c.Arguments, &m) != nil {
 		return oneLine(string(c.Arguments), 120)

@@ -35,6 +35,12 @@ func TestTodoWriteKeepsThePlan(t *testing.T) {
 		if e.Type == harness.TypeApprovalRequested {
 			t.Fatalf("todo_write asked: %s", e.Data)
 		}
+		if e.Type == harness.TypeToolStarted {
+			p, _ := harness.Decode(e)
+			if c := p.(*harness.ToolStarted); c.Tool == api.ToolTodoWrite && !strings.HasPrefix(c.Summary, "plan: ") {
+				t.Fatalf("summary: %q", c.Summary)
+			}
+		}
 		if e.Type == harness.TypeToolCompleted {
 			p, _ := harness.Decode(e)
 			if c := p.(*harness.ToolCompleted); c.Tool == api.ToolTodoWrite {
