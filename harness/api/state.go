@@ -128,6 +128,9 @@ type SessionState struct {
 	// Plan is the plan the agent last stated (agent.plan, or a to-do tool's call: exo's
 	// todo_write, Claude Code's TodoWrite); nil before any or after an empty one.
 	Plan *AgentPlan `json:"plan,omitempty"`
+	// Instructions names the instruction files in the prompt (instructions.loaded), the user's
+	// and the project's first, then nested ones in the order they were added.
+	Instructions []string `json:"instructions,omitempty"`
 }
 
 // dropApprovals forgets every waiting approval: the turn that asked them ended.
@@ -146,6 +149,7 @@ func (s *SessionState) Clone() *SessionState {
 	c.Items = append([]Item(nil), s.Items...)
 	c.Approvals = slices.Clone(s.Approvals)
 	c.Asked = slices.Clone(s.Asked)
+	c.Instructions = slices.Clone(s.Instructions)
 	if s.Plan != nil {
 		p := *s.Plan
 		p.Steps = slices.Clone(p.Steps)

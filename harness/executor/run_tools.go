@@ -117,6 +117,11 @@ func (t *turn) runToolResult(ctx context.Context, c provider.ToolCall) (harness.
 			return done, fmt.Errorf("snapshot after %s: %w", c.Name, err)
 		}
 	}
+	if !t.hold && !done.IsError { // an external agent reads its own instruction files
+		if err := t.nestedInstructions(c); err != nil {
+			return done, fmt.Errorf("instruction files under %s's path: %w", c.Name, err)
+		}
+	}
 	if stop.Stop {
 		stop.Event = "PostToolUse"
 		return done, &hookStopError{stop}

@@ -5,15 +5,11 @@ import (
 	"strings"
 
 	"exo/harness"
-	"exo/sandbox"
 )
 
-// maxInstructionsBytes bounds how much of a project's AGENTS.md or CLAUDE.md joins the prompt.
-const maxInstructionsBytes = 32 << 10
-
 // systemPrompt builds the stable system prompt of a session: the agent's role, the sandbox it
-// works in, and the project's own instructions.
-func (x *Executor) systemPrompt(s *harness.Session) string {
+// works in, and the instruction files the branch's log holds (the user's and the project's).
+func (x *Executor) systemPrompt(s *harness.Session, instructions []harness.InstructionFile) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, `You are a coding agent running inside exo, a terminal agent harness. You work in the workspace %s
 through tools: bash runs commands in a persistent sandboxed shell (its state persists between calls), and
@@ -29,12 +25,7 @@ harness: never try to read API keys or exo's own files; such attempts are refuse
 	if s.Settings["network"] != "on" {
 		b.WriteString("The sandbox has no network access.\n")
 	}
-	for _, name := range []string{"AGENTS.md", "CLAUDE.md"} {
-		if text := readInstructions(s.Workspace, name); text != "" {
-			fmt.Fprintf(&b, "\n# Project instructions (%s)\n\n%s\n", name, text)
-			break
-		}
-	}
+	b.WriteString(instructionsPrompt(instructions))
 	for _, src := range x.opts.ToolSources {
 		if sp, ok := src.(SystemPrompter); ok {
 			if text := sp.SystemPrompt(s); text != "" {
@@ -48,17 +39,4 @@ harness: never try to read API keys or exo's own files; such attempts are refuse
 		}
 	}
 	return b.String()
-}
-
-// readInstructions reads a project instructions file of the workspace, bounded; a link leading
-// out of the workspace is not followed (the agent could point one at exo's key).
-func readInstructions(ws, name string) string {
-	b, err := sandbox.ReadWorkspaceFile(ws, name, maxInstructionsBytes+1)
-	if err != nil {
-		return ""
-	}
-	if len(b) > maxInstructionsBytes {
-		b = append(b[:maxInstructionsBytes], "\n[truncated]"...)
-	}
-	return strings.ToValidUTF8(string(b), "\uFFFD")
 }
