@@ -65,7 +65,7 @@ func instructionsSummary(p *InstructionsLoaded) string {
 	for _, f := range p.Files {
 		n := f.Path
 		if f.Truncated {
-			n += fmt.Sprintf(" (cut to %d of %d bytes)", len(f.Text), f.Bytes)
+			n += fmt.Sprintf(" (%d bytes, cut)", f.Bytes)
 		}
 		names = append(names, n)
 	}
