@@ -174,6 +174,7 @@ func (m *Model) onLoaded(msg sessionLoadedMsg) tea.Cmd {
 	}
 	m.mcpServers = msg.mcpServers
 	m.updateInfo(msg)
+	m.showPlan()
 	m.input.SetCustomCommands(msg.commands)
 	var reload tea.Cmd
 	if early, lost := m.takeEarly(msg.session.ID); lost || !m.foldShown(early) {

@@ -71,6 +71,8 @@ type Model struct {
 	timeline *views.Timeline
 	siblings *views.Siblings
 	sandbox  *views.Sandbox
+	// plan shows the shown session's plan (the agent's to-do list) above the input.
+	plan *views.PlanView
 	// sandboxes holds each shown session's sandbox pane (its own output and command); sandbox is
 	// the current session's.
 	sandboxes map[string]*views.Sandbox
@@ -161,7 +163,7 @@ func New(hc api.Client, opts Options) *Model {
 	c := views.NewCommon(st)
 	m := &Model{c: hc, opts: opts, common: c, running: map[string]string{}, mine: map[string]bool{}, clients: map[string]int{}, sandboxes: map[string]*views.Sandbox{},
 		conv: views.NewConversation(c), input: views.NewInput(c), timeline: views.NewTimeline(c),
-		siblings: views.NewSiblings(c), sandbox: views.NewSandbox(c, 5000), status: views.NewStatusBar(c), split: views.NewSplit(c)}
+		siblings: views.NewSiblings(c), sandbox: views.NewSandbox(c, 5000), status: views.NewStatusBar(c), split: views.NewSplit(c), plan: views.NewPlanView(c)}
 	m.notifyWith = notifyStyles(opts.Notify)
 	applyKeys(c, m.input, opts.Keys)
 	m.themeSet = opts.Theme != "" && opts.Theme != themes.NameAuto

@@ -67,6 +67,7 @@ func (m *Model) showProjection() {
 		m.timeline.Refresh()
 	}
 	m.stateInfo()
+	m.showPlan()
 }
 
 // keepEarly holds committed events that arrive while a load is on its way: the load's

@@ -21,8 +21,8 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	if ask := m.showPendingApproval(); ask != nil {
 		cmd = tea.Batch(cmd, ask)
 	}
-	if m.width > 0 && !m.zoom && computeLayout(m.width, m.height, m.input.Height).input.h != m.lay.input.h {
-		m.resize() // the prompt grew or shrank a line
+	if m.width > 0 && !m.zoom && computeLayout(m.width, m.height, m.input.Height, m.planRows) != m.lay {
+		m.resize() // the prompt grew or shrank a line, or the plan came, grew or went
 	}
 	if !m.ticking && m.animating() {
 		m.ticking = true

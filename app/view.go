@@ -12,7 +12,7 @@ import (
 
 // resize recomputes the layout and gives every pane its size.
 func (m *Model) resize() {
-	m.lay = computeLayout(m.width, m.height, m.input.Height)
+	m.lay = computeLayout(m.width, m.height, m.input.Height, m.planRows)
 	l := m.lay
 	if m.overlay != nil {
 		m.overlay.SetSize(min(m.width, max(m.width*3/4, 60)), min(m.height, max(m.height*3/4, 16)))
@@ -26,6 +26,7 @@ func (m *Model) resize() {
 	m.conv.SetSize(l.conv.w, l.conv.h)
 	m.split.SetSize(l.conv.w, l.conv.h)
 	m.input.SetSize(l.input.w, l.input.h)
+	m.plan.SetSize(l.plan.w, l.plan.h)
 	m.timeline.SetSize(l.timeline.w, l.timeline.h)
 	m.siblings.SetSize(l.siblings.w, l.siblings.h)
 	m.sandbox.SetSize(l.sandbox.w, l.sandbox.h)
@@ -78,10 +79,17 @@ func (m *Model) render() string {
 		if m.lay.timeline.h > 0 {
 			parts = append(parts, m.sidePane().View())
 		}
+		if m.lay.plan.h > 0 {
+			parts = append(parts, m.plan.View())
+		}
 		parts = append(parts, m.input.View())
 		body = lipgloss.JoinVertical(lipgloss.Left, parts...)
 	default:
-		left := lipgloss.JoinVertical(lipgloss.Left, m.pane(focusConv).View(), m.input.View())
+		lefts := []string{m.pane(focusConv).View()}
+		if m.lay.plan.h > 0 {
+			lefts = append(lefts, m.plan.View())
+		}
+		left := lipgloss.JoinVertical(lipgloss.Left, append(lefts, m.input.View())...)
 		right := lipgloss.JoinVertical(lipgloss.Left, m.timeline.View(), m.siblings.View(), m.sandbox.View())
 		body = lipgloss.JoinHorizontal(lipgloss.Top, left, right)
 	}

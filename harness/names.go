@@ -713,3 +713,12 @@ const MaxAttachBytes = api.MaxAttachBytes
 
 // Reasoning is one part of a model's reasoning, recorded as the API sent it (api.Reasoning).
 type Reasoning = api.Reasoning
+
+// TypeInstructionsLoaded is api.TypeInstructionsLoaded.
+const TypeInstructionsLoaded = api.TypeInstructionsLoaded
+
+// InstructionsLoaded is api.InstructionsLoaded.
+type InstructionsLoaded = api.InstructionsLoaded
+
+// InstructionFile is api.InstructionFile.
+type InstructionFile = api.InstructionFile

@@ -37,6 +37,8 @@ func layout(pane string, W, H int) (int, int) {
 		return rw, mh - mh/2 - mh/4
 	case "status":
 		return W, 1
+	case "plan":
+		return cw, 7
 	case "split", "picker":
 		return W, mh
 	}

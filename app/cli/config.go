@@ -69,6 +69,7 @@ func printConfig(e *env, cfg *api.Config) error {
 	if len(cfg.Files) == 0 {
 		fmt.Fprintf(e.stdout, "\nno configuration file: create %s or .exo/config.toml\n", e.displayUserFile())
 	}
+	printInstructions(e, cfg.Instructions)
 	for _, w := range cfg.Warnings {
 		fmt.Fprintf(e.stderr, "exo: warning: %s\n", w)
 	}
@@ -92,4 +93,21 @@ func (e *env) loadConfig(ctx context.Context, c api.Client, dir string, warn boo
 		}
 	}
 	return cfg, nil
+}
+
+// printInstructions lists the instruction files a session started here loads, in the order
+// they join the prompt (a nested folder's join when the agent works under it).
+func printInstructions(e *env, files []api.InstructionSource) {
+	if len(files) == 0 {
+		fmt.Fprintln(e.stdout, "\ninstructions: none (AGENTS.md or CLAUDE.md here or up to the repository's root, or AGENTS.md beside your config.toml)")
+		return
+	}
+	fmt.Fprintln(e.stdout, "\ninstructions loaded here, in order (a subfolder's join when the agent works in it):")
+	for _, f := range files {
+		cut := ""
+		if f.Truncated {
+			cut = ", only the first 32 KiB"
+		}
+		fmt.Fprintf(e.stdout, "  %s (%s, %d bytes%s)\n", f.Path, f.Scope, f.Bytes, cut)
+	}
 }

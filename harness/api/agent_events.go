@@ -265,6 +265,7 @@ func init() {
 		s.addItem(Item{Seq: e.Seq, Kind: ItemNotice, Text: Summary(e)})
 	}
 	stateAppliers[TypeAgentPlan] = func(s *SessionState, e Event, p any) {
+		s.setPlan(*p.(*AgentPlan))
 		s.addItem(Item{Seq: e.Seq, Kind: ItemPlan, Text: PlanChecklist(p.(*AgentPlan))})
 	}
 	stateAppliers[TypeAgentUsage] = func(s *SessionState, _ Event, p any) {

@@ -10,6 +10,9 @@ type Config struct {
 	Warnings []string      `json:"warnings,omitempty"`
 	// Files are the files read, in the order they apply (later over earlier).
 	Files []string `json:"files"`
+	// Instructions are the instruction files a session started here loads (AGENTS.md,
+	// CLAUDE.md, the user's), in the order they join the prompt.
+	Instructions []InstructionSource `json:"instructions,omitempty"`
 }
 
 // ConfigValue is one setting in force and where it comes from: a file's path, or "default".

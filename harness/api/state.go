@@ -130,6 +130,12 @@ type SessionState struct {
 	// ItemCount counts every conversation item ever projected; Items holds the newest.
 	ItemCount int    `json:"item_count"`
 	Items     []Item `json:"items,omitempty"`
+	// Plan is the plan the agent last stated (agent.plan, or a to-do tool's call: exo's
+	// todo_write, Claude Code's TodoWrite); nil before any or after an empty one.
+	Plan *AgentPlan `json:"plan,omitempty"`
+	// Instructions names the instruction files in the prompt (instructions.loaded), the user's
+	// and the project's first, then nested ones in the order they were added.
+	Instructions []string `json:"instructions,omitempty"`
 }
 
 // dropApprovals forgets every waiting approval: the turn that asked them ended.
@@ -149,6 +155,12 @@ func (s *SessionState) Clone() *SessionState {
 	c.Approvals = slices.Clone(s.Approvals)
 	c.Asked = slices.Clone(s.Asked)
 	c.Queued = slices.Clone(s.Queued)
+	c.Instructions = slices.Clone(s.Instructions)
+	if s.Plan != nil {
+		p := *s.Plan
+		p.Steps = slices.Clone(p.Steps)
+		c.Plan = &p
+	}
 	if s.OpenCalls != nil {
 		c.OpenCalls = make(map[string]uint64, len(s.OpenCalls))
 		for k, v := range s.OpenCalls {
@@ -300,6 +312,11 @@ func applyToolStart(s *SessionState, e Event, p any) {
 		s.OpenCalls = map[string]uint64{}
 	}
 	s.OpenCalls[t.CallID] = e.Seq
+	if IsTodoTool(t.Tool) {
+		if p, ok := PlanOfTodos(strings.TrimPrefix(e.Actor, "executor:"), t.Args); ok {
+			s.setPlan(p)
+		}
+	}
 	s.addItem(Item{Seq: e.Seq, Kind: ItemTool, Tool: t.Tool, CallID: t.CallID, Args: firstNonEmpty(t.Summary, compactJSON(t.Args)), Status: "running"})
 }
 

@@ -52,6 +52,8 @@ type Options struct {
 	UserFile string
 	// Project is the project's folder ("" reads no project file).
 	Project string
+	// UserInstructions is the user's instructions file (UserInstructionsFile; "" lists none).
+	UserInstructions string
 	// Trusted reports whether the user trusted the project file's contents (exo trust); nil
 	// trusts nothing.
 	Trusted func(project string, data []byte) bool
@@ -79,6 +81,7 @@ func Load(o Options) (*Config, error) {
 		if err := overProject(c, o, vals); err != nil {
 			return nil, err
 		}
+		c.Instructions = FindInstructions(o.UserInstructions, o.Project, "")
 	}
 	for _, k := range Known() {
 		c.Values = append(c.Values, vals[k])

@@ -223,3 +223,40 @@ func TestSandboxTable(t *testing.T) {
 		t.Fatal("a weight of 20000 accepted")
 	}
 }
+
+// TestFindInstructionsFromRepositoryRootDown: the user's file first, then the folders from the
+// repository's root (the nearest .git up) down to the project, AGENTS.md before CLAUDE.md; a
+// big file is marked cut; outside a repository only the folder itself counts, and exo's home is
+// never climbed into.
+func TestFindInstructionsFromRepositoryRootDown(t *testing.T) {
+	repo := t.TempDir()
+	proj := filepath.Join(repo, "a", "b")
+	os.MkdirAll(proj, 0o755)
+	os.Mkdir(filepath.Join(repo, ".git"), 0o755)
+	os.WriteFile(filepath.Join(repo, "AGENTS.md"), make([]byte, MaxInstructionBytes+1), 0o644)
+	os.WriteFile(filepath.Join(repo, "a", "CLAUDE.md"), []byte("a"), 0o644)
+	os.WriteFile(filepath.Join(proj, "AGENTS.md"), []byte("b"), 0o644)
+	os.WriteFile(filepath.Join(proj, "CLAUDE.md"), []byte("b"), 0o644)
+	user := filepath.Join(t.TempDir(), "AGENTS.md")
+	os.WriteFile(user, []byte("u"), 0o644)
+	c, err := Load(Options{Project: proj, UserInstructions: user})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, f := range c.Instructions {
+		got = append(got, f.Scope+":"+f.Path)
+	}
+	want := []string{"user:" + user, "project:" + filepath.Join(repo, "AGENTS.md"), "project:" + filepath.Join(repo, "a", "CLAUDE.md"),
+		"project:" + filepath.Join(proj, "AGENTS.md"), "project:" + filepath.Join(proj, "CLAUDE.md")}
+	if strings.Join(got, " ") != strings.Join(want, " ") || !c.Instructions[1].Truncated || c.Instructions[2].Truncated {
+		t.Fatalf("instructions: %+v", c.Instructions)
+	}
+	if chain := InstructionChain(proj, repo); len(chain) != 1 || chain[0] != proj {
+		t.Fatalf("climbed into the stop folder: %v", chain)
+	}
+	os.Remove(filepath.Join(repo, ".git"))
+	if chain := InstructionChain(proj, ""); len(chain) != 1 || chain[0] != proj {
+		t.Fatalf("outside a repository: %v", chain)
+	}
+}

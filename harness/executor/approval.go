@@ -10,8 +10,8 @@ import (
 )
 
 // readOnlyTools are the built-in tools that change nothing: an approval mode of ask or
-// read-only lets them run.
-var readOnlyTools = map[string]bool{"read_file": true, "glob": true, "grep": true, "list_dir": true, "task_status": true, "task_output": true}
+// read-only lets them run (todo_write only records the agent's plan).
+var readOnlyTools = map[string]bool{"read_file": true, "glob": true, "grep": true, "list_dir": true, "task_status": true, "task_output": true, "todo_write": true}
 
 // Approval decisions recorded in approval.resolved.
 const (

@@ -296,7 +296,9 @@ func (t *turn) compact(ctx context.Context) HookStop {
 		t.compactErr = err.Error()
 	}
 	if rep.Summarized {
-		t.startSystem(ctx)
+		if err := t.startSystem(ctx); err != nil {
+			t.compactErr = err.Error() // the prompt keeps the system it had
+		}
 		t.comp.system = t.system
 		return t.startStop
 	}

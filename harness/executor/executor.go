@@ -30,6 +30,9 @@ type Options struct {
 	CheckWrite func(sessionID, relPath string) error
 	// SystemExtra is appended to the system prompt (governance rules, sibling awareness).
 	SystemExtra func(sessionID string) string
+	// UserInstructions is the user's own instructions file ("" is config.UserInstructionsFile,
+	// "-" reads none).
+	UserInstructions string
 	// OnDelta receives streamed answer text as it arrives (exo run prints it).
 	OnDelta func(sessionID, text string)
 	// OnTool is told when a tool call starts and ends (exo run prints tool activity).

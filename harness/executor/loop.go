@@ -150,19 +150,29 @@ func (x *Executor) newTurn(sessionID string) (*turn, error) {
 		return nil, err
 	}
 	t := &turn{x: x, s: s, prov: prov, model: spec, res: Result{SessionID: s.ID}}
-	t.startSystem(context.Background())
+	if err := t.recordInstructions(); err != nil {
+		return nil, fmt.Errorf("record the instruction files: %w", err)
+	}
+	if err := t.startSystem(context.Background()); err != nil {
+		return nil, err
+	}
 	return t, nil
 }
 
 // startSystem builds the turn's system prompt with the SessionStart hooks' context (running
 // them when they have not run for the session yet) and keeps a hook's stop.
-func (t *turn) startSystem(ctx context.Context) {
-	t.system = t.x.systemPrompt(t.s)
+func (t *turn) startSystem(ctx context.Context) error {
+	v, err := t.x.ViewOf(t.s.Branch, t.model.ModelID)
+	if err != nil {
+		return err
+	}
+	t.system = t.x.systemPrompt(t.s, v.Instructions())
 	extra, stop := t.x.sessionStartHook(ctx, t.s)
 	t.startStop = stop
 	if extra != "" {
 		t.system += "\n# Context from SessionStart hooks\n\n" + extra + "\n"
 	}
+	return nil
 }
 
 // append writes events on the turn's branch; a rewind in between stops the turn.

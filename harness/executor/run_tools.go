@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"exo/harness"
+	"exo/harness/api"
 	"exo/harness/provider"
 	"exo/store/failpoint"
 )
@@ -116,6 +117,11 @@ func (t *turn) runToolResult(ctx context.Context, c provider.ToolCall) (harness.
 			return done, fmt.Errorf("snapshot after %s: %w", c.Name, err)
 		}
 	}
+	if !t.hold && !done.IsError { // an external agent reads its own instruction files
+		if err := t.nestedInstructions(c); err != nil {
+			return done, fmt.Errorf("instruction files under %s's path: %w", c.Name, err)
+		}
+	}
 	if stop.Stop {
 		stop.Event = "PostToolUse"
 		return done, &hookStopError{stop}
@@ -175,6 +181,11 @@ func (x *Executor) denySecret(tc toolCtx, tool, reason string) toolOutput {
 
 // summarize renders a call's arguments in one line for events and the UI.
 func summarize(c provider.ToolCall) string {
+	if api.IsTodoTool(c.Name) {
+		if s, ok := api.TodoSummary(c.Arguments); ok {
+			return s
+		}
+	}
 	var m map[string]any
 	if json.Unmarshal(c.Arguments, &m) != nil {
 		return oneLine(string(c.Arguments), 120)

@@ -36,7 +36,7 @@ func TestFileToolsSpecialFiles(t *testing.T) {
 				t.Errorf("edit_file of %s: %q", kind, out.text)
 			}
 			call(runGrep, `{"pattern":"x"}`)
-			x.systemPrompt(s)
+			x.systemPrompt(s, x.rootInstructions(ws))
 		})
 		if fi, err := os.Lstat(filepath.Join(ws, "f")); err == nil && fi.Mode().IsRegular() {
 			t.Errorf("%s was replaced by edit_file", kind)

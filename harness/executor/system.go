@@ -5,21 +5,18 @@ import (
 	"strings"
 
 	"exo/harness"
-	"exo/sandbox"
 )
 
-// maxInstructionsBytes bounds how much of a project's AGENTS.md or CLAUDE.md joins the prompt.
-const maxInstructionsBytes = 32 << 10
-
 // systemPrompt builds the stable system prompt of a session: the agent's role, the sandbox it
-// works in, and the project's own instructions.
-func (x *Executor) systemPrompt(s *harness.Session) string {
+// works in, and the instruction files the branch's log holds (the user's and the project's).
+func (x *Executor) systemPrompt(s *harness.Session, instructions []harness.InstructionFile) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, `You are a coding agent running inside exo, a terminal agent harness. You work in the workspace %s
 through tools: bash runs commands in a persistent sandboxed shell (its state persists between calls), and
 read_file, write_file, edit_file, glob, grep and list_dir work on the workspace's files. Paths are
 relative to the workspace; you cannot reach files outside it. Long commands can run in the background
-(bash with background: true) while you keep working.
+(bash with background: true) while you keep working. For work of several steps, keep your plan with
+todo_write: the user sees it as a checklist.
 
 Work step by step: look before you change, make focused edits, run the code or tests to check your
 work, and finish with a short answer saying what you did and what remains. Secrets are sealed by the
@@ -28,12 +25,7 @@ harness: never try to read API keys or exo's own files; such attempts are refuse
 	if s.Settings["network"] != "on" {
 		b.WriteString("The sandbox has no network access.\n")
 	}
-	for _, name := range []string{"AGENTS.md", "CLAUDE.md"} {
-		if text := readInstructions(s.Workspace, name); text != "" {
-			fmt.Fprintf(&b, "\n# Project instructions (%s)\n\n%s\n", name, text)
-			break
-		}
-	}
+	b.WriteString(instructionsPrompt(instructions))
 	for _, src := range x.opts.ToolSources {
 		if sp, ok := src.(SystemPrompter); ok {
 			if text := sp.SystemPrompt(s); text != "" {
@@ -47,17 +39,4 @@ harness: never try to read API keys or exo's own files; such attempts are refuse
 		}
 	}
 	return b.String()
-}
-
-// readInstructions reads a project instructions file of the workspace, bounded; a link leading
-// out of the workspace is not followed (the agent could point one at exo's key).
-func readInstructions(ws, name string) string {
-	b, err := sandbox.ReadWorkspaceFile(ws, name, maxInstructionsBytes+1)
-	if err != nil {
-		return ""
-	}
-	if len(b) > maxInstructionsBytes {
-		b = append(b[:maxInstructionsBytes], "\n[truncated]"...)
-	}
-	return strings.ToValidUTF8(string(b), "\uFFFD")
 }

@@ -71,6 +71,7 @@ func builtinTools() []tool {
 			`{"type":"object","properties":{"task_id":{"type":"string"}},"required":["task_id"]}`), run: runTaskOutput},
 		{spec: spec("task_kill", "Kill a background task by task_id.",
 			`{"type":"object","properties":{"task_id":{"type":"string"}},"required":["task_id"]}`), run: runTaskKill},
+		todoTool(),
 	}
 }
 

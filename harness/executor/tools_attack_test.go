@@ -97,13 +97,13 @@ func TestInstructionsLinkNotFollowed(t *testing.T) {
 	outside := filepath.Join(t.TempDir(), "key")
 	os.WriteFile(outside, []byte(outsideMarker), 0o600)
 	os.Symlink(outside, filepath.Join(ws, "AGENTS.md"))
-	if p := x.systemPrompt(s); strings.Contains(p, outsideMarker) {
+	if p := x.systemPrompt(s, x.rootInstructions(ws)); strings.Contains(p, outsideMarker) {
 		t.Fatal("a file outside the workspace reached the system prompt through AGENTS.md")
 	}
 	os.Remove(filepath.Join(ws, "AGENTS.md"))
 	os.WriteFile(filepath.Join(ws, "docs.md"), []byte("use tabs"), 0o644)
 	os.Symlink("docs.md", filepath.Join(ws, "AGENTS.md"))
-	if p := x.systemPrompt(s); !strings.Contains(p, "use tabs") {
+	if p := x.systemPrompt(s, x.rootInstructions(ws)); !strings.Contains(p, "use tabs") {
 		t.Fatal("AGENTS.md linked inside the workspace was not read")
 	}
 }

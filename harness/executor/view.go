@@ -28,6 +28,8 @@ type View struct {
 	meta []msgMeta
 	cur  uint64 // seq of the event being applied
 	comp compactState
+	// instr holds the instruction files in the prompt (instructions.loaded).
+	instr instrState
 }
 
 // newView returns the empty view of a branch, counting tokens for model.
@@ -73,6 +75,8 @@ func (v *View) Apply(e harness.Event) {
 		v.userNote(fmt.Sprintf("[harness: the previous turn stopped at its step limit (%d model calls); it was not finished]", p.Limit))
 	case *harness.WorkspaceRestored:
 		v.userNote(fmt.Sprintf("[harness: the workspace files were restored to how they were at event %d]", p.AtSeq))
+	case *harness.InstructionsLoaded:
+		v.instructionsLoaded(p)
 	case *harness.ApprovalResolved:
 		if p.Decision == "always" {
 			v.Always[toolOfCall(v.Messages, p.CallID)] = true

@@ -176,6 +176,7 @@ func compileMatcher(m string) (*regexp.Regexp, error) {
 var claudeNames = map[string]string{
 	"bash": "Bash", "read_file": "Read", "write_file": "Write", "edit_file": "Edit",
 	"glob": "Glob", "grep": "Grep", "list_dir": "LS", "spawn_agent": "Task",
+	"todo_write": "TodoWrite",
 }
 
 // Matches reports whether a hook applies to a tool (by exo's name or Claude Code's).

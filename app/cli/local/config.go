@@ -12,7 +12,7 @@ import (
 // loadConfig reads the user's and dir's configuration; the project file's trust is asked of c
 // only when there is one.
 func loadConfig(ctx context.Context, c api.Client, dir string) (*api.Config, error) {
-	return config.Load(config.Options{UserFile: config.UserFile(), Project: dir,
+	return config.Load(config.Options{UserFile: config.UserFile(), Project: dir, UserInstructions: config.UserInstructionsFile(),
 		Trusted: func(project string, data []byte) bool { return projectConfigTrusted(ctx, c, project, data) }})
 }
 

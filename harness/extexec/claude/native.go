@@ -235,6 +235,8 @@ func nativeCall(id, name string, input json.RawMessage) executor.NativeCall {
 		nc.Policy, nc.Writes = "edit_file", []string{in.NotebookPath}
 	case "Read":
 		nc.Policy, nc.Reads = "read_file", []string{in.FilePath}
+	case "TodoWrite": // only the plan, which exo shows as a checklist
+		nc.Policy = "todo_write"
 	case "Glob", "Grep":
 		if in.Path != "" {
 			nc.Reads = []string{in.Path}
