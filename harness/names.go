@@ -722,3 +722,6 @@ type InstructionsLoaded = api.InstructionsLoaded
 
 // InstructionFile is api.InstructionFile.
 type InstructionFile = api.InstructionFile
+
+// StreamedAnswer is what a streaming answer had sent when last saved (eventlog.StreamedAnswer).
+type StreamedAnswer = eventlog.StreamedAnswer

@@ -26,6 +26,7 @@ func (h *Harness) Recover() RecoveryReport {
 	h.sweepBackups(&rep)
 	h.recoverJournal(&rep)
 	h.recoverTurns(&rep)
+	h.dropStreamed(&rep)
 	h.mu.Lock()
 	h.recovery = rep
 	h.mu.Unlock()
@@ -71,6 +72,7 @@ func (h *Harness) recoverJournal(rep *RecoveryReport) {
 				continue
 			}
 			rep.Completed = append(rep.Completed, "removal of session "+e.Session+"'s files")
+		case opAnswer: // a streaming answer: recoverTurns records it with its turn
 		case opRestore:
 			if err := h.finishRestore(e); err != nil {
 				rep.Problems = append(rep.Problems, err.Error())
@@ -138,6 +140,11 @@ func (h *Harness) interruptedRecords(branch string) ([]store.Record, error) {
 		return nil, nil
 	}
 	var recs []store.Record
+	if st.ModelInFlight != 0 {
+		if rec, ok := h.killedAnswer(branch, st.ModelInFlight); ok {
+			recs = append(recs, rec)
+		}
+	}
 	if st.CompactionInFlight != 0 { // a summary was streaming: not applied, its prompt counted
 		recs = append(recs, h.interruptedCompaction(branch, st.CompactionInFlight))
 	}
@@ -154,6 +161,40 @@ func (h *Harness) interruptedRecords(branch string) ([]store.Record, error) {
 		}
 	}
 	return recs, nil
+}
+
+// killedAnswer returns the answer that was streaming, in reply to the model.requested at seq,
+// when the process died, as far as it had been saved: a model.completed cut by the kill, its
+// usage exo's estimate. None when nothing was saved for that request.
+func (h *Harness) killedAnswer(branch string, seq uint64) (store.Record, bool) {
+	e, ok, err := h.Streamed(branch)
+	if err != nil || !ok || e.Seq != seq || e.Answer.Text == "" {
+		return store.Record{}, false
+	}
+	actor := ActorHarness
+	if evs, err := h.st.ReadRange(branch, seq, seq); err == nil && len(evs) == 1 {
+		actor = evs[0].Actor
+	}
+	a := e.Answer
+	return MustRecord(TypeModelCompleted, actor, ModelCompleted{Model: a.Model, Text: a.Text, Usage: a.Usage, Cost: a.Cost,
+		StopReason: "cut", Cut: api.CutKilled, UsageEstimated: true}), true
+}
+
+// dropStreamed removes the streaming answers saved by the dead process, recorded or not: no
+// answer streams while Recover runs.
+func (h *Harness) dropStreamed(rep *RecoveryReport) {
+	entries, err := h.journal()
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
+		if e.Op != opAnswer {
+			continue
+		}
+		if err := h.DropStreamed(e.Branch); err != nil {
+			rep.Problems = append(rep.Problems, fmt.Sprintf("drop the answer saved for %s: %v", e.Branch, err))
+		}
+	}
 }
 
 // atRest tells from a branch's last event alone, when it can, that no turn is running there,

@@ -22,6 +22,7 @@ const (
 	opForkClone = eventlog.OpForkClone
 	opRestore   = eventlog.OpRestore
 	opDelete    = eventlog.OpDelete
+	opAnswer    = eventlog.OpAnswer
 )
 
 // dropJournal removes a finished operation's record inside a transaction.

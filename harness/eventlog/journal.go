@@ -18,20 +18,27 @@ const (
 	OpRestore = "restore"
 	// OpDelete is a removed session's files being removed: completed (done again).
 	OpDelete = "delete"
+	// OpAnswer is a model's answer streaming: what had arrived, saved as it streams (see
+	// SaveStreamed), recorded as an answer cut by the kill if the process dies before the
+	// answer, its cut or its failure is in the log.
+	OpAnswer = "answer"
 )
 
 // JournalEntry is one operation in progress.
 type JournalEntry struct {
-	ID      string    `json:"id"`
-	Op      string    `json:"op"`
-	Session string    `json:"session,omitempty"`
-	Branch  string    `json:"branch,omitempty"`
-	Commit  string    `json:"commit,omitempty"`
-	Seq     uint64    `json:"seq,omitempty"`
-	Dir     string    `json:"dir,omitempty"`    // the working copy a fork is making
-	Source  string    `json:"source,omitempty"` // the workspace it copies
-	Paths   []string  `json:"paths,omitempty"`  // the files a delete removes
-	Started time.Time `json:"started"`
+	ID      string   `json:"id"`
+	Op      string   `json:"op"`
+	Session string   `json:"session,omitempty"`
+	Branch  string   `json:"branch,omitempty"`
+	Commit  string   `json:"commit,omitempty"`
+	Seq     uint64   `json:"seq,omitempty"`
+	Dir     string   `json:"dir,omitempty"`    // the working copy a fork is making
+	Source  string   `json:"source,omitempty"` // the workspace it copies
+	Paths   []string `json:"paths,omitempty"`  // the files a delete removes
+	// Answer is what a streaming answer had sent when last saved (OpAnswer; Seq is its
+	// model.requested).
+	Answer  *StreamedAnswer `json:"answer,omitempty"`
+	Started time.Time       `json:"started"`
 }
 
 // NewJournal starts an entry for op.

@@ -112,6 +112,8 @@ func cutNote(p *harness.ModelCompleted) string {
 		why = "exo stopped"
 	case api.CutProvider:
 		why = "the model's provider ended it with an error"
+	case api.CutKilled:
+		why = "exo was killed"
 	}
 	s := "[harness: your previous answer was cut off before you finished it (" + why + "); it is kept above as far as it got"
 	if p.Text == "" {

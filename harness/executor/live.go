@@ -13,6 +13,8 @@ import (
 type live struct {
 	t              *turn
 	text, thinking *secrets.Stream
+	// saver keeps the redacted text as it streams, for a process killed mid-answer (nil: none).
+	saver *streamSaver
 }
 
 // newLive starts the live view of one model call.
@@ -25,7 +27,9 @@ func (l *live) delta(d provider.Delta) {
 	switch {
 	case d.Text == "":
 	case d.Kind == provider.DeltaText:
-		l.t.delta(redactNext(l.text, d.Text))
+		text := redactNext(l.text, d.Text)
+		l.t.delta(text)
+		l.saver.add(text)
 	case d.Kind == provider.DeltaReasoning:
 		l.t.thinking(redactNext(l.thinking, d.Text))
 	}

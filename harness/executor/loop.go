@@ -280,10 +280,11 @@ func (t *turn) callModel(ctx context.Context, step int) (provider.Response, bool
 		Tools: t.x.sessionTools(ctx, t.s.ID), MaxOutputTokens: t.model.MaxOutput, CachePrefix: true, CacheKey: t.s.ID}
 	req.ReasoningEffort, req.ThinkingBudget = t.model.Reasoning()
 	// step.started and model.requested commit together: one durable write before the call.
-	if _, err := t.x.h.AppendOn(t.s.ID, t.s.Branch,
+	evs, err := t.x.h.AppendOn(t.s.ID, t.s.Branch,
 		harness.MustRecord(harness.TypeStepStarted, t.x.actor(), harness.StepStarted{Step: step}),
 		harness.MustRecord(harness.TypeModelRequested, t.x.actor(), harness.ModelRequested{Model: t.model.Label(), Provider: t.prov.Name(),
-			Step: step, PromptTokens: view.Tokens, Messages: len(req.Messages)})); err != nil {
+			Step: step, PromptTokens: view.Tokens, Messages: len(req.Messages)}))
+	if err != nil {
 		return provider.Response{}, true, err
 	}
 	release, err := t.x.slot(ctx)
@@ -294,6 +295,8 @@ func (t *turn) callModel(ctx context.Context, step int) (provider.Response, bool
 	started := time.Now()
 	spanCtx, span := t.startModelSpan(ctx, req)
 	live := t.newLive()
+	live.saver = t.newStreamSaver(evs[len(evs)-1].Seq, view.Tokens)
+	defer live.saver.close() // after the answer, its cut or its failure is recorded
 	resp, err := t.prov.Stream(spanCtx, req, live.delta)
 	live.flush()
 	took := time.Since(started)

@@ -182,3 +182,58 @@ func TestCtrlCAndStopMidAnswerKeepTheCutAnswer(t *testing.T) {
 		})
 	}
 }
+
+// TestKillMidAnswerKeepsWhatHadStreamed: kill -9 of the daemon while an answer streams keeps
+// the text it had sent (saved about once a second beside the log) as an answer cut by the kill,
+// with an estimated usage, before the turn's interruption; the next turn sends it back.
+func TestKillMidAnswerKeepsWhatHadStreamed(t *testing.T) {
+	t.Parallel()
+	const marker = "Halfway through an answer that the kill cuts"
+	srv := providertest.NewScriptedChat(providertest.ChatReply{Text: marker, Hold: true})
+	defer srv.Close()
+	home, ws := t.TempDir(), t.TempDir()
+	mustRunIn(t, home, ws, "model", "register", "m", "--provider", "openai-compatible", "--base-url", srv.BaseURL())
+	mustRunIn(t, home, ws, "new", "--name", "s")
+	cmd, out := startExo(t, home, ws, "run", "--session", "s", "explain")
+	waitRequest(t, srv, "explain")
+	// The save is a write to exo.db: wait until the file holds the text, then kill.
+	for deadline := time.Now().Add(60 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+		if b, _ := os.ReadFile(filepath.Join(home, "exo.db")); strings.Contains(string(b), marker) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the streaming answer was never saved")
+		}
+	}
+	if err := syscall.Kill(daemonPid(t, home), syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Wait(); err == nil {
+		t.Fatalf("exo run ended well although its daemon was killed: %s", out)
+	}
+	waitDaemonGone(t, home)
+	checkRecovered(t, home, "", "answer streaming")
+	var types []string
+	var cut string
+	for _, e := range logEvents(t, home, "s") {
+		types = append(types, e.Type)
+		if e.Type == "model.completed" {
+			cut = string(e.Data)
+		}
+	}
+	if !strings.Contains(cut, `"text":"`+marker+`"`) || !strings.Contains(cut, `"cut":"killed"`) || !strings.Contains(cut, `"usage_estimated":true`) {
+		t.Fatalf("the killed answer is not in the log: %s (%v)", cut, types)
+	}
+	if n := len(types); n < 2 || types[n-2] != "model.completed" || types[n-1] != "turn.interrupted" {
+		t.Fatalf("events: %v", types)
+	}
+	if log := mustRun(t, home, "log", "s"); !strings.Contains(log, "cut: exo was killed") {
+		t.Fatalf("exo log:\n%s", log)
+	}
+	srv.SetReplies(providertest.ChatReply{Text: "Carrying on."})
+	mustRunIn(t, home, ws, "run", "--session", "s", "go on")
+	reqs := srv.Requests()
+	if body := string(reqs[len(reqs)-1].Body); !strings.Contains(body, `"content":"`+marker+`"`) {
+		t.Fatalf("the next turn does not send the killed answer back: %s", body)
+	}
+}
