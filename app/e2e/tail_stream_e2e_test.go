@@ -20,10 +20,13 @@ type heldStream struct {
 	*httptest.Server
 	release chan struct{}
 	once    sync.Once
+	// sent is closed once the first request's start of the answer is flushed.
+	sent     chan struct{}
+	sentOnce sync.Once
 }
 
 func newHeldStream() *heldStream {
-	h := &heldStream{release: make(chan struct{})}
+	h := &heldStream{release: make(chan struct{}), sent: make(chan struct{})}
 	h.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if !strings.HasSuffix(r.URL.Path, "/chat/completions") {
 			http.NotFound(w, r)
@@ -38,6 +41,7 @@ func newHeldStream() *heldStream {
 		chunk(`{"reasoning_content":"the fox"}`)
 		chunk(`{"content":"The quick "}`)
 		chunk(`{"content":"brown fox"}`)
+		h.sentOnce.Do(func() { close(h.sent) })
 		select {
 		case <-h.release:
 		case <-r.Context().Done():
@@ -54,8 +58,9 @@ func newHeldStream() *heldStream {
 func (h *heldStream) Release() { h.once.Do(func() { close(h.release) }) }
 
 // TestTailStreamsTheAnswerAndEndsWhenIdle: exo tail prints an answer's reasoning and text while
-// the model streams them (it showed nothing until the answer was committed), and --until-idle
-// returns once the turn ends (it never ended) — at once when no turn runs.
+// the model streams them (it showed nothing until the answer was committed), from the answer's
+// start although it attaches after the model has sent them, and --until-idle returns once the
+// turn ends (it never ended) — at once when no turn runs.
 func TestTailStreamsTheAnswerAndEndsWhenIdle(t *testing.T) {
 	t.Parallel()
 	srv := newHeldStream()
@@ -65,6 +70,11 @@ func TestTailStreamsTheAnswerAndEndsWhenIdle(t *testing.T) {
 	mustRunIn(t, home, ws, "model", "register", "held", "--provider", "openai-compatible", "--base-url", srv.URL+"/v1")
 	mustRunIn(t, home, ws, "new", "--name", "streamer")
 	mustRunIn(t, home, ws, "run", "--session", "streamer", "--detach", "tell me about the fox")
+	select { // exo tail attaches after the model has sent the start of its answer
+	case <-srv.sent:
+	case <-time.After(60 * time.Second):
+		t.Fatal("the model was never asked")
+	}
 
 	cmd := exec.Command(exoBin, "tail", "streamer", "--until-idle")
 	cmd.Dir, cmd.Env = ws, append(os.Environ(), "EXO_HOME="+home)
@@ -102,6 +112,7 @@ func TestTailStreamsTheAnswerAndEndsWhenIdle(t *testing.T) {
 	case <-time.After(30 * time.Second):
 		cmd.Process.Kill()
 		<-read
+		cmd.Wait() // stderr is copied until then
 		t.Fatalf("the streaming answer did not reach exo tail while the model streamed:\n%s\n%s", got.String(), errb.String())
 	}
 	srv.Release()

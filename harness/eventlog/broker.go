@@ -28,6 +28,8 @@ type broker struct {
 	// list holds subs in a slice, for publish (a map iteration per streamed piece and
 	// subscriber showed in profiles); rebuilt when subscribers come and go.
 	list []*subscriber
+	// answers holds each session's streaming answer so far, for subscribers that come late.
+	answers map[string]*answerSoFar
 }
 
 // relist rebuilds list from subs; b.mu must be held.
@@ -76,10 +78,14 @@ func (q *queued) notice() api.Notice {
 	return q.n
 }
 
-// subscribe registers a subscriber whose channel buffers n notices.
-func (b *broker) subscribe(n int, noText bool) chan api.Notice {
+// subscribe registers a subscriber whose channel buffers n notices. When session is given, its
+// channel starts with the answer streaming there so far, if one is.
+func (b *broker) subscribe(n int, noText bool, session string) chan api.Notice {
 	s := &subscriber{ch: make(chan api.Notice, n), wake: make(chan struct{}, 1), done: make(chan struct{}), noText: noText}
 	b.mu.Lock()
+	if session != "" {
+		b.replay(s, session)
+	}
 	if b.subs == nil {
 		b.subs = map[chan api.Notice]*subscriber{}
 	}
@@ -105,6 +111,7 @@ func (b *broker) unsubscribe(ch chan api.Notice) {
 func (b *broker) publish(n api.Notice) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
+	b.keep(&n)
 	for _, s := range b.list {
 		s.push(n)
 	}
@@ -118,7 +125,7 @@ func (b *broker) close() {
 		delete(b.subs, ch)
 		close(s.done)
 	}
-	b.list = nil
+	b.list, b.answers = nil, nil
 }
 
 // noticeKind says how a queued notice may be merged with the next one.

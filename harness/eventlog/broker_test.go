@@ -13,7 +13,7 @@ import (
 // and the turn's end: what it was too slow to take one by one arrives merged.
 func TestBrokerSlowReaderLosesNoStreamedText(t *testing.T) {
 	var b broker
-	ch := b.subscribe(4, false)
+	ch := b.subscribe(4, false, "")
 	defer b.unsubscribe(ch)
 	const n = 200_000
 	go func() {
@@ -68,7 +68,7 @@ func TestBrokerSlowReaderLosesNoStreamedText(t *testing.T) {
 // when it reads again, and turn notices are never dropped.
 func TestBrokerStalledReaderIsBoundedAndToldItLagged(t *testing.T) {
 	var b broker
-	ch := b.subscribe(1, false)
+	ch := b.subscribe(1, false, "")
 	defer b.unsubscribe(ch)
 	piece := strings.Repeat("x", 1<<20)
 	for i := 0; i < maxQueuedBytes>>20+16; i++ {
@@ -109,7 +109,7 @@ func TestBrokerStalledReaderIsBoundedAndToldItLagged(t *testing.T) {
 // Unsubscribing closes the channel even when the reader stopped reading mid-stream.
 func TestBrokerUnsubscribeClosesAStalledSubscription(t *testing.T) {
 	var b broker
-	ch := b.subscribe(1, false)
+	ch := b.subscribe(1, false, "")
 	for i := 0; i < 100; i++ {
 		b.publish(api.Notice{Session: "s", Delta: "x"})
 	}
@@ -136,7 +136,7 @@ func BenchmarkBrokerMerge(b *testing.B) {
 		b.Run(fmt.Sprintf("deltas=%d", n), func(b *testing.B) {
 			for i := 0; i < b.N; i++ {
 				var br broker
-				ch := br.subscribe(1, false)
+				ch := br.subscribe(1, false, "")
 				for d := 0; d < n; d++ {
 					br.publish(api.Notice{Session: "s", Delta: "x"})
 				}
@@ -151,7 +151,7 @@ func BenchmarkBrokerMerge(b *testing.B) {
 // turn notices, never a stream's text, and the stream's other subscribers get all of it.
 func TestChangesSubscriberSkipsStreamedText(t *testing.T) {
 	var b broker
-	all, changes := b.subscribe(64, false), b.subscribe(64, true)
+	all, changes := b.subscribe(64, false, ""), b.subscribe(64, true, "")
 	b.publish(api.Notice{Session: "s", Delta: "a"})
 	b.publish(api.Notice{Session: "s", Reasoning: "r"})
 	b.publish(api.Notice{Session: "s", Output: []byte("o")})
@@ -174,4 +174,58 @@ func TestChangesSubscriberSkipsStreamedText(t *testing.T) {
 		}
 	}
 	b.close()
+}
+
+// TestLateSubscriberGetsTheAnswerSoFar: a subscriber to a session that comes while an answer
+// streams gets its reasoning and text so far first, then every piece published after, each
+// once, in order, even while pieces are published concurrently; once the answer is recorded,
+// or a new call starts, a new subscriber gets nothing of it; another session's answer is not
+// replayed.
+func TestLateSubscriberGetsTheAnswerSoFar(t *testing.T) {
+	var b broker
+	b.publish(api.Notice{Session: "s", Events: []api.Event{{Seq: 5, Type: api.TypeModelRequested}}})
+	b.publish(api.Notice{Session: "s", Reasoning: "pondering "})
+	b.publish(api.Notice{Session: "s", Delta: "The quick "})
+	b.publish(api.Notice{Session: "other", Delta: "not this"})
+	const n = 20_000
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for i := 0; i < n; i++ {
+			b.publish(api.Notice{Session: "s", Delta: string(rune('a' + i%26))})
+		}
+	}()
+	ch := b.subscribe(8, false, "s")
+	<-done
+	b.publish(api.Notice{Session: "s", Events: []api.Event{{Seq: 6, Type: api.TypeModelCompleted}}})
+	var reasoning, text strings.Builder
+	for m := range ch {
+		if m.Session != "s" {
+			t.Fatalf("another session's notice: %+v", m)
+		}
+		reasoning.WriteString(m.Reasoning)
+		text.WriteString(m.Delta)
+		if len(m.Events) > 0 {
+			break
+		}
+	}
+	b.unsubscribe(ch)
+	var want strings.Builder
+	want.WriteString("The quick ")
+	for i := 0; i < n; i++ {
+		want.WriteRune(rune('a' + i%26))
+	}
+	if reasoning.String() != "pondering " || text.String() != want.String() {
+		t.Fatalf("late subscriber got reasoning %q and %d bytes of text (want %d, the answer from its start, each piece once)",
+			reasoning.String(), text.Len(), want.Len())
+	}
+	after := b.subscribe(8, false, "s")
+	defer b.unsubscribe(after)
+	b.publish(api.Notice{Session: "s", Turn: &api.TurnNotice{ID: "t"}})
+	if m := <-after; m.Delta != "" || m.Reasoning != "" || m.Turn == nil {
+		t.Fatalf("an answer already recorded was replayed: %+v", m)
+	}
+	if b.answers["other"] == nil || len(b.answers) != 1 {
+		t.Fatalf("answers kept: %v", b.answers)
+	}
 }

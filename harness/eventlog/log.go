@@ -57,7 +57,16 @@ func (l *Log) SetKeepCheckpoints(keep bool) { l.keepCheckpoints = keep }
 // Subscribe returns a channel of notices (committed events and live deltas) and a function
 // that ends the subscription.
 func (l *Log) Subscribe(buffer int) (<-chan api.Notice, func()) {
-	ch := l.broker.subscribe(buffer, false)
+	ch := l.broker.subscribe(buffer, false, "")
+	return ch, func() { l.broker.unsubscribe(ch) }
+}
+
+// SubscribeSession is Subscribe for a client that follows one session: its channel starts with
+// the answer streaming there so far (its reasoning, then its text), if one is, so that a client
+// attaching mid-answer shows it from its start. Nothing published meanwhile is missed or sent
+// twice.
+func (l *Log) SubscribeSession(buffer int, session string) (<-chan api.Notice, func()) {
+	ch := l.broker.subscribe(buffer, false, session)
 	return ch, func() { l.broker.unsubscribe(ch) }
 }
 
@@ -65,7 +74,7 @@ func (l *Log) Subscribe(buffer int) (<-chan api.Notice, func()) {
 // deltas, reasoning, sandbox output), for a follower of committed events, turns, clients and
 // peers: a long answer costs it, and the publisher, nothing.
 func (l *Log) SubscribeChanges(buffer int) (<-chan api.Notice, func()) {
-	ch := l.broker.subscribe(buffer, true)
+	ch := l.broker.subscribe(buffer, true, "")
 	return ch, func() { l.broker.unsubscribe(ch) }
 }
 

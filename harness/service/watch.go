@@ -22,18 +22,25 @@ const subscriberBuffer = 16
 // lag and rewinds; without one, every session's live notices.
 func (s *Service) Watch(ctx context.Context, req api.WatchRequest) (*api.Watcher, error) {
 	var t *tail
+	live := false // the watch follows the branch the session's turns stream on
 	if req.Session != "" {
 		se, err := s.session(req.Session)
 		if err != nil {
 			return nil, err
 		}
-		t = &tail{h: s.h, session: se.ID}
+		t, live = &tail{h: s.h, session: se.ID}, req.Branch == "" || req.Branch == se.Branch
 		if err := t.start(se, req.Branch, req.After); err != nil {
 			return nil, err
 		}
 	}
 	id := "w-" + harness.NewID()[:12]
-	src, stop := s.h.Subscribe(subscriberBuffer)
+	var src <-chan harness.Notice
+	var stop func()
+	if live {
+		src, stop = s.h.SubscribeSession(subscriberBuffer, t.session) // the answer so far comes first
+	} else {
+		src, stop = s.h.Subscribe(subscriberBuffer)
+	}
 	out := make(chan harness.Notice, subscriberBuffer)
 	wctx, cancel := context.WithCancel(ctx)
 	var errMu sync.Mutex
