@@ -30,7 +30,7 @@ func TestBudgetBindsInsideCodexsTurn(t *testing.T) {
 		t.Fatal(err)
 	}
 	evs := f.events(t, f.s.ID)
-	if res.StopReason != "budget" || !strings.Contains(res.Failure, harness.SettingBudgetTokens) || res.Steps != 2 {
+	if res.StopReason != "budget" || !strings.Contains(res.Failure, "exo budget "+f.s.Name+" --tokens") || res.Steps != 2 {
 		t.Fatalf("result %+v\n%s", res, types(evs))
 	}
 	for _, name := range []string{"b1.txt", "b2.txt"} {
