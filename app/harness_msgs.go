@@ -285,17 +285,19 @@ func (m *Model) onNotices(batch []api.Notice) tea.Cmd {
 			m.showProjection() // the committed step first, then what streams after it
 			folded = false
 		}
-		if n.Reasoning != "" {
-			if _, previewing := m.conv.Preview(); !previewing {
-				m.conv.AppendThinking(n.Reasoning)
-				m.streaming = true
+		if _, previewing := m.conv.Preview(); !previewing && (n.Reasoning != "" || n.Delta != "") {
+			switch {
+			case n.SoFar: // the answer from its start, for an app that attached mid-answer
+				m.conv.ReplaceStream(n.Reasoning, n.Delta)
+			default:
+				if n.Reasoning != "" {
+					m.conv.AppendThinking(n.Reasoning)
+				}
+				if n.Delta != "" {
+					m.conv.AppendDelta(n.Delta)
+				}
 			}
-		}
-		if n.Delta != "" {
-			if _, previewing := m.conv.Preview(); !previewing {
-				m.conv.AppendDelta(n.Delta)
-				m.streaming = true
-			}
+			m.streaming = true
 		}
 		if len(n.Events) > 0 {
 			if m.foldShown(n.Events) {
@@ -347,11 +349,16 @@ func (m *Model) splitNotice(n api.Notice) bool {
 			}
 			pane.SetItems(convItems(st))
 		}
-		if n.Reasoning != "" {
-			pane.AppendThinking(n.Reasoning)
-		}
-		if n.Delta != "" {
-			pane.AppendDelta(n.Delta)
+		switch {
+		case n.SoFar:
+			pane.ReplaceStream(n.Reasoning, n.Delta)
+		default:
+			if n.Reasoning != "" {
+				pane.AppendThinking(n.Reasoning)
+			}
+			if n.Delta != "" {
+				pane.AppendDelta(n.Delta)
+			}
 		}
 		return n.Lagged
 	}

@@ -161,6 +161,26 @@ func (c *Conversation) appendStream(kind ConvKind, text string) {
 	e.ver++
 }
 
+// ReplaceStream replaces what streamed after the last items set (the reasoning and answer of
+// the model call under way) with that call's reasoning and text from their start: what a
+// client that attaches mid-answer is sent, whatever pieces it had shown before.
+func (c *Conversation) ReplaceStream(thinking, text string) {
+	n := len(c.entries)
+	for n > 0 && c.entries[n-1].text != nil { // streamed entries, never set as items
+		n--
+	}
+	c.entries = c.entries[:n]
+	if c.sel >= n {
+		c.sel = -1
+	}
+	if thinking != "" {
+		c.appendStream(KindThinking, thinking)
+	}
+	if text != "" {
+		c.appendStream(KindAssistant, text)
+	}
+}
+
 // FinishStream marks the streaming assistant turn complete.
 func (c *Conversation) FinishStream() {
 	if n := len(c.entries); n > 0 && c.entries[n-1].item.Streaming {

@@ -8,6 +8,10 @@ type Notice struct {
 	Delta string
 	// Reasoning is streaming reasoning of a model answer in progress, shown as "thinking".
 	Reasoning string
+	// SoFar marks Delta and Reasoning as the answer streaming on Session from its start, sent
+	// to a client that attaches mid-answer: they replace what it had shown of that answer, and
+	// the pieces after this notice add to them as usual.
+	SoFar bool
 	// Output is live sandbox output (already sanitised for display).
 	Output []byte
 	// Lagged is set on the first notice after this subscriber missed some: resync from the log.

@@ -61,18 +61,24 @@ func appendBounded(b []byte, s string) []byte {
 	return append(b, s...)
 }
 
-// replay queues for a new subscriber the answer streaming on session so far, reasoning first,
-// as the notices it would have received; b.mu must be held, so that no piece published meanwhile
-// is missed or sent twice.
+// replay queues for a subscriber the answer streaming on session so far, as one notice marked
+// SoFar; b.mu must be held, so that every piece published before it is in it and every piece
+// after follows it.
 func (b *broker) replay(s *subscriber, session string) {
-	a := b.answers[session]
-	if a == nil {
-		return
+	if a := b.answers[session]; a != nil && !s.noText {
+		s.push(api.Notice{Session: session, Reasoning: string(a.reasoning), Delta: string(a.text), SoFar: true})
 	}
-	if len(a.reasoning) > 0 {
-		s.push(api.Notice{Session: session, Reasoning: string(a.reasoning)})
-	}
-	if len(a.text) > 0 {
-		s.push(api.Notice{Session: session, Delta: string(a.text)})
+}
+
+// replayTo queues the answer streaming on session so far for the subscriber reading ch (a
+// watch that turned to that session).
+func (b *broker) replayTo(ch <-chan api.Notice, session string) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for _, s := range b.list {
+		if (<-chan api.Notice)(s.ch) == ch {
+			b.replay(s, session)
+			return
+		}
 	}
 }

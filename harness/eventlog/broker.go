@@ -142,7 +142,7 @@ const (
 // kindOf classifies n. Only notices of one kind merge, so answer text, reasoning, output and
 // events keep their order relative to each other.
 func kindOf(n *api.Notice) noticeKind {
-	if n.Turn != nil || n.Clients != nil || n.Lagged {
+	if n.Turn != nil || n.Clients != nil || n.Lagged || n.SoFar {
 		return kindOther
 	}
 	kind, parts := kindOther, 0

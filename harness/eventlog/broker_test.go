@@ -229,3 +229,45 @@ func TestLateSubscriberGetsTheAnswerSoFar(t *testing.T) {
 		t.Fatalf("answers kept: %v", b.answers)
 	}
 }
+
+// TestReplayToAWatchThatTurnsToASession: a watch of every session that turns to one mid-answer
+// (the app attaching) is sent that answer from its start, marked SoFar, after the pieces it had
+// already been sent; a reader that replaces its text on SoFar and appends otherwise ends with
+// the whole answer exactly once, while pieces are published concurrently.
+func TestReplayToAWatchThatTurnsToASession(t *testing.T) {
+	var b broker
+	ch := b.subscribe(8, false, "")
+	defer b.unsubscribe(ch)
+	const n = 20_000
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for i := 0; i < n; i++ {
+			b.publish(api.Notice{Session: "s", Delta: string(rune('a' + i%26))})
+			if i == n/2 {
+				b.replayTo(ch, "s")
+			}
+		}
+		b.publish(api.Notice{Session: "s", Events: []api.Event{{Seq: 2, Type: api.TypeModelCompleted}}})
+	}()
+	var text strings.Builder
+	sofar := 0
+	for m := range ch {
+		if m.SoFar {
+			sofar++
+			text.Reset()
+		}
+		text.WriteString(m.Delta)
+		if len(m.Events) > 0 {
+			break
+		}
+	}
+	<-done
+	var want strings.Builder
+	for i := 0; i < n; i++ {
+		want.WriteRune(rune('a' + i%26))
+	}
+	if sofar != 1 || text.String() != want.String() {
+		t.Fatalf("%d SoFar notices, %d bytes of text, want 1 and the %d of the answer once", sofar, text.Len(), want.Len())
+	}
+}

@@ -62,13 +62,17 @@ func (l *Log) Subscribe(buffer int) (<-chan api.Notice, func()) {
 }
 
 // SubscribeSession is Subscribe for a client that follows one session: its channel starts with
-// the answer streaming there so far (its reasoning, then its text), if one is, so that a client
+// the answer streaming there so far (a notice marked SoFar), if one is, so that a client
 // attaching mid-answer shows it from its start. Nothing published meanwhile is missed or sent
 // twice.
 func (l *Log) SubscribeSession(buffer int, session string) (<-chan api.Notice, func()) {
 	ch := l.broker.subscribe(buffer, false, session)
 	return ch, func() { l.broker.unsubscribe(ch) }
 }
+
+// ReplayAnswer sends the subscriber reading ch the answer streaming on session so far (a
+// notice marked SoFar), if one is: for a watch that turns to another session mid-answer.
+func (l *Log) ReplayAnswer(ch <-chan api.Notice, session string) { l.broker.replayTo(ch, session) }
 
 // SubscribeChanges is Subscribe without the notices that carry streamed text alone (answer
 // deltas, reasoning, sandbox output), for a follower of committed events, turns, clients and

@@ -54,7 +54,10 @@ type Service struct {
 	last     map[string]*turnRun // the last finished turn of each session
 	order    []string            // finished turn ids, oldest first (bounded)
 	watches  map[string]string   // watch id → attached session ("" when none)
-	approve  sync.Mutex          // serialises approval answers: the first one wins
+	// watchSubs holds each watch's subscription, to send it the answer streaming on a session
+	// it turns to (Attach).
+	watchSubs map[string]<-chan harness.Notice
+	approve   sync.Mutex // serialises approval answers: the first one wins
 	// queueMu orders queueing a prompt against the end of the turn it waits for; queued holds
 	// the requests of the prompts queued (by prompt id, the id of the turn each starts).
 	queueMu sync.Mutex
@@ -79,7 +82,7 @@ func New(h *harness.Harness, opts Options) *Service {
 	s := &Service{h: h, x: executor.New(h, xo), tracker: governance.NewTracker(h), plugins: pl, opts: opts, xo: xo,
 		runners: map[string]executors.Runner{},
 		turns:   map[string]*turnRun{}, running: map[string]*turnRun{}, last: map[string]*turnRun{}, removing: map[string]bool{},
-		watches: map[string]string{}, queued: map[string]*queuedTurn{}, ctx: ctx, cancel: cancel, log: opts.Log}
+		watches: map[string]string{}, watchSubs: map[string]<-chan harness.Notice{}, queued: map[string]*queuedTurn{}, ctx: ctx, cancel: cancel, log: opts.Log}
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
 	}

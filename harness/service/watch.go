@@ -36,11 +36,18 @@ func (s *Service) Watch(ctx context.Context, req api.WatchRequest) (*api.Watcher
 	id := "w-" + harness.NewID()[:12]
 	var src <-chan harness.Notice
 	var stop func()
-	if live {
+	switch {
+	case live:
 		src, stop = s.h.SubscribeSession(subscriberBuffer, t.session) // the answer so far comes first
-	} else {
+	case t == nil && req.Attach != "":
+		// an app's watch of every session: the answer streaming on the one it shows comes first
+		src, stop = s.h.SubscribeSession(subscriberBuffer, s.sessionID(req.Attach))
+	default:
 		src, stop = s.h.Subscribe(subscriberBuffer)
 	}
+	s.mu.Lock()
+	s.watchSubs[id] = src
+	s.mu.Unlock()
 	out := make(chan harness.Notice, subscriberBuffer)
 	wctx, cancel := context.WithCancel(ctx)
 	var errMu sync.Mutex
@@ -89,6 +96,15 @@ func (s *Service) Watch(ctx context.Context, req api.WatchRequest) (*api.Watcher
 	}()
 	errFn := func() error { errMu.Lock(); defer errMu.Unlock(); return werr }
 	return api.NewWatcher(id, out, errFn, cancel), nil
+}
+
+// sessionID returns the id of a session named by id or name ("" when there is none).
+func (s *Service) sessionID(ref string) string {
+	se, err := s.session(ref)
+	if err != nil {
+		return ""
+	}
+	return se.ID
 }
 
 // tail follows one session's branch by seq.
@@ -209,6 +225,7 @@ func (s *Service) detach(watchID string) {
 	s.mu.Lock()
 	old := s.watches[watchID]
 	delete(s.watches, watchID)
+	delete(s.watchSubs, watchID)
 	if old == "" { // a watch of no session counted nowhere: telling every subscriber costs N² for N watches
 		s.mu.Unlock()
 		return
@@ -240,11 +257,15 @@ func (s *Service) Attach(ctx context.Context, watchID, sessionID string) error {
 	}
 	s.mu.Lock()
 	_, ok := s.watches[watchID]
+	sub := s.watchSubs[watchID]
 	s.mu.Unlock()
 	if !ok {
 		return invalidf("no watch %q", watchID)
 	}
 	s.setAttach(watchID, sessionID)
+	if sessionID != "" && sub != nil {
+		s.h.ReplayAnswer(sub, sessionID) // the answer streaming there, from its start
+	}
 	return nil
 }
 
