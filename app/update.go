@@ -159,10 +159,15 @@ func (m *Model) onKey(msg tea.KeyPressMsg) tea.Cmd {
 }
 
 // onPaste puts pasted text in the prompt (a large paste becomes a chip there), whichever pane
-// has focus; a paste while a dialog is open is dropped.
+// has focus, or in the timeline's filter while it is typed; a paste while a dialog is open is
+// dropped.
 func (m *Model) onPaste(msg tea.PasteMsg) tea.Cmd {
-	if m.overlay != nil || (m.focus == focusTimeline && m.timeline.Editing()) {
+	if m.overlay != nil {
 		return nil
+	}
+	if m.focus == focusTimeline && m.timeline.Editing() {
+		_, cmd := m.timeline.Update(msg)
+		return cmd
 	}
 	if m.focus != focusInput {
 		m.setFocus(focusInput)

@@ -9,6 +9,24 @@ import (
 	"golang.org/x/sys/unix"
 )
 
+// Why the three Landlock syscalls are made here rather than through
+// github.com/landlock-lsm/go-landlock (compared at v0.11.2, which knows ABIs 1 to 11):
+//
+//   - A writable folder's rule must be added from a descriptor opened without following any
+//     link (addRuleNoLinks, openNoLinks), so that a link swapped into the path between exo's
+//     checks and the rule cannot grant writes where it points. go-landlock opens every rule's
+//     path itself with open(path, O_PATH|O_CLOEXEC), which follows links (addPath in
+//     landlock/path_opt_linux.go), and its Rule interface has unexported methods, so a rule
+//     from exo's own descriptor cannot be given to it.
+//   - It enforces through psx (kernel.org/pub/linux/libs/security/libcap/psx) on every thread of
+//     the process; exo's helper restricts the one thread that then execs the command, which is
+//     all execve keeps, and needs no new dependency for it.
+//
+// What go-landlock would add, ABI arithmetic, is fsRights below: every right up to ABI 5
+// (ioctl on devices), the TCP rights of ABI 4, the scopes of ABI 6. ABI 7 and later add only
+// audit-logging flags and rights exo does not handle (a kernel with them gets ABI 6's ruleset,
+// which the kernel accepts: an ABI keeps every earlier one's structures).
+
 // rulesetAttr is struct landlock_ruleset_attr up to the scoped field (ABI 6).
 type rulesetAttr struct {
 	handledFS  uint64

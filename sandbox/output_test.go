@@ -189,30 +189,3 @@ func base64Len(n int64) int64 {
 func TestBigOutputBoundedMemory(t *testing.T) {
 	hugeOutput(t, "32M", base64Len(32<<20))
 }
-
-func TestStreamAndModelTextSplitUTF8(t *testing.T) {
-	s := newSanitizer(false)
-	in := []byte("héllo → wörld\r\nnext\rover\n")
-	var out []byte
-	for i := range in {
-		out = append(out, s.feed(in[i:i+1])...)
-	}
-	if string(out) != "héllo → wörld\nnext\nover\n" {
-		t.Fatalf("byte-at-a-time: %q", out)
-	}
-}
-
-func TestUnterminatedSequencesDoNotSwallowLines(t *testing.T) {
-	for _, in := range []string{"\x1b]0;never ends\nnext\n", "\x1bP+qabc\nnext\n", "\x1b[12;\nnext\n", "\x1b\nnext\n"} {
-		for _, keep := range []bool{false, true} {
-			out := string(newSanitizer(keep).feed([]byte(in)))
-			if out != "\nnext\n" {
-				t.Errorf("%q (keepSGR=%v): %q", in, keep, out)
-			}
-		}
-	}
-	long := "\x1b]" + strings.Repeat("x", 5000) + "after"
-	if out := string(newSanitizer(false).feed([]byte(long))); !strings.HasSuffix(out, "after") {
-		t.Errorf("an endless OSC swallowed the rest: %q", out)
-	}
-}

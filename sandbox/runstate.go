@@ -3,6 +3,8 @@ package sandbox
 import (
 	"io"
 	"sync"
+
+	"exo/internal/termsafe"
 )
 
 // runState receives a command's output from the PTY reader until its marker arrives.
@@ -10,8 +12,8 @@ type runState struct {
 	mu      sync.Mutex
 	scan    markerScanner
 	accept  map[string]bool
-	model   *sanitizer
-	display *sanitizer
+	model   *termsafe.Sanitizer
+	display *termsafe.Sanitizer
 	cap     *capture
 	keep    filtered // the model text's way into cap, through the command's filter
 	stream  io.Writer
@@ -55,10 +57,10 @@ func (st *runState) output(p []byte) {
 		return
 	}
 	if st.cap != nil {
-		st.keep.Write(st.model.feed(p))
+		st.keep.Write(st.model.Feed(p))
 	}
 	if st.stream != nil {
-		if out := st.display.feed(p); len(out) > 0 {
+		if out := st.display.Feed(p); len(out) > 0 {
 			st.stream.Write(out)
 		}
 	}

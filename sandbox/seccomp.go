@@ -35,6 +35,18 @@ type errnoRule struct {
 }
 
 // bpf is a small assembler for classic BPF with forward jumps to labels.
+//
+// Why not github.com/elastic/go-seccomp-bpf (compared at v1.6.0): its Policy.Assemble sends a
+// syscall of another architecture's ABI to the policy's default action (filter.go: "If the
+// loaded arch ID is not equal p.arch.ID, jump to the final Ret instruction"). exo's default is
+// to allow, so an x86-64 program could make i386 syscalls (int 0x80), whose numbers the filter
+// does not check, and chmod a file set-uid; setidFilter refuses every foreign-ABI syscall
+// instead (TestSetidFilterVerdicts). Its errno action is EPERM (Program.Ret adds it to
+// ActionErrno; another errno is a raw value its action names do not know), where openat2 must
+// fail with ENOSYS for libraries to fall back to openat, whose flags the filter can read. Why
+// not golang.org/x/net/bpf's assembler: its instructions take jump offsets as numbers and it
+// has no labels; resolving the labels is what this type does, the encoding itself is
+// unix.SockFilter's four fields. Its interpreter runs the filter in the tests.
 type bpf struct {
 	prog   []unix.SockFilter
 	labels map[string]int

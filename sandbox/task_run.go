@@ -8,6 +8,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"exo/internal/termsafe"
 )
 
 // task is one background process and its captured output.
@@ -19,8 +21,8 @@ type task struct {
 	pid     int
 	proc    *exec.Cmd
 	out     *os.File
-	model   *sanitizer
-	display *sanitizer
+	model   *termsafe.Sanitizer
+	display *termsafe.Sanitizer
 	stream  io.Writer
 	capture *capture
 	filter  OutputFilter
@@ -54,13 +56,13 @@ func (t *task) readLoop() {
 		n, err := t.out.Read(buf)
 		if n > 0 {
 			t.mu.Lock()
-			text := t.model.feed(buf[:n])
+			text := t.model.Feed(buf[:n])
 			if t.filter != nil {
 				text = t.filter.Next(text)
 			}
 			t.keep(text)
 			if t.stream != nil {
-				t.stream.Write(t.display.feed(buf[:n]))
+				t.stream.Write(t.display.Feed(buf[:n]))
 			}
 			t.mu.Unlock()
 		}

@@ -8,8 +8,16 @@ import (
 	"github.com/charmbracelet/x/ansi"
 )
 
-// editor is a small multi-line text editor with soft wrapping. (bubbles'
-// textarea needs a clipboard module this build does not carry.)
+// editor is a small multi-line text editor with soft wrapping.
+//
+// Why not bubbles' textarea (charm.land/bubbles/v2 v2.2.1, which the filters' lineInput uses
+// through textinput; the clipboard module it needs is in the build now): two things the prompt
+// shows would change. textarea word-wraps (its wrap function moves a word that does not fit to
+// the next line), where the prompt cuts a line at the last cell that fits, wide characters
+// counted by ansi.StringWidth as every pane does; and textarea styles a line with one Text
+// style, with no hook like decorate, which colours @mentions and paste chips piece by piece.
+// TestEditorWrapsAtTheCell holds both. The queue, history, @ completion, ctrl+g and pastes are
+// Input's, above the editor, and would stay as they are.
 type editor struct {
 	lines    [][]rune
 	row, col int

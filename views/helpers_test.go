@@ -53,8 +53,8 @@ func press(k string) tea.KeyPressMsg {
 	case "shift+enter":
 		return tea.KeyPressMsg{Code: tea.KeyEnter, Mod: tea.ModShift}
 	}
-	if k == "ctrl+q" {
-		return tea.KeyPressMsg{Code: 'q', Mod: tea.ModCtrl}
+	if c, ok := strings.CutPrefix(k, "ctrl+"); ok && len(c) == 1 {
+		return tea.KeyPressMsg{Code: rune(c[0]), Mod: tea.ModCtrl}
 	}
 	r := []rune(k)[0]
 	return tea.KeyPressMsg{Code: r, Text: k}

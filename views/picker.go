@@ -3,7 +3,6 @@ package views
 import (
 	"fmt"
 	"strings"
-	"unicode"
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
@@ -29,7 +28,7 @@ type PickedMsg struct{ ID string }
 type Picker struct {
 	base
 	rows   []PickerRow
-	filter []rune
+	filter lineInput
 	shown  []int // shown indexes rows that pass the filter.
 	sel    int   // sel indexes shown.
 	top    int   // top is the first shown row on screen.
@@ -37,7 +36,7 @@ type Picker struct {
 
 // NewPicker returns an empty, focused picker.
 func NewPicker(c *Common) *Picker {
-	p := &Picker{base: base{common: c}}
+	p := &Picker{base: base{common: c}, filter: newLineInput()}
 	p.Focus()
 	return p
 }
@@ -49,7 +48,7 @@ func (p *Picker) SetRows(rows []PickerRow) {
 }
 
 // Filter returns the typed filter.
-func (p *Picker) Filter() string { return string(p.filter) }
+func (p *Picker) Filter() string { return p.filter.Value() }
 
 // Matches returns the ids of the rows the filter leaves, in order.
 func (p *Picker) Matches() []string {
@@ -70,7 +69,7 @@ func (p *Picker) Selected() string {
 
 // refilter recomputes the rows the filter leaves and keeps the selection in range.
 func (p *Picker) refilter() {
-	words := strings.Fields(strings.ToLower(string(p.filter)))
+	words := strings.Fields(strings.ToLower(p.filter.Value()))
 	p.shown = p.shown[:0]
 	for i, r := range p.rows {
 		hay := strings.ToLower(r.Name + "\x00" + r.Prompt + "\x00" + r.Dir + "\x00" + r.ID)
@@ -94,7 +93,7 @@ func (p *Picker) Update(msg tea.Msg) (Pane, tea.Cmd) {
 	case tea.KeyPressMsg:
 		return p, p.key(msg)
 	case tea.PasteMsg:
-		p.typeText(msg.Content)
+		p.edit(msg)
 	}
 	return p, nil
 }
@@ -116,32 +115,23 @@ func (p *Picker) key(msg tea.KeyPressMsg) tea.Cmd {
 		p.move(-max(p.listRows(), 1))
 	case "pgdown":
 		p.move(max(p.listRows(), 1))
-	case "backspace":
-		if len(p.filter) > 0 {
-			p.filter = p.filter[:len(p.filter)-1]
-			p.refilter()
-		}
-	case "ctrl+u":
-		p.filter = nil
-		p.refilter()
 	default:
-		p.typeText(msg.Text)
+		p.edit(msg)
 	}
 	return nil
 }
 
-// typeText adds printable text to the filter (a newline or control character is dropped).
-func (p *Picker) typeText(s string) {
-	n := len(p.filter)
-	for _, r := range s {
-		if unicode.IsPrint(r) {
-			p.filter = append(p.filter, r)
-		}
+// edit passes a key or a paste to the filter and filters again when its text changed; text
+// that grew selects the first match.
+func (p *Picker) edit(msg tea.Msg) {
+	n := len(p.filter.Value())
+	if !p.filter.Update(msg) {
+		return
 	}
-	if len(p.filter) != n {
+	if len(p.filter.Value()) > n {
 		p.sel = 0
-		p.refilter()
 	}
+	p.refilter()
 }
 
 // move moves the selection by d rows, staying in the list.
@@ -163,7 +153,11 @@ func (p *Picker) View() string {
 	if n > 0 && p.sel >= p.top+n {
 		p.top = p.sel - n + 1
 	}
-	body := []string{st.Conv.UserLabel.Render("› ") + Sanitize(string(p.filter)) + st.Select.Render(" ")}
+	before, at, after := p.filter.Split()
+	if at == "" {
+		at = " "
+	}
+	body := []string{st.Conv.UserLabel.Render("› ") + Sanitize(before) + st.Select.Render(Sanitize(at)) + Sanitize(after)}
 	for i := p.top; i < len(p.shown) && i < p.top+n; i++ {
 		body = append(body, p.renderRow(p.rows[p.shown[i]], i == p.sel, iw))
 	}

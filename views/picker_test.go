@@ -88,3 +88,30 @@ func TestPickerScrollsToSelection(t *testing.T) {
 		t.Fatalf("pgup to the top: %q\n%s", p.Selected(), v)
 	}
 }
+
+// TestPickerFilterEditsInPlace: the filter is a text field (bubbles' textinput): the cursor
+// moves with ←/→ and typing goes where it is, ctrl+w drops a word, and the line shows the text
+// in order with the cursor on its character.
+func TestPickerFilterEditsInPlace(t *testing.T) {
+	p := NewPicker(NewCommon(themes.Dark()))
+	p.SetSize(100, 20)
+	p.SetRows(samplePickerRows())
+	for _, k := range "web bnch" {
+		p.Update(tea.KeyPressMsg{Code: k, Text: string(k)})
+	}
+	p.Update(tea.KeyPressMsg{Code: tea.KeyLeft})
+	p.Update(tea.KeyPressMsg{Code: tea.KeyLeft})
+	p.Update(tea.KeyPressMsg{Code: tea.KeyLeft})
+	p.Update(tea.KeyPressMsg{Code: 'e', Text: "e"})
+	if p.Filter() != "web bench" || !slices.Equal(p.Matches(), []string{"e5f6a1b2c3d4"}) {
+		t.Fatalf("typed in the middle: %q, matches %q", p.Filter(), p.Matches())
+	}
+	if !strings.Contains(ansi.Strip(p.View()), "› web bench") {
+		t.Fatalf("filter line:\n%s", ansi.Strip(p.View()))
+	}
+	p.Update(tea.KeyPressMsg{Code: tea.KeyEnd})
+	p.Update(press("ctrl+w"))
+	if p.Filter() != "web " || len(p.Matches()) == 0 {
+		t.Fatalf("ctrl+w: %q, matches %q", p.Filter(), p.Matches())
+	}
+}

@@ -37,21 +37,21 @@ type Timeline struct {
 	base
 	Keys      TimelineKeyMap // Keys are the pane's bindings.
 	src       TimelineSource
-	filter    string // filter is the applied, lower-cased query.
-	editing   bool   // editing is true while the filter is being typed.
-	draft     string // draft is the filter being typed.
-	idx       []int  // idx are the source indices that match the filter; nil means all.
-	scanned   int    // scanned is how many source rows idx has considered.
-	cursor    int    // cursor is the selected position in the visible list.
-	top       int    // top is the first visible position.
-	following bool   // following keeps the cursor on the last row as rows arrive.
+	filter    string    // filter is the applied, lower-cased query.
+	editing   bool      // editing is true while the filter is being typed.
+	draft     lineInput // draft is the filter being typed.
+	idx       []int     // idx are the source indices that match the filter; nil means all.
+	scanned   int       // scanned is how many source rows idx has considered.
+	cursor    int       // cursor is the selected position in the visible list.
+	top       int       // top is the first visible position.
+	following bool      // following keeps the cursor on the last row as rows arrive.
 	cache     rowCache
 	req       uint64 // req counts selection reports.
 }
 
 // NewTimeline returns an empty timeline pane.
 func NewTimeline(c *Common) *Timeline {
-	return &Timeline{base: base{common: c}, Keys: DefaultTimelineKeyMap(), src: TimelineRows(nil), following: true}
+	return &Timeline{base: base{common: c}, Keys: DefaultTimelineKeyMap(), src: TimelineRows(nil), following: true, draft: newLineInput()}
 }
 
 // SetSource replaces the row source; the selection stays on the last row if
@@ -149,6 +149,10 @@ func (t *Timeline) Update(msg tea.Msg) (Pane, tea.Cmd) {
 			return t, t.editFilter(msg)
 		}
 		return t, t.handleKey(msg)
+	case tea.PasteMsg:
+		if t.editing {
+			return t, t.editFilter(msg)
+		}
 	case tea.MouseWheelMsg:
 		switch msg.Button {
 		case tea.MouseWheelUp:
@@ -179,7 +183,8 @@ func (t *Timeline) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 	case key.Matches(msg, k.Bottom):
 		return t.move(t.Len())
 	case key.Matches(msg, k.Filter):
-		t.editing, t.draft = true, t.filter
+		t.editing = true
+		t.draft.SetValue(t.filter)
 	case key.Matches(msg, k.Clear):
 		if t.filter != "" {
 			t.SetFilter("")
@@ -213,24 +218,22 @@ func (t *Timeline) action(msg tea.KeyPressMsg) tea.Cmd {
 	return nil
 }
 
-// editFilter handles typing in the filter prompt.
-func (t *Timeline) editFilter(msg tea.KeyPressMsg) tea.Cmd {
-	switch msg.String() {
-	case "enter":
-		t.editing = false
-		t.SetFilter(t.draft)
-		return t.selectCmd()
-	case "esc":
-		t.editing, t.draft = false, ""
-	case "backspace":
-		if r := []rune(t.draft); len(r) > 0 {
-			t.draft = string(r[:len(r)-1])
-		}
-	default:
-		if msg.Text != "" {
-			t.draft += msg.Text
+// editFilter handles typing in the filter prompt: enter applies it, esc drops it, the rest
+// edits it (see lineInput).
+func (t *Timeline) editFilter(msg tea.Msg) tea.Cmd {
+	if k, ok := msg.(tea.KeyPressMsg); ok {
+		switch k.String() {
+		case "enter":
+			t.editing = false
+			t.SetFilter(t.draft.Value())
+			return t.selectCmd()
+		case "esc":
+			t.editing = false
+			t.draft.SetValue("")
+			return nil
 		}
 	}
+	t.draft.Update(msg)
 	return nil
 }
 

@@ -137,3 +137,28 @@ func TestTimelineTinySizes(t *testing.T) {
 		checkSize(t, tl.View(), sz[0], sz[1])
 	}
 }
+
+// TestTimelineFilterIsATextField: the filter being typed takes a paste and edits in place
+// (bubbles' textinput); reopening it starts from the applied filter.
+func TestTimelineFilterIsATextField(t *testing.T) {
+	tl := newTestTimeline(70)
+	tl.Update(press("/"))
+	tl.Update(press("t"))
+	tl.Update(tea.PasteMsg{Content: "ool.comp\n"})
+	tl.Update(tea.KeyPressMsg{Code: tea.KeyHome})
+	tl.Update(press("x"))
+	if !strings.Contains(ansi.Strip(tl.View()), "/x▏tool.comp") {
+		t.Fatalf("filter prompt:\n%s", ansi.Strip(tl.View()))
+	}
+	tl.Update(tea.KeyPressMsg{Code: tea.KeyBackspace})
+	tl.Update(press("enter"))
+	if tl.Filter() != "tool.comp" || tl.Len() != 10 {
+		t.Fatalf("filter %q kept %d rows", tl.Filter(), tl.Len())
+	}
+	tl.Update(press("/"))
+	tl.Update(press("backspace"))
+	tl.Update(press("enter"))
+	if tl.Filter() != "tool.com" {
+		t.Fatalf("reopened filter: %q", tl.Filter())
+	}
+}

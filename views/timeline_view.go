@@ -36,7 +36,12 @@ func (t *Timeline) View() string {
 func (t *Timeline) filterLine(w int) string {
 	st := t.styles()
 	if t.editing {
-		return fit(st.Pane.TitleFocused.Render("/")+st.Text.Normal.Render(t.draft)+"▏", w)
+		before, at, after := t.draft.Split()
+		line := st.Pane.TitleFocused.Render("/") + st.Text.Normal.Render(Sanitize(before)) + "▏"
+		if rest := at + after; rest != "" {
+			line += st.Text.Normal.Render(Sanitize(rest))
+		}
+		return fit(line, w)
 	}
 	return fit(st.Text.Muted.Render(fmt.Sprintf("filter: %s (esc clears)", t.filter)), w)
 }

@@ -22,14 +22,14 @@ const (
 // TodoItem is one entry of a to-do tool's list: exo's todo_write and Claude Code's TodoWrite
 // take the same shape (Claude adds activeForm, the step's wording while it runs).
 type TodoItem struct {
-	Content    string `json:"content"`
+	Content    string `json:"content" jsonschema:"the step, imperative (\"Run the tests\")"`
 	Status     string `json:"status"`
 	ActiveForm string `json:"activeForm,omitempty"`
 }
 
 // TodoArgs are the arguments of a to-do tool call.
 type TodoArgs struct {
-	Todos []TodoItem `json:"todos"`
+	Todos []TodoItem `json:"todos" jsonschema:"the whole list, replacing the previous one"`
 }
 
 // IsTodoTool reports whether a tool's calls state the session's plan: exo's todo_write (also

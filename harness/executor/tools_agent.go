@@ -2,7 +2,6 @@ package executor
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"time"
 )
@@ -10,25 +9,15 @@ import (
 // agentTools are the subagent tools: spawn_agent and wait_agent.
 func agentTools() []tool {
 	return []tool{
-		{spec: spec("spawn_agent", "Start a subagent: a child session that works on task in the background in its own copy of the workspace, with a scope no wider than yours (optional allow/deny globs). Returns a handle at once; with wait: true it waits and returns the child's final report. Otherwise its report arrives as a notification, or use wait_agent.",
-			`{"type":"object","properties":{"task":{"type":"string","description":"what the subagent should do and report"},"scope":{"type":"object","properties":{"allow":{"type":"array","items":{"type":"string"}},"deny":{"type":"array","items":{"type":"string"}}}},"wait":{"type":"boolean","description":"wait for the report"}},"required":["task"]}`), run: runSpawnAgent},
-		{spec: spec("wait_agent", "Wait for a subagent started with spawn_agent (by handle) and return its final report; timeout_s bounds the wait (default 600).",
-			`{"type":"object","properties":{"handle":{"type":"string"},"timeout_s":{"type":"integer"}},"required":["handle"]}`), run: runWaitAgent},
+		newTool("spawn_agent", "Start a subagent: a child session that works on task in the background in its own copy of the workspace, with a scope no wider than yours (optional allow/deny globs). Returns a handle at once; with wait: true it waits and returns the child's final report. Otherwise its report arrives as a notification, or use wait_agent.", runSpawnAgent),
+		newTool("wait_agent", "Wait for a subagent started with spawn_agent (by handle) and return its final report; timeout_s bounds the wait (default 600).", runWaitAgent),
 	}
 }
 
-func runSpawnAgent(ctx context.Context, tc toolCtx, raw json.RawMessage) toolOutput {
-	var a struct {
-		Task  string `json:"task"`
-		Scope struct {
-			Allow []string `json:"allow"`
-			Deny  []string `json:"deny"`
-		} `json:"scope"`
-		Wait bool `json:"wait"`
-	}
-	if err := argsOf(raw, &a); err != nil {
-		return failed(err.Error())
-	}
+// runSpawnAgent runs the tool with its arguments decoded.
+var runSpawnAgent = decoding(spawnAgent)
+
+func spawnAgent(ctx context.Context, tc toolCtx, a *spawnAgentArgs) toolOutput {
 	if a.Task == "" {
 		return failed("task is empty")
 	}
@@ -42,14 +31,10 @@ func runSpawnAgent(ctx context.Context, tc toolCtx, raw json.RawMessage) toolOut
 	return toolOutput{text: fmt.Sprintf("started subagent %s in the background. Keep working; wait for its report with wait_agent {\"handle\": %q}, or it arrives as a notification when it ends.", handle, handle)}
 }
 
-func runWaitAgent(ctx context.Context, tc toolCtx, raw json.RawMessage) toolOutput {
-	var a struct {
-		Handle   string `json:"handle"`
-		TimeoutS int    `json:"timeout_s"`
-	}
-	if err := argsOf(raw, &a); err != nil {
-		return failed(err.Error())
-	}
+// runWaitAgent runs the tool with its arguments decoded.
+var runWaitAgent = decoding(waitAgent)
+
+func waitAgent(ctx context.Context, tc toolCtx, a *waitAgentArgs) toolOutput {
 	return waitReport(ctx, tc, a.Handle, time.Duration(a.TimeoutS)*time.Second)
 }
 

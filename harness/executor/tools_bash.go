@@ -2,7 +2,6 @@ package executor
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"strings"
 	"time"
@@ -11,15 +10,10 @@ import (
 	"exo/sandbox"
 )
 
-func runBash(ctx context.Context, tc toolCtx, raw json.RawMessage) toolOutput {
-	var a struct {
-		Command    string `json:"command"`
-		TimeoutS   int    `json:"timeout_s"`
-		Background bool   `json:"background"`
-	}
-	if err := argsOf(raw, &a); err != nil {
-		return failed(err.Error())
-	}
+// runBash runs the tool with its arguments decoded.
+var runBash = decoding(bash)
+
+func bash(ctx context.Context, tc toolCtx, a *bashArgs) toolOutput {
 	if a.Command == "" {
 		return failed("command is empty")
 	}
@@ -52,13 +46,10 @@ func startTask(tc toolCtx, command string) toolOutput {
 	return toolOutput{text: fmt.Sprintf("started background task %s (pid %d). Keep working; check it with task_status or task_output, stop it with task_kill. You will be told when it finishes.", ti.ID, ti.Pid)}
 }
 
-func runTaskStatus(_ context.Context, tc toolCtx, raw json.RawMessage) toolOutput {
-	var a struct {
-		TaskID string `json:"task_id"`
-	}
-	if err := argsOf(raw, &a); err != nil {
-		return failed(err.Error())
-	}
+// runTaskStatus runs the tool with its arguments decoded.
+var runTaskStatus = decoding(taskStatus)
+
+func taskStatus(_ context.Context, tc toolCtx, a *taskStatusArgs) toolOutput {
 	var list []sandbox.TaskInfo
 	if a.TaskID == "" {
 		l, err := tc.x.h.Tasks(tc.session)
@@ -87,13 +78,10 @@ func runTaskStatus(_ context.Context, tc toolCtx, raw json.RawMessage) toolOutpu
 	return toolOutput{text: b.String()}
 }
 
-func runTaskOutput(_ context.Context, tc toolCtx, raw json.RawMessage) toolOutput {
-	var a struct {
-		TaskID string `json:"task_id"`
-	}
-	if err := argsOf(raw, &a); err != nil {
-		return failed(err.Error())
-	}
+// runTaskOutput runs the tool with its arguments decoded.
+var runTaskOutput = decoding(taskOutput)
+
+func taskOutput(_ context.Context, tc toolCtx, a *taskArgs) toolOutput {
 	ti, err := tc.x.h.Task(tc.session, a.TaskID)
 	if err != nil {
 		return failed(err.Error())
@@ -101,13 +89,10 @@ func runTaskOutput(_ context.Context, tc toolCtx, raw json.RawMessage) toolOutpu
 	return toolOutput{text: fmt.Sprintf("[%s %s, %d bytes]\n%s", ti.ID, ti.State, ti.TotalBytes, ti.Output)}
 }
 
-func runTaskKill(_ context.Context, tc toolCtx, raw json.RawMessage) toolOutput {
-	var a struct {
-		TaskID string `json:"task_id"`
-	}
-	if err := argsOf(raw, &a); err != nil {
-		return failed(err.Error())
-	}
+// runTaskKill runs the tool with its arguments decoded.
+var runTaskKill = decoding(taskKill)
+
+func taskKill(_ context.Context, tc toolCtx, a *taskArgs) toolOutput {
 	ti, err := tc.x.h.KillTask(tc.session, a.TaskID)
 	if err != nil {
 		return failed(err.Error())

@@ -2,7 +2,6 @@ package executor
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -102,14 +101,10 @@ func readOld(d *sandbox.Dir, rel string) (old string, tooBig bool, err error) {
 	return string(b), false, nil
 }
 
-func runReadFile(_ context.Context, tc toolCtx, raw json.RawMessage) toolOutput {
-	var a struct {
-		Path          string
-		Offset, Limit int
-	}
-	if err := argsOf(raw, &a); err != nil {
-		return failed(err.Error())
-	}
+// runReadFile runs the tool with its arguments decoded.
+var runReadFile = decoding(readFile)
+
+func readFile(_ context.Context, tc toolCtx, a *readFileArgs) toolOutput {
 	abs, err := tc.resolve(a.Path)
 	if err != nil {
 		return failed(err.Error())
@@ -137,11 +132,10 @@ func runReadFile(_ context.Context, tc toolCtx, raw json.RawMessage) toolOutput 
 	return readLines(f, a.Path, fi.Size(), max(a.Offset, 1), a.Limit)
 }
 
-func runWriteFile(_ context.Context, tc toolCtx, raw json.RawMessage) toolOutput {
-	var a struct{ Path, Content string }
-	if err := argsOf(raw, &a); err != nil {
-		return failed(err.Error())
-	}
+// runWriteFile runs the tool with its arguments decoded.
+var runWriteFile = decoding(writeFile)
+
+func writeFile(_ context.Context, tc toolCtx, a *writeFileArgs) toolOutput {
 	abs, err := tc.writable(a.Path)
 	if err != nil {
 		return failed(err.Error())
@@ -166,16 +160,10 @@ func runWriteFile(_ context.Context, tc toolCtx, raw json.RawMessage) toolOutput
 	return out
 }
 
-func runEditFile(_ context.Context, tc toolCtx, raw json.RawMessage) toolOutput {
-	var a struct {
-		Path       string `json:"path"`
-		OldString  string `json:"old_string"`
-		NewString  string `json:"new_string"`
-		ReplaceAll bool   `json:"replace_all"`
-	}
-	if err := argsOf(raw, &a); err != nil {
-		return failed(err.Error())
-	}
+// runEditFile runs the tool with its arguments decoded.
+var runEditFile = decoding(editFile)
+
+func editFile(_ context.Context, tc toolCtx, a *editFileArgs) toolOutput {
 	abs, err := tc.writable(a.Path)
 	if err != nil {
 		return failed(err.Error())

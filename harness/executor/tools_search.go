@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -36,14 +35,10 @@ func (tc toolCtx) searchRoot(p string) (*sandbox.Dir, string, error) {
 	return d, tc.rel(abs), nil
 }
 
-func runGlob(_ context.Context, tc toolCtx, raw json.RawMessage) toolOutput {
-	var a struct {
-		Pattern, Path  string
-		IncludeIgnored bool `json:"include_ignored"`
-	}
-	if err := argsOf(raw, &a); err != nil {
-		return failed(err.Error())
-	}
+// runGlob runs the tool with its arguments decoded.
+var runGlob = decoding(glob)
+
+func glob(_ context.Context, tc toolCtx, a *globArgs) toolOutput {
 	if !doublestar.ValidatePattern(a.Pattern) {
 		return failed("invalid glob pattern " + a.Pattern)
 	}
@@ -107,14 +102,10 @@ func listedNote(n int) string {
 	return ""
 }
 
-func runGrep(ctx context.Context, tc toolCtx, raw json.RawMessage) toolOutput {
-	var a struct {
-		Pattern, Path, Glob string
-		IncludeIgnored      bool `json:"include_ignored"`
-	}
-	if err := argsOf(raw, &a); err != nil {
-		return failed(err.Error())
-	}
+// runGrep runs the tool with its arguments decoded.
+var runGrep = decoding(grep)
+
+func grep(ctx context.Context, tc toolCtx, a *grepArgs) toolOutput {
 	re, err := regexp.Compile(a.Pattern)
 	if err != nil {
 		return failed("grep: invalid regular expression: " + err.Error())
@@ -232,11 +223,10 @@ func grepFile(d *sandbox.Dir, rel string, re *regexp.Regexp, out []string, cut f
 	return out
 }
 
-func runListDir(_ context.Context, tc toolCtx, raw json.RawMessage) toolOutput {
-	var a struct{ Path string }
-	if err := argsOf(raw, &a); err != nil {
-		return failed(err.Error())
-	}
+// runListDir runs the tool with its arguments decoded.
+var runListDir = decoding(listDir)
+
+func listDir(_ context.Context, tc toolCtx, a *listDirArgs) toolOutput {
 	d, root, err := tc.searchRoot(a.Path)
 	if err != nil {
 		return failed(err.Error())

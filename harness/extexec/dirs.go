@@ -1,6 +1,7 @@
 package extexec
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -8,6 +9,8 @@ import (
 	"path/filepath"
 	"regexp"
 	"syscall"
+
+	"exo/sandbox"
 )
 
 // Dirs are an agent's state folders for one session, under
@@ -106,48 +109,34 @@ func openLog(path string) (*os.File, error) {
 }
 
 // WriteFile writes exo's file rel (a path under Root, its folders made as needed) without
-// following a link out of Root: it writes a new file and renames it over rel, so a link or a
-// hard link the agent put at rel is replaced, never written through.
+// following any link: it writes a new file and renames it over rel, so a link or a hard link
+// the agent put at rel is replaced, never written through. It goes through the sandbox's Dir,
+// exo's one way of touching a folder the agent can write (openat2 RESOLVE_BENEATH refusing every
+// link, or a walk with O_NOFOLLOW where openat2 is missing), not os.Root, which follows links
+// that stay beneath its folder: a link the agent planted inside Root would take exo's write
+// elsewhere in it.
 func (d Dirs) WriteFile(rel string, data []byte) error {
-	r, err := os.OpenRoot(d.Root)
+	r, err := sandbox.OpenDir(d.Root)
 	if err != nil {
 		return fmt.Errorf("the agent's state folder: %w", err)
 	}
 	defer r.Close()
-	if dir := filepath.Dir(rel); dir != "." {
-		if err := r.MkdirAll(dir, 0o700); err != nil {
-			return fmt.Errorf("the agent's state folder: %w", err)
-		}
-	}
-	tmp := rel + ".exo-" + randomHex(6)
-	f, err := r.OpenFile(tmp, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o600)
-	if err != nil {
-		return fmt.Errorf("the agent's state folder: %w", err)
-	}
-	_, err = f.Write(data)
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = r.Rename(tmp, rel)
-	}
-	if err != nil {
-		_ = r.Remove(tmp)
+	if err := r.ReplaceFile(rel, bytes.NewReader(data), 0o600); err != nil {
 		return fmt.Errorf("the agent's state folder: %w", err)
 	}
 	return nil
 }
 
-// ReadFile reads exo's file rel under Root, at most max bytes, without following a link out of
-// Root; anything but a regular file (a named pipe, a device) is refused without being opened
-// for long.
+// ReadFile reads exo's file rel under Root, at most max bytes, without following any link;
+// anything but a regular file (a named pipe, a device) is refused without being opened for
+// long (see WriteFile for why sandbox.Dir).
 func (d Dirs) ReadFile(rel string, max int64) ([]byte, error) {
-	r, err := os.OpenRoot(d.Root)
+	r, err := sandbox.OpenDir(d.Root)
 	if err != nil {
 		return nil, err
 	}
 	defer r.Close()
-	f, err := r.OpenFile(rel, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	f, err := r.Open(rel)
 	if err != nil {
 		return nil, err
 	}

@@ -117,6 +117,19 @@ func TestDirsFilesFollowNoLinkOut(t *testing.T) {
 	if b, err := d.ReadFile("a.json", 1<<10); err != nil || string(b) != "exo's" {
 		t.Fatalf("a file of the folder: %q %v", b, err)
 	}
+	// A link that stays inside the folder is refused too (os.Root would follow it): it would
+	// take exo's read or write to a file of the agent's choosing.
+	must(t, os.Symlink("a.json", filepath.Join(d.Root, "inner.json")))
+	if b, err := d.ReadFile("inner.json", 1<<10); err == nil {
+		t.Errorf("read through a link inside the folder: %q", b)
+	}
+	must(t, os.Symlink("../home", filepath.Join(d.Config, "codex")))
+	if err := d.WriteFile("config/codex/config.toml", []byte("x")); err == nil {
+		t.Error("a write through a folder linking inside the folder was made")
+	}
+	if _, err := os.Lstat(filepath.Join(d.Home, "config.toml")); err == nil {
+		t.Error("exo's file landed where an inside link pointed")
+	}
 }
 
 func must(t *testing.T, err error) {

@@ -52,6 +52,11 @@ var rules = []rule{
 		from:   []string{"exo/harness/api"},
 		notExo: true,
 	},
+	{
+		name:   "termsafe, the one sanitizer of sandbox and views, imports no other exo package and no third-party module",
+		from:   []string{"exo/internal/termsafe"},
+		notExo: true,
+	},
 	{name: "store imports nothing of harness, app or views", from: []string{"exo/store"}, not: []string{"exo/harness", "exo/app", "exo/views"}},
 	{name: "sandbox imports nothing of harness, app or views", from: []string{"exo/sandbox"}, not: []string{"exo/harness", "exo/app", "exo/views"}},
 	// The harness's rooms (harness/doc.go's map): each imports only the rooms below it, none
@@ -85,10 +90,11 @@ var rules = []rule{
 
 // clientSide are the exo packages a client may link: the protocol, the daemon's client with
 // its wire constants, the relay of command lines and the runtime folder's rules (both
-// standard-library-only, the thin client's), and the app with its views and themes.
+// standard-library-only, the thin client's), the app with its views and themes, and the
+// sanitizer the views share with the sandbox.
 var clientSide = []string{
 	"exo/harness/api", "exo/harness/daemon/client", "exo/harness/daemon/wire", "exo/harness/relay", "exo/harness/rundir",
-	"exo/app", "exo/app/thin", "exo/views", "exo/themes",
+	"exo/app", "exo/app/thin", "exo/views", "exo/themes", "exo/internal/termsafe",
 }
 
 // rooms lists the harness's rooms but those named.
