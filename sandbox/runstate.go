@@ -4,7 +4,7 @@ import (
 	"io"
 	"sync"
 
-	"exo/internal/termsafe"
+	"exo/themes/termsafe"
 )
 
 // runState receives a command's output from the PTY reader until its marker arrives.

@@ -1,8 +1,8 @@
 package sandbox
 
-import "exo/internal/termsafe"
+import "exo/themes/termsafe"
 
-// newSanitizer returns exo's one output sanitizer (internal/termsafe, shared with the views):
+// newSanitizer returns exo's one output sanitizer (themes/termsafe, shared with the views):
 // for the display stream (keepSGR: colours, tabs and carriage returns kept) or for model text
 // (no escape at all, a lone carriage return becomes a newline).
 func newSanitizer(keepSGR bool) *termsafe.Sanitizer {

@@ -9,7 +9,7 @@ import (
 	"syscall"
 	"time"
 
-	"exo/internal/termsafe"
+	"exo/themes/termsafe"
 )
 
 // task is one background process and its captured output.

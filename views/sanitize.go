@@ -1,13 +1,13 @@
 package views
 
-import "exo/internal/termsafe"
+import "exo/themes/termsafe"
 
 // Sanitize returns s with every escape sequence removed except SGR colour
 // and attribute sequences, so content can never act on the terminal: no
 // titles, clipboard writes, cursor moves, mode switches or hyperlinks. C0 and
 // C1 controls are dropped except newline; tabs become spaces; a carriage
 // return keeps only the text after it, as a terminal would show the line. It
-// is exo's one sanitizer (internal/termsafe, shared with the sandbox), in
+// is exo's one sanitizer (themes/termsafe, shared with the sandbox), in
 // linear time.
 func Sanitize(s string) string { return termsafe.String(s, termsafe.Screen) }
 

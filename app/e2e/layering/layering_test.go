@@ -54,7 +54,7 @@ var rules = []rule{
 	},
 	{
 		name:   "termsafe, the one sanitizer of sandbox and views, imports no other exo package and no third-party module",
-		from:   []string{"exo/internal/termsafe"},
+		from:   []string{"exo/themes/termsafe"},
 		notExo: true,
 	},
 	{name: "store imports nothing of harness, app or views", from: []string{"exo/store"}, not: []string{"exo/harness", "exo/app", "exo/views"}},
@@ -94,7 +94,7 @@ var rules = []rule{
 // sanitizer the views share with the sandbox.
 var clientSide = []string{
 	"exo/harness/api", "exo/harness/daemon/client", "exo/harness/daemon/wire", "exo/harness/relay", "exo/harness/rundir",
-	"exo/app", "exo/app/thin", "exo/views", "exo/themes", "exo/internal/termsafe",
+	"exo/app", "exo/app/thin", "exo/views", "exo/themes", "exo/themes/termsafe",
 }
 
 // rooms lists the harness's rooms but those named.
