@@ -85,10 +85,10 @@ var rules = []rule{
 
 // clientSide are the exo packages a client may link: the protocol, the daemon's client with
 // its wire constants, the relay of command lines and the runtime folder's rules (both
-// standard-library-only, the thin client's), and the app with its views and themes.
+// standard-library-only, the thin client's, as is its copy of the help texts), and the app with its views and themes.
 var clientSide = []string{
 	"exo/harness/api", "exo/harness/daemon/client", "exo/harness/daemon/wire", "exo/harness/relay", "exo/harness/rundir",
-	"exo/app", "exo/app/thin", "exo/views", "exo/themes",
+	"exo/app", "exo/app/thin", "exo/app/thin/help", "exo/views", "exo/themes",
 }
 
 // rooms lists the harness's rooms but those named.
