@@ -282,7 +282,7 @@ func (s *Store) initSchema() error {
 			return err
 		}
 		has, err := hasBuckets(tx)
-		current = v == SchemaVersion && has
+		current = (v == SchemaVersion || v == schemaHeads) && has
 		return err
 	})
 	if err != nil || (current && named) {
