@@ -47,7 +47,11 @@ func logCmd(e *env) *cobra.Command {
 // printLog prints the events of a range, one per line, reading them a page at a time.
 func printLog(ctx context.Context, e *env, c api.Client, s *api.Session, from, to uint64, asJSON bool) error {
 	tw := table(e.stdout)
-	js := &eventJSON{w: bufio.NewWriterSize(e.stdout, 64<<10)}
+	raw := e.rawStdout
+	if raw == nil {
+		raw = e.stdout
+	}
+	js := &eventJSON{raw: bufio.NewWriterSize(raw, 64<<10), safe: e.stdout}
 	for at := from; at <= to; at += logPage {
 		evs, err := c.Events(ctx, s.Branch, at, min(to, at+logPage-1))
 		if err != nil {
@@ -66,7 +70,7 @@ func printLog(ctx context.Context, e *env, c api.Client, s *api.Session, from, t
 		if err := tw.Flush(); err != nil {
 			return err
 		}
-		if err := js.w.Flush(); err != nil {
+		if err := js.raw.Flush(); err != nil {
 			return err
 		}
 	}
@@ -76,11 +80,11 @@ func printLog(ctx context.Context, e *env, c api.Client, s *api.Session, from, t
 // printEvent prints one event: a JSON line, or a table row (↑ marks an ancestor's event).
 func printEvent(e *env, tw interface{ Write([]byte) (int, error) }, branch string, ev api.Event, asJSON bool) error {
 	if asJSON {
-		j := eventJSON{w: bufio.NewWriterSize(e.stdout, 4<<10)}
+		j := eventJSON{raw: bufio.NewWriterSize(e.stdout, 4<<10), safe: e.stdout}
 		if err := j.write(ev); err != nil {
 			return err
 		}
-		return j.w.Flush()
+		return j.raw.Flush()
 	}
 	mark := ""
 	if ev.Branch != branch {

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"encoding/hex"
 	"encoding/json"
+	"io"
 	"unicode/utf8"
 
 	"exo/harness/api"
@@ -12,12 +13,17 @@ import (
 )
 
 // eventJSON writes events as `exo log --json` prints them, the bytes views.WriteJSON would
-// write, at a fraction of its cost: encoding/json reflects over the envelope and re-validates
-// and compacts each payload byte by byte, which was most of the daemon's time for the 80,000
-// events of a 20k-turn session. An event whose names need escaping or whose payload is not
-// plainly compact JSON goes through views.WriteJSON as before.
+// write through termSafe, at a fraction of its cost: encoding/json reflects over the envelope
+// and re-validates and compacts each payload byte by byte, and termSafe copies and scans every
+// byte again, which was most of the daemon's time for the 80,000 events of a 20k-turn session.
+// An event whose names need escaping or whose payload is not plainly compact JSON, or holds a
+// byte termSafe could change, goes through views.WriteJSON and termSafe as before.
 type eventJSON struct {
-	w    *bufio.Writer
+	// raw takes the plain lines (no control character, DEL or C1 range): termSafe passes them
+	// unchanged, so they go past it. It is flushed before a line goes to safe.
+	raw *bufio.Writer
+	// safe is the command's stdout (through termSafe).
+	safe io.Writer
 	line []byte
 }
 
@@ -25,11 +31,14 @@ type eventJSON struct {
 func (j *eventJSON) write(ev api.Event) error {
 	line, ok := appendEventJSON(j.line[:0], ev)
 	j.line = line
-	if !ok {
-		return views.WriteJSON(j.w, ev, "")
+	if ok {
+		_, err := j.raw.Write(views.UnescapeHTML(line))
+		return err
 	}
-	_, err := j.w.Write(views.UnescapeHTML(line))
-	return err
+	if err := j.raw.Flush(); err != nil {
+		return err
+	}
+	return views.WriteJSON(j.safe, ev, "")
 }
 
 // appendEventJSON appends ev as one JSON line to b, as encoding/json encodes it (HTML not
@@ -87,12 +96,13 @@ func plainString(s string) bool {
 	return true
 }
 
-// compactJSON says whether raw is what encoding/json would print for it unchanged: nil (null),
-// or an object or array of valid UTF-8 with no white space outside its strings, its strings
-// closed, its brackets balanced, and none of the characters encoding/json rewrites (control
-// characters, U+2028, U+2029). Anything else takes the general path, which compacts it or
-// reports it as invalid, as before. Payloads are encoded by exo (json.Marshal) when appended and
-// covered by the hash chain (exo verify), so the scan checks their shape, not their grammar.
+// compactJSON says whether raw is what encoding/json would print for it unchanged, and text
+// termSafe passes unchanged: nil (null), or an object or array of valid UTF-8 with no white
+// space outside its strings, its strings closed, its brackets balanced, and none of the bytes
+// encoding/json or termSafe rewrite (control characters, DEL, the 0xc2 lead byte of the C1
+// range, U+2028, U+2029). Anything else takes the general path, which compacts it or reports it
+// as invalid, as before. Payloads are encoded by exo (json.Marshal) when appended and covered by
+// the hash chain (exo verify), so the scan checks their shape, not their grammar.
 func compactJSON(raw json.RawMessage) bool {
 	if raw == nil {
 		return true
@@ -101,37 +111,52 @@ func compactJSON(raw json.RawMessage) bool {
 		bytes.Contains(raw, lineSep) || bytes.Contains(raw, paraSep) {
 		return false
 	}
-	depth, inStr := 0, false
-	for i := 0; i < len(raw); i++ {
+	depth, n := 0, len(raw)
+	for i := 0; i < n; i++ {
 		c := raw[i]
-		if c < 0x20 {
-			return false
-		}
-		if inStr {
-			switch c {
-			case '\\':
-				i++
-			case '"':
-				inStr = false
+		if c == '"' {
+			// A string: skip to its closing quote.
+			for i++; ; i++ {
+				for i < n && !inString[raw[i]] {
+					i++
+				}
+				if i >= n {
+					return false
+				}
+				if c := raw[i]; c == '"' {
+					break
+				} else if c != '\\' {
+					return false
+				}
+				i++ // the escaped byte
 			}
 			continue
 		}
 		switch {
-		case c == '"':
-			inStr = true
 		case c == '{' || c == '[':
 			depth++
 		case c == '}' || c == ']':
 			depth--
-			if depth == 0 && i != len(raw)-1 {
+			if depth == 0 && i != n-1 {
 				return false
 			}
-		case c == ' ' || c >= 0x80:
+		case outside[c]:
 			return false
 		}
 	}
-	return !inStr && depth == 0
+	return depth == 0
 }
+
+// inString marks the bytes that end a run of plain string bytes: the quote, the backslash, and
+// those compactJSON refuses. outside marks the bytes refused outside strings.
+var inString, outside = func() (in, out [256]bool) {
+	for c := range 256 {
+		bad := c < 0x20 || c == 0x7f || c == 0xc2
+		in[c] = bad || c == '"' || c == '\\'
+		out[c] = bad || c == ' ' || c >= 0x80
+	}
+	return in, out
+}()
 
 // lineSep and paraSep are U+2028 and U+2029, which encoding/json escapes in strings.
 var lineSep, paraSep = []byte("\u2028"), []byte("\u2029")

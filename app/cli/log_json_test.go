@@ -38,6 +38,8 @@ func eventJSONCases() []api.Event {
 		ev("b1", "x", "user", `{"a":"é ü 漢字 🙂"}`),
 		ev("b1", "x", "user", "{\"a\":\"\u2028\"}"),
 		ev("b1", "x", "user", "{\"a\":\"\xff\"}"),
+		ev("b1", "x", "user", "{\"a\":\"\x7f \u0085 \u00b0 \x1b[31mred\"}"),
+		ev("b1", "x", "user", `{"a":"\u001b]0;title\u0007"}`),
 		ev("b1", "x", "user", `{"a":"\"}"}`),
 		ev("b1", "x", "user", `{"a":[1,{"b":[]}]}`),
 		ev("b1", "x", "user", `[1,2]`),
@@ -54,14 +56,15 @@ func eventJSONCases() []api.Event {
 	}
 }
 
-// writeBoth prints ev through the fast path (eventJSON) and views.WriteJSON.
+// writeBoth prints ev as exo log --json does (eventJSON, its plain lines past termSafe) and as
+// it did before (views.WriteJSON through termSafe).
 func writeBoth(ev api.Event) (fast, slow []byte, fastErr, slowErr error) {
 	var f bytes.Buffer
-	j := eventJSON{w: bufio.NewWriter(&f)}
+	j := eventJSON{raw: bufio.NewWriter(&f), safe: newTermSafe(&f)}
 	fastErr = j.write(ev)
-	j.w.Flush()
+	j.raw.Flush()
 	var s bytes.Buffer
-	slowErr = views.WriteJSON(&s, ev, "")
+	slowErr = views.WriteJSON(newTermSafe(&s), ev, "")
 	return f.Bytes(), s.Bytes(), fastErr, slowErr
 }
 
@@ -104,7 +107,7 @@ func BenchmarkLogJSONLine(b *testing.B) {
 	ev := api.Event{Branch: "6b0b60e243d21305", Seq: 80001, Type: "model.completed", Time: time.Now().UTC(), Actor: "executor:default",
 		Data: json.RawMessage(`{"duration_ms":3,"model":"m","stop_reason":"end_turn","text":"Step 19999 compiles the **19999-th** package. It reads:\n\n- ` + "`pkg/p19999/main.go`" + `\n- ` + "`pkg/p19999/util.go`" + `\n\nThen it runs ` + "`go vet`" + ` on it and records the result in ` + "`build/19999.log`" + `.","ttft_ms":2,"usage":{"input":2000300,"output":40}}`)}
 	b.Run("fast", func(b *testing.B) {
-		j := eventJSON{w: bufio.NewWriter(discard{})}
+		j := eventJSON{raw: bufio.NewWriter(discard{}), safe: discard{}}
 		b.ReportAllocs()
 		for b.Loop() {
 			if err := j.write(ev); err != nil {
@@ -113,7 +116,7 @@ func BenchmarkLogJSONLine(b *testing.B) {
 		}
 	})
 	b.Run("encoding-json", func(b *testing.B) {
-		w := bufio.NewWriter(discard{})
+		w := newTermSafe(bufio.NewWriter(discard{}))
 		b.ReportAllocs()
 		for b.Loop() {
 			if err := views.WriteJSON(w, ev, ""); err != nil {
