@@ -153,6 +153,9 @@ func (t *Tx) yieldSegment(sg segment, yield func(Event, error) bool) bool {
 // ReadRange returns seqs from..to (to 0 means the head) of a branch's history as a slice.
 func (s *Store) ReadRange(branch string, from, to uint64) ([]Event, error) {
 	var out []Event
+	if to >= from && to != 0 {
+		out = make([]Event, 0, min(to-from+1, 4096))
+	}
 	err := s.View(func(tx *Tx) error {
 		for e, err := range tx.Events(branch, from, to) {
 			if err != nil {
