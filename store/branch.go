@@ -70,6 +70,9 @@ func (t *Tx) createBranch(b Branch, head Hash) (Branch, error) {
 // recordLazyEvents records schema version 3 in a version 2 file, whose branches all have an
 // events bucket, before it gets a branch without one.
 func (t *Tx) recordLazyEvents() error {
+	if t.s.schemaCurrent.Load() {
+		return nil
+	}
 	v, err := schemaOf(t.tx)
 	if err != nil || v >= SchemaVersion {
 		return err

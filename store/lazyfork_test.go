@@ -62,3 +62,41 @@ func TestForkCreatesNoEventsBucket(t *testing.T) {
 	mustAppend(t, s, "f", 3, 3)
 	check(s, 9)
 }
+
+// TestSchema2FileRecords3AtItsFirstBranch: a schema 2 file opens without a write and stays 2
+// until a branch is created in it, which records 3 (a build that reads only 2 then refuses it).
+func TestSchema2FileRecords3AtItsFirstBranch(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	s, err := Open(dir, Options{NoSync: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.NewBranch("root")
+	mustAppend(t, s, "root", 4, 4)
+	s.Close()
+	db, err := bolt.Open(dir+"/"+DBName, 0o600, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Update(func(tx *bolt.Tx) error {
+		return tx.Bucket([]byte(pathMeta)).Put(metaSchemaKey, seqKey(schemaHeads))
+	}); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	s, err = Open(dir, Options{NoSync: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if v, err := s.Schema(); err != nil || v != schemaHeads {
+		t.Fatalf("schema after open %d %v, want %d", v, err, schemaHeads)
+	}
+	if _, err := s.Fork("f", "root", 2); err != nil {
+		t.Fatal(err)
+	}
+	if v, err := s.Schema(); err != nil || v != SchemaVersion {
+		t.Fatalf("schema after a fork %d %v, want %d", v, err, SchemaVersion)
+	}
+}
