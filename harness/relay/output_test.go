@@ -131,3 +131,43 @@ func BenchmarkRelayLines(b *testing.B) {
 	}
 	b.ReportMetric(float64(w.writes)/float64(b.N), "writes/op")
 }
+
+// TestBatchSendsWhileTheCommandWaits: output written before the command waits on something
+// other than stdin (a stream, a turn) reaches the client without a further write.
+func TestBatchSendsWhileTheCommandWaits(t *testing.T) {
+	t.Parallel()
+	seen := make(chan struct{}, 3)
+	sock, errc := serveOne(t, "b1", accept, func(ctx context.Context, inv Invocation, sio ServerIO) int {
+		for range 3 {
+			io.WriteString(sio.Stdout, "  thinking: ")
+			io.WriteString(sio.Stdout, "partial")
+			<-seen // the client saw it: the command goes on
+		}
+		return 0
+	})
+	c, err := Start(sock, "1", "b1", Invocation{Args: []string{"tail"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got strings.Builder
+	w := writerFunc(func(p []byte) (int, error) {
+		got.Write(p)
+		if strings.HasSuffix(got.String(), "partial") {
+			seen <- struct{}{}
+		}
+		return len(p), nil
+	})
+	if code, err := c.Wait(Stdio{Stdout: w, Stderr: io.Discard}); err != nil || code != 0 {
+		t.Fatal(code, err)
+	}
+	if err := <-errc; err != nil {
+		t.Fatal(err)
+	}
+	if got.String() != strings.Repeat("  thinking: partial", 3) {
+		t.Fatalf("got %q", got.String())
+	}
+}
+
+type writerFunc func([]byte) (int, error)
+
+func (f writerFunc) Write(p []byte) (int, error) { return f(p) }
