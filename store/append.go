@@ -72,9 +72,9 @@ func (t *Tx) Append(branch string, recs ...Record) ([]Event, error) {
 	if err != nil {
 		return nil, fmt.Errorf("append to %s: %w", branch, err)
 	}
-	own, err := t.ownEvents(branch)
+	own, err := t.tx.createBucket(pathEvents, branch)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("append to %s: %w", branch, err)
 	}
 	if err := t.tx.fence(branch); err != nil {
 		return nil, fmt.Errorf("append to %s: %w", branch, err)

@@ -58,13 +58,30 @@ func (t *Tx) createBranch(b Branch, head Hash) (Branch, error) {
 	} else if err != nil {
 		return b, fmt.Errorf("store branch %s: %w", b.ID, err)
 	}
-	if _, err := t.tx.createBucket(pathEvents, b.ID); err != nil {
-		return b, fmt.Errorf("create events of branch %s: %w", b.ID, err)
-	}
 	if err := t.tx.claim(b.ID); err != nil {
 		return b, fmt.Errorf("create branch %s: %w", b.ID, err)
 	}
+	if err := t.recordLazyEvents(); err != nil {
+		return b, fmt.Errorf("create branch %s: %w", b.ID, err)
+	}
 	return b, t.putHead(b.ID, b.ForkSeq, head)
+}
+
+// recordLazyEvents records schema version 3 in a version 2 file, whose branches all have an
+// events bucket, before it gets a branch without one.
+func (t *Tx) recordLazyEvents() error {
+	if t.s.schemaCurrent.Load() {
+		return nil
+	}
+	v, err := schemaOf(t.tx)
+	if err != nil || v >= SchemaVersion {
+		return err
+	}
+	meta, err := t.top(pathMeta)
+	if err != nil {
+		return err
+	}
+	return meta.put(metaSchemaKey, seqKey(SchemaVersion))
 }
 
 // top opens a top-level bucket; one missing is damage.
@@ -131,7 +148,7 @@ func (t *Tx) ownEvents(id string) (kvBucket, error) {
 		return nil, fmt.Errorf("events of branch %q: %w", id, err)
 	}
 	if !ok {
-		return nil, fmt.Errorf("events of branch %q: %w", id, ErrNoBranch)
+		return noEvents{}, nil // created by the branch's first append
 	}
 	return b, nil
 }

@@ -53,5 +53,13 @@ var (
 const magic = "exo event store"
 
 // SchemaVersion is the version of the on-disk layout this build reads and writes.
-// Version 2 added the heads bucket; a version 1 file is migrated on open.
-const SchemaVersion = 2
+// Version 2 added the heads bucket; a version 1 file is migrated on open. Version 3 creates a
+// branch's events bucket at its first append rather than with the branch (a fork writes less):
+// a version 2 file is read as it is, and the first branch created in it records version 3, so
+// a build that reads only version 2 refuses the file from then on instead of taking a fork
+// without events for damage.
+const SchemaVersion = 3
+
+// schemaHeads is the version that added the heads bucket: a file of it is current until a
+// branch is created in it.
+const schemaHeads = 2

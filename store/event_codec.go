@@ -121,3 +121,22 @@ func (c *Codec) decodeCompressed(e Event, r *reader) (Event, error) {
 	e.Data = json.RawMessage(br.b)
 	return e, nil
 }
+
+// decodeHead returns an event's seq and hash without decompressing its body (the hash is stored
+// after it): what a fork needs of the event at its fork point.
+func (c *Codec) decodeHead(branch string, b []byte) (uint64, Hash, error) {
+	if len(b) == 0 || b[0] != encodingCompressed {
+		e, err := c.Decode(branch, b)
+		return e.Seq, e.Hash, err
+	}
+	e := Event{Branch: branch}
+	r := reader{b: b[1:]}
+	e.Seq = r.uvarint()
+	r.varint()  // time
+	r.uvarint() // body size
+	r.bytes()   // body frame
+	if err := r.hash(&e); err != nil {
+		return 0, Hash{}, err
+	}
+	return e.Seq, e.Hash, nil
+}

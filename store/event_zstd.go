@@ -3,6 +3,7 @@ package store
 import (
 	"bytes"
 	"fmt"
+	"sync"
 
 	"github.com/klauspost/compress/zstd"
 )
@@ -65,14 +66,22 @@ func (c *Codec) compressFrame(raw []byte) []byte {
 	return out[len(zstdMagic):]
 }
 
+// frameBufs holds the buffers a stored frame is copied into behind zstd's magic number for
+// decoding (DecodeAll keeps nothing of its input): reading 80,000 events made as much garbage.
+var frameBufs = sync.Pool{New: func() any { b := make([]byte, 0, 1024); return &b }}
+
 // decompressFrame expands a stored frame that must be exactly size bytes.
 func (c *Codec) decompressFrame(frame []byte, size uint64) ([]byte, error) {
 	if size > maxCompressed {
 		return nil, fmt.Errorf("compressed event claims %d bytes, more than %d", size, maxCompressed)
 	}
-	src := make([]byte, 0, len(zstdMagic)+len(frame))
-	src = append(append(src, zstdMagic...), frame...)
+	bp := frameBufs.Get().(*[]byte)
+	src := append(append((*bp)[:0], zstdMagic...), frame...)
 	out, err := c.decoder().DecodeAll(src, make([]byte, 0, size))
+	if cap(src) <= 64<<10 {
+		*bp = src
+		frameBufs.Put(bp)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("compressed event: %w", err)
 	}

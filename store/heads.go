@@ -139,12 +139,27 @@ func (t *Tx) checkOrphans(known map[string]bool) error {
 	return nil
 }
 
-// migrate brings a version 1 database to the current layout: it records every branch's head.
+// migrate brings an older database to the current layout: a version 1 file gets every
+// branch's head recorded; a version 2 file only its new version.
 func (s *Store) migrate(t *Tx) error {
 	v, err := schemaOf(t.tx)
-	if err != nil || v >= 2 {
+	if err != nil || v >= SchemaVersion {
 		return err
 	}
+	if v < 2 {
+		if err := s.recordHeads(t); err != nil {
+			return err
+		}
+	}
+	meta, err := t.top(pathMeta)
+	if err != nil {
+		return err
+	}
+	return meta.put(metaSchemaKey, seqKey(SchemaVersion))
+}
+
+// recordHeads writes every branch's head record (the migration to schema 2).
+func (s *Store) recordHeads(t *Tx) error {
 	all, err := t.Branches()
 	if err != nil {
 		return err
@@ -158,9 +173,5 @@ func (s *Store) migrate(t *Tx) error {
 			return err
 		}
 	}
-	meta, err := t.top(pathMeta)
-	if err != nil {
-		return err
-	}
-	return meta.put(metaSchemaKey, seqKey(SchemaVersion))
+	return nil
 }

@@ -32,6 +32,37 @@ func (t *Tx) Event(branch string, seq uint64) (Event, error) {
 	return e, nil
 }
 
+// eventHash returns the hash of the event at seq of a branch's history, as Event does without
+// decompressing its body.
+func (t *Tx) eventHash(branch string, seq uint64) (Hash, error) {
+	if seq == 0 {
+		return Hash{}, fmt.Errorf("event %s@0: %w", branch, ErrBadSeq)
+	}
+	owner, err := t.owner(branch, seq)
+	if err != nil {
+		return Hash{}, err
+	}
+	own, err := t.ownEvents(owner)
+	if err != nil {
+		return Hash{}, err
+	}
+	v, err := own.get(seqKey(seq))
+	if err != nil {
+		return Hash{}, fmt.Errorf("event %s@%d: %w", branch, seq, err)
+	}
+	if v == nil {
+		return Hash{}, fmt.Errorf("event %s@%d: %w", branch, seq, ErrBadSeq)
+	}
+	got, h, err := t.s.codec.decodeHead(owner, v)
+	if err == nil && got != seq {
+		err = fmt.Errorf("event key %d holds seq %d", seq, got)
+	}
+	if err != nil {
+		return Hash{}, fmt.Errorf("event %s@%d: %v: %w", owner, seq, err, ErrCorrupt)
+	}
+	return h, nil
+}
+
 // Events iterates over seqs from..to (inclusive; to 0 means the head) of a branch's full
 // history, across its ancestry, oldest first. It stops at the first error, which it yields.
 func (t *Tx) Events(branch string, from, to uint64) iter.Seq2[Event, error] {
@@ -122,6 +153,9 @@ func (t *Tx) yieldSegment(sg segment, yield func(Event, error) bool) bool {
 // ReadRange returns seqs from..to (to 0 means the head) of a branch's history as a slice.
 func (s *Store) ReadRange(branch string, from, to uint64) ([]Event, error) {
 	var out []Event
+	if to >= from && to != 0 {
+		out = make([]Event, 0, min(to-from+1, 4096))
+	}
 	err := s.View(func(tx *Tx) error {
 		for e, err := range tx.Events(branch, from, to) {
 			if err != nil {

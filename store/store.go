@@ -28,6 +28,9 @@ type Store struct {
 	codec *Codec
 	// vocab is that vocabulary.
 	vocab Vocabulary
+	// schemaCurrent says the file records SchemaVersion (read or written at open): branches are
+	// created without reading it again (a round trip on etcd).
+	schemaCurrent atomic.Bool
 	// branches caches immutable branch metadata by id.
 	branches sync.Map
 	// damage is why writes are refused (nil while the store is sound).
@@ -282,7 +285,8 @@ func (s *Store) initSchema() error {
 			return err
 		}
 		has, err := hasBuckets(tx)
-		current = v == SchemaVersion && has
+		current = (v == SchemaVersion || v == schemaHeads) && has
+		s.schemaCurrent.Store(v == SchemaVersion)
 		return err
 	})
 	if err != nil || (current && named) {
@@ -291,7 +295,7 @@ func (s *Store) initSchema() error {
 	if current && (s.Damaged() != nil || s.readOnly != nil) {
 		return nil // writes are refused: nothing is written that the record would have to name
 	}
-	return s.update(func(tx kvTx) error {
+	err = s.update(func(tx kvTx) error {
 		for _, name := range topBuckets() {
 			if _, err := tx.createBucket(string(name)); err != nil {
 				return err
@@ -327,6 +331,10 @@ func (s *Store) initSchema() error {
 		}
 		return meta.put(metaVocabularyKey, s.vocab.record().encode())
 	})
+	if err == nil {
+		s.schemaCurrent.Store(true) // a new file's version, or a migration's
+	}
+	return err
 }
 
 // exoBuckets counts the names among top that are exo's own buckets.

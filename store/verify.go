@@ -144,11 +144,11 @@ func (t *Tx) forkHash(b Branch) (Hash, error) {
 	if b.ForkSeq == 0 {
 		return Hash{}, nil
 	}
-	e, err := t.Event(b.Parent, b.ForkSeq)
+	h, err := t.eventHash(b.Parent, b.ForkSeq)
 	if err != nil {
 		return Hash{}, fmt.Errorf("fork point %s@%d unreadable: %v", b.Parent, b.ForkSeq, err)
 	}
-	return e.Hash, nil
+	return h, nil
 }
 
 // firstOwnSeq returns the seq of a branch's first own event, 0 when it has none.

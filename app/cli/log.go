@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bufio"
 	"context"
 	"fmt"
 	"strings"
@@ -46,17 +47,30 @@ func logCmd(e *env) *cobra.Command {
 // printLog prints the events of a range, one per line, reading them a page at a time.
 func printLog(ctx context.Context, e *env, c api.Client, s *api.Session, from, to uint64, asJSON bool) error {
 	tw := table(e.stdout)
+	raw := e.rawStdout
+	if raw == nil {
+		raw = e.stdout
+	}
+	js := &eventJSON{raw: bufio.NewWriterSize(raw, 64<<10), safe: e.stdout}
 	for at := from; at <= to; at += logPage {
 		evs, err := c.Events(ctx, s.Branch, at, min(to, at+logPage-1))
 		if err != nil {
 			return err
 		}
 		for _, ev := range evs {
-			if err := printEvent(e, tw, s.Branch, ev, asJSON); err != nil {
+			if asJSON {
+				err = js.write(ev)
+			} else {
+				err = printEvent(e, tw, s.Branch, ev, false)
+			}
+			if err != nil {
 				return err
 			}
 		}
 		if err := tw.Flush(); err != nil {
+			return err
+		}
+		if err := js.raw.Flush(); err != nil {
 			return err
 		}
 	}
@@ -66,7 +80,11 @@ func printLog(ctx context.Context, e *env, c api.Client, s *api.Session, from, t
 // printEvent prints one event: a JSON line, or a table row (↑ marks an ancestor's event).
 func printEvent(e *env, tw interface{ Write([]byte) (int, error) }, branch string, ev api.Event, asJSON bool) error {
 	if asJSON {
-		return writeJSONLine(e.stdout, ev)
+		j := eventJSON{raw: bufio.NewWriterSize(e.stdout, 4<<10), safe: e.stdout}
+		if err := j.write(ev); err != nil {
+			return err
+		}
+		return j.raw.Flush()
 	}
 	mark := ""
 	if ev.Branch != branch {

@@ -2,7 +2,8 @@
 // people run most (exo run, sessions, log, tail, new, say, fork, rewind and verify) to the warm
 // daemon over its socket (harness/relay) and runs the full exo binary (exo-full, next to it) for
 // everything else, for the app, and whenever no daemon of the same build is there to take the
-// command. It links only the standard library and two small exo packages: the full binary
+// command; it answers --help itself (app/thin/help). It links only the standard library and
+// three small exo packages: the full binary
 // spends tens of milliseconds initialising the TUI's and the model SDKs' packages before main,
 // which a thin client skips.
 package thin
@@ -18,6 +19,7 @@ import (
 	"strings"
 	"syscall"
 
+	"exo/app/thin/help"
 	"exo/harness/relay"
 	"exo/harness/rundir"
 )
@@ -71,6 +73,13 @@ func HomeArg(args []string) string {
 // Main runs a command line and returns its exit code (when it does not replace the process
 // with the full exo).
 func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	if text, ok := help.For(args); ok && os.Getenv("EXO_RELAY") != "0" {
+		// What the full exo's command tree prints, generated from it at build time.
+		if _, err := io.WriteString(stdout, text); err != nil {
+			return 1
+		}
+		return 0
+	}
 	full, err := FullBinary()
 	if err != nil {
 		fmt.Fprintf(stderr, "exo: %v\n", err)

@@ -129,8 +129,9 @@ func (c *Conn) Wait(s Stdio) (int, error) {
 	go c.relayInterrupts(s.Interrupts, done)
 	var once sync.Once
 	first := true
+	var buf []byte // output frames are read into one buffer (the writers copy what they keep)
 	for {
-		kind, p, err := ReadFrame(c.r)
+		kind, p, err := readFrameInto(c.r, buf)
 		if err != nil {
 			return 1, fmt.Errorf("lost the exo daemon during the command: %v", err)
 		}
@@ -142,8 +143,10 @@ func (c *Conn) Wait(s Stdio) (int, error) {
 			return 1, fmt.Errorf("the daemon stopped the command: %s", p)
 		case KindStdout:
 			_, _ = s.Stdout.Write(p)
+			buf = p
 		case KindStderr:
 			_, _ = s.Stderr.Write(p)
+			buf = p
 		case KindStdinWanted:
 			once.Do(func() { go c.relayStdin(s.Stdin) })
 		case KindExit:

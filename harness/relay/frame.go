@@ -59,6 +59,12 @@ func WriteFrame(w io.Writer, kind byte, p []byte) error {
 
 // ReadFrame reads one frame. A frame longer than MaxFrame is an error: the peer is not exo.
 func ReadFrame(r *bufio.Reader) (byte, []byte, error) {
+	return readFrameInto(r, nil)
+}
+
+// readFrameInto reads one frame into buf when it has room (the payload is valid until the next
+// call with the same buf), else into a new slice.
+func readFrameInto(r *bufio.Reader, buf []byte) (byte, []byte, error) {
 	var head [5]byte
 	if _, err := io.ReadFull(r, head[:]); err != nil {
 		return 0, nil, err
@@ -67,7 +73,11 @@ func ReadFrame(r *bufio.Reader) (byte, []byte, error) {
 	if n > MaxFrame {
 		return 0, nil, fmt.Errorf("relay frame of %d bytes: more than %d (not an exo peer?)", n, MaxFrame)
 	}
-	p := make([]byte, n)
+	p := buf[:0]
+	if cap(p) < int(n) {
+		p = make([]byte, n)
+	}
+	p = p[:n]
 	if _, err := io.ReadFull(r, p); err != nil {
 		if errors.Is(err, io.EOF) {
 			err = io.ErrUnexpectedEOF

@@ -16,7 +16,7 @@ import (
 
 // serveOne listens on a unix socket and answers each connection like the daemon does: 101 for
 // the right build, 409 otherwise, then Serve with cmd.
-func serveOne(t *testing.T, build string, decline func(Invocation) string, cmd Command) (string, <-chan error) {
+func serveOne(t testing.TB, build string, decline func(Invocation) string, cmd Command) (string, <-chan error) {
 	t.Helper()
 	sock := filepath.Join(t.TempDir(), "d.sock")
 	l, err := net.Listen("unix", sock)

@@ -61,25 +61,27 @@ func Serve(ctx context.Context, conn net.Conn, r *bufio.Reader, decline func(Inv
 		return fmt.Errorf("decode the command line: %w", err)
 	}
 	s := &session{conn: conn}
+	s.out = newBatch(s)
 	if reason := decline(inv); reason != "" {
 		return s.send(KindNotServed, []byte(reason))
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	s.stdin = newStdinQueue(func() { _ = s.send(KindStdinWanted, nil) })
+	s.stdin = newStdinQueue(func() { _ = s.send(KindStdinWanted, nil) }, func() { _ = s.out.flush() })
 	interrupts := make(chan struct{}, 4)
 	go s.readClient(r, cancel, interrupts)
 	code := 1
 	func() {
 		defer func() {
 			if v := recover(); v != nil {
-				_ = s.send(KindStderr, []byte(fmt.Sprintf("exo: internal error in the daemon: %v (exo daemon logs has the details)\n", v)))
+				_, _ = s.out.write(KindStderr, []byte(fmt.Sprintf("exo: internal error in the daemon: %v (exo daemon logs has the details)\n", v)))
 				err = fmt.Errorf("a relayed command panicked: %v\n%s", v, debug.Stack()) // not its arguments: a prompt may be private
 			}
 		}()
-		code = cmd(ctx, inv, ServerIO{Stdin: s.stdin, Stdout: frameWriter{s, KindStdout}, Stderr: frameWriter{s, KindStderr}, Interrupts: interrupts})
+		code = cmd(ctx, inv, ServerIO{Stdin: s.stdin, Stdout: batchWriter{s.out, KindStdout}, Stderr: batchWriter{s.out, KindStderr}, Interrupts: interrupts})
 	}()
 	s.stdin.end()
+	_ = s.out.stop()
 	if werr := s.send(KindExit, []byte(strconv.Itoa(code))); err == nil && werr != nil && ctx.Err() == nil && !clientGone(werr) {
 		err = fmt.Errorf("send the exit code: %w", werr)
 	}
@@ -96,11 +98,15 @@ func clientGone(err error) bool {
 type session struct {
 	conn  net.Conn
 	wmu   sync.Mutex
+	out   *batch
 	stdin *stdinQueue
 }
 
-// send writes one frame to the client.
+// send writes one frame to the client after the output batched before it.
 func (s *session) send(kind byte, p []byte) error {
+	if err := s.out.flush(); err != nil {
+		return err
+	}
 	s.wmu.Lock()
 	defer s.wmu.Unlock()
 	return WriteFrame(s.conn, kind, p)
@@ -139,46 +145,24 @@ func (s *session) readClient(r *bufio.Reader, cancel context.CancelFunc, interru
 	}
 }
 
-// frameWriter writes a stream of the command's output as frames.
-type frameWriter struct {
-	s    *session
-	kind byte
-}
-
-// Write sends p in frames of at most MaxFrame bytes.
-func (w frameWriter) Write(p []byte) (int, error) {
-	n := 0
-	for len(p) > 0 {
-		chunk := p
-		if len(chunk) > MaxFrame {
-			chunk = chunk[:MaxFrame]
-		}
-		if err := w.s.send(w.kind, chunk); err != nil {
-			return n, err
-		}
-		n += len(chunk)
-		p = p[len(chunk):]
-	}
-	return n, nil
-}
-
 // stdinQueue holds the client's stdin until the command reads it; the first read asks the
 // client for it.
 type stdinQueue struct {
-	mu    sync.Mutex
-	cond  *sync.Cond
-	buf   []byte
-	err   error
-	asked bool
-	ended bool // the command returned: nothing reads any more
-	onAsk func()
+	mu     sync.Mutex
+	cond   *sync.Cond
+	buf    []byte
+	err    error
+	asked  bool
+	ended  bool // the command returned: nothing reads any more
+	onAsk  func()
+	onWait func() // before a read waits: the output so far is sent
 }
 
 // errCommandEnded is what add returns once the command has returned.
 var errCommandEnded = errors.New("the command ended")
 
-func newStdinQueue(onAsk func()) *stdinQueue {
-	q := &stdinQueue{onAsk: onAsk}
+func newStdinQueue(onAsk, onWait func()) *stdinQueue {
+	q := &stdinQueue{onAsk: onAsk, onWait: onWait}
 	q.cond = sync.NewCond(&q.mu)
 	return q
 }
@@ -231,6 +215,11 @@ func (q *stdinQueue) Read(p []byte) (int, error) {
 		q.mu.Lock()
 	}
 	defer q.mu.Unlock()
+	if len(q.buf) == 0 && q.err == nil && q.onWait != nil {
+		q.mu.Unlock()
+		q.onWait()
+		q.mu.Lock()
+	}
 	for len(q.buf) == 0 && q.err == nil {
 		q.cond.Wait()
 	}

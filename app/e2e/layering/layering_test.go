@@ -90,11 +90,11 @@ var rules = []rule{
 
 // clientSide are the exo packages a client may link: the protocol, the daemon's client with
 // its wire constants, the relay of command lines and the runtime folder's rules (both
-// standard-library-only, the thin client's), the app with its views and themes, and the
-// sanitizer the views share with the sandbox.
+// standard-library-only, the thin client's, as is its copy of the help texts), the app with its
+// views and themes, and the sanitizer the views share with the sandbox.
 var clientSide = []string{
 	"exo/harness/api", "exo/harness/daemon/client", "exo/harness/daemon/wire", "exo/harness/relay", "exo/harness/rundir",
-	"exo/app", "exo/app/thin", "exo/views", "exo/themes", "exo/themes/termsafe",
+	"exo/app", "exo/app/thin", "exo/app/thin/help", "exo/views", "exo/themes", "exo/themes/termsafe",
 }
 
 // rooms lists the harness's rooms but those named.

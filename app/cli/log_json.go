@@ -1,0 +1,162 @@
+package cli
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/hex"
+	"encoding/json"
+	"io"
+	"unicode/utf8"
+
+	"exo/harness/api"
+	"exo/views"
+)
+
+// eventJSON writes events as `exo log --json` prints them, the bytes views.WriteJSON would
+// write through termSafe, at a fraction of its cost: encoding/json reflects over the envelope
+// and re-validates and compacts each payload byte by byte, and termSafe copies and scans every
+// byte again, which was most of the daemon's time for the 80,000 events of a 20k-turn session.
+// An event whose names need escaping or whose payload is not plainly compact JSON, or holds a
+// byte termSafe could change, goes through views.WriteJSON and termSafe as before.
+type eventJSON struct {
+	// raw takes the plain lines (no control character, DEL or C1 range): termSafe passes them
+	// unchanged, so they go past it. It is flushed before a line goes to safe.
+	raw *bufio.Writer
+	// safe is the command's stdout (through termSafe).
+	safe io.Writer
+	line []byte
+}
+
+// write writes one event as a JSON line.
+func (j *eventJSON) write(ev api.Event) error {
+	line, ok := appendEventJSON(j.line[:0], ev)
+	j.line = line
+	if ok {
+		_, err := j.raw.Write(views.UnescapeHTML(line))
+		return err
+	}
+	if err := j.raw.Flush(); err != nil {
+		return err
+	}
+	return views.WriteJSON(j.safe, ev, "")
+}
+
+// appendEventJSON appends ev as one JSON line to b, as encoding/json encodes it (HTML not
+// escaped); ok is false when ev needs the general encoder.
+func appendEventJSON(b []byte, ev api.Event) (_ []byte, ok bool) {
+	if !plainString(ev.Branch) || !plainString(ev.Type) || !plainString(ev.Actor) || !compactJSON(ev.Data) {
+		return b, false
+	}
+	b = append(b, `{"branch":"`...)
+	b = append(b, ev.Branch...)
+	b = append(b, `","seq":`...)
+	b = appendUint(b, ev.Seq)
+	b = append(b, `,"type":"`...)
+	b = append(b, ev.Type...)
+	b = append(b, `","time":"`...)
+	b, err := ev.Time.AppendText(b)
+	if err != nil {
+		return b, false // a year outside 0..9999: encoding/json says why
+	}
+	b = append(b, `","actor":"`...)
+	b = append(b, ev.Actor...)
+	b = append(b, `","data":`...)
+	if ev.Data == nil {
+		b = append(b, "null"...)
+	} else {
+		b = append(b, ev.Data...)
+	}
+	b = append(b, `,"hash":"`...)
+	b = hex.AppendEncode(b, ev.Hash[:])
+	b = append(b, "\"}\n"...)
+	return b, true
+}
+
+func appendUint(b []byte, n uint64) []byte {
+	var d [20]byte
+	i := len(d)
+	for {
+		i--
+		d[i] = byte('0' + n%10)
+		n /= 10
+		if n == 0 {
+			break
+		}
+	}
+	return append(b, d[i:]...)
+}
+
+// plainString says whether s is printable ASCII without a quote or backslash: JSON as it is.
+func plainString(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c > 0x7e || c == '"' || c == '\\' {
+			return false
+		}
+	}
+	return true
+}
+
+// compactJSON says whether raw is what encoding/json would print for it unchanged, and text
+// termSafe passes unchanged: nil (null), or an object or array of valid UTF-8 with no white
+// space outside its strings, its strings closed, its brackets balanced, and none of the bytes
+// encoding/json or termSafe rewrite (control characters, DEL, the 0xc2 lead byte of the C1
+// range, U+2028, U+2029). Anything else takes the general path, which compacts it or reports it
+// as invalid, as before. Payloads are encoded by exo (json.Marshal) when appended and covered by
+// the hash chain (exo verify), so the scan checks their shape, not their grammar.
+func compactJSON(raw json.RawMessage) bool {
+	if raw == nil {
+		return true
+	}
+	if len(raw) < 2 || (raw[0] != '{' && raw[0] != '[') || !utf8.Valid(raw) ||
+		bytes.Contains(raw, lineSep) || bytes.Contains(raw, paraSep) {
+		return false
+	}
+	depth, n := 0, len(raw)
+	for i := 0; i < n; i++ {
+		c := raw[i]
+		if c == '"' {
+			// A string: skip to its closing quote.
+			for i++; ; i++ {
+				for i < n && !inString[raw[i]] {
+					i++
+				}
+				if i >= n {
+					return false
+				}
+				if c := raw[i]; c == '"' {
+					break
+				} else if c != '\\' {
+					return false
+				}
+				i++ // the escaped byte
+			}
+			continue
+		}
+		switch {
+		case c == '{' || c == '[':
+			depth++
+		case c == '}' || c == ']':
+			depth--
+			if depth == 0 && i != n-1 {
+				return false
+			}
+		case outside[c]:
+			return false
+		}
+	}
+	return depth == 0
+}
+
+// inString marks the bytes that end a run of plain string bytes: the quote, the backslash, and
+// those compactJSON refuses. outside marks the bytes refused outside strings.
+var inString, outside = func() (in, out [256]bool) {
+	for c := range 256 {
+		bad := c < 0x20 || c == 0x7f || c == 0xc2
+		in[c] = bad || c == '"' || c == '\\'
+		out[c] = bad || c == ' ' || c >= 0x80
+	}
+	return in, out
+}()
+
+// lineSep and paraSep are U+2028 and U+2029, which encoding/json escapes in strings.
+var lineSep, paraSep = []byte("\u2028"), []byte("\u2029")
