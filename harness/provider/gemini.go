@@ -85,9 +85,9 @@ func (p *Gemini) Stream(ctx context.Context, req Request, onDelta func(Delta)) (
 	if err := p.call.stream(ctx, send, st.event, st.complete, "a finishReason"); err != nil {
 		return Response{}, st.acc.failed(err, st.model, st.usage)
 	}
-	if st.blocked != nil {
-		st.blocked.Provider = p.name
-		return Response{}, st.blocked
+	if e := st.ending(); e != nil {
+		e.Provider = p.name
+		return Response{}, st.acc.failed(e, st.model, st.usage)
 	}
 	resp := st.response()
 	stampOrigin(resp.Reasoning, origin)

@@ -23,6 +23,7 @@ type geminiState struct {
 	textSig  string
 	callSigs []Reasoning
 	blocked  *Error
+	ratings  json.RawMessage
 }
 
 // newGeminiState starts the TTFT clock.
@@ -116,6 +117,7 @@ func (s *geminiState) event(data []byte) (bool, *Error) {
 		if c.FinishReason != "" {
 			s.finish, s.message = c.FinishReason, c.FinishMessage
 			if geminiBlocked(c.FinishReason) && len(c.SafetyRatings) > 0 {
+				s.ratings = c.SafetyRatings
 				s.acc.skip("safetyRatings", c.SafetyRatings)
 			}
 		}
@@ -204,6 +206,43 @@ func (s *geminiState) call(p *geminiPart) *Error {
 	return nil
 }
 
+// ending is the failure a finishReason other than STOP and MAX_TOKENS means, named: a
+// prompt or answer the filters blocked (ErrBlocked, with the blocked categories; what came
+// before the block stays with the error), or a malformed or unexpected call and other ends
+// (ErrServer: sending again may succeed). Nil for a normal end.
+func (s *geminiState) ending() *Error {
+	switch {
+	case s.blocked != nil:
+		return s.blocked
+	case s.finish == "STOP" || s.finish == "MAX_TOKENS":
+		return nil
+	case geminiBlocked(s.finish):
+		detail := "the answer was stopped by the provider's filters"
+		if cats := blockedCategories(s.ratings); cats != "" {
+			detail += " (" + cats + ")"
+		}
+		return &Error{Kind: ErrBlocked, Type: s.finish, Detail: detail}
+	}
+	return &Error{Kind: ErrServer, Type: s.finish,
+		Detail: trim(firstNonEmpty(s.message, "the answer ended with finishReason "+s.finish))}
+}
+
+// blockedCategories names the categories of the ratings marked blocked.
+func blockedCategories(raw json.RawMessage) string {
+	var rs []struct {
+		Category string `json:"category"`
+		Blocked  bool   `json:"blocked"`
+	}
+	_ = json.Unmarshal(raw, &rs)
+	var out []string
+	for _, r := range rs {
+		if r.Blocked {
+			out = append(out, r.Category)
+		}
+	}
+	return strings.Join(out, ", ")
+}
+
 // response assembles the answer: the stop reason from the finishReason, the signatures after
 // the thoughts. A blocked answer keeps the text that came before the block but not its calls.
 func (s *geminiState) response() Response {
@@ -222,9 +261,8 @@ func (s *geminiState) response() Response {
 	return r
 }
 
-// geminiStop maps a finishReason: STOP and MAX_TOKENS to exo's own, the others (SAFETY,
-// RECITATION, MALFORMED_FUNCTION_CALL, ...) to their names in lower case, so that the user
-// reads why the answer ended.
+// geminiStop maps a finishReason: STOP and MAX_TOKENS to exo's own, the others (which fail
+// the call, see ending) to their names in lower case.
 func geminiStop(r string) StopReason {
 	switch r {
 	case "STOP", "":

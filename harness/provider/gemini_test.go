@@ -236,7 +236,8 @@ func TestGeminiThinkingRecorded(t *testing.T) {
 }
 
 // TestGeminiReconstructedStreams checks the streams no public recording shows: a safety block
-// mid-answer, usage only in the last chunk, a blocked prompt, a malformed call, MAX_TOKENS.
+// mid-answer (a named failure keeping the text before it), usage only in the last chunk, a
+// blocked prompt, a malformed call (retryable), MAX_TOKENS, an error inside the stream.
 func TestGeminiReconstructedStreams(t *testing.T) {
 	t.Parallel()
 	run := func(t *testing.T, file string, chunk int) (Response, error) {
@@ -246,12 +247,16 @@ func TestGeminiReconstructedStreams(t *testing.T) {
 			Request{Model: "gemini-2.5-flash", Messages: []Message{{Role: RoleUser, Text: "hi"}}}, nil)
 	}
 	t.Run("safety", func(t *testing.T) {
-		r, err := run(t, "safety-mid-answer.reconstructed.sse", 5)
-		if err != nil || r.Text != "Here is how the mixture is usually prepared: first" || r.StopReason != "safety" {
-			t.Fatalf("%+v %v", r, err)
+		_, err := run(t, "safety-mid-answer.reconstructed.sse", 5)
+		var pe *Error
+		if !errors.As(err, &pe) || !errors.Is(err, ErrBlocked) || pe.Retryable() || pe.Type != "SAFETY" ||
+			!strings.Contains(err.Error(), "HARM_CATEGORY_DANGEROUS_CONTENT") {
+			t.Fatalf("%v", err)
 		}
-		if len(r.Skipped) != 1 || !strings.Contains(r.Skipped[0].Content, `"blocked": true`) {
-			t.Fatalf("skipped %+v", r.Skipped)
+		p, ok := PartialOf(err)
+		if !ok || p.Response.Text != "Here is how the mixture is usually prepared: first" || len(p.Response.Skipped) != 1 ||
+			!strings.Contains(p.Response.Skipped[0].Content, `"blocked": true`) || p.Response.Usage.Output != 11 {
+			t.Fatalf("partial %+v", p)
 		}
 	})
 	t.Run("usage-last", func(t *testing.T) {
@@ -276,9 +281,10 @@ func TestGeminiReconstructedStreams(t *testing.T) {
 		}
 	})
 	t.Run("malformed-call", func(t *testing.T) {
-		r, err := run(t, "malformed-call.reconstructed.sse", 0)
-		if err != nil || r.StopReason != "malformed_function_call" || len(r.Skipped) != 1 || !strings.Contains(r.Skipped[0].Content, "default_api.bash") {
-			t.Fatalf("%+v %v", r, err)
+		_, err := run(t, "malformed-call.reconstructed.sse", 0)
+		var pe *Error
+		if !errors.As(err, &pe) || pe.Type != "MALFORMED_FUNCTION_CALL" || !pe.Retryable() || !strings.Contains(err.Error(), "default_api.bash") {
+			t.Fatalf("%v", err)
 		}
 	})
 	t.Run("max-tokens", func(t *testing.T) {
