@@ -214,7 +214,7 @@ func (s *geminiState) ending() *Error {
 	switch {
 	case s.blocked != nil:
 		return s.blocked
-	case s.finish == "STOP" || s.finish == "MAX_TOKENS":
+	case s.finish == "" || s.finish == "STOP" || s.finish == "MAX_TOKENS":
 		return nil
 	case geminiBlocked(s.finish):
 		detail := "the answer was stopped by the provider's filters"
