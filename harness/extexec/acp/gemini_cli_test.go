@@ -12,8 +12,10 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"exo/harness"
+	"exo/harness/executor"
 	"exo/sandbox"
 )
 
@@ -177,6 +179,46 @@ func TestGeminiCLIAnswers(t *testing.T) {
 		if !strings.Contains(c.Path, "/v1beta/models/gemini-2.5-flash:") {
 			t.Errorf("call to %s", c.Path)
 		}
+	}
+	checkGeminiKey(t, srv, x, f)
+}
+
+// The Gemini CLI calls exo's bash (offered over MCP as mcp_exo_bash): exo's approval policy
+// answers the CLI's permission request, the command runs in exo's sandbox in the workspace, the
+// output goes back to the model as the function response, and the log records the call under
+// exo's name.
+func TestGeminiCLIRunsBashThroughExo(t *testing.T) {
+	f, srv := geminiFixture(t, func(body []byte) string {
+		if strings.Contains(string(body), `"functionResponse"`) {
+			return geminiText("made.txt is written")
+		}
+		return geminiCallTurn("mcp_exo_bash", `{"command": "echo made-by-gemini > made.txt && cat made.txt"}`)
+	})
+	x := f.executor(t, Options{Command: []string{geminiCLI(t), "--acp"}, Exec: executor.Options{
+		Approvals: map[string]string{"bash": "ask"}, ApprovalTimeout: time.Minute}})
+	answerApprovals(t, f, executor.DecisionOnce)
+	res, err := x.Prompt(context.Background(), f.s.ID, "write made.txt", "test")
+	okResult(t, res, err)
+	evs := f.events(t, f.s.ID)
+	if b, err := os.ReadFile(filepath.Join(f.ws, "made.txt")); err != nil || string(b) != "made-by-gemini\n" {
+		t.Fatalf("made.txt: %q %v (events %s)", b, err, types(evs))
+	}
+	var ran bool
+	for _, tc := range payloads[harness.ToolCompleted](t, evs, harness.TypeToolCompleted) {
+		if tc.Tool == "bash" && strings.Contains(tc.Output, "made-by-gemini") {
+			ran = true
+		}
+	}
+	if !ran {
+		t.Fatalf("no tool.completed of exo's bash: %s", types(evs))
+	}
+	if ar := payloads[harness.ApprovalResolved](t, evs, harness.TypeApprovalResolved); len(ar) == 0 || ar[0].Decision != "once" {
+		t.Fatalf("approvals %+v", ar)
+	}
+	calls := srv.streamCalls()
+	last := string(calls[len(calls)-1].Body)
+	if !strings.Contains(last, "made-by-gemini") || !strings.Contains(last, `"thoughtSignature":"CikBcsjafFK168IbtVtoxVV0Tsn8O+eU45rzJahzwuKGmMbdMdfpmNpgBwpl"`) {
+		t.Fatalf("the bash output or the call's signature did not reach the model: %s", last)
 	}
 	checkGeminiKey(t, srv, x, f)
 }
