@@ -130,7 +130,8 @@ func geminiFixture(t *testing.T, turn func(body []byte) string) (*fixture, *fake
 }
 
 // checkGeminiKey checks the sealed key reached the fake API on every call and nowhere else:
-// not in a request body, not in the agent's state folder.
+// not in a request body, not in the environment of the agent's processes (nor IS_SANDBOX), not
+// in the agent's state folder.
 func checkGeminiKey(t *testing.T, srv *fakeGemini, x *Executor, f *fixture) {
 	t.Helper()
 	calls := srv.all()
@@ -144,6 +145,22 @@ func checkGeminiKey(t *testing.T, srv *fakeGemini, x *Executor, f *fixture) {
 		if strings.Contains(string(c.Body), geminiSealedKey) {
 			t.Errorf("call %d body holds the sealed key", i)
 		}
+	}
+	var environs int
+	for _, pid := range descendants(x.Session(f.s.ID).Proc.(*proc).Pid()) {
+		env, err := os.ReadFile(fmt.Sprintf("/proc/%d/environ", pid))
+		if err != nil {
+			continue // exited meanwhile
+		}
+		if strings.Contains(string(env), "GEMINI_API_KEY=exo-") {
+			environs++ // the agent itself, holding the session token
+		}
+		if strings.Contains(string(env), geminiSealedKey) || strings.Contains(string(env), "IS_SANDBOX") {
+			t.Errorf("the environment of the agent's process %d: %q", pid, env)
+		}
+	}
+	if environs == 0 {
+		t.Error("no agent process holding the session token to read the environment of")
 	}
 	filepath.WalkDir(x.Session(f.s.ID).Dirs.Root, func(p string, d os.DirEntry, err error) error {
 		if err == nil && d.Type().IsRegular() {
@@ -221,4 +238,22 @@ func TestGeminiCLIRunsBashThroughExo(t *testing.T) {
 		t.Fatalf("the bash output or the call's signature did not reach the model: %s", last)
 	}
 	checkGeminiKey(t, srv, x, f)
+}
+
+// descendants is pid and the processes under it (the Gemini CLI relaunches itself as a child).
+func descendants(pid int) []int {
+	out := []int{pid}
+	for i := 0; i < len(out); i++ {
+		tasks, _ := filepath.Glob(fmt.Sprintf("/proc/%d/task/*/children", out[i]))
+		for _, tf := range tasks {
+			b, _ := os.ReadFile(tf)
+			for _, f := range strings.Fields(string(b)) {
+				var c int
+				if _, err := fmt.Sscan(f, &c); err == nil {
+					out = append(out, c)
+				}
+			}
+		}
+	}
+	return out
 }
