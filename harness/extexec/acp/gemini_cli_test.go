@@ -44,6 +44,10 @@ type fakeGemini struct {
 	mu    sync.Mutex
 	calls []geminiCall
 	turn  func(body []byte) string
+	// hanging is closed when a request asking for a "slow answer" has sent its first chunk
+	// and hangs until the caller goes away.
+	hanging chan struct{}
+	hung    sync.Once
 }
 
 // geminiCall is one request the fake server received.
@@ -53,7 +57,7 @@ type geminiCall struct {
 }
 
 func newFakeGemini(t *testing.T, turn func(body []byte) string) *fakeGemini {
-	f := &fakeGemini{turn: turn}
+	f := &fakeGemini{turn: turn, hanging: make(chan struct{})}
 	f.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		body, _ := io.ReadAll(r.Body)
 		f.mu.Lock()
@@ -63,6 +67,13 @@ func newFakeGemini(t *testing.T, turn func(body []byte) string) *fakeGemini {
 		case strings.HasSuffix(r.URL.Path, ":countTokens"):
 			w.Header().Set("Content-Type", "application/json")
 			fmt.Fprint(w, `{"totalTokens": 42}`)
+		case strings.HasSuffix(r.URL.Path, ":streamGenerateContent") && strings.Contains(string(body), "slow answer"):
+			w.Header().Set("Content-Type", "text/event-stream")
+			first, _, _ := strings.Cut(geminiText("Thinking about it"), "\r\n\r\n")
+			fmt.Fprint(w, first+"\r\n\r\n")
+			w.(http.Flusher).Flush()
+			f.hung.Do(func() { close(f.hanging) })
+			<-r.Context().Done()
 		case strings.HasSuffix(r.URL.Path, ":streamGenerateContent"):
 			w.Header().Set("Content-Type", "text/event-stream")
 			fmt.Fprint(w, f.turn(body))
@@ -256,4 +267,29 @@ func descendants(pid int) []int {
 		}
 	}
 	return out
+}
+
+// Cancelling a turn (Ctrl-C) while the Gemini CLI streams an answer sends session/cancel: the
+// turn ends cancelled, the CLI lives on, and the next prompt is answered.
+func TestGeminiCLICancels(t *testing.T) {
+	f, srv := geminiFixture(t, func([]byte) string { return geminiText("hello again") })
+	x := f.executor(t, Options{Command: []string{geminiCLI(t), "--acp"}})
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() { <-srv.hanging; cancel() }()
+	res, err := x.Prompt(ctx, f.s.ID, "slow answer please", "test")
+	if err != nil || !res.Cancelled {
+		t.Fatalf("cancelled turn: %v %+v (events %s)", err, res, types(f.events(t, f.s.ID)))
+	}
+	if !strings.Contains(types(f.events(t, f.s.ID)), "turn.cancelled") {
+		t.Fatalf("events %s", types(f.events(t, f.s.ID)))
+	}
+	if !x.Session(f.s.ID).Proc.Alive() {
+		t.Fatal("the Gemini CLI died on cancel")
+	}
+	res, err = x.Prompt(context.Background(), f.s.ID, "say hello", "test")
+	okResult(t, res, err)
+	if !strings.Contains(res.Response, "hello again") {
+		t.Fatalf("after cancel: %+v", res)
+	}
+	checkGeminiKey(t, srv, x, f)
 }
