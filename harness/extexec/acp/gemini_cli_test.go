@@ -293,3 +293,49 @@ func TestGeminiCLICancels(t *testing.T) {
 	}
 	checkGeminiKey(t, srv, x, f)
 }
+
+// A rewind to before the Gemini CLI's bash call removes the file it made, and the restarted CLI
+// sees the conversation as of the rewind: the command's output is in no later request.
+func TestGeminiCLIRewindRemovesToolsFile(t *testing.T) {
+	f, srv := geminiFixture(t, func(body []byte) string {
+		switch {
+		case strings.Contains(string(body), "after rewind"):
+			return geminiText("fresh start")
+		case strings.Contains(string(body), `"functionResponse"`):
+			return geminiText("made.txt is written")
+		}
+		return geminiCallTurn("mcp_exo_bash", `{"command": "echo made-by-gemini > made.txt && cat made.txt"}`)
+	})
+	bin := geminiCLI(t)
+	x := f.executor(t, Options{Command: []string{bin, "--acp"}})
+	res, err := x.Prompt(context.Background(), f.s.ID, "write made.txt", "test")
+	okResult(t, res, err)
+	if _, err := os.Stat(filepath.Join(f.ws, "made.txt")); err != nil {
+		t.Fatalf("made.txt: %v (events %s)", err, types(f.events(t, f.s.ID)))
+	}
+	x.Close()
+	var at uint64
+	for _, e := range f.events(t, f.s.ID) {
+		if e.Type == harness.TypeSessionCreated {
+			at = e.Seq
+		}
+	}
+	if _, err := f.h.Rewind(f.s.ID, at); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(f.ws, "made.txt")); !os.IsNotExist(err) {
+		t.Fatalf("made.txt is still there after the rewind: %v", err)
+	}
+	x2 := f.executor(t, Options{Command: []string{bin, "--acp"}})
+	res, err = x2.Prompt(context.Background(), f.s.ID, "hello after rewind", "test")
+	okResult(t, res, err)
+	if !strings.Contains(res.Response, "fresh start") {
+		t.Fatalf("after rewind: %+v", res)
+	}
+	calls := srv.streamCalls()
+	last := string(calls[len(calls)-1].Body)
+	if !strings.Contains(last, "after rewind") || strings.Contains(last, "made-by-gemini") {
+		t.Fatalf("the restarted CLI's request:\n%s", last)
+	}
+	checkGeminiKey(t, srv, x2, f)
+}
