@@ -116,7 +116,9 @@ func New(h *harness.Harness, opts Options) (*Executor, error) {
 	if err != nil {
 		return nil, err
 	}
-	a := &agent{h: h, opts: opts, bin: bin, name: Prefix + strings.Join(opts.Command, " ")}
+	name := Prefix + strings.Join(opts.Command, " ")
+	opts.Command = withACPFlag(opts.Command)
+	a := &agent{h: h, opts: opts, bin: bin, name: name}
 	r := extexec.NewRunner(h, a, opts.Exec)
 	a.x = r.Executor()
 	return &Executor{Runner: r, a: a}, nil

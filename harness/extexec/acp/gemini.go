@@ -32,3 +32,18 @@ func geminiSettings(ss *extexec.Session) error {
 	}
 	return nil
 }
+
+// withACPFlag adds --acp to the Gemini CLI's command line when it has neither --acp nor
+// --experimental-acp (without one the CLI starts its interactive screen), so that acp:gemini
+// runs it as an agent.
+func withACPFlag(cmd []string) []string {
+	if filepath.Base(cmd[0]) != "gemini" {
+		return cmd
+	}
+	for _, a := range cmd[1:] {
+		if a == "--acp" || a == "--experimental-acp" {
+			return cmd
+		}
+	}
+	return append(append([]string(nil), cmd...), "--acp")
+}

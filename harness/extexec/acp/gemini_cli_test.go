@@ -187,7 +187,7 @@ func checkGeminiKey(t *testing.T, srv *fakeGemini, x *Executor, f *fixture) {
 // Gemini API, swaps the session token for the sealed key and records the call.
 func TestGeminiCLIAnswers(t *testing.T) {
 	f, srv := geminiFixture(t, func([]byte) string { return geminiText("hello from Gemini through exo") })
-	x := f.executor(t, Options{Command: []string{geminiCLI(t), "--acp"}})
+	x := f.executor(t, Options{Command: []string{geminiCLI(t)}}) // acp:gemini: exo adds --acp
 	res, err := x.Prompt(context.Background(), f.s.ID, "say hello", "test")
 	okResult(t, res, err)
 	if !strings.Contains(res.Response, "hello from Gemini through exo") {
