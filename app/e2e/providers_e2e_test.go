@@ -10,8 +10,8 @@ import (
 )
 
 // TestRunThroughEachWireFormat runs `exo run` against local servers replaying recorded streams of
-// each API (OpenAI Responses, Chat Completions, Anthropic Messages) through the official SDK
-// clients: the model calls a tool (list, write a file, run it), exo runs it in the sandbox and
+// each API (OpenAI Responses, Chat Completions, Anthropic Messages, Gemini) through the official
+// SDK clients (or, for Gemini, the SDK's request types): the model calls a tool (list, write a file, run it), exo runs it in the sandbox and
 // sends the result back, and the model answers.
 func TestRunThroughEachWireFormat(t *testing.T) {
 	t.Parallel()
@@ -32,6 +32,15 @@ func TestRunThroughEachWireFormat(t *testing.T) {
 		{"anthropic", "anthropic", "claude-sonnet-4-5", "anthropic", func(t *testing.T, ws string, second []byte) {
 			if !strings.Contains(string(second), "hello from the test") {
 				t.Fatalf("the bash output did not reach the model: %s", second)
+			}
+		}},
+		{"gemini", "gemini", "gemini-3-pro-preview", "gemini", func(t *testing.T, ws string, second []byte) {
+			if !strings.Contains(string(second), "hello from the test") {
+				t.Fatalf("the bash output did not reach the model: %s", second)
+			}
+			// The thought signature of the call goes back on the call, byte for byte.
+			if !strings.Contains(string(second), `"id":"q7r2x0ke","args":{"command":"cat hello.py"},"name":"bash"},"thoughtSignature":"Eu0DCuoDAb4+9vvdbiOpT/hdj5Nf`) {
+				t.Fatalf("the call went back without its signature: %s", second)
 			}
 		}},
 	}
@@ -69,12 +78,12 @@ func TestRunThroughEachWireFormat(t *testing.T) {
 // event saying what to do, and the prompt still in the log.
 func TestRunReportsBrokenStreams(t *testing.T) {
 	t.Parallel()
-	for _, fixture := range []string{"chat-malformed", "anthropic-malformed", "openai-responses-malformed"} {
+	for _, fixture := range []string{"chat-malformed", "anthropic-malformed", "openai-responses-malformed", "gemini-malformed"} {
 		t.Run(fixture, func(t *testing.T) {
 			srv := providertest.NewReplayServer(filepath.Join(providerData, fixture+".sse"))
 			defer srv.Close()
 			home, ws := t.TempDir(), t.TempDir()
-			prov := map[string]string{"chat-malformed": "openai-compatible", "anthropic-malformed": "anthropic", "openai-responses-malformed": "openai"}[fixture]
+			prov := map[string]string{"chat-malformed": "openai-compatible", "anthropic-malformed": "anthropic", "openai-responses-malformed": "openai", "gemini-malformed": "gemini"}[fixture]
 			exoEnv(t, home, ws, nil, "model", "register", "m", "--provider", prov, "--model-id", "x", "--base-url", srv.URL)
 			_, errs, code := exoEnv(t, home, ws, nil, "run", "hello")
 			if code != 1 || !strings.Contains(errs, "malformed") {
@@ -85,5 +94,27 @@ func TestRunReportsBrokenStreams(t *testing.T) {
 				t.Fatalf("log:\n%s", log)
 			}
 		})
+	}
+}
+
+// TestRunNamesGeminiSafetyBlock runs `exo run --provider gemini` against a stream the safety
+// filters cut mid-answer: the turn fails naming the block and its category, and the text that
+// came before the block is kept in the log.
+func TestRunNamesGeminiSafetyBlock(t *testing.T) {
+	t.Parallel()
+	srv := providertest.NewReplayServer(filepath.Join(providerData, "gemini", "safety-mid-answer.reconstructed.sse"))
+	defer srv.Close()
+	home, ws := t.TempDir(), t.TempDir()
+	exoEnv(t, home, ws, nil, "model", "register", "m", "--provider", "gemini", "--model-id", "gemini-2.5-flash", "--base-url", srv.URL)
+	out, errs, code := exoEnv(t, home, ws, nil, "run", "how is it made")
+	if code != 1 || !strings.Contains(errs, "SAFETY") || !strings.Contains(errs, "HARM_CATEGORY_DANGEROUS_CONTENT") || !strings.Contains(errs, "rephrase") {
+		t.Fatalf("exit %d: %s %s", code, out, errs)
+	}
+	if n := len(srv.Requests()); n != 1 {
+		t.Fatalf("a blocked answer was sent again: %d requests", n)
+	}
+	log, _, _ := exoEnv(t, home, ws, nil, "log", lastSession(t, home))
+	if !strings.Contains(log, "model.failed") || !strings.Contains(log, "usually prepared") {
+		t.Fatalf("log:\n%s", log)
 	}
 }

@@ -132,14 +132,21 @@ const ExoMCPServer = "exo"
 const exoToolPrefix = "mcp__" + ExoMCPServer + "__"
 
 // ExoToolName returns the name exo knows one of its own tools by, given the name an agent used
-// for it (mcp__exo__bash → bash); any other name is returned as it is. What is recorded uses
+// for it (mcp__exo__bash or the Gemini CLI's mcp_exo_bash → bash); any other name is returned as it is. What is recorded uses
 // exo's names, so every executor reads the same conversation.
 func ExoToolName(name string) string {
 	if rest, ok := strings.CutPrefix(name, exoToolPrefix); ok && rest != "" {
 		return rest
 	}
+	if rest, ok := strings.CutPrefix(name, geminiExoToolPrefix); ok && rest != "" {
+		return rest
+	}
 	return name
 }
+
+// geminiExoToolPrefix starts the names the Gemini CLI gives the tools of exo's MCP server
+// (mcp_exo_bash).
+const geminiExoToolPrefix = "mcp_exo_"
 
 // AgentToolName is the name Claude Code knows one of exo's tools by (bash → mcp__exo__bash).
 func AgentToolName(name string) string { return exoToolPrefix + name }

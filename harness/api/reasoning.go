@@ -83,3 +83,9 @@ func ReasoningText(parts []Reasoning) string {
 	}
 	return strings.Join(out, "\n\n")
 }
+
+// ReasoningGemini is a Gemini API thought part (Type "thought": its summary
+// text and signature) or a thought signature the API put on an answer's
+// function call (Type "function_call", ID the call's id) or text (Type
+// "text"), sent back on the same part.
+const ReasoningGemini = "gemini"

@@ -49,6 +49,7 @@ func NewEndpoint(log *Log, up Upstream) (*Endpoint, error) {
 		client: &http.Client{Transport: tr}, idle: provider.DefaultIdleTimeout}
 	e.mux.HandleFunc("POST /v1/messages", e.messages)
 	e.mux.HandleFunc("POST /v1/responses", e.responses)
+	e.mux.HandleFunc("POST "+geminiPathPrefix+"{call}", e.gemini)
 	e.mux.HandleFunc("HEAD /", func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusOK) })
 	e.srv = &http.Server{Handler: http.HandlerFunc(e.serve), ReadHeaderTimeout: 30 * time.Second}
 	go func() { _ = e.srv.Serve(ln) }()
@@ -84,11 +85,14 @@ func (e *Endpoint) serve(w http.ResponseWriter, r *http.Request) {
 	e.mux.ServeHTTP(w, r)
 }
 
-// authorized checks x-api-key or a bearer token against the session token.
+// authorized checks x-api-key, a bearer token or x-goog-api-key against the session token.
 func (e *Endpoint) authorized(r *http.Request) bool {
 	got := r.Header.Get("X-Api-Key")
 	if got == "" {
 		got, _ = strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+	}
+	if got == "" { // the Gemini API's header, or its key parameter
+		got = firstNonEmpty(r.Header.Get("X-Goog-Api-Key"), r.URL.Query().Get("key"))
 	}
 	return subtle.ConstantTimeCompare([]byte(got), []byte(e.token)) == 1
 }

@@ -13,7 +13,7 @@ type Upstream struct {
 	// Spec is the registered model (provider kind, model id, base URL, prices).
 	Spec harness.ModelSpec
 	// Wire is the wire format calls in this format pass through to the provider unchanged (with
-	// the sealed key): provider.KindAnthropic or WireResponses; "" when none does.
+	// the sealed key): provider.KindAnthropic, WireResponses or WireGemini; "" when none does.
 	Wire string
 	// BaseURL is the provider's API base for the pass-through wire (e.g. https://api.anthropic.com,
 	// https://api.openai.com/v1).
@@ -46,6 +46,8 @@ func OpenUpstream(h *harness.Harness, model string) (Upstream, error) {
 		u.Wire, u.BaseURL = provider.KindAnthropic, strings.TrimSuffix(firstNonEmpty(spec.BaseURL, defaultAnthropicBase), "/")
 	case spec.Provider == provider.KindOpenAI:
 		u.Wire, u.BaseURL = WireResponses, strings.TrimSuffix(firstNonEmpty(spec.BaseURL, defaultOpenAIBase), "/")
+	case spec.Provider == provider.KindGemini:
+		u.Wire, u.BaseURL = WireGemini, strings.TrimSuffix(strings.TrimSuffix(firstNonEmpty(spec.BaseURL, provider.DefaultGeminiURL), "/"), "/v1beta")
 	}
 	if u.Wire != "" && spec.Secret != "" {
 		key, err := h.OpenSecret(spec.Secret)

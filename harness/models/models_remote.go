@@ -39,7 +39,7 @@ func (reg *Registry) RemoteModels(ctx context.Context, q api.RemoteQuery) ([]api
 // endpoints resolves the query to the endpoints to ask.
 func (reg *Registry) endpoints(q api.RemoteQuery) ([]*endpoint, error) {
 	if q.Provider != "" && (!validKind(q.Provider) || q.Provider == provider.KindScripted) {
-		return nil, fmt.Errorf("provider %q: want one of openai, anthropic, openai-compatible", q.Provider)
+		return nil, fmt.Errorf("provider %q: want one of openai, anthropic, openai-compatible, gemini", q.Provider)
 	}
 	if q.BaseURL != "" {
 		kind := q.Provider

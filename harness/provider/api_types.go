@@ -22,6 +22,7 @@ const (
 	ReasoningContent   = api.ReasoningContent
 	ReasoningDetails   = api.ReasoningDetails
 	ReasoningPlain     = api.ReasoningPlain
+	ReasoningGemini    = api.ReasoningGemini
 )
 
 // ReasoningText joins the readable text of parts, one paragraph each.

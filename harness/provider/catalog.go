@@ -149,11 +149,16 @@ func init() {
 	register("anthropic", 200_000, 32_000, 15.00, 1.50, 18.75, 75.00, "claude-opus-4-1", "claude-opus-4")
 	register("anthropic", 200_000, 64_000, 1.00, 0.10, 1.25, 5.00, "claude-haiku-4-5")
 	register("anthropic", 200_000, 8_192, 0.80, 0.08, 1.00, 4.00, "claude-3-5-haiku")
-	// Served through OpenAI-compatible endpoints (their own, OpenRouter, Vercel) under these
-	// ids. Cache-read prices are given only where known; 0 prices cache reads as input.
-	register("google", 1_048_576, 65_536, 1.25, 0, 0, 10.00, "gemini-2.5-pro")
-	register("google", 1_048_576, 65_536, 0.30, 0, 0, 2.50, "gemini-2.5-flash")
-	register("google", 1_048_576, 65_536, 2.00, 0, 0, 12.00, "gemini-3-pro-preview")
+	// Google, through the Gemini API (exo's gemini provider) or OpenAI-compatible endpoints:
+	// prices of prompts up to 200k tokens (longer ones cost more), implicit cache reads at a
+	// tenth of input (a quarter for 2.0), no charge for cache writes.
+	register("google", 1_048_576, 65_536, 1.25, 0.125, 0, 10.00, "gemini-2.5-pro")
+	register("google", 1_048_576, 65_536, 0.30, 0.03, 0, 2.50, "gemini-2.5-flash")
+	register("google", 1_048_576, 65_536, 0.10, 0.01, 0, 0.40, "gemini-2.5-flash-lite")
+	register("google", 1_048_576, 65_536, 2.00, 0.20, 0, 12.00, "gemini-3-pro-preview", "gemini-3.1-pro-preview")
+	register("google", 1_048_576, 65_536, 0.50, 0.05, 0, 3.00, "gemini-3-flash-preview")
+	register("google", 1_048_576, 8_192, 0.10, 0.025, 0, 0.40, "gemini-2.0-flash")
+	register("google", 1_048_576, 8_192, 0.075, 0, 0, 0.30, "gemini-2.0-flash-lite")
 	register("xai", 256_000, 0, 3.00, 0, 0, 15.00, "grok-4")
 	register("xai", 256_000, 0, 0.20, 0, 0, 1.50, "grok-code-fast-1", "grok-code-fast")
 	register("xai", 131_072, 0, 0.30, 0.075, 0, 0.50, "grok-3-mini")

@@ -46,6 +46,9 @@ func httpError(name string, f *httpFailure, err error) *Error {
 		e.Detail = trim(string(f.body))
 	}
 	e.RetryAfter = retryHint(f.header, ae.Message, time.Now())
+	if e.RetryAfter == 0 {
+		e.RetryAfter = ae.RetryDelay
+	}
 	return e
 }
 

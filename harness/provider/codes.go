@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // apiError is an error object as the APIs send it: OpenAI's and
@@ -19,6 +20,8 @@ type apiError struct {
 	Code string
 	// Message is the provider's own message.
 	Message string
+	// RetryDelay is the wait of a google.rpc.RetryInfo detail (Gemini), or 0.
+	RetryDelay time.Duration
 }
 
 // errorObject is the shape of one error object on the wire.
@@ -28,6 +31,10 @@ type errorObject struct {
 	Message string          `json:"message"`
 	Status  string          `json:"status"`
 	Error   json.RawMessage `json:"error"`
+	Details []struct {
+		Type       string `json:"@type"`
+		RetryDelay string `json:"retryDelay"`
+	} `json:"details"`
 }
 
 // parseAPIError reads an error body or event: nested under "error" or flat,
@@ -56,6 +63,13 @@ func parseAPIError(raw []byte) (apiError, bool) {
 		}
 	}
 	e := apiError{Type: firstNonEmpty(nonErrorType(obj.Type), obj.Status), Code: codeString(obj.Code), Message: obj.Message}
+	for _, d := range obj.Details {
+		if strings.HasSuffix(d.Type, "google.rpc.RetryInfo") {
+			if w, err := time.ParseDuration(d.RetryDelay); err == nil && w > 0 {
+				e.RetryDelay = w
+			}
+		}
+	}
 	return e, e.Message != "" || e.Code != "" || e.Type != ""
 }
 

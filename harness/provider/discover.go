@@ -20,9 +20,13 @@ const (
 )
 
 // ListModels asks the endpoint of a provider kind which models it serves: GET models under
-// the API's base URL (OpenAI, Anthropic with its headers, any OpenAI-compatible server); an
+// the API's base URL (OpenAI, Anthropic with its headers, any OpenAI-compatible server, the
+// Gemini API's models.list); an
 // Ollama server without /v1/models is asked through /api/tags. Give ctx a deadline.
 func ListModels(ctx context.Context, kind string, cfg Config) ([]RemoteModel, error) {
+	if kind == KindGemini {
+		return listGemini(ctx, cfg)
+	}
 	base, err := listBase(kind, cfg.BaseURL)
 	if err != nil {
 		return nil, err

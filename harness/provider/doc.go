@@ -5,7 +5,8 @@
 // before returning the completed [Response]. The implementations are
 // [NewOpenAI] (Responses API), [NewOpenAICompatible] (Chat Completions:
 // OpenAI itself, Ollama, llama.cpp server, vLLM, LM Studio), [NewAnthropic]
-// (Messages API with prompt caching on the stable prefix) and [NewScripted],
+// (Messages API with prompt caching on the stable prefix), [NewGemini] (the Gemini
+// API's streamGenerateContent, with thought parts and signatures) and [NewScripted],
 // which plays turns from a file for offline demos and tests.
 //
 // Requests go through the official SDKs (their parameter types, auth,

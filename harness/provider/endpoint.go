@@ -47,6 +47,8 @@ func OriginOf(kind, baseURL, model string) string {
 		host = "api.anthropic.com"
 	case KindOpenAI:
 		host = "api.openai.com"
+	case KindGemini:
+		host = geminiHost
 	}
 	return newEndpoint(baseURL, host, model).origin
 }

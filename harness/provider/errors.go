@@ -31,6 +31,9 @@ var (
 	ErrCircuitOpen = errors.New("circuit open")
 	// ErrUnreachable means the provider could not be reached at all.
 	ErrUnreachable = errors.New("unreachable")
+	// ErrBlocked means the provider's safety filters blocked the prompt (Gemini's
+	// promptFeedback.blockReason): sending it again will not help.
+	ErrBlocked = errors.New("blocked by the provider's filters")
 	// ErrScript means a scripted model's file is wrong or has run out of turns.
 	ErrScript = errors.New("script error")
 )
@@ -102,6 +105,8 @@ func (e *Error) advice() string {
 		return "check the base URL and network"
 	case ErrScript:
 		return "fix the script file"
+	case ErrBlocked:
+		return "rephrase the request; the provider will not answer it as it stands"
 	}
 	return "the turn can be retried"
 }

@@ -11,11 +11,13 @@ const (
 	KindOpenAICompatible = "openai-compatible"
 	KindAnthropic        = "anthropic"
 	KindScripted         = api.KindScripted
+	// KindGemini is the Gemini API (generativelanguage.googleapis.com).
+	KindGemini = "gemini"
 )
 
 // Kinds lists the provider kinds.
 func Kinds() []string {
-	return []string{KindOpenAI, KindOpenAICompatible, KindAnthropic, KindScripted}
+	return []string{KindOpenAI, KindOpenAICompatible, KindAnthropic, KindScripted, KindGemini}
 }
 
 // New builds a provider of the given kind, not yet wrapped in Reliable. A
@@ -32,6 +34,8 @@ func New(kind string, cfg Config) (Provider, error) {
 			return nil, fmt.Errorf("provider %s: a base URL is required (e.g. %s)", kind, OllamaChatURL(""))
 		}
 		return NewOpenAICompatible(cfg), nil
+	case KindGemini:
+		return NewGemini(cfg), nil
 	case KindScripted:
 		if cfg.BaseURL == "" {
 			return nil, fmt.Errorf("provider %s: a script path is required", kind)

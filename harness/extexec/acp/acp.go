@@ -74,8 +74,9 @@ func Parse(name string) ([]string, error) {
 }
 
 // FindCommand resolves an agent's program: a path, or a name on PATH, in the folders of
-// $EXO_ACP_PATH (colon-separated; exo's CI puts its pinned adapters there), or claude-agent-acp
-// and codex-acp in exo's CI cache (~/.cache/exo-ci/claude-agent-acp-VERSION, codex-acp-VERSION).
+// $EXO_ACP_PATH (colon-separated; exo's CI puts its pinned adapters there), or claude-agent-acp,
+// codex-acp and gemini in exo's CI cache (~/.cache/exo-ci/claude-agent-acp-VERSION,
+// codex-acp-VERSION, gemini-cli-VERSION).
 func FindCommand(prog string) (string, error) {
 	if strings.Contains(prog, "/") {
 		if _, err := os.Stat(prog); err != nil {
@@ -93,6 +94,8 @@ func FindCommand(prog string) (string, error) {
 			dirs = append(dirs, filepath.Join(home, ".cache", "exo-ci", "claude-agent-acp-"+ClaudeACPVersion, "node_modules", ".bin"))
 		case "codex-acp":
 			dirs = append(dirs, filepath.Join(home, ".cache", "exo-ci", "codex-acp-"+CodexACPVersion, "node_modules", ".bin"))
+		case "gemini":
+			dirs = append(dirs, filepath.Join(home, ".cache", "exo-ci", "gemini-cli-"+GeminiCLIVersion, "node_modules", ".bin"))
 		}
 	}
 	for _, dir := range dirs {
@@ -113,7 +116,9 @@ func New(h *harness.Harness, opts Options) (*Executor, error) {
 	if err != nil {
 		return nil, err
 	}
-	a := &agent{h: h, opts: opts, bin: bin, name: Prefix + strings.Join(opts.Command, " ")}
+	name := Prefix + strings.Join(opts.Command, " ")
+	opts.Command = withACPFlag(opts.Command)
+	a := &agent{h: h, opts: opts, bin: bin, name: name}
 	r := extexec.NewRunner(h, a, opts.Exec)
 	a.x = r.Executor()
 	return &Executor{Runner: r, a: a}, nil

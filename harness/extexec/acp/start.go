@@ -64,6 +64,9 @@ func (a *agent) Start(ss *extexec.Session, s *harness.Session, spec harness.Mode
 	if err := a.codexConfig(ss, spec); err != nil {
 		return nil, err
 	}
+	if err := geminiSettings(ss); err != nil {
+		return nil, err
+	}
 	c := extexec.Confinement{ActsItself: true, AllowUnconfined: a.opts.AllowUnconfined, Nested: true}
 	p, err := extexec.Start(extexec.Spec{Path: a.bin, Args: a.opts.Command[1:], Dir: s.Workspace, StderrLog: ss.Dirs.Stderr, Redact: a.h.RedactStream(),
 		Env: a.env(ss, spec), Confine: extexec.AgentSandbox(a.h, s, ss.Dirs, c), Caps: a.h.Capabilities(), Confinement: c})
@@ -91,7 +94,8 @@ func (a *agent) codexConfig(ss *extexec.Session, spec harness.ModelSpec) error {
 	return nil
 }
 
-// env points the agent at exo's endpoint in the variables agents read (Anthropic's and OpenAI's)
+// env points the agent at exo's endpoint in the variables agents read (Anthropic's, OpenAI's and
+// the Gemini CLI's)
 // and gives it its own folders; nothing else of exo's environment passes (not IS_SANDBOX, which
 // makes claude-agent-acp ask for a mode that claude refuses as root).
 func (a *agent) env(ss *extexec.Session, spec harness.ModelSpec) map[string]string {
@@ -104,6 +108,9 @@ func (a *agent) env(ss *extexec.Session, spec harness.ModelSpec) map[string]stri
 		"OPENAI_BASE_URL": ep.URL() + "/v1", "OPENAI_API_KEY": ep.Token(),
 		"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1", "DISABLE_AUTOUPDATER": "1", "DISABLE_TELEMETRY": "1",
 		"DISABLE_ERROR_REPORTING": "1", "CLAUDE_CODE_MAX_RETRIES": "2", "NO_BROWSER": "1",
+		// The Gemini CLI: the Gemini API at exo's endpoint (its SDK adds /v1beta), the token as
+		// its API key (sent as x-goog-api-key), the registered model.
+		"GOOGLE_GEMINI_BASE_URL": ep.URL(), "GEMINI_API_KEY": ep.Token(), "GEMINI_MODEL": spec.ModelID,
 	}
 	for k, v := range a.opts.Env {
 		env[k] = v

@@ -44,6 +44,7 @@ const (
 	WireAnthropic = "anthropic" // Messages API
 	WireChat      = "chat"      // Chat Completions
 	WireResponses = "responses" // Responses API
+	WireGemini    = "gemini"    // Gemini API streamGenerateContent
 )
 
 // LoadCassette reads a cassette file.
@@ -97,6 +98,8 @@ func (c *Cassette) Wire() string {
 		return WireChat
 	case strings.HasSuffix(u.Path, "/responses"):
 		return WireResponses
+	case strings.Contains(u.Path, ":streamGenerateContent"):
+		return WireGemini
 	case strings.HasSuffix(u.Path, "/messages"), strings.Contains(u.Path, ":streamRawPredict"), strings.Contains(u.Path, ":rawPredict"):
 		return WireAnthropic
 	}
