@@ -2,6 +2,7 @@ package extexec
 
 import (
 	"bytes"
+	"compress/gzip"
 	"fmt"
 	"io"
 	"net/http"
@@ -123,5 +124,54 @@ func BenchmarkEndpointStream(b *testing.B) {
 		if res.StatusCode != 200 || n < int64(len(stream)) {
 			b.Fatalf("status %d, %d bytes", res.StatusCode, n)
 		}
+	}
+}
+
+// TestEndpointProxyForwardsOnlyWhatItShould: the provider gets the sealed key, never the agent's
+// token nor a forwarding header; an agent asking for gzip still gets the answer as text, so a
+// secret the provider streams back compressed is redacted all the same.
+func TestEndpointProxyForwardsOnlyWhatItShould(t *testing.T) {
+	t.Parallel()
+	seen := make(chan http.Header, 1)
+	ep, _ := streamEndpoint(t, func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.Copy(io.Discard, r.Body)
+		seen <- r.Header.Clone()
+		w.Header().Set("Content-Type", "text/event-stream")
+		var body io.Writer = w
+		if strings.Contains(r.Header.Get("Accept-Encoding"), "gzip") {
+			w.Header().Set("Content-Encoding", "gzip")
+			gz := gzip.NewWriter(w)
+			defer gz.Close()
+			body = gz
+		}
+		_, _ = io.WriteString(body, string(benchStream(3))+"event: ping\ndata: {\"type\":\"ping\",\"leak\":\"sk-sealed-value-1234567890\"}\n\n")
+	})
+	req, _ := http.NewRequest(http.MethodPost, ep.URL()+"/v1/messages", strings.NewReader(`{"model":"m","max_tokens":1,"stream":true,"messages":[{"role":"user","content":"hi"}]}`))
+	req.Header.Set("X-Api-Key", ep.Token())
+	req.Header.Set("Authorization", "Bearer "+ep.Token())
+	req.Header.Set("Proxy-Authorization", "Basic "+ep.Token())
+	req.Header.Set("X-Forwarded-For", "10.9.9.9")
+	req.Header.Set("Anthropic-Beta", "some-beta")
+	req.Header.Set("Accept-Encoding", "gzip")
+	tr := &http.Transport{DisableCompression: true} // the agent's own Accept-Encoding stands
+	res, err := (&http.Client{Transport: tr}).Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	out, _ := io.ReadAll(res.Body)
+	if res.Header.Get("Content-Encoding") != "" || !bytes.Contains(out, []byte("message_stop")) {
+		t.Fatalf("the agent got %q encoded %q", out, res.Header.Get("Content-Encoding"))
+	}
+	if bytes.Contains(out, []byte("sk-sealed-value")) {
+		t.Fatal("the secret reached the agent")
+	}
+	h := <-seen
+	all := fmt.Sprint(h)
+	if strings.Contains(all, ep.Token()) || h.Get("X-Forwarded-For") != "" || h.Get("Proxy-Authorization") != "" {
+		t.Fatalf("the provider got %v", h)
+	}
+	if h.Get("X-Api-Key") != "sk-sealed-value-1234567890" || h.Get("Anthropic-Beta") != "some-beta" {
+		t.Fatalf("the provider got key %q beta %q", h.Get("X-Api-Key"), h.Get("Anthropic-Beta"))
 	}
 }
