@@ -20,7 +20,7 @@ import (
 	"strconv"
 	"strings"
 
-	"gopkg.in/yaml.v3"
+	"go.yaml.in/yaml/v3"
 
 	"exo/harness"
 	"exo/sandbox"

@@ -11,9 +11,11 @@
 //     it forwards to the model registered in exo with the sealed key (which the agent never sees)
 //     and records each call as step.started, model.requested and model.completed (usage, cost,
 //     time to first token) or model.failed, so budgets and the status bar work as for exo's own
-//     executor;
-//   - exo's tools (bash in the PTY sandbox, the file tools, background tasks) as an MCP server
-//     whose calls run through harness/executor exactly as exo's own executor runs them.
+//     executor (relayed by httputil.ReverseProxy, tapped with provider.SSEReader, redacted);
+//   - exo's tools (bash in the PTY sandbox, the file tools, background tasks) as an MCP server of
+//     the official Go SDK, over streamable HTTP or an agent's in-band channel, whose calls run
+//     through harness/executor exactly as exo's own executor runs them;
+//   - finding an agent's program and its version (Binary).
 //
 // The adapters (package claude, and later codex and acp) translate each agent's protocol into
 // exo events on top of this.

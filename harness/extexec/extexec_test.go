@@ -188,15 +188,35 @@ prompts:
 func TestSplitterHandlesAnyChunking(t *testing.T) {
 	stream := "event: a\ndata: {\"x\":1}\n\n: comment\r\ndata: line1\ndata: line2\n\n"
 	for size := 1; size <= len(stream); size++ {
-		var got []string
-		sp := &sseSplitter{onEvent: func(d []byte) { got = append(got, string(d)) }}
-		for i := 0; i < len(stream); i += size {
-			sp.Write([]byte(stream[i:min(i+size, len(stream))]))
-		}
+		got := sseEvents(&chunked{s: stream, n: size})
 		if strings.Join(got, "|") != "{\"x\":1}|line1\nline2" {
 			t.Fatalf("chunk %d: %q", size, got)
 		}
 	}
+}
+
+// chunked reads s n bytes at a time.
+type chunked struct {
+	s string
+	n int
+}
+
+func (c *chunked) Read(p []byte) (int, error) {
+	if c.s == "" {
+		return 0, io.EOF
+	}
+	k := copy(p[:min(len(p), c.n)], c.s)
+	c.s = c.s[k:]
+	return k, nil
+}
+
+// sseEvents is the data of each event read from r, as the endpoint's tap reads it.
+func sseEvents(r io.Reader) []string {
+	var got []string
+	for sr := provider.NewSSEReader(r); sr.Next(); {
+		got = append(got, string(sr.Data()))
+	}
+	return got
 }
 
 func TestSessionDirsRefuseUnsafeNames(t *testing.T) {

@@ -1,12 +1,15 @@
 package extexec
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"net/http"
+	"net/http/httputil"
 	"net/url"
+	"strconv"
 	"strings"
 	"time"
 
@@ -65,33 +68,43 @@ func (e *Endpoint) gemini(w http.ResponseWriter, r *http.Request) {
 	e.forward(w, r, c, body, arrived, target, auth, newGeminiTap(e.up.BaseURL, e.up.Spec.ModelID, time.Now()))
 }
 
-// passThrough forwards a call exo does not record (countTokens) and copies the answer back.
+// passThrough forwards a call exo does not record (countTokens) through the same ReverseProxy
+// as the recorded calls, and sends the answer back redacted.
 func (e *Endpoint) passThrough(w http.ResponseWriter, r *http.Request, body []byte, target string, auth func(http.Header)) {
-	up, err := http.NewRequestWithContext(r.Context(), http.MethodPost, target, strings.NewReader(string(body)))
+	u, err := url.Parse(target)
 	if err != nil {
 		writeGeminiError(w, http.StatusBadRequest, "INVALID_ARGUMENT", err.Error())
 		return
 	}
-	for k, vs := range r.Header {
-		if !dropRequestHeaders[k] {
-			up.Header[k] = vs
-		}
+	p := &httputil.ReverseProxy{
+		Transport:  e.client.Transport,
+		BufferPool: copyBuffers,
+		Rewrite: func(pr *httputil.ProxyRequest) {
+			pr.Out.Method, pr.Out.URL, pr.Out.Host = http.MethodPost, u, ""
+			pr.Out.Body = io.NopCloser(bytes.NewReader(body))
+			pr.Out.ContentLength = int64(len(body))
+			for _, k := range []string{"X-Api-Key", "Authorization", "Accept-Encoding", "Content-Length"} {
+				pr.Out.Header.Del(k)
+			}
+			auth(pr.Out.Header)
+		},
+		ModifyResponse: func(res *http.Response) error {
+			raw, err := io.ReadAll(io.LimitReader(res.Body, maxRequestBytes))
+			res.Body.Close()
+			if err != nil {
+				return err
+			}
+			red := e.redactAnswer(raw)
+			res.Body, res.ContentLength = io.NopCloser(bytes.NewReader(red)), int64(len(red))
+			res.Header.Set("Content-Length", strconv.Itoa(len(red)))
+			return nil
+		},
+		ErrorLog: quietLog,
+		ErrorHandler: func(w http.ResponseWriter, _ *http.Request, err error) {
+			writeGeminiError(w, http.StatusBadGateway, "UNAVAILABLE", "exo: "+err.Error())
+		},
 	}
-	auth(up.Header)
-	res, err := e.client.Do(up)
-	if err != nil {
-		writeGeminiError(w, http.StatusBadGateway, "UNAVAILABLE", "exo: "+err.Error())
-		return
-	}
-	defer res.Body.Close()
-	for k, vs := range res.Header {
-		if !dropResponseHeaders[k] {
-			w.Header()[k] = vs
-		}
-	}
-	w.WriteHeader(res.StatusCode)
-	raw, _ := io.ReadAll(io.LimitReader(res.Body, maxRequestBytes))
-	_, _ = w.Write(e.redactAnswer(raw))
+	p.ServeHTTP(w, r)
 }
 
 // writeGeminiError answers in the Gemini API's error shape.

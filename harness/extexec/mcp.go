@@ -3,135 +3,133 @@ package extexec
 import (
 	"context"
 	"encoding/json"
-	"fmt"
+	"sync"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"exo/harness/provider"
 )
 
-// MCPProtocolVersion is the MCP revision exo's tool server speaks when the client asks for one it
-// does not know.
-const MCPProtocolVersion = "2025-06-18"
-
-// mcpVersions are the MCP revisions the server accepts as the client proposes them.
-var mcpVersions = map[string]bool{"2024-11-05": true, "2025-03-26": true, "2025-06-18": true, "2025-11-25": true}
-
 // ToolCaller runs one tool call: id is the agent's call id ("" when it gave none).
 type ToolCaller func(ctx context.Context, id, name string, args json.RawMessage) (text string, isError bool)
 
-// MCPServer is exo's tools as an MCP server (JSON-RPC 2.0), independent of transport: an agent's
-// in-band channel (Claude's SDK MCP), HTTP, or stdio hand it each message. initialize and
-// tools/list are answered the same every time (some agents send them twice).
+// MCPServer is exo's tools as an MCP server, served by the official Go SDK over whichever
+// transport the agent reaches it by: an agent's in-band channel (Claude's SDK MCP, see Handle)
+// or streamable HTTP on the endpoint (ServeMCP). The tool set is Tools at the time of each
+// tools/list; a call of any other name still goes to Call, which refuses it with an error result
+// that exo records (never a protocol error the log would not show).
 type MCPServer struct {
 	// Name is the server's name (the agent shows tools as mcp__NAME__tool).
 	Name    string
 	Version string
 	Tools   func(ctx context.Context) []provider.Tool
 	Call    ToolCaller
+
+	once sync.Once
+	srv  *sdk.Server
+
+	mu     sync.Mutex
+	listed map[string]provider.Tool // the tools the SDK server holds now
+	inband *inband                  // the in-band channel's session (nil before its first message)
 }
 
-// rpcMessage is a JSON-RPC request or notification.
-type rpcMessage struct {
-	JSONRPC string          `json:"jsonrpc"`
-	ID      json.RawMessage `json:"id,omitempty"`
-	Method  string          `json:"method"`
-	Params  json.RawMessage `json:"params,omitempty"`
+// mcpInstructions tell the agent's model what exo's tools are.
+const mcpInstructions = "These are exo's tools: commands run in the session's sandboxed shell and files change only inside the workspace and the session's scope."
+
+// server returns the SDK server, built on first use.
+func (s *MCPServer) server() *sdk.Server {
+	s.once.Do(func() {
+		s.srv = sdk.NewServer(&sdk.Implementation{Name: s.Name, Version: s.Version}, &sdk.ServerOptions{
+			Instructions: mcpInstructions,
+			// Tools only, with no list_changed notifications: the set is read again at each
+			// tools/list, and exo never writes to the agent unasked.
+			Capabilities: &sdk.ServerCapabilities{Tools: &sdk.ToolCapabilities{}},
+		})
+		s.srv.AddReceivingMiddleware(s.current)
+	})
+	return s.srv
 }
 
-// rpcError is a JSON-RPC error object.
-type rpcError struct {
-	Code    int    `json:"code"`
-	Message string `json:"message"`
-}
-
-// Handle answers one message; it returns nil for a notification (no answer is due).
-func (s *MCPServer) Handle(ctx context.Context, raw json.RawMessage) json.RawMessage {
-	var m rpcMessage
-	if err := json.Unmarshal(raw, &m); err != nil {
-		return rpcReply(json.RawMessage("null"), nil, &rpcError{Code: -32700, Message: "parse error: " + err.Error()})
-	}
-	if len(m.ID) == 0 {
-		return nil
-	}
-	res, rerr := s.dispatch(ctx, m)
-	return rpcReply(m.ID, res, rerr)
-}
-
-// dispatch runs a request.
-func (s *MCPServer) dispatch(ctx context.Context, m rpcMessage) (any, *rpcError) {
-	switch m.Method {
-	case "initialize":
-		return s.initialize(m.Params), nil
-	case "ping":
-		return struct{}{}, nil
-	case "tools/list":
-		return s.list(ctx), nil
-	case "tools/call":
-		return s.call(ctx, m.Params)
-	case "resources/list":
-		return map[string]any{"resources": []any{}}, nil
-	case "prompts/list":
-		return map[string]any{"prompts": []any{}}, nil
-	}
-	return nil, &rpcError{Code: -32601, Message: "method not found: " + m.Method}
-}
-
-// initialize answers the handshake, accepting the client's revision when known.
-func (s *MCPServer) initialize(params json.RawMessage) any {
-	var p struct {
-		ProtocolVersion string `json:"protocolVersion"`
-	}
-	_ = json.Unmarshal(params, &p)
-	v := MCPProtocolVersion
-	if mcpVersions[p.ProtocolVersion] {
-		v = p.ProtocolVersion
-	}
-	return map[string]any{
-		"protocolVersion": v,
-		"capabilities":    map[string]any{"tools": map[string]any{"listChanged": false}},
-		"serverInfo":      map[string]any{"name": s.Name, "version": s.Version},
-		"instructions":    "These are exo's tools: commands run in the session's sandboxed shell and files change only inside the workspace and the session's scope.",
+// current keeps the SDK server's tools equal to Tools before each tools/list, and hands a call
+// of a tool it does not hold to Call as well (exo refuses it there, with a recorded result).
+func (s *MCPServer) current(next sdk.MethodHandler) sdk.MethodHandler {
+	return func(ctx context.Context, method string, req sdk.Request) (sdk.Result, error) {
+		switch method {
+		case "tools/list":
+			s.sync(ctx)
+		case "tools/call":
+			r, ok := req.(*sdk.CallToolRequest)
+			if !ok || r.Params == nil || r.Params.Name == "" {
+				return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "tools/call needs a name and arguments"}
+			}
+			if !s.holds(r.Params.Name) {
+				return s.call(ctx, r)
+			}
+		}
+		return next(ctx, method, req)
 	}
 }
 
-// mcpTool is a tool as MCP lists it.
-type mcpTool struct {
-	Name        string          `json:"name"`
-	Description string          `json:"description"`
-	InputSchema json.RawMessage `json:"inputSchema"`
+// holds reports whether the SDK server lists name.
+func (s *MCPServer) holds(name string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	_, ok := s.listed[name]
+	return ok
 }
 
-// list answers tools/list.
-func (s *MCPServer) list(ctx context.Context) any {
-	tools := []mcpTool{}
+// sync adds, replaces and removes the SDK server's tools to match Tools.
+func (s *MCPServer) sync(ctx context.Context) {
+	want := map[string]provider.Tool{}
 	for _, t := range s.Tools(ctx) {
-		tools = append(tools, mcpTool{Name: t.Name, Description: t.Description, InputSchema: t.Schema})
+		want[t.Name] = t
 	}
-	return map[string]any{"tools": tools}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var gone []string
+	for name := range s.listed {
+		if _, ok := want[name]; !ok {
+			gone = append(gone, name)
+		}
+	}
+	if len(gone) > 0 {
+		s.srv.RemoveTools(gone...)
+	}
+	for name, t := range want {
+		if old, ok := s.listed[name]; ok && old.Description == t.Description && string(old.Schema) == string(t.Schema) {
+			continue
+		}
+		s.srv.AddTool(&sdk.Tool{Name: t.Name, Description: t.Description, InputSchema: objectSchema(t.Schema)}, s.call)
+	}
+	s.listed = want
 }
 
-// call answers tools/call; a failing tool is a result with isError, not a protocol error.
-func (s *MCPServer) call(ctx context.Context, params json.RawMessage) (any, *rpcError) {
-	var p struct {
-		Name      string          `json:"name"`
-		Arguments json.RawMessage `json:"arguments"`
-		Meta      map[string]any  `json:"_meta"`
+// objectSchema is a tool's input schema as MCP requires it, a JSON object of type "object"
+// (the SDK refuses any other); a tool without one takes any object.
+func objectSchema(raw json.RawMessage) json.RawMessage {
+	var m map[string]any
+	if json.Unmarshal(raw, &m) != nil || m["type"] != "object" {
+		return json.RawMessage(`{"type":"object"}`)
 	}
-	if err := json.Unmarshal(params, &p); err != nil || p.Name == "" {
-		return nil, &rpcError{Code: -32602, Message: fmt.Sprintf("tools/call needs a name and arguments (%v)", err)}
-	}
-	id, _ := p.Meta["claudecode/toolUseId"].(string)
-	text, isErr := s.Call(ctx, id, p.Name, rawJSON(p.Arguments))
-	return map[string]any{"content": []map[string]any{{"type": "text", "text": text}}, "isError": isErr}, nil
+	return raw
 }
 
-// rpcReply encodes a JSON-RPC response.
-func rpcReply(id json.RawMessage, result any, rerr *rpcError) json.RawMessage {
-	out := map[string]any{"jsonrpc": "2.0", "id": id}
-	if rerr != nil {
-		out["error"] = rerr
-	} else {
-		out["result"] = result
+// call runs tools/call through Call; a failing tool is a result with isError, not a protocol
+// error. Claude names its call id in _meta (claudecode/toolUseId).
+func (s *MCPServer) call(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+	id, _ := req.Params.Meta["claudecode/toolUseId"].(string)
+	text, isErr := s.Call(ctx, id, req.Params.Name, rawJSON(req.Params.Arguments))
+	return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: text}}, IsError: isErr}, nil
+}
+
+// Close ends the in-band session, if any; calls in flight are answered with an error.
+func (s *MCPServer) Close() {
+	s.mu.Lock()
+	c := s.inband
+	s.inband = nil
+	s.mu.Unlock()
+	if c != nil {
+		c.end()
 	}
-	b, _ := json.Marshal(out)
-	return b
 }

@@ -7,8 +7,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	stdlog "log"
 	"net/http"
+	"net/http/httputil"
+	"net/url"
 	"strings"
+	"sync"
 	"time"
 
 	"exo/harness"
@@ -79,111 +83,104 @@ func withModel(body []byte, model string) []byte {
 	return out
 }
 
-// dropRequestHeaders are not forwarded: the agent's token, hop-by-hop headers and encodings
-// (Go's client negotiates its own).
-var dropRequestHeaders = map[string]bool{"X-Api-Key": true, "Authorization": true, "Host": true, "Content-Length": true,
-	"Accept-Encoding": true, "Connection": true, "Keep-Alive": true, "Te": true, "Trailer": true, "Transfer-Encoding": true,
-	"Upgrade": true, "Proxy-Authorization": true}
+// copyBuffers are the proxy's copy buffers, reused across calls.
+var copyBuffers = &bufferPool{p: sync.Pool{New: func() any { b := make([]byte, 32<<10); return &b }}}
 
-// dropResponseHeaders are not copied back to the agent.
-var dropResponseHeaders = map[string]bool{"Content-Length": true, "Content-Encoding": true, "Transfer-Encoding": true,
-	"Connection": true, "Keep-Alive": true, "Trailer": true}
+// bufferPool is an httputil.BufferPool over a sync.Pool.
+type bufferPool struct{ p sync.Pool }
 
-// forward sends a call to the provider at url with the sealed key (set by auth) and streams the
-// answer back, folding it into tap as it passes.
-func (e *Endpoint) forward(w http.ResponseWriter, r *http.Request, c *modelCall, body []byte, arrived time.Time, url string, auth func(http.Header), tap streamTap) {
+// Get implements httputil.BufferPool.
+func (b *bufferPool) Get() []byte { return *b.p.Get().(*[]byte) }
+
+// Put implements httputil.BufferPool.
+func (b *bufferPool) Put(buf []byte) { b.p.Put(&buf) }
+
+// quietLog drops the proxy's own log lines.
+var quietLog = stdlog.New(io.Discard, "", 0)
+
+// forward sends a call to the provider at target with the sealed key (set by auth) through
+// net/http/httputil's ReverseProxy, and streams the answer back: exo keeps only its part, the
+// tap that folds the answer as it passes (see tapBody) and the redaction of what reaches the
+// agent. The agent's token and Accept-Encoding are not forwarded (Go's transport negotiates its
+// own encoding and decodes it, so the tap and the redaction read plain text); no X-Forwarded
+// header is added.
+func (e *Endpoint) forward(w http.ResponseWriter, r *http.Request, c *modelCall, body []byte, arrived time.Time, target string, auth func(http.Header), tap streamTap) {
 	start := time.Now()
 	e.log.overhead(start.Sub(arrived))
-	ctx, cut := context.WithCancelCause(r.Context())
-	defer cut(nil)
-	up, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(body))
+	u, err := url.Parse(target)
 	if err != nil {
 		e.failUp(w, r, c, "bad_request", err, start)
 		return
 	}
-	for k, vs := range r.Header {
-		if !dropRequestHeaders[k] {
-			up.Header[k] = vs
-		}
+	ctx, cut := context.WithCancelCause(r.Context())
+	defer cut(nil)
+	p := &httputil.ReverseProxy{
+		Transport:     e.client.Transport,
+		FlushInterval: -1, // every chunk of an event stream reaches the agent as it comes
+		BufferPool:    copyBuffers,
+		Rewrite: func(pr *httputil.ProxyRequest) {
+			pr.Out = pr.Out.WithContext(ctx)
+			pr.Out.Method = http.MethodPost
+			pr.Out.URL = u
+			pr.Out.Host = ""
+			pr.Out.Body = io.NopCloser(bytes.NewReader(body))
+			pr.Out.ContentLength = int64(len(body))
+			pr.Out.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(body)), nil }
+			for _, k := range []string{"X-Api-Key", "Authorization", "Accept-Encoding", "Content-Length"} {
+				pr.Out.Header.Del(k)
+			}
+			auth(pr.Out.Header)
+		},
+		ModifyResponse: func(res *http.Response) error {
+			e.answered(r, c, res, tap, start, ctx, cut)
+			return nil
+		},
+		ErrorLog: quietLog, // a failure is recorded on the call, not printed on the daemon's stderr
+		ErrorHandler: func(w http.ResponseWriter, _ *http.Request, err error) {
+			e.failUp(w, r, c, "network", err, start)
+		},
 	}
-	auth(up.Header)
-	res, err := e.client.Do(up)
-	if err != nil {
-		e.failUp(w, r, c, "network", err, start)
-		return
-	}
-	defer res.Body.Close()
-	for k, vs := range res.Header {
-		if !dropResponseHeaders[k] {
-			w.Header()[k] = vs
-		}
-	}
-	w.WriteHeader(res.StatusCode)
-	if res.StatusCode != http.StatusOK {
-		e.relayError(w, r, c, res, start)
-		return
-	}
-	if strings.HasPrefix(res.Header.Get("Content-Type"), "text/event-stream") {
-		e.relayStream(w, r, c, res.Body, tap, start, ctx, cut)
-		return
-	}
-	raw, err := io.ReadAll(res.Body)
-	_, _ = w.Write(e.redactAnswer(raw))
-	if err == nil {
-		tap.whole(raw)
-	}
-	e.finish(r, c, tap, err, start)
+	p.ServeHTTP(w, r)
 }
 
-// relayStream copies an SSE answer chunk by chunk, flushing each, and records it at the end. A
-// stream that sends nothing for the idle timeout is cut (cut cancels ctx, the upstream call's)
-// as exo's own providers cut one: recorded as failed, and the agent told so in an error event
-// of its wire.
-func (e *Endpoint) relayStream(w http.ResponseWriter, r *http.Request, c *modelCall, body io.Reader, tap streamTap, start time.Time, ctx context.Context, cut context.CancelCauseFunc) {
-	fl, _ := w.(http.Flusher)
-	sp := &sseSplitter{onEvent: tap.event}
-	red := e.answerRedactor()
-	buf := make([]byte, 32<<10)
-	var readErr error
-	watch := time.AfterFunc(e.idle, func() { cut(fmt.Errorf("%w: nothing came for %s", errStalled, e.idle)) })
-	defer watch.Stop()
-	for {
-		watch.Reset(e.idle)
-		n, err := body.Read(buf)
-		out := buf[:n]
-		if red != nil {
-			out = red.write(out)
-			if err != nil {
-				out = append(out, red.end()...)
-			}
+// answered puts exo's tap and redaction on an answer's body before the proxy copies it: an
+// error answer is read (up to 1 MiB), redacted and recorded as a failed call; an event stream
+// is tapped and redacted as it passes; a whole answer is read, redacted and tapped. Each is
+// recorded when the proxy closes it, after the agent was sent its last byte.
+func (e *Endpoint) answered(r *http.Request, c *modelCall, res *http.Response, tap streamTap, start time.Time, ctx context.Context, cut context.CancelCauseFunc) {
+	res.Header.Del("Content-Length") // the body changes length when redacted
+	res.Header.Del("Content-Encoding")
+	res.ContentLength = -1
+	up := res.Body
+	switch {
+	case res.StatusCode != http.StatusOK:
+		raw, _ := io.ReadAll(io.LimitReader(up, 1<<20))
+		_ = up.Close()
+		res.Body = io.NopCloser(bytes.NewReader(e.redactAnswer(raw)))
+		e.relayError(r, c, res.StatusCode, raw, start)
+	case strings.HasPrefix(res.Header.Get("Content-Type"), "text/event-stream"):
+		res.Body = e.newTapBody(r, c, up, tap, start, ctx, cut)
+	default:
+		raw, err := io.ReadAll(up)
+		_ = up.Close()
+		if err == nil {
+			tap.whole(raw)
 		}
-		sp.Write(buf[:n])
-		if len(out) > 0 {
-			if _, werr := w.Write(out); werr != nil {
-				e.finish(r, c, tap, nil, start) // the agent went away: recorded only if the answer was whole
-				return
-			}
-			if fl != nil {
-				fl.Flush()
-			}
-		}
-		if err != nil {
-			if !errors.Is(err, io.EOF) {
-				readErr = err
-			}
-			break
-		}
+		res.Body = &onClose{Reader: bytes.NewReader(e.redactAnswer(raw)), close: func() { e.finish(r, c, tap, err, start) }}
 	}
-	watch.Stop()
-	if cause := context.Cause(ctx); errors.Is(cause, errStalled) && r.Context().Err() == nil {
-		readErr = cause // exo cut it, the agent is still there: it is told why
-		if _, err := w.Write(tap.errorEvent("exo: " + cause.Error())); err == nil && fl != nil {
-			fl.Flush()
-		}
-	}
-	ended := time.Now()
-	e.finish(r, c, tap, readErr, start)
-	e.log.overhead(time.Since(ended))
+}
+
+// onClose is a body that runs close once when the proxy is done with it.
+type onClose struct {
+	io.Reader
+	once  sync.Once
+	close func()
+}
+
+// Close implements io.Closer.
+func (b *onClose) Close() error {
+	b.once.Do(b.close)
+	return nil
 }
 
 // finish records the answer, a failure, or nothing when the agent went away mid-answer (it
@@ -219,16 +216,14 @@ func (e *Endpoint) redactAnswer(raw []byte) []byte {
 	return []byte(e.log.h.Redact(string(raw)))
 }
 
-// relayError copies an error answer and records it as a failed call.
-func (e *Endpoint) relayError(w http.ResponseWriter, r *http.Request, c *modelCall, res *http.Response, start time.Time) {
-	raw, _ := io.ReadAll(io.LimitReader(res.Body, 1<<20))
-	_, _ = w.Write(e.redactAnswer(raw))
+// relayError records an error answer as a failed call (the agent is sent it redacted).
+func (e *Endpoint) relayError(r *http.Request, c *modelCall, status int, raw []byte, start time.Time) {
 	if r.Context().Err() != nil {
 		c.abandoned(time.Since(start))
 		return
 	}
-	kind, retry := statusKind(res.StatusCode)
-	msg := fmt.Sprintf("HTTP %d from %s", res.StatusCode, e.up.Spec.Name)
+	kind, retry := statusKind(status)
+	msg := fmt.Sprintf("HTTP %d from %s", status, e.up.Spec.Name)
 	var ae struct {
 		Error struct {
 			Message string `json:"message"`

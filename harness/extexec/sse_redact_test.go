@@ -56,7 +56,7 @@ func pieces(s string, n int) []string {
 func folded(t *testing.T, stream string) []string {
 	t.Helper()
 	var blocks []string
-	sp := &sseSplitter{onEvent: func(d []byte) {
+	for _, d := range sseEvents(strings.NewReader(stream)) {
 		var e struct {
 			Type  string
 			Index int
@@ -66,18 +66,17 @@ func folded(t *testing.T, stream string) []string {
 				PartialJSON string `json:"partial_json"`
 			}
 		}
-		if err := json.Unmarshal(d, &e); err != nil {
+		if err := json.Unmarshal([]byte(d), &e); err != nil {
 			t.Fatalf("an event is not JSON: %s", d)
 		}
 		if e.Type != "content_block_delta" {
-			return
+			continue
 		}
 		for len(blocks) <= e.Index {
 			blocks = append(blocks, "")
 		}
 		blocks[e.Index] += e.Delta.Text + e.Delta.PartialJSON
-	}}
-	sp.Write([]byte(stream))
+	}
 	return blocks
 }
 
@@ -141,13 +140,13 @@ func TestSSERedactionOfResponsesDeltas(t *testing.T) {
 		t.Fatalf("the secret reached the agent:\n%s", out)
 	}
 	var text strings.Builder
-	(&sseSplitter{onEvent: func(d []byte) {
+	for _, d := range sseEvents(strings.NewReader(out)) {
 		var e struct{ Type, Delta string }
-		json.Unmarshal(d, &e)
+		json.Unmarshal([]byte(d), &e)
 		if e.Type == "response.output_text.delta" {
 			text.WriteString(e.Delta)
 		}
-	}}).Write([]byte(out))
+	}
 	if want := "see " + secrets.Label("s") + " here"; text.String() != want {
 		t.Fatalf("the agent folds %q, want %q", text.String(), want)
 	}

@@ -6,24 +6,27 @@ import (
 	"io"
 )
 
-// sseReader reads server-sent events from a body: one event per Next, its
+// SSEReader reads server-sent events from a body: one event per Next, its
 // data lines joined by "\n". It allocates only when an event spans several
-// data lines; Data is valid until the next call.
-type sseReader struct {
+// data lines; Data is valid until the next call. It is exo's one SSE
+// splitter: the providers read their streams with it, and the external
+// executors' endpoint taps the answers it relays with it.
+type SSEReader struct {
 	scn  *bufio.Scanner
 	data []byte
 	err  error
 }
 
-// newSSEReader reads events from r; lines may be up to 16 MiB.
-func newSSEReader(r io.Reader) *sseReader {
+// NewSSEReader reads events from r; lines may be up to 16 MiB (a longer one
+// ends the reading with bufio.ErrTooLong).
+func NewSSEReader(r io.Reader) *SSEReader {
 	scn := bufio.NewScanner(r)
 	scn.Buffer(make([]byte, 0, 64<<10), 16<<20)
-	return &sseReader{scn: scn}
+	return &SSEReader{scn: scn}
 }
 
 // Next advances to the next event with data; false at the end or on error.
-func (s *sseReader) Next() bool {
+func (s *SSEReader) Next() bool {
 	s.data = s.data[:0]
 	for s.scn.Scan() {
 		line := s.scn.Bytes()
@@ -48,7 +51,7 @@ func (s *sseReader) Next() bool {
 }
 
 // Data returns the current event's data.
-func (s *sseReader) Data() []byte { return s.data }
+func (s *SSEReader) Data() []byte { return s.data }
 
 // Err returns the read error that ended the stream, if any.
-func (s *sseReader) Err() error { return s.err }
+func (s *SSEReader) Err() error { return s.err }

@@ -87,7 +87,7 @@ func expectSSE(name string, raw *http.Response) error {
 // only if complete says so; otherwise the stream was cut.
 func consume(ctx context.Context, name string, m *meter, body io.Reader,
 	fn func(data []byte) (done bool, err *Error), complete func() bool, missing string) error {
-	r := newSSEReader(body)
+	r := NewSSEReader(body)
 	for r.Next() {
 		done, e := fn(r.Data())
 		if e != nil {

@@ -125,6 +125,7 @@ func (s *Service) Close() error {
 func (s *Service) waitTurns() {
 	for {
 		s.queueMu.Lock() // held by a turn's end from its record to the next queued turn's start
+		//lint:ignore SA2001 a barrier: the Lock above waits out a turn's end, which holds queueMu
 		s.queueMu.Unlock()
 		s.mu.Lock()
 		var r *turnRun

@@ -84,6 +84,7 @@ func (pr *proc) Enforcement() *sandbox.Enforcement { return pr.p.Enforcement() }
 // Stop closes claude's input and ends it.
 func (pr *proc) Stop() error {
 	pr.p.Stop(3 * time.Second)
+	pr.mcp.Close()
 	return nil
 }
 
