@@ -23,11 +23,11 @@ const subscriberBuffer = 16
 func (s *Service) Watch(ctx context.Context, req api.WatchRequest) (*api.Watcher, error) {
 	var t *tail
 	if req.Session != "" {
-		se, err := s.session(req.Session)
+		se, err := s.Session(ctx, req.Session) // another daemon's session is followed read-only
 		if err != nil {
 			return nil, err
 		}
-		t = &tail{h: s.h, session: se.ID}
+		t = &tail{h: s.h, session: se.ID, resolve: func() (*harness.Session, error) { return s.Session(ctx, se.ID) }}
 		if err := t.start(se, req.Branch, req.After); err != nil {
 			return nil, err
 		}
@@ -84,10 +84,13 @@ func (s *Service) Watch(ctx context.Context, req api.WatchRequest) (*api.Watcher
 	return api.NewWatcher(id, out, errFn, cancel), nil
 }
 
-// tail follows one session's branch by seq.
+// tail follows one session's branch by seq: this daemon's, or another daemon's on a shared
+// store (whose events reach it through the peer watch's notices).
 type tail struct {
 	h       *harness.Harness
 	session string
+	// resolve reads the session's record again (after a rewind moved it).
+	resolve func() (*harness.Session, error)
 	branch  string
 	last    uint64 // the last seq delivered on branch
 }
@@ -125,7 +128,7 @@ func (t *tail) fill(send func(harness.Notice) bool) error {
 // follow moves the tail to the session's current branch after a rewind: what the reader saw
 // of the common history stands, the rest comes again from the new branch.
 func (t *tail) follow() error {
-	se, err := t.h.Session(t.session)
+	se, err := t.resolve()
 	if err != nil {
 		return err
 	}
