@@ -2,11 +2,13 @@ package service
 
 import (
 	"context"
+	"errors"
 	"maps"
 	"sync"
 
 	"exo/harness"
 	"exo/harness/api"
+	"exo/store"
 )
 
 // backlogChunk is how many committed events one backlog notice carries.
@@ -52,7 +54,7 @@ func (s *Service) Watch(ctx context.Context, req api.WatchRequest) (*api.Watcher
 			}
 		}
 		if t != nil {
-			if err := t.fill(send); err != nil {
+			if err := s.untilReachable(wctx, func() error { return t.fill(send) }); err != nil {
 				errMu.Lock()
 				werr = err
 				errMu.Unlock()
@@ -68,7 +70,16 @@ func (s *Service) Watch(ctx context.Context, req api.WatchRequest) (*api.Watcher
 					return
 				}
 				if t != nil {
-					if err := t.forward(n, send); err != nil {
+					err := t.forward(n, send)
+					if errors.Is(err, store.ErrUnreachable) { // read what is missing once the store is back
+						err = s.untilReachable(wctx, func() error {
+							if err := t.follow(); err != nil {
+								return err
+							}
+							return t.fill(send)
+						})
+					}
+					if err != nil {
 						errMu.Lock()
 						werr = err
 						errMu.Unlock()
@@ -82,6 +93,26 @@ func (s *Service) Watch(ctx context.Context, req api.WatchRequest) (*api.Watcher
 	}()
 	errFn := func() error { errMu.Lock(); defer errMu.Unlock(); return werr }
 	return api.NewWatcher(id, out, errFn, cancel), nil
+}
+
+// untilReachable runs fn, and again each time the store comes back while it fails because the
+// store did not answer: a tail outlives an outage of a shared store. It ends with ctx.
+func (s *Service) untilReachable(ctx context.Context, fn func() error) error {
+	for {
+		err := fn()
+		if !errors.Is(err, store.ErrUnreachable) {
+			return err
+		}
+		r, changed := s.h.Store().Reachability()
+		for !r.Up {
+			select {
+			case <-ctx.Done():
+				return nil
+			case <-changed:
+			}
+			r, changed = s.h.Store().Reachability()
+		}
+	}
 }
 
 // tail follows one session's branch by seq: this daemon's, or another daemon's on a shared
