@@ -132,7 +132,7 @@ func (e *etcdEngine) register(id clientv3.LeaseID) error {
 			return nil
 		}
 	}
-	return fmt.Errorf("node name %q is in use by another live daemon on the cluster (set another node name): %w", e.node, ErrLocked)
+	return fmt.Errorf("%w: %q (give this daemon another with node=NAME in the store URL)", ErrNodeInUse, e.node)
 }
 
 // keepAlive drains the lease's keep-alive answers. When they stop (the lease expired during a
