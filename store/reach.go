@@ -15,8 +15,10 @@ import (
 )
 
 // ErrUnreachable means the store did not answer: no quorum of the etcd cluster could be
-// reached within the request timeout (members down, a partition, no leader). Nothing is known
-// to have been stored by the request that failed; the daemon carries on once it answers again.
+// reached within the request timeout (members down, a partition, no leader). Whether a write
+// that failed so was stored is not known: etcd keeps the proposal, and applies it if the
+// quorum comes back, so what was stored is read again then (the head of a branch is never
+// taken from memory after a failed commit). The daemon carries on once the store answers.
 var ErrUnreachable = errors.New("the store is unreachable")
 
 // Reachability says whether a shared store answers.
