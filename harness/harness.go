@@ -117,7 +117,7 @@ func Open(home string, opts Options) (*Harness, error) {
 	}
 	h.Registry = models.New(st, opts.DemoScript, h.Secrets)
 	h.Log = eventlog.New(st, eventlog.Options{CheckpointEvery: opts.CheckpointEvery, Logger: opts.Log, Redact: h.redactBytes})
-	h.Directory = sessions.New(h.Log, h.Secrets, sessions.Hooks{Interrupted: h.interruptedRecords, Unfinished: h.unfinished})
+	h.Directory = sessions.New(h.Log, h.Secrets, sessions.Hooks{Interrupted: h.interruptedRecords, TakenOver: ReasonTakenOver, Unfinished: h.unfinished})
 	h.Runtimes = runtimes.New(h.Log, h.Directory, h.Secrets, runtimes.Options{Home: h.Home(), Private: h.PrivateDirs(),
 		ConfigFile: opts.ConfigFile, Helper: opts.SandboxHelper, Capabilities: opts.Capabilities, Hooks: h.runtimeHooks()})
 	h.Workspaces = workspaces.New(h.Log, h.Directory, h.Secrets, h.Runtimes,

@@ -106,7 +106,7 @@ func (h *Harness) recoverTurns(rep *RecoveryReport) {
 		return
 	}
 	for _, s := range all {
-		recs, err := h.interruptedRecords(s.Branch)
+		recs, err := h.interruptedRecords(s.Branch, ReasonStopped)
 		if err != nil {
 			rep.Problems = append(rep.Problems, fmt.Sprintf("session %s: %v", s.Name, err))
 			continue
@@ -125,9 +125,42 @@ func (h *Harness) recoverTurns(rep *RecoveryReport) {
 // interruptedText is the result recorded for a tool call whose process died.
 const interruptedText = "exo stopped before this call finished; it may or may not have taken effect"
 
+// Reasons recorded on a turn.interrupted that closes a turn its process did not end.
+const (
+	// ReasonStopped: the daemon that ran the turn stopped (killed, crashed, a power cut).
+	ReasonStopped = "exo stopped during the turn (killed or crashed); nothing after the last recorded event is known to have happened"
+	// ReasonStoreLost: the shared store stopped answering during the turn.
+	ReasonStoreLost = "the store was unreachable during the turn (etcd lost quorum, or this daemon was cut off from it); nothing after the last recorded event is known to have happened"
+)
+
+// ReasonTakenOver is the reason recorded when a daemon takes over a session whose daemon left
+// a turn open: that daemon stopped, or was cut off from the cluster for longer than its lease.
+func ReasonTakenOver(node string) string {
+	return "daemon " + node + " stopped answering the cluster during the turn (it stopped, crashed, or was cut off from the cluster for longer than its lease) and this daemon took the session over; nothing after the last recorded event is known to have happened"
+}
+
+// CloseCutTurn records, on a session of this daemon no turn runs on, the turn the store's
+// outage cut (its open tool calls closed, turn.interrupted with ReasonStoreLost). It reports
+// whether there was one.
+func (h *Harness) CloseCutTurn(id string) (bool, error) {
+	s, err := h.Session(id)
+	if err != nil {
+		return false, err
+	}
+	recs, err := h.interruptedRecords(s.Branch, ReasonStoreLost)
+	if err != nil || len(recs) == 0 {
+		return false, err
+	}
+	if _, err := h.AppendOn(s.ID, s.Branch, recs...); err != nil {
+		return false, fmt.Errorf("close the turn the store's outage cut on %s: %w", s.Name, err)
+	}
+	return true, nil
+}
+
 // interruptedRecords returns what closes a branch's unfinished turn: an interrupted result for
-// every open tool call and, when a turn was running, turn.interrupted. None when it is at rest.
-func (h *Harness) interruptedRecords(branch string) ([]store.Record, error) {
+// every open tool call and, when a turn was running, turn.interrupted saying why. None when it
+// is at rest.
+func (h *Harness) interruptedRecords(branch, reason string) ([]store.Record, error) {
 	if resting, err := h.atRest(branch); err != nil || resting {
 		return nil, err
 	}
@@ -154,7 +187,7 @@ func (h *Harness) interruptedRecords(branch string) ([]store.Record, error) {
 	}
 	if running {
 		recs = append(recs, MustRecord(TypeTurnInterrupted, ActorHarness, TurnInterrupted{
-			Reason:        "exo stopped during the turn (killed or crashed); nothing after the last recorded event is known to have happened",
+			Reason:        reason,
 			ModelInFlight: st.ModelInFlight, OpenCalls: len(st.OpenCalls)}))
 		for _, q := range st.Queued { // they waited for the turn's end, which never came
 			recs = append(recs, MustRecord(api.TypePromptUnqueued, ActorHarness, api.PromptUnqueued{ID: q.ID, Reason: api.UnqueueDropped}))

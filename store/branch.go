@@ -117,7 +117,8 @@ func (t *Tx) Branch(id string) (Branch, error) {
 		return Branch{}, fmt.Errorf("decode branch %s: %v: %w", id, err, ErrCorrupt)
 	}
 	if t.tx.writable() {
-		return b, nil // may still roll back: do not cache
+		t.branches = append(t.branches, b) // may still roll back: cached once it commits
+		return b, nil
 	}
 	t.s.branches.Store(id, b)
 	return b, nil

@@ -37,3 +37,7 @@ var ErrVocabulary = errors.New("database was written with another event vocabula
 // ErrReadOnly means EXO_HOME cannot be written (a read-only mount, or a folder this user may
 // not write): the store opened for reading, and refuses every write.
 var ErrReadOnly = errors.New("exo's home is read-only")
+
+// ErrNodeInUse means another live daemon on the etcd cluster goes by this daemon's node name:
+// give this one another (node= in the store URL). Its EXO_HOME is not the problem.
+var ErrNodeInUse = errors.New("node name is in use by another live daemon on the cluster")

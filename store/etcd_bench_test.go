@@ -21,6 +21,7 @@ func BenchmarkEtcdAppend(b *testing.B) {
 			for i := range recs {
 				recs[i] = rec(i)
 			}
+			r0, _ := c.Ranges()
 			b.ResetTimer()
 			for i := 0; i < b.N; i++ {
 				if _, err := s.Append("m", recs...); err != nil {
@@ -28,6 +29,9 @@ func BenchmarkEtcdAppend(b *testing.B) {
 				}
 			}
 			b.ReportMetric(float64(b.N*batch)/b.Elapsed().Seconds(), "events/s")
+			if r1, err := c.Ranges(); err == nil {
+				b.ReportMetric(float64(r1-r0)/float64(b.N), "cluster-reads/append")
+			}
 		})
 	}
 }

@@ -41,6 +41,13 @@ type etcdEngine struct {
 	// closed is set, and done closed, when the engine closes: no lease is sought after.
 	closed atomic.Bool
 	done   chan struct{}
+	// reach says whether the cluster answers; reads counts the range requests made.
+	reach *reach
+	reads *readCounter
+	// written remembers, by head key, what this engine last committed to a branch (see
+	// kv_etcd_heads.go); wmu guards it.
+	wmu     sync.Mutex
+	written map[string]writtenHead
 }
 
 // etcdPage is how many keys one range request returns while scanning.
@@ -170,6 +177,8 @@ type etcdTx struct {
 	// fenceLease is the lease the fences compare with.
 	fenceLease clientv3.LeaseID
 	size       int
+	// remembered lists the head keys read from memory rather than from the cluster.
+	remembered []string
 }
 
 func newEtcdTx(e *etcdEngine, rw bool) *etcdTx {
@@ -186,6 +195,9 @@ func (t *etcdTx) get(key string) ([]byte, error) {
 		return w.val, nil
 	}
 	if v, ok := t.cache[key]; ok {
+		return v, nil
+	}
+	if v, ok := t.fromMemory(key); ok {
 		return v, nil
 	}
 	resp, err := t.rangeReq(key, "", 0, false)
@@ -354,6 +366,11 @@ func (t *etcdTx) commit() error {
 	ctx, cancel := t.e.ctx()
 	defer cancel()
 	resp, err := t.e.cli.Txn(ctx).If(t.cmps...).Then(ops...).Commit()
+	if err == nil && resp.Succeeded {
+		t.rememberHeads(resp.Header.Revision)
+	} else {
+		t.forgetAll()
+	}
 	if err != nil {
 		if errors.Is(err, rpctypes.ErrNoSpace) || strings.Contains(err.Error(), "database space exceeded") {
 			ok, rerr := t.appliedAnyway()
@@ -543,6 +560,9 @@ func (b etcdBucket) lastOwn() string {
 // lastFrom reports the last stored key when it is from (present, nothing stored after it);
 // ok is false otherwise.
 func (b etcdBucket) lastFrom(from string) (string, []byte, bool, error) {
+	if v, ok := b.lastFromMemory(from); ok {
+		return from, v, true, nil
+	}
 	resp, err := b.t.rangeReq(from, b.end(), 2, false)
 	if err != nil {
 		return "", nil, false, err

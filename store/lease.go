@@ -132,22 +132,43 @@ func (e *etcdEngine) register(id clientv3.LeaseID) error {
 			return nil
 		}
 	}
-	return fmt.Errorf("node name %q is in use by another live daemon on the cluster (set another node name): %w", e.node, ErrLocked)
+	return fmt.Errorf("%w: %q (give this daemon another with node=NAME in the store URL)", ErrNodeInUse, e.node)
 }
 
 // keepAlive drains the lease's keep-alive answers. When they stop (the lease expired during a
 // partition or was revoked) while the store is open, the lease is dropped and a new one is
 // sought in the background, with backoff, until one is granted or the store closes.
+//
+// The keep-alives also say whether the cluster answers: one comes every third of the TTL, so
+// none for two thirds of it marks the store unreachable (requests that fail say so sooner),
+// and the next one marks it back.
 func (e *etcdEngine) keepAlive(ch <-chan *clientv3.LeaseKeepAliveResponse, id clientv3.LeaseID) {
-	for range ch {
+	silence := max(e.ttl*2/3, time.Second)
+	timer := time.NewTimer(silence)
+	for open := true; open; {
+		select {
+		case _, open = <-ch:
+			if open {
+				e.reach.up()
+			}
+		case <-timer.C:
+			e.reach.down(fmt.Errorf("%w: no answer to this daemon's lease keep-alive for %v", ErrUnreachable, silence))
+		}
+		timer.Reset(silence)
 	}
+	timer.Stop()
 	e.dropLease(id)
 	for wait := 100 * time.Millisecond; !e.closed.Load(); wait = min(2*wait, 5*time.Second) {
 		if e.currentLease() != 0 {
 			return // a caller got a new lease meanwhile (and keeps it alive)
 		}
-		if _, err := e.ensureLease(); err == nil {
+		_, err := e.ensureLease()
+		if err == nil {
+			e.reach.up()
 			return
+		}
+		if !e.closed.Load() {
+			e.reach.note(err)
 		}
 		select {
 		case <-e.done:

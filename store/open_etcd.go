@@ -122,7 +122,9 @@ func openEtcdLocked(home string, cfg EtcdConfig, opts Options) (*Store, error) {
 		return nil, fmt.Errorf("connect to %s: %w", where, err)
 	}
 	eng := &etcdEngine{cli: cli, prefix: "exo/v1/" + url.PathEscape(cfg.Namespace) + "/", ns: cfg.Namespace, node: cfg.Node,
-		timeout: cfg.RequestTimeout, ttl: cfg.LeaseTTL, maxOps: cfg.MaxTxnOps, maxBytes: cfg.MaxRequestBytes, done: make(chan struct{})}
+		timeout: cfg.RequestTimeout, ttl: cfg.LeaseTTL, maxOps: cfg.MaxTxnOps, maxBytes: cfg.MaxRequestBytes, done: make(chan struct{}),
+		reach: newReach(), reads: &readCounter{}}
+	cli.KV = reachKV{KV: cli.KV, r: eng.reach, reads: eng.reads}
 	if _, err := eng.ensureLease(); err != nil {
 		eng.close()
 		return nil, fmt.Errorf("open %s: %w", where, err)

@@ -9,11 +9,23 @@ import (
 type Tx struct {
 	s  *Store
 	tx kvTx
+	// branches are the branches a read-write transaction read: cached once it commits.
+	branches []Branch
 }
 
 // Update runs fn in one read-write transaction: everything fn does commits together or not at all.
 func (s *Store) Update(fn func(*Tx) error) error {
-	return s.update(func(ktx kvTx) error { return fn(&Tx{s: s, tx: ktx}) })
+	var last *Tx
+	err := s.update(func(ktx kvTx) error {
+		last = &Tx{s: s, tx: ktx}
+		return fn(last)
+	})
+	if err == nil && last != nil {
+		for _, b := range last.branches { // committed: what it read of them stands (they never change)
+			s.branches.Store(b.ID, b)
+		}
+	}
+	return err
 }
 
 // View runs fn in one consistent read-only transaction.

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/url"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -24,6 +25,9 @@ const (
 	ChangeRecord ChangeKind = "record"
 	// ChangeNode: a daemon joined the cluster or left it (its lease ended).
 	ChangeNode ChangeKind = "node"
+	// ChangeOwner: a branch was claimed (Node names the daemon) or its owner let it go or
+	// left (Deleted).
+	ChangeOwner ChangeKind = "owner"
 )
 
 // Change is one thing that changed in a shared store.
@@ -41,6 +45,10 @@ type Change struct {
 	Deleted bool `json:"deleted,omitempty"`
 	// Value is the record's new value.
 	Value []byte `json:"-"`
+	// Events, on a moved head, are the events the move appended, in seq order, as the watch
+	// itself carried them (no read): those of the head's own transaction. It is empty after a
+	// re-list (Resync), or when they could not be decoded: the receiver reads them.
+	Events []Event `json:"-"`
 	// Resync is set on changes reported by a re-list after the watch fell behind a
 	// compaction (what is there, and, Deleted, what the watch knew of that is gone): the
 	// receiver compares them with what it saw and reads what it missed.
@@ -84,14 +92,18 @@ func (s *Store) Watch(ctx context.Context, rev int64) (<-chan Change, error) {
 		rev = r
 	}
 	out := make(chan Change, 256)
-	go e.watchLoop(ctx, rev, out)
+	go e.watchLoop(ctx, rev, out, s.codec.Decode)
 	return out, nil
 }
 
 // watchLoop watches from rev until ctx ends, re-listing after a compaction. It keeps the keys
 // it knows to exist (listed at rev, then followed), so a re-list also reports, as deleted,
 // those that went while the watch was behind.
-func (e *etcdEngine) watchLoop(ctx context.Context, rev int64, out chan<- Change) {
+//
+// Events reach it with their values (the watch carries every key it reports): those of one
+// transaction are put on the head change of their branch, so a follower learns of an append
+// without reading it.
+func (e *etcdEngine) watchLoop(ctx context.Context, rev int64, out chan<- Change, decode func(string, []byte) (Event, error)) {
 	defer close(out)
 	known, ok := e.startKnown(ctx, rev)
 	if !ok { // rev is compacted already: start from a re-list
@@ -114,15 +126,21 @@ func (e *etcdEngine) watchLoop(ctx context.Context, rev int64, out chan<- Change
 			if resp.Err() != nil {
 				break
 			}
+			appended := e.appended(resp.Events, decode)
 			for _, ev := range resp.Events {
 				key, deleted := string(ev.Kv.Key), ev.Type == clientv3.EventTypeDelete
 				c, ok := e.change(key, ev.Kv.Value, deleted)
 				if !ok {
 					continue
 				}
-				if deleted {
+				if c.Kind == ChangeHead && !deleted {
+					c.Events = appended[ev.Kv.ModRevision][c.Branch]
+				}
+				switch {
+				case c.Kind == ChangeOwner: // not re-listed: owners follow from the nodes
+				case deleted:
 					delete(known, key)
-				} else {
+				default:
 					known[key] = true
 				}
 				c.Rev = ev.Kv.ModRevision
@@ -239,6 +257,53 @@ func (e *etcdEngine) relist(ctx context.Context, out chan<- Change, known map[st
 	return rev, nil
 }
 
+// appended decodes the events a watch response carries, by revision and branch, in seq order.
+// One that cannot be decoded drops its branch's events of that revision: the receiver reads
+// them, and finds what is wrong.
+func (e *etcdEngine) appended(evs []*clientv3.Event, decode func(string, []byte) (Event, error)) map[int64]map[string][]Event {
+	var out map[int64]map[string][]Event
+	bad := map[string]bool{}
+	pfx := e.prefix + pathEvents + "/"
+	for _, ev := range evs {
+		key := string(ev.Kv.Key)
+		if ev.Type != clientv3.EventTypePut || !strings.HasPrefix(key, pfx) {
+			continue
+		}
+		esc, seq, ok := strings.Cut(key[len(pfx):], "/")
+		if !ok || len(seq) != 20 {
+			continue
+		}
+		br, err := url.PathUnescape(esc)
+		if err != nil {
+			continue
+		}
+		rev := ev.Kv.ModRevision
+		at := fmt.Sprint(rev, "/", br)
+		if bad[at] {
+			continue
+		}
+		evt, err := decode(br, ev.Kv.Value)
+		if n, perr := strconv.ParseUint(seq, 10, 64); err != nil || perr != nil || n != evt.Seq {
+			bad[at] = true
+			delete(out[rev], br)
+			continue
+		}
+		if out == nil {
+			out = map[int64]map[string][]Event{}
+		}
+		if out[rev] == nil {
+			out[rev] = map[string][]Event{}
+		}
+		out[rev][br] = append(out[rev][br], evt)
+	}
+	for _, byBranch := range out {
+		for _, list := range byBranch {
+			sort.Slice(list, func(i, j int) bool { return list[i].Seq < list[j].Seq })
+		}
+	}
+	return out
+}
+
 // change turns a watched key into a Change; ok is false for keys nobody needs to hear of
 // (events themselves: their head says they are there).
 func (e *etcdEngine) change(key string, val []byte, deleted bool) (Change, bool) {
@@ -252,6 +317,9 @@ func (e *etcdEngine) change(key string, val []byte, deleted bool) (Change, bool)
 			c.Seq = keySeq(val[:8])
 		}
 		return c, true
+	case len(parts) == 2 && parts[0] == "owners":
+		br, _ := url.PathUnescape(parts[1])
+		return Change{Kind: ChangeOwner, Branch: br, Node: string(val), Deleted: deleted}, true
 	case len(parts) == 3 && parts[0] == "nodes" && parts[2] == "alive":
 		n, _ := url.PathUnescape(parts[1])
 		return Change{Kind: ChangeNode, Node: n, Deleted: deleted}, true

@@ -3,6 +3,8 @@ package cli
 import (
 	"context"
 	"fmt"
+	"io"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -50,7 +52,11 @@ func doctorCmd(e *env) *cobra.Command {
 func printDoctor(e *env, rep api.DoctorReport) {
 	tw := table(e.stdout)
 	fmt.Fprintf(tw, "EXO_HOME\t%s\n", rep.Home)
-	fmt.Fprintf(tw, "database\t%s (schema %d, %s)\n", rep.DB, rep.Schema, humanBytes(rep.DBBytes))
+	if c := rep.Cluster; c != nil {
+		printCluster(tw, c)
+	} else {
+		fmt.Fprintf(tw, "database\t%s (schema %d, %s)\n", rep.DB, rep.Schema, humanBytes(rep.DBBytes))
+	}
 	fmt.Fprintf(tw, "sessions\t%d\n", rep.Sessions)
 	fmt.Fprintf(tw, "artifacts\t%d (%s)\n", rep.Artifacts, humanBytes(rep.ArtifactBytes))
 	fmt.Fprintf(tw, "models\t%d (default: %s)\n", rep.Models, orDash(rep.DefaultModel))
@@ -120,4 +126,47 @@ func executorLine(x api.ExecutorInfo) string {
 		return "usable (" + x.Version + ")"
 	}
 	return "usable: " + x.Version + " (" + x.Binary + ")"
+}
+
+// printCluster renders the etcd cluster of a shared store: what is asked of it when something
+// goes wrong (who leads, who answers, how full it is, this daemon's name and lease).
+func printCluster(tw io.Writer, c *api.ClusterReport) {
+	fmt.Fprintf(tw, "store\tetcd %s, namespace %s\n", strings.Join(c.Endpoints, ","), c.Namespace)
+	fmt.Fprintf(tw, "node\t%s\n", c.Node)
+	switch {
+	case c.Reachable:
+		fmt.Fprintf(tw, "reachable\tyes (%s since it opened)\n", views.Plural(c.Outages, "outage"))
+	default:
+		fmt.Fprintf(tw, "reachable\tNO, since %s: %s\n", c.Since.Local().Format(time.TimeOnly), c.Unreachable)
+	}
+	if c.Error != "" {
+		fmt.Fprintf(tw, "cluster\t%s\n", c.Error)
+	}
+	for _, m := range c.Members {
+		state := "v" + m.Version + ", " + humanBytes(m.DBBytes)
+		if m.Error != "" {
+			state = "not answering: " + m.Error
+		}
+		role := ""
+		if m.Name == c.Leader {
+			role = " (leader)"
+		}
+		if m.Learner {
+			role += " (learner)"
+		}
+		fmt.Fprintf(tw, "member %s%s\t%s %s\n", orDash(m.Name), role, strings.Join(m.ClientURLs, ","), state)
+	}
+	fmt.Fprintf(tw, "leader\t%s\n", orDash(c.Leader))
+	fmt.Fprintf(tw, "revision\t%d\n", c.Revision)
+	if c.QuotaBytes > 0 {
+		fmt.Fprintf(tw, "space\t%s of %s quota (%.1f%%)\n", humanBytes(c.DBBytes), humanBytes(c.QuotaBytes), 100*float64(c.DBBytes)/float64(c.QuotaBytes))
+	}
+	if len(c.Alarms) > 0 {
+		fmt.Fprintf(tw, "alarms\t%s\n", strings.Join(c.Alarms, ", "))
+	}
+	if c.Lease != 0 {
+		fmt.Fprintf(tw, "lease\t%x, TTL %ds, %ds left\n", c.Lease, c.TTLSeconds, c.LeftSeconds)
+	} else {
+		fmt.Fprintf(tw, "lease\tnone held (TTL %ds): this daemon owns no branch until it gets one\n", c.TTLSeconds)
+	}
 }

@@ -3,6 +3,9 @@ package cli
 import (
 	"errors"
 	"fmt"
+	"strings"
+
+	"exo/harness/api"
 )
 
 // Exit codes shared by every command.
@@ -31,13 +34,35 @@ func usagef(format string, a ...any) error {
 	return &exitError{code: ExitUsage, err: fmt.Errorf(format, a...)}
 }
 
-// usageErr marks an existing error as a usage error (exit 2).
+// usageErr marks an existing error as a usage error (exit 2), unless it says the store did not
+// answer: that is no fault of the command line (exit 1).
 func usageErr(err error) error {
 	if err == nil {
 		return nil
 	}
+	if api.HasCode(err, api.CodeUnreachable) {
+		return unreachableErr(err)
+	}
 	return &exitError{code: ExitUsage, err: err}
 }
+
+// unreachableText is what the store's ErrUnreachable says.
+const unreachableText = "the store is unreachable"
+
+// unreachableErr says, first, that the store did not answer (exit 1).
+func unreachableErr(err error) error {
+	msg := strings.Replace(err.Error(), unreachableText+": ", "", 1)
+	return &exitError{code: ExitFailure, err: &reworded{msg: unreachableText + " (the daemon's etcd cluster did not answer; exo doctor says what it reaches): " + msg, err: err}}
+}
+
+// reworded is an error said in other words, still matching what it wraps.
+type reworded struct {
+	msg string
+	err error
+}
+
+func (r *reworded) Error() string { return r.msg }
+func (r *reworded) Unwrap() error { return r.err }
 
 // UsageError marks err as a usage error (exit 2), for the hooks main.go gives (see Local).
 func UsageError(err error) error { return usageErr(err) }

@@ -138,6 +138,9 @@ func (e *env) run(ctx context.Context, c api.Client, f runFlags, prompt string) 
 		return err
 	}
 	if _, err := c.Model(ctx, f.model); err != nil {
+		if api.HasCode(err, api.CodeUnreachable) {
+			return unreachableErr(err)
+		}
 		e.modelHelp(ctx, c, f.model)
 		return usageErr(err)
 	}

@@ -86,6 +86,8 @@ const (
 	CodeCorrupt = "corrupt"
 	// CodeNotOwner is the store's ErrNotOwner: another live daemon owns the session.
 	CodeNotOwner = "not_owner"
+	// CodeUnreachable is the store's ErrUnreachable: the shared store (etcd) did not answer.
+	CodeUnreachable = "store_unreachable"
 )
 
 // HasCode reports whether err carries the wire code code: a RemoteError of that code, or (in

@@ -245,6 +245,8 @@ type DoctorReport struct {
 	Executors []ExecutorInfo `json:"executors"`
 	// Recovered is what the harness put back in order when it opened after a process died.
 	Recovered *RecoveryReport `json:"recovered,omitempty"`
+	// Cluster describes the etcd cluster of a shared store (nil on a local one).
+	Cluster *ClusterReport `json:"cluster,omitempty"`
 }
 
 // DaemonInfo describes a running daemon.
@@ -355,4 +357,45 @@ type TrustRequest struct {
 	// whose contents changed since is refused.
 	Files  map[string]string `json:"files,omitempty"`
 	Revoke bool              `json:"revoke,omitempty"`
+}
+
+// ClusterReport describes the etcd cluster a shared store is kept in, as the daemon sees it.
+type ClusterReport struct {
+	Endpoints []string `json:"endpoints"`
+	Namespace string   `json:"namespace"`
+	// Node is this daemon's name on the cluster.
+	Node    string          `json:"node"`
+	Members []ClusterMember `json:"members"`
+	// Leader names the leading member ("" while none does, or none answered).
+	Leader   string `json:"leader,omitempty"`
+	Revision int64  `json:"revision"`
+	// DBBytes is the largest backend a member reported, against its space quota.
+	DBBytes    int64 `json:"db_bytes"`
+	QuotaBytes int64 `json:"quota_bytes"`
+	// Lease is this daemon's lease (0 while it holds none), TTLSeconds its TTL and
+	// LeftSeconds what the cluster says it has left.
+	Lease       int64 `json:"lease"`
+	TTLSeconds  int64 `json:"ttl_seconds"`
+	LeftSeconds int64 `json:"left_seconds"`
+	// Reachable says whether the cluster answers; Unreachable why not, since when.
+	Reachable   bool      `json:"reachable"`
+	Unreachable string    `json:"unreachable,omitempty"`
+	Since       time.Time `json:"since"`
+	Outages     int       `json:"outages"`
+	// Alarms are the cluster's raised alarms (NOSPACE, CORRUPT).
+	Alarms []string `json:"alarms,omitempty"`
+	// Error says why the cluster could not be described.
+	Error string `json:"error,omitempty"`
+}
+
+// ClusterMember is one member of the etcd cluster.
+type ClusterMember struct {
+	Name       string   `json:"name"`
+	ID         string   `json:"id"`
+	ClientURLs []string `json:"client_urls"`
+	Learner    bool     `json:"learner,omitempty"`
+	Version    string   `json:"version,omitempty"`
+	DBBytes    int64    `json:"db_bytes,omitempty"`
+	// Error says why the member did not answer.
+	Error string `json:"error,omitempty"`
 }

@@ -9,6 +9,7 @@ import (
 func init() {
 	api.RegisterErrorCode(api.CodeCorrupt, store.ErrCorrupt)
 	api.RegisterErrorCode(api.CodeNotOwner, store.ErrNotOwner)
+	api.RegisterErrorCode(api.CodeUnreachable, store.ErrUnreachable)
 }
 
 // Damaged returns why the store refuses writes (damage found on open or by Verify), or nil.

@@ -3,6 +3,7 @@ package service
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 
 	"exo/harness"
 	"exo/harness/api"
@@ -19,7 +20,8 @@ func (s *Service) Doctor(ctx context.Context, workspace string) (api.DoctorRepor
 		return api.DoctorReport{}, err
 	}
 	rep := api.DoctorReport{Home: s.h.Home(), DB: st.Path, Schema: st.Schema, DBBytes: st.Bytes,
-		Artifacts: st.Artifacts, ArtifactBytes: st.ArtifactBytes, Daemon: s.opts.Daemon, Executors: executors.Probe()}
+		Artifacts: st.Artifacts, ArtifactBytes: st.ArtifactBytes, Daemon: s.opts.Daemon, Executors: executors.Probe(),
+		Cluster: s.cluster(ctx)}
 	if d := s.h.Damaged(); d != nil {
 		rep.Damaged = d.Error()
 	}
@@ -73,4 +75,26 @@ func (s *Service) Commands(ctx context.Context, workspace string) ([]api.Command
 		out = append(out, api.CommandInfo{Name: c.Name, Description: c.Description, ArgumentHint: c.ArgumentHint, Source: c.Source})
 	}
 	return out, nil
+}
+
+// cluster describes the etcd cluster of a shared store (nil on a local one).
+func (s *Service) cluster(ctx context.Context) *api.ClusterReport {
+	ci, err := s.h.Store().Cluster(ctx)
+	if ci == nil {
+		return nil
+	}
+	rep := &api.ClusterReport{Endpoints: ci.Endpoints, Namespace: ci.Namespace, Node: ci.Node, Leader: ci.Leader, Revision: ci.Revision,
+		DBBytes: ci.DBBytes, QuotaBytes: ci.QuotaBytes, Lease: ci.Lease, TTLSeconds: int64(ci.TTL.Seconds()), LeftSeconds: int64(ci.TTLLeft.Seconds()),
+		Reachable: ci.Reach.Up, Since: ci.Reach.Since, Outages: ci.Reach.Outages, Alarms: ci.Alarms}
+	if ci.Reach.Err != nil {
+		rep.Unreachable = ci.Reach.Err.Error()
+	}
+	if err != nil {
+		rep.Error = err.Error()
+	}
+	for _, m := range ci.Members {
+		rep.Members = append(rep.Members, api.ClusterMember{Name: m.Name, ID: fmt.Sprintf("%x", m.ID), ClientURLs: m.ClientURLs,
+			Learner: m.Learner, Version: m.Version, DBBytes: m.DBBytes, Error: m.Err})
+	}
+	return rep
 }

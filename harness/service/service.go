@@ -65,6 +65,9 @@ type Service struct {
 	// closing is set when Close begins (under mu).
 	closing bool
 
+	// cut takes sessions whose turn ended during or across an outage of the store (reachLoop).
+	cut chan string
+
 	ctx    context.Context
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
@@ -86,7 +89,9 @@ func New(h *harness.Harness, opts Options) *Service {
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
 	}
-	s.wg.Add(4)
+	s.cut = make(chan string, 64)
+	s.wg.Add(5)
+	go s.reachLoop()
 	go s.wakeLoop()
 	go s.peerLoop()
 	go s.peerConflictLoop()

@@ -137,6 +137,7 @@ func (s *Service) beginRun(r *turnRun, fn func(context.Context) (harness.TurnRes
 
 // run runs a turn to its end and records the outcome.
 func (s *Service) run(ctx context.Context, r *turnRun, fn func(context.Context) (harness.TurnResult, error)) {
+	before, _ := s.outages()
 	res, err := fn(ctx)
 	res.Response, res.Failure = s.h.Redact(res.Response), s.h.Redact(res.Failure) // whatever the executor
 	r.cancel()
@@ -148,6 +149,9 @@ func (s *Service) run(ctx context.Context, r *turnRun, fn func(context.Context) 
 		n.Error, n.ErrorCode = s.h.Redact(err.Error()), api.ErrorCode(err)
 	}
 	s.h.Publish(harness.Notice{Session: r.session, Turn: n})
+	if after, up := s.outages(); after > before || !up {
+		s.checkCut(r.session) // the store went away during the turn: its end may not be recorded
+	}
 	s.next(r.session, res, err)
 }
 

@@ -2,11 +2,13 @@ package service
 
 import (
 	"context"
+	"errors"
 	"maps"
 	"sync"
 
 	"exo/harness"
 	"exo/harness/api"
+	"exo/store"
 )
 
 // backlogChunk is how many committed events one backlog notice carries.
@@ -24,11 +26,12 @@ func (s *Service) Watch(ctx context.Context, req api.WatchRequest) (*api.Watcher
 	var t *tail
 	live := false // the watch follows the branch the session's turns stream on
 	if req.Session != "" {
-		se, err := s.session(req.Session)
+		se, err := s.Session(ctx, req.Session) // another daemon's session is followed read-only
 		if err != nil {
 			return nil, err
 		}
-		t, live = &tail{h: s.h, session: se.ID}, req.Branch == "" || req.Branch == se.Branch
+		t = &tail{h: s.h, session: se.ID, resolve: func() (*harness.Session, error) { return s.Session(ctx, se.ID) }}
+		live = req.Branch == "" || req.Branch == se.Branch
 		if err := t.start(se, req.Branch, req.After); err != nil {
 			return nil, err
 		}
@@ -66,7 +69,7 @@ func (s *Service) Watch(ctx context.Context, req api.WatchRequest) (*api.Watcher
 			}
 		}
 		if t != nil {
-			if err := t.fill(send); err != nil {
+			if err := s.untilReachable(wctx, func() error { return t.fill(send) }); err != nil {
 				errMu.Lock()
 				werr = err
 				errMu.Unlock()
@@ -82,7 +85,16 @@ func (s *Service) Watch(ctx context.Context, req api.WatchRequest) (*api.Watcher
 					return
 				}
 				if t != nil {
-					if err := t.forward(n, send); err != nil {
+					err := t.forward(n, send)
+					if errors.Is(err, store.ErrUnreachable) { // read what is missing once the store is back
+						err = s.untilReachable(wctx, func() error {
+							if err := t.follow(); err != nil {
+								return err
+							}
+							return t.fill(send)
+						})
+					}
+					if err != nil {
 						errMu.Lock()
 						werr = err
 						errMu.Unlock()
@@ -107,10 +119,33 @@ func (s *Service) sessionID(ref string) string {
 	return se.ID
 }
 
-// tail follows one session's branch by seq.
+// untilReachable runs fn, and again each time the store comes back while it fails because the
+// store did not answer: a tail outlives an outage of a shared store. It ends with ctx.
+func (s *Service) untilReachable(ctx context.Context, fn func() error) error {
+	for {
+		err := fn()
+		if !errors.Is(err, store.ErrUnreachable) {
+			return err
+		}
+		r, changed := s.h.Store().Reachability()
+		for !r.Up {
+			select {
+			case <-ctx.Done():
+				return nil
+			case <-changed:
+			}
+			r, changed = s.h.Store().Reachability()
+		}
+	}
+}
+
+// tail follows one session's branch by seq: this daemon's, or another daemon's on a shared
+// store (whose events reach it through the peer watch's notices).
 type tail struct {
 	h       *harness.Harness
 	session string
+	// resolve reads the session's record again (after a rewind moved it).
+	resolve func() (*harness.Session, error)
 	branch  string
 	last    uint64 // the last seq delivered on branch
 }
@@ -148,7 +183,7 @@ func (t *tail) fill(send func(harness.Notice) bool) error {
 // follow moves the tail to the session's current branch after a rewind: what the reader saw
 // of the common history stands, the rest comes again from the new branch.
 func (t *tail) follow() error {
-	se, err := t.h.Session(t.session)
+	se, err := t.resolve()
 	if err != nil {
 		return err
 	}

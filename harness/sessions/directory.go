@@ -23,7 +23,10 @@ type Directory struct {
 type Hooks struct {
 	// Interrupted returns the records that close a turn a dead daemon left running on branch
 	// (TakeOver appends them).
-	Interrupted func(branch string) ([]store.Record, error)
+	Interrupted func(branch, reason string) ([]store.Record, error)
+	// TakenOver is the reason Interrupted records when this daemon takes over a session of
+	// daemon node.
+	TakenOver func(node string) string
 	// Unfinished lists the journaled operations still in progress, as problems of a whole-store
 	// Verify.
 	Unfinished func() []store.Problem

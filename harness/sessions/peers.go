@@ -118,7 +118,10 @@ func (sv *Directory) TakeOver(ref string) (*api.Session, error) {
 		return nil, fmt.Errorf("take over %s: %w", s.Name, err)
 	}
 	s.Node = ""
-	recs, err := sv.hooks.Interrupted(s.Branch)
+	var recs []store.Record
+	if sv.hooks.Interrupted != nil && sv.hooks.TakenOver != nil {
+		recs, err = sv.hooks.Interrupted(s.Branch, sv.hooks.TakenOver(p.Node))
+	}
 	if err == nil && len(recs) > 0 {
 		_, err = sv.log.AppendOn(s.ID, s.Branch, recs...)
 	}
@@ -224,20 +227,29 @@ func (w *peerWatch) apply(c store.Change) {
 		w.sv.log.Publish(api.Notice{Session: s.ID, Peer: c.Node})
 	case store.ChangeHead:
 		p := w.byBranch[c.Branch]
-		if p == nil || c.Seq <= w.seen[c.Branch] {
+		seen := w.seen[c.Branch]
+		if p == nil || c.Seq <= seen {
 			return
 		}
-		evs, err := w.sv.st.ReadRange(c.Branch, w.seen[c.Branch]+1, c.Seq)
-		if err != nil { // read again from the same seq at its next move
-			w.warn(fmt.Errorf("events of %s (daemon %s): %w", p.Session.Name, p.Node, err))
-			return
+		evs := c.Events // what the watch carried: no read
+		if len(evs) == 0 || evs[0].Seq > seen+1 || evs[len(evs)-1].Seq != c.Seq {
+			// a re-list, or a gap: read what was missed, once, from the last seq published
+			var err error
+			if evs, err = w.sv.st.ReadRange(c.Branch, seen+1, c.Seq); err != nil { // read again from the same seq at its next move
+				w.warn(fmt.Errorf("events of %s (daemon %s): %w", p.Session.Name, p.Node, err))
+				return
+			}
+		}
+		for len(evs) > 0 && evs[0].Seq <= seen {
+			evs = evs[1:]
 		}
 		w.seen[c.Branch] = c.Seq
 		w.sv.log.Publish(api.Notice{Session: p.Session.ID, Events: eventlog.EventsOf(evs), Peer: p.Node})
-	case store.ChangeNode:
-		if !c.Deleted {
-			return
+	case store.ChangeOwner: // claimed (its daemon is back, or took it over) or let go: it is live or gone
+		if p := w.byBranch[c.Branch]; p != nil {
+			w.sv.log.Publish(api.Notice{Session: p.Session.ID, Peer: p.Node})
 		}
+	case store.ChangeNode: // a daemon left or came back: its sessions are gone or live again
 		for _, p := range w.byBranch {
 			if p.Node == c.Node {
 				w.sv.log.Publish(api.Notice{Session: p.Session.ID, Peer: p.Node})

@@ -1,0 +1,117 @@
+package service
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"exo/harness"
+	"exo/harness/api"
+	"exo/store/etcdtest"
+)
+
+// TestQuorumLossClosesTheCutTurn: a daemon's turn is cut by a lost quorum after its tool
+// started (its log ends at tool.started, nothing running it any more). Once quorum is back the
+// daemon records, by itself, the tool call and the turn as interrupted because the store was
+// unreachable (not "killed or crashed").
+func TestQuorumLossClosesTheCutTurn(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a three-member etcd cluster")
+	}
+	t.Parallel()
+	c := etcdtest.Start(t, 3, etcdtest.Options{})
+	testCutTurnClosed(t, c.Endpoints, c)
+}
+
+// TestRealEtcdQuorumLossClosesTheCutTurn is TestQuorumLossClosesTheCutTurn against etcd server
+// processes (Debian's etcd-server in CI).
+func TestRealEtcdQuorumLossClosesTheCutTurn(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a three-member etcd cluster")
+	}
+	t.Parallel()
+	c := etcdtest.StartBinary(t, 3)
+	testCutTurnClosed(t, c.Endpoints, c)
+}
+
+// members kills and restarts members of a cluster.
+type members interface {
+	Kill(i int)
+	Restart(i int)
+}
+
+// testCutTurnClosed is the body of the quorum-loss tests: a daemon on the first endpoint, its
+// turn cut by members 1 and 2 going down.
+func testCutTurnClosed(t *testing.T, endpoints []string, c members) {
+	ctx := context.Background()
+	url := fmt.Sprintf("etcd://%s/cut?node=alpha&lease=3s&timeout=1s", endpoints[0])
+	h, err := harness.Open(t.TempDir(), harness.Options{NoSync: true, Store: url})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := New(h, Options{})
+	t.Cleanup(func() { s.Close(); h.Close() })
+	se, err := s.NewSession(ctx, api.NewSessionRequest{Name: "cut", Workspace: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var head uint64
+	for _, r := range [][2]any{
+		{harness.TypeInvocationReceived, harness.InvocationReceived{Text: "go"}},
+		{harness.TypeStepStarted, harness.StepStarted{Step: 1}},
+		{harness.TypeModelRequested, harness.ModelRequested{Model: "m"}},
+		{harness.TypeModelCompleted, harness.ModelCompleted{Model: "m", ToolCalls: []harness.ToolCall{{ID: "c1", Name: "bash", Arguments: json.RawMessage(`{}`)}}}},
+		{harness.TypeToolStarted, harness.ToolStarted{CallID: "c1", Tool: "bash"}},
+	} {
+		evs, err := h.Append(se.ID, harness.MustRecord(r[0].(string), harness.ActorHarness, r[1]))
+		if err != nil {
+			t.Fatal(err)
+		}
+		head = evs[0].Seq
+	}
+	w, err := s.Watch(ctx, api.WatchRequest{Session: se.ID, After: head, Client: "test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	_, changed := h.Store().Reachability()
+	c.Kill(1)
+	c.Kill(2)
+	<-changed // the keep-alives stop being answered
+	if r, _ := h.Store().Reachability(); r.Up {
+		t.Fatalf("the store says it is up without quorum: %+v", r)
+	}
+	c.Restart(2)
+	deadline := time.After(time.Minute)
+	for {
+		select {
+		case n, ok := <-w.C:
+			if !ok {
+				t.Fatalf("watch ended: %v", w.Err())
+			}
+			for _, e := range n.Events {
+				if e.Type != harness.TypeTurnInterrupted {
+					continue
+				}
+				var p harness.TurnInterrupted
+				_ = json.Unmarshal(e.Data, &p)
+				if !strings.Contains(p.Reason, "store was unreachable") || strings.Contains(p.Reason, "killed") {
+					t.Fatalf("reason: %q", p.Reason)
+				}
+				evs, err := h.Events(se.ID, 0, 0)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if evs[len(evs)-2].Type != harness.TypeToolCompleted {
+					t.Fatalf("the open tool call was not closed: %s", evs[len(evs)-2].Type)
+				}
+				return
+			}
+		case <-deadline:
+			t.Fatal("the cut turn was not recorded as interrupted after quorum came back")
+		}
+	}
+}
