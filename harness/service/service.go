@@ -61,6 +61,9 @@ type Service struct {
 	queued  map[string]*queuedTurn
 	// closing is set when Close begins (under mu).
 	closing bool
+	// followed holds the sessions whose attempt this daemon follows (session id → set id):
+	// its turn, then its check (see attempts.go).
+	followed sync.Map
 
 	ctx    context.Context
 	cancel context.CancelFunc
@@ -82,6 +85,9 @@ func New(h *harness.Harness, opts Options) *Service {
 		watches: map[string]string{}, queued: map[string]*queuedTurn{}, ctx: ctx, cancel: cancel, log: opts.Log}
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
+	}
+	if err := s.RecoverAttempts(); err != nil {
+		s.log.Warn("record the attempts a stopped daemon left", "err", err)
 	}
 	s.wg.Add(4)
 	go s.wakeLoop()
