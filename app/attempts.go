@@ -58,6 +58,10 @@ func parseAttempts(args string) (api.AttemptsRequest, error) {
 	for {
 		rest = strings.TrimLeft(rest, " ")
 		word, after, quoted := nextWord(rest)
+		if k, ok := strings.CutSuffix(word, "="); ok && (k == "model" || k == "executor" || k == "check") && !quoted {
+			v, more, q := nextWord(strings.TrimLeft(after, " ")) // "model= a,b": the value after a space
+			word, after, quoted = word+v, more, q
+		}
 		switch {
 		case strings.HasPrefix(word, "@") && !quoted:
 			seq, err := parseSeq(word)

@@ -336,7 +336,7 @@ func (m *Model) onPaneMsg(msg tea.Msg) tea.Cmd {
 	case views.RewindRequest:
 		return m.rewindPlanCmd(msg.Seq)
 	case views.AttemptsRequest:
-		m.input.SetValue(fmt.Sprintf("/attempts @%d model= ", msg.Seq))
+		m.input.SetValue(fmt.Sprintf("/attempts @%d model=", msg.Seq))
 		m.setFocus(focusInput)
 		return m.say("name the models (and executor=…, check='…'), then the prompt", false)
 	case views.RewindConfirmed:
