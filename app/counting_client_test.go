@@ -400,3 +400,8 @@ func (c *countingClient) KeepAttempt(a0 context.Context, a1 api.KeepRequest) (ap
 	defer c.finish(c.begin("KeepAttempt"))
 	return c.inner.KeepAttempt(a0, a1)
 }
+
+func (c *countingClient) Replay(a0 context.Context, a1 api.ReplayRequest) (api.AttemptSet, error) {
+	defer c.finish(c.begin("Replay"))
+	return c.inner.Replay(a0, a1)
+}

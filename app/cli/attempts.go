@@ -180,12 +180,20 @@ func printAttempts(w io.Writer, set api.AttemptSet, asJSON bool) error {
 	fmt.Fprintln(w)
 	tw := table(w)
 	fmt.Fprintln(tw, "ATTEMPT\tRUNNER\tSTATUS\tCHECK\tFILES\tDRIFT\tSTEPS\tTOOLS\tTOKENS\tCOST\tTTFT\tWALL\tAPPROVALS")
-	for _, r := range set.Rows {
+	rows := set.Rows
+	if set.Original != nil {
+		rows = append([]api.AttemptRow{*set.Original}, rows...)
+	}
+	for _, r := range rows {
 		name := r.Name
 		if r.Kept {
 			name += " (kept)"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%.2f\t%d\t%d\t%d\t$%.4f\t%s\t%s\t%d\n", name, r.Runner(), r.Status, r.CheckText(),
+		runner := r.Runner()
+		if r.Status == "original" {
+			runner = "-"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%.2f\t%d\t%d\t%d\t$%.4f\t%s\t%s\t%d\n", name, runner, r.Status, r.CheckText(),
 			len(r.Files), r.Drift, r.Steps, r.ToolCalls, r.Tokens, r.Cost, msText(r.TTFTMs), msText(r.WallMs), r.Approvals)
 	}
 	return tw.Flush()
@@ -313,4 +321,55 @@ func attemptPair(set api.AttemptSet, a, b string) (api.AttemptRow, api.AttemptRo
 	}
 	rb, err := find(b)
 	return ra, rb, err
+}
+
+// replayCmd is `exo replay`: a session's recorded prompts re-run in a fork under another
+// executor or model, scored against the original run.
+func replayCmd(e *env) *cobra.Command {
+	var from uint64
+	var executor, model, check string
+	var asJSON, yes, detach bool
+	cmd := &cobra.Command{
+		Use:   "replay SESSION [--from SEQ] [--executor X] [--model M] [--check CMD]",
+		Short: "Re-run a session's recorded prompts under another executor or model, scored against the original",
+		Long: "Forks SESSION at its start (or at SEQ) and sends the user prompts it recorded after that point,\n" +
+			"turn by turn, under --executor and --model. Approvals the original answered for the same tool call\n" +
+			"(same tool, same arguments) are answered the same way; others are asked (or approved with --yes).\n" +
+			"The scoreboard has the original run as its first row; several replays of one session are sets of\n" +
+			"their own, compared with exo attempts show.",
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return e.withSession(args[0], func(ctx context.Context, c api.Client, s *api.Session) error {
+				w, err := c.Watch(ctx, api.WatchRequest{Client: "replay"})
+				if err != nil {
+					return err
+				}
+				defer w.Close()
+				set, err := c.Replay(ctx, api.ReplayRequest{Session: s.ID, From: from, Executor: executor, Model: model, Check: check, AutoApprove: yes})
+				if err != nil {
+					return usageErr(err)
+				}
+				fmt.Fprintf(e.stderr, "%s: replaying %s from @%d as %s\n", set.ID, s.Name, set.AtSeq, set.Rows[0].Name)
+				if detach {
+					fmt.Fprintln(e.stdout, set.ID)
+					return nil
+				}
+				if set, err = waitAttempts(ctx, c, w, set, e.stderr); err != nil {
+					return err
+				}
+				if err := printAttempts(e.stdout, set, asJSON); err != nil {
+					return err
+				}
+				return attemptsExit(set)
+			})
+		},
+	}
+	cmd.Flags().Uint64Var(&from, "from", 0, "replay the prompts after this event (default: all of them)")
+	cmd.Flags().StringVar(&executor, "executor", "", "executor of the replay (default: the session's)")
+	cmd.Flags().StringVar(&model, "model", "", "model of the replay (default: the session's)")
+	cmd.Flags().StringVar(&check, "check", "", "command run in the replay's sandbox at its end")
+	cmd.Flags().BoolVarP(&yes, "yes", "y", false, "approve the tool calls the original did not answer")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the scoreboard as JSON")
+	cmd.Flags().BoolVar(&detach, "detach", false, "print the set's id and return while the replay runs")
+	return cmd
 }

@@ -189,3 +189,46 @@ func TestAttemptsWhenTheDaemonIsKilled(t *testing.T) {
 		t.Fatalf("verify after the kill: %s", v)
 	}
 }
+
+// TestReplayAgainstTheOriginal: a session's two recorded prompts re-run under another model in
+// a fork from its start, turn by turn; the scoreboard has the original run as its first row.
+func TestReplayAgainstTheOriginal(t *testing.T) {
+	t.Parallel()
+	home, ws := t.TempDir(), gitWorkspace(t)
+	registerScript(t, home, ws, "first", `turns:
+  - text: "Writing it."
+    tool_calls:
+      - name: write_file
+        args: {path: "answer.txt", content: "41\n"}
+  - text: "Wrote 41."
+`)
+	registerScript(t, home, ws, "second", `turns:
+  - text: "Writing it."
+    tool_calls:
+      - name: write_file
+        args: {path: "answer.txt", content: "42\n"}
+  - text: "Wrote 42."
+`)
+	mustRunIn(t, home, ws, "new", "--name", "recorded")
+	mustRunIn(t, home, ws, "run", "--session", "recorded", "--model", "first", "--yes", "write the answer")
+	mustRunIn(t, home, ws, "run", "--session", "recorded", "--yes", "check it again")
+	out, errs, code := exoEnv(t, home, ws, nil, "replay", "recorded", "--model", "second", "--check", "grep -qx 42 answer.txt", "--yes", "--json")
+	if code != 0 {
+		t.Fatalf("exo replay: exit %d\n%s\n%s", code, out, errs)
+	}
+	var set api.AttemptSet
+	if err := json.Unmarshal([]byte(out), &set); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	if !set.Replay || set.Original == nil || len(set.Rows) != 1 {
+		t.Fatalf("the replay's set: %+v", set)
+	}
+	orig, re := *set.Original, set.Rows[0]
+	if orig.Steps != 4 || orig.ToolCalls != 2 || re.Steps != 4 || re.ToolCalls != 2 || re.Model != "second" || re.CheckText() != "pass" {
+		t.Fatalf("original %+v\nreplay %+v", orig, re)
+	}
+	log := mustRunIn(t, home, ws, "log", re.Name)
+	if strings.Index(log, "write the answer") < 0 || strings.Index(log, "check it again") < strings.Index(log, "Wrote 42.") {
+		t.Fatalf("the prompts were not replayed turn by turn:\n%s", log)
+	}
+}

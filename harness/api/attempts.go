@@ -21,6 +21,21 @@ type Attempts interface {
 	// KeepAttempt makes an attempt's history and files its original session's (a rewind onto
 	// the attempt's branch: nothing is deleted) and archives the others when asked.
 	KeepAttempt(ctx context.Context, req KeepRequest) (KeepResult, error)
+	// Replay re-runs the user prompts a session recorded after req.From (0: its start), turn
+	// by turn, in a fork at that point under another executor or model, answering approvals
+	// as the original did for the same tool call; the set's Original row scores the original.
+	Replay(ctx context.Context, req ReplayRequest) (AttemptSet, error)
+}
+
+// ReplayRequest replays a session's recorded prompts after From under Executor and Model.
+type ReplayRequest struct {
+	Session     string        `json:"session"`
+	From        uint64        `json:"from,omitempty"`
+	Executor    string        `json:"executor,omitempty"`
+	Model       string        `json:"model,omitempty"`
+	Check       string        `json:"check,omitempty"`
+	Budget      AttemptBudget `json:"budget,omitzero"`
+	AutoApprove bool          `json:"auto_approve,omitempty"`
 }
 
 // MaxAttempts bounds the attempts of one set.
@@ -72,6 +87,10 @@ type AttemptSet struct {
 	// Kept names the member kept (its session id), if one was.
 	Kept string       `json:"kept,omitempty"`
 	Rows []AttemptRow `json:"rows"`
+	// Replay is set on a replay's set; Original then scores the original run of the prompts
+	// replayed (the session's events after AtSeq, up to the replay).
+	Replay   bool        `json:"replay,omitempty"`
+	Original *AttemptRow `json:"original,omitempty"`
 }
 
 // Done reports whether every attempt of the set has ended.

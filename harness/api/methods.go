@@ -108,4 +108,5 @@ var (
 	MethodStartAttempts = declare(Method[AttemptsRequest, AttemptSet]{Name: "StartAttempts", Verb: "POST", Path: "/v1/attempts", Body: true, Doc: "Forks one sibling per executor and model pair at seq of a session and sends each the prompt at once."})
 	MethodAttemptSet    = declare(Method[Ref, AttemptSet]{Name: "AttemptSet", Verb: "GET", Path: "/v1/attempts/{ref}", Params: []Param{path("ref", "Ref")}, Doc: "Returns an attempt set's scoreboard: by set id, a member, or the newest set started from a session."})
 	MethodKeepAttempt   = declare(Method[KeepRequest, KeepResult]{Name: "KeepAttempt", Verb: "POST", Path: "/v1/attempts/keep", Body: true, Doc: "Makes an attempt's history and files its original session's; archives the others when asked."})
+	MethodReplay        = declare(Method[ReplayRequest, AttemptSet]{Name: "Replay", Verb: "POST", Path: "/v1/replay", Body: true, Doc: "Re-runs a session's recorded prompts in a fork under another executor or model, answering approvals as recorded."})
 )

@@ -17,6 +17,11 @@ import (
 type attemptRun struct {
 	set, session, check string
 	seconds             float64
+	// prompts are sent one turn after another (a replay's); approvals answers the tool calls
+	// the original answered, by tool and arguments.
+	prompts     []string
+	approvals   map[string]string
+	autoApprove bool
 	// outcome, when set before the turn ends, is why the set stopped it (budget).
 	mu      sync.Mutex
 	outcome string
@@ -73,8 +78,16 @@ func (s *Service) StartAttempts(ctx context.Context, req api.AttemptsRequest) (a
 	if err != nil {
 		return api.AttemptSet{}, err
 	}
+	return s.startSet(ctx, src, seq, base, pairs, []string{req.Prompt}, nil, req, false)
+}
+
+// startSet forks the members of a set at seq of src, records the set and starts each
+// member's first turn; each member then sends prompts one turn after another (answering the
+// approvals given by tool and arguments as recorded), is checked and ends on its own.
+func (s *Service) startSet(ctx context.Context, src *harness.Session, seq uint64, base *harness.SessionState, pairs [][2]string,
+	prompts []string, approvals map[string]string, req api.AttemptsRequest, replay bool) (api.AttemptSet, error) {
 	set := "att-" + harness.NewID()[6:16]
-	started := api.AttemptsStarted{Set: set, AtSeq: seq, Prompt: req.Prompt, Check: req.Check, Budget: req.Budget}
+	started := api.AttemptsStarted{Set: set, AtSeq: seq, Prompt: strings.Join(prompts, "\n\n"), Check: req.Check, Budget: req.Budget, Replay: replay}
 	var members []*harness.Session
 	for i, p := range pairs {
 		m, err := s.h.Fork(src.ID, seq, harness.ForkOptions{Name: memberName(src.Name, set, i), Branch: src.Branch})
@@ -93,7 +106,7 @@ func (s *Service) StartAttempts(ctx context.Context, req api.AttemptsRequest) (a
 	}
 	runs := make([]*attemptRun, len(members))
 	for i, m := range members {
-		runs[i] = &attemptRun{set: set, session: m.ID, check: req.Check, seconds: req.Budget.Seconds}
+		runs[i] = &attemptRun{set: set, session: m.ID, check: req.Check, seconds: req.Budget.Seconds, prompts: prompts, approvals: approvals, autoApprove: req.AutoApprove}
 		if err := s.prepareAttempt(ctx, m, src, i, pairs[i], started, base); err != nil {
 			s.endAttempt(runs[i], api.AttemptFailed, err.Error())
 			runs[i] = nil
@@ -103,7 +116,7 @@ func (s *Service) StartAttempts(ctx context.Context, req api.AttemptsRequest) (a
 		if a == nil {
 			continue
 		}
-		t, err := s.StartTurn(ctx, api.TurnRequest{Session: a.session, Text: req.Prompt, Source: "attempts", AutoApprove: req.AutoApprove})
+		t, err := s.StartTurn(ctx, api.TurnRequest{Session: a.session, Text: prompts[0], Source: "attempts", AutoApprove: req.AutoApprove})
 		if err != nil {
 			s.endAttempt(a, api.AttemptFailed, err.Error())
 			runs[i] = nil
@@ -159,8 +172,9 @@ func (s *Service) prepareAttempt(ctx context.Context, m, src *harness.Session, i
 	return nil
 }
 
-// followAttempt waits for a member's turn (stopping it at its time budget), runs the set's
-// check in its sandbox and records how it ended.
+// followAttempt waits for a member's turns (stopping them at its time budget), sends its
+// further prompts one turn after another, runs the set's check in its sandbox and records how
+// it ended.
 func (s *Service) followAttempt(a *attemptRun, turnID string) {
 	defer s.wg.Done()
 	defer s.followed.Delete(a.session)
@@ -171,29 +185,47 @@ func (s *Service) followAttempt(a *attemptRun, turnID string) {
 		defer t.Stop()
 		timer = t.C
 	}
-	s.mu.Lock()
-	r := s.turns[turnID]
-	s.mu.Unlock()
-	if r == nil {
-		s.endAttempt(a, api.AttemptFailed, "its turn was lost")
-		return
-	}
-	select {
-	case <-r.done:
-	case <-timer:
-		s.stopAttempt(a, api.AttemptOverBudget, fmt.Sprintf("time budget of %gs spent", a.seconds))
-		<-r.done
-	case <-ctx.Done(): // the daemon stops: the next start records the attempt interrupted
-		return
+	if len(a.approvals) > 0 {
+		stop := s.answerAsRecorded(a)
+		defer stop()
 	}
 	outcome, reason := api.AttemptDone, ""
-	switch {
-	case errors.Is(r.err, context.Canceled) || r.res.Cancelled:
-		outcome, reason = api.AttemptCancelled, r.res.StopReason
-	case r.err != nil:
-		outcome, reason = api.AttemptFailed, s.h.Redact(r.err.Error())
-	case r.res.Failure != "":
-		outcome, reason = api.AttemptFailed, r.res.Failure
+	for i := 0; ; i++ {
+		s.mu.Lock()
+		r := s.turns[turnID]
+		s.mu.Unlock()
+		if r == nil {
+			s.endAttempt(a, api.AttemptFailed, "its turn was lost")
+			return
+		}
+		select {
+		case <-r.done:
+		case <-timer:
+			s.stopAttempt(a, api.AttemptOverBudget, fmt.Sprintf("time budget of %gs spent", a.seconds))
+			<-r.done
+		case <-ctx.Done(): // the daemon stops: the next start records the attempt interrupted
+			return
+		}
+		switch {
+		case errors.Is(r.err, context.Canceled) || r.res.Cancelled:
+			outcome, reason = api.AttemptCancelled, r.res.StopReason
+		case r.err != nil:
+			outcome, reason = api.AttemptFailed, s.h.Redact(r.err.Error())
+		case r.res.Failure != "":
+			outcome, reason = api.AttemptFailed, r.res.Failure
+		}
+		a.mu.Lock()
+		stopped := a.outcome != ""
+		a.mu.Unlock()
+		if outcome != api.AttemptDone || stopped || i+1 >= len(a.prompts) || s.ctx.Err() != nil {
+			break
+		}
+		t, err := s.StartTurn(ctx, api.TurnRequest{Session: a.session, Text: a.prompts[i+1], Source: "attempts", AutoApprove: a.autoApprove})
+		if err != nil {
+			outcome, reason = api.AttemptFailed, err.Error()
+			break
+		}
+		turnID = t.ID
 	}
 	if s.ctx.Err() != nil {
 		return
@@ -207,6 +239,98 @@ func (s *Service) followAttempt(a *attemptRun, turnID string) {
 		s.checkAttempt(ctx, a)
 	}
 	s.endAttempt(a, outcome, reason)
+}
+
+// approvalKey identifies a tool call by its tool and arguments (a replay answers the same call
+// as the original did).
+func approvalKey(tool string, args []byte) string { return tool + "\x00" + string(args) }
+
+// answerAsRecorded answers a member's approval requests for the tool calls the original
+// answered (same tool, same arguments) as it did; others wait for the user.
+func (s *Service) answerAsRecorded(a *attemptRun) func() {
+	ch, stop := s.h.SubscribeChanges(256)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for n := range ch {
+			if n.Session != a.session {
+				continue
+			}
+			for _, e := range n.Events {
+				if e.Type != api.TypeApprovalRequested {
+					continue
+				}
+				p, err := api.Decode(e)
+				if err != nil {
+					continue
+				}
+				q := p.(*api.ApprovalRequested)
+				if d, ok := a.approvals[approvalKey(q.Tool, q.Args)]; ok {
+					if err := s.Approve(s.ctx, a.session, q.CallID, d); err != nil {
+						s.log.Warn("answer a replayed approval", "session", a.session, "err", err)
+					}
+				}
+			}
+		}
+	}()
+	return func() { stop(); <-done }
+}
+
+// Replay re-runs the user prompts a session recorded after seq (0: its start), turn by turn,
+// in a fork at that point under another executor or model, answering the approvals the
+// original answered for the same tool call; its scoreboard has the original as a row.
+func (s *Service) Replay(ctx context.Context, req api.ReplayRequest) (api.AttemptSet, error) {
+	src, err := s.session(req.Session)
+	if err != nil {
+		return api.AttemptSet{}, err
+	}
+	if req.Model != "" {
+		if _, err := s.h.Model(req.Model); err != nil {
+			return api.AttemptSet{}, invalid(err)
+		}
+	}
+	evs, err := s.h.BranchEvents(src.Branch, 1, 0)
+	if err != nil {
+		return api.AttemptSet{}, err
+	}
+	var prompts []string
+	approvals := map[string]string{}
+	asked := map[string]string{}
+	fork := req.From
+	for _, e := range evs {
+		if e.Seq <= req.From {
+			continue
+		}
+		p, err := api.Decode(e)
+		if err != nil {
+			continue
+		}
+		switch d := p.(type) {
+		case *api.InvocationReceived:
+			if e.Actor != api.ActorUser {
+				continue
+			}
+			if len(prompts) == 0 && req.From == 0 {
+				fork = e.Seq - 1 // the session's start: what came before its first prompt
+			}
+			prompts = append(prompts, d.Text)
+		case *api.ApprovalRequested:
+			asked[d.CallID] = approvalKey(d.Tool, d.Args)
+		case *api.ApprovalResolved:
+			if k, ok := asked[d.CallID]; ok {
+				approvals[k] = d.Decision
+			}
+		}
+	}
+	if len(prompts) == 0 {
+		return api.AttemptSet{}, invalidf("session %s recorded no prompt after event %d", src.Name, req.From)
+	}
+	base, _, err := s.h.LoadState(src.Branch, fork, true)
+	if err != nil {
+		return api.AttemptSet{}, err
+	}
+	areq := api.AttemptsRequest{Session: src.ID, Seq: fork, Check: req.Check, Budget: req.Budget, AutoApprove: req.AutoApprove}
+	return s.startSet(ctx, src, fork, base, [][2]string{{req.Executor, req.Model}}, prompts, approvals, areq, true)
 }
 
 // checkAttempt runs the set's check in the member's sandbox and records attempt.checked, its
@@ -442,9 +566,15 @@ func (s *Service) fillSet(out *api.AttemptSet) error {
 			switch d := p.(type) {
 			case *api.AttemptsStarted:
 				if d.Set == out.ID {
-					out.Prompt, out.Budget = d.Prompt, d.Budget
+					out.Prompt, out.Budget, out.Replay = d.Prompt, d.Budget, d.Replay
 					for i, m := range d.Members {
 						order[m.Session] = i
+					}
+					if d.Replay && out.Original == nil {
+						orig := api.AttemptRow{Session: o.ID, Name: o.Name + " (original)", Branch: b, Status: "original"}
+						api.AttemptScore(&orig, evs[:max(int(e.Seq)-int(out.AtSeq)-1, 0)])
+						orig.Status = "original"
+						out.Original = &orig
 					}
 				}
 			case *api.AttemptKept:

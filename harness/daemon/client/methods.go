@@ -301,3 +301,8 @@ func (c *Client) AttemptSet(ctx context.Context, ref string) (api.AttemptSet, er
 func (c *Client) KeepAttempt(ctx context.Context, req api.KeepRequest) (api.KeepResult, error) {
 	return call(ctx, c, api.MethodKeepAttempt, req)
 }
+
+// Replay replays a session's recorded prompts under another executor or model.
+func (c *Client) Replay(ctx context.Context, req api.ReplayRequest) (api.AttemptSet, error) {
+	return call(ctx, c, api.MethodReplay, req)
+}
