@@ -228,7 +228,37 @@ func TestReplayAgainstTheOriginal(t *testing.T) {
 		t.Fatalf("original %+v\nreplay %+v", orig, re)
 	}
 	log := mustRunIn(t, home, ws, "log", re.Name)
-	if strings.Index(log, "write the answer") < 0 || strings.Index(log, "check it again") < strings.Index(log, "Wrote 42.") {
+	if !strings.Contains(log, "write the answer") || strings.Index(log, "check it again") < strings.Index(log, "Wrote 42.") {
 		t.Fatalf("the prompts were not replayed turn by turn:\n%s", log)
+	}
+}
+
+// TestAttemptsRefusals: too many attempts, an unknown model, an event past the head, an empty
+// prompt and an unknown set are usage errors (exit 2) that fork nothing.
+func TestAttemptsRefusals(t *testing.T) {
+	t.Parallel()
+	home, ws := t.TempDir(), gitWorkspace(t)
+	mustRunIn(t, home, ws, "model", "register", "demo", "--provider", "scripted")
+	mustRunIn(t, home, ws, "new", "--name", "plain")
+	many := strings.Repeat("demo,", 17)
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"attempts", "plain", "--model", many, "hi"}, "at most 16"},
+		{[]string{"attempts", "plain", "--model", "demo,nosuch", "hi"}, "nosuch"},
+		{[]string{"attempts", "plain@99", "--model", "demo", "hi"}, "past the head"},
+		{[]string{"attempts", "plain", "--model", "demo", " "}, "empty"},
+		{[]string{"attempts", "show", "att-0000000000"}, "not found"},
+		{[]string{"attempts", "keep", "plain"}, "no attempt"},
+		{[]string{"attempts", "plain", "--model", "demo", "--budget-tokens", "lots", "hi"}, "token budget"},
+	} {
+		out, errs, code := exoEnv(t, home, ws, nil, c.args...)
+		if code != 2 || !strings.Contains(errs, c.want) {
+			t.Errorf("exo %v: exit %d, want 2 saying %q:\n%s%s", c.args, code, c.want, out, errs)
+		}
+	}
+	if s := mustRunIn(t, home, ws, "sessions"); strings.Count(s, "plain") != 1 {
+		t.Fatalf("a refused set forked sessions:\n%s", s)
 	}
 }
