@@ -170,7 +170,16 @@ func TestAttemptsWhenTheDaemonIsKilled(t *testing.T) {
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
-	if err := syscall.Kill(theDaemon(t, home), syscall.SIGKILL); err != nil {
+	// A child the daemon forks shows the daemon's command line until it execs: look again.
+	pids := daemonPids(t, home)
+	for len(pids) != 1 && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+		pids = daemonPids(t, home)
+	}
+	if len(pids) != 1 {
+		t.Fatalf("want one daemon, found %v", pids)
+	}
+	if err := syscall.Kill(pids[0], syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
 	var set api.AttemptSet

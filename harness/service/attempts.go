@@ -437,6 +437,7 @@ func (s *Service) watchSetBudget(b api.AttemptBudget, runs []*attemptRun) {
 
 // RecoverAttempts records attempt.ended (interrupted) for the members whose attempt a stopped
 // daemon left without an end: their turn was recorded interrupted by the harness's recovery.
+// It runs when the service starts, before any client is answered.
 func (s *Service) RecoverAttempts() error {
 	all, err := s.h.Sessions()
 	if err != nil {
@@ -445,6 +446,11 @@ func (s *Service) RecoverAttempts() error {
 	for _, m := range all {
 		set := m.Settings[api.SettingAttemptSet]
 		if set == "" || s.runningTurn(m.ID) != nil || s.isFollowed(m.ID) {
+			continue
+		}
+		// Only a turn cut short leaves an attempt unended (its projection, checkpointed, says
+		// so at once); an attempt stopped during its check reads as interrupted all the same.
+		if st, err := s.h.BranchState(m.Branch); err != nil || st.Status != api.StatusInterrupted {
 			continue
 		}
 		row, joined, err := s.attemptRow(m)
