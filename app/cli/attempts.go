@@ -65,7 +65,7 @@ func attemptsCmd(e *env) *cobra.Command {
 				if err != nil {
 					return seqErr(err)
 				}
-				fmt.Fprintf(e.stderr, "%s: %d attempts from %s@%d\n", set.ID, len(set.Rows), set.OriginName, set.AtSeq)
+				fmt.Fprintf(e.stderr, "%s: %s from %s@%d\n", set.ID, attemptsCount(len(set.Rows)), set.OriginName, set.AtSeq)
 				for _, r := range set.Rows {
 					fmt.Fprintf(e.stderr, "  %s  %s  %s\n", r.Name, r.Runner(), r.Status)
 				}
@@ -372,4 +372,12 @@ func replayCmd(e *env) *cobra.Command {
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the scoreboard as JSON")
 	cmd.Flags().BoolVar(&detach, "detach", false, "print the set's id and return while the replay runs")
 	return cmd
+}
+
+// attemptsCount says "1 attempt" or "N attempts".
+func attemptsCount(n int) string {
+	if n == 1 {
+		return "1 attempt"
+	}
+	return fmt.Sprintf("%d attempts", n)
 }

@@ -271,3 +271,36 @@ func TestAttemptsRefusals(t *testing.T) {
 		t.Fatalf("a refused set forked sessions:\n%s", s)
 	}
 }
+
+// TestAttemptsBudgets: the set's token budget stops every attempt still running once the set
+// spent it, and an attempt's time budget stops it; both read "budget" on the scoreboard.
+func TestAttemptsBudgets(t *testing.T) {
+	t.Parallel()
+	home, ws := t.TempDir(), gitWorkspace(t)
+	registerScript(t, home, ws, "slow", `turns:
+  - text: "Waiting."
+    tool_calls:
+      - name: bash
+        args: {command: "sleep 300", timeout_s: 600}
+  - text: "Done."
+`)
+	mustRunIn(t, home, ws, "new", "--name", "thrift")
+	for _, args := range [][]string{
+		{"--model", "slow,slow", "--set-budget-tokens", "100"},
+		{"--model", "slow", "--timeout", "1s"},
+	} {
+		out, errs, code := exoEnv(t, home, ws, nil, append(append([]string{"attempts", "thrift"}, args...), "--yes", "--json", "go")...)
+		if code != 1 {
+			t.Fatalf("exo attempts %v: exit %d, want 1 (no attempt succeeded)\n%s%s", args, code, out, errs)
+		}
+		var set api.AttemptSet
+		if err := json.Unmarshal([]byte(out), &set); err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range set.Rows {
+			if r.Status != api.AttemptOverBudget || r.Reason == "" {
+				t.Errorf("exo attempts %v: %s ended %s %q", args, r.Name, r.Status, r.Reason)
+			}
+		}
+	}
+}

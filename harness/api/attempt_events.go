@@ -132,7 +132,13 @@ func init() {
 		for i, m := range p.Members {
 			names[i] = m.Name
 		}
-		return fmt.Sprintf("%d attempts from @%d (%s): %s", len(p.Members), p.AtSeq, p.Set, oneLine(strings.Join(names, ", ")))
+		what := fmt.Sprintf("%d attempts", len(p.Members))
+		if p.Replay {
+			what = "replay"
+		} else if len(p.Members) == 1 {
+			what = "1 attempt"
+		}
+		return fmt.Sprintf("%s from @%d (%s): %s", what, p.AtSeq, p.Set, oneLine(strings.Join(names, ", ")))
 	}))
 	stateAppliers[TypeAttemptsStarted] = noticeApplier("")
 	RegisterType(TypeAttemptJoined, typed(FamilySession, func(p *AttemptJoined) string {
