@@ -385,3 +385,23 @@ func (c *countingClient) Watch(a0 context.Context, a1 api.WatchRequest) (*api.Wa
 	defer c.finish(c.begin("Watch"))
 	return c.inner.Watch(a0, a1)
 }
+
+func (c *countingClient) StartAttempts(a0 context.Context, a1 api.AttemptsRequest) (api.AttemptSet, error) {
+	defer c.finish(c.begin("StartAttempts"))
+	return c.inner.StartAttempts(a0, a1)
+}
+
+func (c *countingClient) AttemptSet(a0 context.Context, a1 string) (api.AttemptSet, error) {
+	defer c.finish(c.begin("AttemptSet"))
+	return c.inner.AttemptSet(a0, a1)
+}
+
+func (c *countingClient) KeepAttempt(a0 context.Context, a1 api.KeepRequest) (api.KeepResult, error) {
+	defer c.finish(c.begin("KeepAttempt"))
+	return c.inner.KeepAttempt(a0, a1)
+}
+
+func (c *countingClient) Replay(a0 context.Context, a1 api.ReplayRequest) (api.AttemptSet, error) {
+	defer c.finish(c.begin("Replay"))
+	return c.inner.Replay(a0, a1)
+}

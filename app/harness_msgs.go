@@ -325,6 +325,9 @@ func (m *Model) onNotices(batch []api.Notice) tea.Cmd {
 	if splitStale {
 		cmds = append(cmds, m.splitCmd(m.splitIDs))
 	}
+	if m.scoreboardStale(batch) {
+		cmds = append(cmds, m.scoreboardCmd(m.scoreSet))
+	}
 	return tea.Batch(cmds...)
 }
 

@@ -96,9 +96,15 @@ type Model struct {
 	zoom     bool
 	splitOn  bool
 	splitIDs []string
-	width    int
-	height   int
-	lay      layout
+	// score is the attempt set on the scoreboard (scoreSet its id), scoreRows its rows as
+	// shown, sorted by column scoreSort (-1: in the set's order).
+	score     api.AttemptSet
+	scoreSet  string
+	scoreRows []api.AttemptRow
+	scoreSort int
+	width     int
+	height    int
+	lay       layout
 
 	session *api.Session
 	state   *api.SessionState

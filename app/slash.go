@@ -42,6 +42,8 @@ func (m *Model) slash(name, args string) tea.Cmd {
 		return m.scopeCmd(args)
 	case "budget":
 		return m.budgetCmd(args)
+	case "attempts":
+		return m.attemptsSlash(args)
 	case "compact":
 		id, c := m.current(), m.c
 		return func() tea.Msg {

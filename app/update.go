@@ -68,6 +68,9 @@ func (m *Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	if cmd, ok := m.onHarness(msg); ok {
 		return m, cmd
 	}
+	if cmd, ok := m.onScoreMsg(msg); ok {
+		return m, cmd
+	}
 	return m, m.onPaneMsg(msg)
 }
 
@@ -337,6 +340,10 @@ func (m *Model) onPaneMsg(msg tea.Msg) tea.Cmd {
 		return tea.Batch(m.say("forking at event "+itoa(msg.Seq)+"…", false), m.forkCmd(msg.Seq, m.viewBranch))
 	case views.RewindRequest:
 		return m.rewindPlanCmd(msg.Seq)
+	case views.AttemptsRequest:
+		m.input.SetValue(fmt.Sprintf("/attempts @%d model=", msg.Seq))
+		m.setFocus(focusInput)
+		return m.say("name the models (and executor=…, check='…'), then the prompt", false)
 	case views.RewindConfirmed:
 		m.overlay = nil
 		return tea.Batch(m.say("rewinding…", false), m.rewindCmd(msg.Seq))

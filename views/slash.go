@@ -20,6 +20,7 @@ var SlashCommands = []SlashCommand{
 	{Name: "compact", Help: "compact the context now"},
 	{Name: "scope", Args: "<globs>", Help: "set the session scope"},
 	{Name: "budget", Args: "[tokens|cost n]", Help: "show or change budgets"},
+	{Name: "attempts", Args: "[@seq] model=a,b prompt", Help: "several attempts side by side, scored"},
 	{Name: "help", Help: "show every key"},
 	{Name: "quit", Help: "leave exo"},
 }

@@ -17,6 +17,8 @@ type TimelineKeyMap struct {
 	Filter key.Binding // Filter starts typing a filter.
 	Clear  key.Binding // Clear drops the filter.
 	Branch key.Binding // Branch shows the session's next branch (the abandoned ones too).
+	// Attempts starts several attempts from the selected event (exo attempts).
+	Attempts key.Binding
 }
 
 // DefaultTimelineKeyMap returns the timeline's default bindings.
@@ -29,6 +31,7 @@ func DefaultTimelineKeyMap() TimelineKeyMap {
 		Filter:       key.NewBinding(key.WithKeys("/"), key.WithHelp("/", "filter")),
 		Clear:        key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "clear filter")),
 		Branch:       key.NewBinding(key.WithKeys("b"), key.WithHelp("b", "next branch")),
+		Attempts:     key.NewBinding(key.WithKeys("a"), key.WithHelp("a", "attempts from here")),
 	}
 }
 
@@ -214,6 +217,11 @@ func (t *Timeline) action(msg tea.KeyPressMsg) tea.Cmd {
 		return emit(RewindRequest{Seq: r.Seq, Branch: r.Branch})
 	case key.Matches(msg, t.Keys.Show):
 		return emit(ShowEvent{Seq: r.Seq, Branch: r.Branch})
+	case key.Matches(msg, t.Keys.Attempts):
+		if r.Abandoned {
+			return nil
+		}
+		return emit(AttemptsRequest{Seq: r.Seq})
 	}
 	return nil
 }
@@ -299,7 +307,7 @@ func (t *Timeline) ShortHelp() []key.Binding {
 
 // FullHelp lists all timeline bindings.
 func (t *Timeline) FullHelp() [][]key.Binding {
-	return [][]key.Binding{t.Keys.bindings(), {t.Keys.Fork, t.Keys.Rewind, t.Keys.Show, t.Keys.Filter, t.Keys.Clear, t.Keys.Branch}}
+	return [][]key.Binding{t.Keys.bindings(), {t.Keys.Fork, t.Keys.Rewind, t.Keys.Attempts, t.Keys.Show, t.Keys.Filter, t.Keys.Clear, t.Keys.Branch}}
 }
 
 // info is the frame's right-hand text: the position in the list.

@@ -30,3 +30,9 @@ type ShowEvent struct {
 	Seq    uint64 // Seq is the event to show.
 	Branch string // Branch is the event's branch.
 }
+
+// AttemptsRequest asks the app to start several attempts from event Seq (it prefills the
+// prompt with /attempts @Seq).
+type AttemptsRequest struct {
+	Seq uint64 // Seq is the event the attempts start from.
+}

@@ -185,6 +185,7 @@ func newRoot(e *env) *cobra.Command {
 	)
 	root.AddCommand(governanceCmds(e)...)
 	root.AddCommand(mcpCmd(e), trustCmd(e), configCmd(e), sessionCmd(e), gcCmd(e), backupCmd(e))
+	root.AddCommand(attemptsCmd(e), replayCmd(e))
 	root.AddCommand(e.hidden...)
 	strictCompletion(root)
 	wrapArgs(root) // an unknown command or a stray argument is a usage error (exit 2)

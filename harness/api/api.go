@@ -15,6 +15,7 @@ type Client interface {
 	Registry
 	Governance
 	Lifecycle
+	Attempts
 	// Watch streams notices: committed events, live deltas, sandbox output and turn and client
 	// changes. The channel closes when ctx ends or the connection is lost (then Err says why).
 	Watch(ctx context.Context, req WatchRequest) (*Watcher, error)

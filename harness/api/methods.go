@@ -102,3 +102,11 @@ var (
 	MethodWatch  = declare(Method[WatchQuery, StreamFrame]{Name: "Watch", Verb: "GET", Path: "/v1/watch", Kind: Stream, Params: []Param{query("attach", "Attach"), query("client", "Client")}, Doc: "Streams every session's notices: committed events, live deltas, sandbox output, turn and client changes."})
 	MethodAttach = declare(Method[AttachRequest, Empty]{Name: "Attach", Verb: "PUT", Path: "/v1/watch/{watch}/attach", Params: []Param{path("watch", "Watch")}, Body: true, Doc: "Counts a watch as a client of a session (empty session detaches it)."})
 )
+
+// Attempts: one prompt as several attempts side by side, scored, one kept.
+var (
+	MethodStartAttempts = declare(Method[AttemptsRequest, AttemptSet]{Name: "StartAttempts", Verb: "POST", Path: "/v1/attempts", Body: true, Doc: "Forks one sibling per executor and model pair at seq of a session and sends each the prompt at once."})
+	MethodAttemptSet    = declare(Method[Ref, AttemptSet]{Name: "AttemptSet", Verb: "GET", Path: "/v1/attempts/{ref}", Params: []Param{path("ref", "Ref")}, Doc: "Returns an attempt set's scoreboard: by set id, a member, or the newest set started from a session."})
+	MethodKeepAttempt   = declare(Method[KeepRequest, KeepResult]{Name: "KeepAttempt", Verb: "POST", Path: "/v1/attempts/keep", Body: true, Doc: "Makes an attempt's history and files its original session's; archives the others when asked."})
+	MethodReplay        = declare(Method[ReplayRequest, AttemptSet]{Name: "Replay", Verb: "POST", Path: "/v1/replay", Body: true, Doc: "Re-runs a session's recorded prompts in a fork under another executor or model, answering approvals as recorded."})
+)

@@ -58,6 +58,7 @@ func (s *Server) routes() http.Handler {
 	s.registryRoutes()
 	s.governanceRoutes()
 	s.lifecycleRoutes()
+	s.attemptRoutes()
 	handleWith(s, api.MethodWatch, func(w http.ResponseWriter, r *http.Request, q api.WatchQuery) error {
 		return s.stream(w, r, api.WatchRequest{Attach: q.Attach, Client: q.Client})
 	})

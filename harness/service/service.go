@@ -64,6 +64,9 @@ type Service struct {
 	queued  map[string]*queuedTurn
 	// closing is set when Close begins (under mu).
 	closing bool
+	// followed holds the sessions whose attempt this daemon follows (session id → set id):
+	// its turn, then its check (see attempts.go).
+	followed sync.Map
 
 	// cut takes sessions whose turn ended during or across an outage of the store (reachLoop).
 	cut chan string
@@ -88,6 +91,9 @@ func New(h *harness.Harness, opts Options) *Service {
 		watches: map[string]string{}, watchSubs: map[string]<-chan harness.Notice{}, queued: map[string]*queuedTurn{}, ctx: ctx, cancel: cancel, log: opts.Log}
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
+	}
+	if err := s.RecoverAttempts(); err != nil {
+		s.log.Warn("record the attempts a stopped daemon left", "err", err)
 	}
 	s.cut = make(chan string, 64)
 	s.wg.Add(5)

@@ -286,3 +286,23 @@ func (c *Client) GC(ctx context.Context, dryRun bool) (api.GCReport, error) {
 func (c *Client) Backup(ctx context.Context, path string) (api.BackupResult, error) {
 	return call(ctx, c, api.MethodBackup, api.BackupRequest{Path: path})
 }
+
+// StartAttempts starts several attempts at one prompt.
+func (c *Client) StartAttempts(ctx context.Context, req api.AttemptsRequest) (api.AttemptSet, error) {
+	return call(ctx, c, api.MethodStartAttempts, req)
+}
+
+// AttemptSet returns an attempt set's scoreboard.
+func (c *Client) AttemptSet(ctx context.Context, ref string) (api.AttemptSet, error) {
+	return call(ctx, c, api.MethodAttemptSet, api.Ref{Ref: ref})
+}
+
+// KeepAttempt keeps one attempt of a set.
+func (c *Client) KeepAttempt(ctx context.Context, req api.KeepRequest) (api.KeepResult, error) {
+	return call(ctx, c, api.MethodKeepAttempt, req)
+}
+
+// Replay replays a session's recorded prompts under another executor or model.
+func (c *Client) Replay(ctx context.Context, req api.ReplayRequest) (api.AttemptSet, error) {
+	return call(ctx, c, api.MethodReplay, req)
+}
