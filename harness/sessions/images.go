@@ -1,0 +1,95 @@
+package sessions
+
+import (
+	"bytes"
+	"fmt"
+	"image"
+	_ "image/gif"  // GIF's size for DecodeConfig
+	_ "image/jpeg" // JPEG's size for DecodeConfig
+	_ "image/png"  // PNG's size for DecodeConfig
+	"net/http"
+	"path"
+	"strings"
+
+	_ "golang.org/x/image/webp" // WebP's size for DecodeConfig
+
+	"exo/harness/api"
+	"exo/sandbox"
+)
+
+// imageTypes are the media types exo attaches as image content: what the Responses, Chat
+// Completions and Messages APIs and the agents exo runs all take.
+var imageTypes = map[string]bool{"image/png": true, "image/jpeg": true, "image/gif": true, "image/webp": true}
+
+// imageExts are the names of image files, for a note when such a file holds something else.
+var imageExts = map[string]bool{".png": true, ".jpg": true, ".jpeg": true, ".gif": true, ".webp": true}
+
+// sniffImage returns the image media type of a file's first bytes ("" when they are not one of
+// imageTypes), by content: a PNG named shot.txt is an image, a text named shot.png is not.
+func sniffImage(head []byte) string {
+	if mt := http.DetectContentType(head); imageTypes[mt] {
+		return mt
+	}
+	return ""
+}
+
+// attachFile reads a mentioned regular file as an image when its first bytes are one, else as
+// text; a file named like an image that holds something else is refused with a note.
+func (sv *Directory) attachFile(d *sandbox.Dir, a *api.Attachment) {
+	head, err := d.ReadFileLimit(a.Path, 512)
+	if err != nil {
+		a.Note = "not attached: " + err.Error()
+		return
+	}
+	if mt := sniffImage(head); mt != "" {
+		sv.readImage(d, a, mt)
+		return
+	}
+	if imageExts[strings.ToLower(path.Ext(a.Path))] {
+		a.Note = "not attached: named like an image, but its bytes are not a PNG, JPEG, GIF or WebP image"
+		return
+	}
+	sv.readAttachment(d, a)
+}
+
+// readImage stores a mentioned image as an artifact and references it. An image over
+// MaxImageBytes, one whose header does not decode, or one whose bytes hold a sealed secret's
+// value (an image is not redacted: that would break it) is refused with a note.
+func (sv *Directory) readImage(d *sandbox.Dir, a *api.Attachment, mt string) {
+	if a.Size > api.MaxImageBytes {
+		a.Note = fmt.Sprintf("not attached: an image of %s, over the %s exo sends (shrink it or crop it)", mib(a.Size), mib(api.MaxImageBytes))
+		return
+	}
+	b, err := d.ReadFileLimit(a.Path, api.MaxImageBytes+1)
+	switch {
+	case err != nil:
+		a.Note = "not attached: " + err.Error()
+		return
+	case len(b) > api.MaxImageBytes: // it grew since it was looked at
+		a.Note = fmt.Sprintf("not attached: an image over the %s exo sends (shrink it or crop it)", mib(api.MaxImageBytes))
+		return
+	}
+	a.Size = int64(len(b))
+	if sniffImage(b) != mt {
+		a.Note = "not attached: the image changed while it was read"
+		return
+	}
+	cfg, _, err := image.DecodeConfig(bytes.NewReader(b))
+	if err != nil {
+		a.Note = fmt.Sprintf("not attached: not a valid %s image (%v)", strings.ToUpper(strings.TrimPrefix(mt, "image/")), err)
+		return
+	}
+	if sv.sec.Redact(string(b)) != string(b) {
+		a.Note = "not attached: the image's bytes hold a sealed secret's value"
+		return
+	}
+	art, err := sv.st.PutArtifact("image "+a.Path, bytes.NewReader(b))
+	if err != nil {
+		a.Note = "not attached: " + err.Error()
+		return
+	}
+	a.Image = &api.ImageRef{Artifact: art.ID, MediaType: mt, Width: cfg.Width, Height: cfg.Height}
+}
+
+// mib renders a byte count in MiB with two decimals.
+func mib(n int64) string { return fmt.Sprintf("%.2f MiB", float64(n)/(1<<20)) }
