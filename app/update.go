@@ -59,9 +59,16 @@ func (m *Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.blurred = true
 		return m, nil
 	case tea.KeyPressMsg:
+		m.sel = selection{} // a key ends what the mouse selected
 		return m, m.onKey(msg)
 	case tea.MouseWheelMsg:
 		return m, m.onWheel(msg)
+	case tea.MouseClickMsg:
+		return m, m.onClick(msg)
+	case tea.MouseMotionMsg:
+		return m, m.onMotion(msg)
+	case tea.MouseReleaseMsg:
+		return m, m.onRelease(msg)
 	case tea.PasteMsg:
 		return m, m.onPaste(msg)
 	}
@@ -96,9 +103,9 @@ func (m *Model) onKey(msg tea.KeyPressMsg) tea.Cmd {
 	if key.Matches(msg, g.Mouse) {
 		m.mouse = !m.mouse
 		if m.mouse {
-			return m.say("mouse captured: the wheel scrolls the pane under it (alt+m releases it for text selection)", false)
+			return m.say("mouse on: the wheel scrolls the pane under it, a click focuses a pane, a drag selects and copies (alt+m: the terminal's own mouse)", false)
 		}
-		return m.say("mouse released: select text with the terminal (alt+m: the wheel scrolls panes)", false)
+		return m.say("mouse off: the terminal selects text itself, the wheel no longer scrolls panes (alt+m: back on)", false)
 	}
 	if m.overlay != nil {
 		if ap, ok := m.overlay.(*views.Approval); ok && ap.Held() {
