@@ -21,7 +21,7 @@ type ImagesRefused struct {
 
 // Error says which images were refused, why, and what to do.
 func (e *ImagesRefused) Error() string {
-	return fmt.Sprintf("not sent: the prompt attaches %s, but %s; remove the image or pick a model that takes images (/model)",
+	return fmt.Sprintf("the prompt attaches the image %s, but %s: remove it, or pick a model that takes images (/model)",
 		strings.Join(e.Paths, ", "), e.Why)
 }
 

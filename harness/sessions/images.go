@@ -9,6 +9,7 @@ import (
 	_ "image/png"  // PNG's size for DecodeConfig
 	"net/http"
 	"path"
+	"path/filepath"
 	"strings"
 
 	_ "golang.org/x/image/webp" // WebP's size for DecodeConfig
@@ -93,3 +94,38 @@ func (sv *Directory) readImage(d *sandbox.Dir, a *api.Attachment, mt string) {
 
 // mib renders a byte count in MiB with two decimals.
 func mib(n int64) string { return fmt.Sprintf("%.2f MiB", float64(n)/(1<<20)) }
+
+// ImageMentions lists the prompt's mentions that name an image in the session's workspace,
+// from the first bytes of each (nothing is stored): for refusing a prompt at once when the
+// turn's model takes no images. A path Attach would refuse is not listed.
+func (sv *Directory) ImageMentions(sessionID, text string) ([]string, error) {
+	ms := Mentions(text)
+	if len(ms) == 0 {
+		return nil, nil
+	}
+	s, err := sv.Session(sessionID)
+	if err != nil {
+		return nil, err
+	}
+	d, err := sandbox.OpenDir(s.Workspace)
+	if err != nil {
+		return nil, fmt.Errorf("image mentions: open the workspace: %w", err)
+	}
+	defer d.Close()
+	var out []string
+	for _, m := range ms {
+		rel := path.Clean(strings.TrimPrefix(filepath.ToSlash(m), "./"))
+		if rel == "." || path.IsAbs(rel) || rel == ".." || strings.HasPrefix(rel, "../") {
+			continue
+		}
+		fi, err := d.Lstat(rel)
+		if err != nil || !fi.Mode().IsRegular() || fi.Size() > api.MaxImageBytes ||
+			sv.sec.SecretPathDeniedIn(s.Workspace, filepath.Join(s.Workspace, filepath.FromSlash(rel))) != "" {
+			continue
+		}
+		if head, err := d.ReadFileLimit(rel, 512); err == nil && sniffImage(head) != "" {
+			out = append(out, rel)
+		}
+	}
+	return out, nil
+}
