@@ -177,6 +177,12 @@ func (m *Model) onPaste(msg tea.PasteMsg) tea.Cmd {
 	// Terminals send a pasted line end as CR (xterm, VTE, tmux; Windows text as CRLF): make
 	// them newlines, or the lines run together and a large paste counts as one line.
 	msg.Content = strings.ReplaceAll(strings.ReplaceAll(msg.Content, "\r\n", "\n"), "\r", "\n")
+	if mention, note, ok := m.imagePaste(msg.Content); ok {
+		if note != "" {
+			return m.say(note, true)
+		}
+		msg.Content = mention // a pasted image file becomes a mention of it, attached on send
+	}
 	_, cmd := m.input.Update(msg)
 	return cmd
 }
