@@ -71,6 +71,8 @@ func (m *Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, m.onRelease(msg)
 	case tea.PasteMsg:
 		return m, m.onPaste(msg)
+	case pastedImageMsg:
+		return m, m.onPastedImage(msg)
 	}
 	if cmd, ok := m.onHarness(msg); ok {
 		return m, cmd
@@ -99,6 +101,9 @@ func (m *Model) onKey(msg tea.KeyPressMsg) tea.Cmd {
 	}
 	if key.Matches(msg, g.Quit) {
 		return m.quit()
+	}
+	if msg.String() == "alt+v" && m.overlay == nil {
+		return m.pasteImageCmd() // the clipboard's image, as Claude Code's ctrl+v (alt+v on Windows)
 	}
 	if key.Matches(msg, g.Mouse) {
 		m.mouse = !m.mouse

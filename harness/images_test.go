@@ -140,3 +140,28 @@ func TestAttachImageInFork(t *testing.T) {
 		t.Fatalf("the fork's mention read %d bytes, %d wide: not its own copy", len(got), atts[0].Image.Width)
 	}
 }
+
+// TestPasteImage stores a pasted image and attaches it by its @clipboard: mention; bytes that
+// are no image are refused, and a mention of no stored image is a note.
+func TestPasteImage(t *testing.T) {
+	h, ws := attachSetup(t)
+	s, _ := h.NewSession(NewSessionOptions{Name: "a", Workspace: ws})
+	pic := encodeImage(t, 12, 7, false)
+	mention, ref, err := h.PasteImage(pic)
+	if err != nil || !strings.HasPrefix(mention, "clipboard:") || !strings.HasSuffix(mention, ".png") || ref.Width != 12 {
+		t.Fatalf("%q %+v %v", mention, ref, err)
+	}
+	if _, _, err := h.PasteImage([]byte("plain text")); err == nil || !strings.Contains(err.Error(), "not a PNG") {
+		t.Fatalf("text pasted as an image: %v", err)
+	}
+	atts, err := h.Attach(s.ID, "what is @"+mention+"? and @clipboard:00000000000000000000.png")
+	if err != nil || len(atts) != 2 {
+		t.Fatalf("%v %+v", err, atts)
+	}
+	if a := atts[0]; a.Image == nil || a.Image.Artifact != ref.Artifact || !bytes.Equal(artifactBytes(t, h, a.Image.Artifact), pic) {
+		t.Fatalf("the pasted image: %+v", a)
+	}
+	if a := atts[1]; a.Image != nil || !strings.Contains(a.Note, "no pasted image") {
+		t.Fatalf("an unknown pasted image: %+v", a)
+	}
+}

@@ -1,6 +1,7 @@
 package api
 
 import (
+	"context"
 	"fmt"
 	"strings"
 )
@@ -86,4 +87,25 @@ func imageKind(mt string) string {
 		return "image"
 	}
 	return k
+}
+
+// PasteImageRequest stores an image the user pasted from the clipboard, for a session's prompts.
+type PasteImageRequest struct {
+	Session string `json:"session"`
+	// Data is the image's bytes (base64 in JSON).
+	Data []byte `json:"data"`
+}
+
+// PastedImage is a stored pasted image: the mention that attaches it to a prompt
+// (clipboard:ID.png) and what it is.
+type PastedImage struct {
+	Mention string   `json:"mention"`
+	Image   ImageRef `json:"image"`
+	Size    int64    `json:"size"`
+}
+
+// ImagePaster stores pasted images; the daemon's client and the service are one.
+type ImagePaster interface {
+	// PasteImage checks and stores an image from the clipboard and returns its mention.
+	PasteImage(ctx context.Context, req PasteImageRequest) (PastedImage, error)
 }

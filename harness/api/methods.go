@@ -102,3 +102,8 @@ var (
 	MethodWatch  = declare(Method[WatchQuery, StreamFrame]{Name: "Watch", Verb: "GET", Path: "/v1/watch", Kind: Stream, Params: []Param{query("attach", "Attach"), query("client", "Client")}, Doc: "Streams every session's notices: committed events, live deltas, sandbox output, turn and client changes."})
 	MethodAttach = declare(Method[AttachRequest, Empty]{Name: "Attach", Verb: "PUT", Path: "/v1/watch/{watch}/attach", Params: []Param{path("watch", "Watch")}, Body: true, Doc: "Counts a watch as a client of a session (empty session detaches it)."})
 )
+
+// Images pasted from the clipboard.
+var (
+	MethodPasteImage = declare(Method[PasteImageRequest, PastedImage]{Name: "PasteImage", Verb: "POST", Path: "/v1/sessions/{id}/images", Params: []Param{path("id", "Session")}, Body: true, Doc: "Stores an image pasted from the clipboard (checked as a mentioned one) and returns the @clipboard:ID mention that attaches it."})
+)

@@ -7,6 +7,7 @@ import (
 	_ "image/gif"  // GIF's size for DecodeConfig
 	_ "image/jpeg" // JPEG's size for DecodeConfig
 	_ "image/png"  // PNG's size for DecodeConfig
+	"io"
 	"net/http"
 	"path"
 	"path/filepath"
@@ -75,21 +76,36 @@ func (sv *Directory) readImage(d *sandbox.Dir, a *api.Attachment, mt string) {
 		a.Note = "not attached: the image changed while it was read"
 		return
 	}
+	ref, note := sv.storeImage("image "+a.Path, b)
+	if note != "" {
+		a.Note = "not attached: " + note
+		return
+	}
+	a.Image = ref
+}
+
+// storeImage checks an image's bytes (a known format whose header decodes, no sealed secret's
+// value in them) and stores them as an artifact; note says why they were refused.
+func (sv *Directory) storeImage(name string, b []byte) (*api.ImageRef, string) {
+	mt := sniffImage(b)
+	if mt == "" {
+		return nil, "not a PNG, JPEG, GIF or WebP image"
+	}
+	if len(b) > api.MaxImageBytes {
+		return nil, fmt.Sprintf("an image of %s, over the %s exo sends (shrink it or crop it)", mib(int64(len(b))), mib(api.MaxImageBytes))
+	}
 	cfg, _, err := image.DecodeConfig(bytes.NewReader(b))
 	if err != nil {
-		a.Note = fmt.Sprintf("not attached: not a valid %s image (%v)", strings.ToUpper(strings.TrimPrefix(mt, "image/")), err)
-		return
+		return nil, fmt.Sprintf("not a valid %s image (%v)", strings.ToUpper(strings.TrimPrefix(mt, "image/")), err)
 	}
 	if sv.sec.Redact(string(b)) != string(b) {
-		a.Note = "not attached: the image's bytes hold a sealed secret's value"
-		return
+		return nil, "the image's bytes hold a sealed secret's value"
 	}
-	art, err := sv.st.PutArtifact("image "+a.Path, bytes.NewReader(b))
+	art, err := sv.st.PutArtifact(name, bytes.NewReader(b))
 	if err != nil {
-		a.Note = "not attached: " + err.Error()
-		return
+		return nil, err.Error()
 	}
-	a.Image = &api.ImageRef{Artifact: art.ID, MediaType: mt, Width: cfg.Width, Height: cfg.Height}
+	return &api.ImageRef{Artifact: art.ID, MediaType: mt, Width: cfg.Width, Height: cfg.Height}, ""
 }
 
 // mib renders a byte count in MiB with two decimals.
@@ -128,4 +144,46 @@ func (sv *Directory) ImageMentions(sessionID, text string) ([]string, error) {
 		}
 	}
 	return out, nil
+}
+
+// pastedPrefix starts the mention of an image pasted from the clipboard: @clipboard:ID.png,
+// ID the first digits of its artifact's id.
+const pastedPrefix = "clipboard:"
+
+// PasteImage stores an image the user pasted from the clipboard (checked as a mentioned one
+// is) and returns the mention that attaches it to a prompt: @clipboard:ID.EXT.
+func (sv *Directory) PasteImage(b []byte) (string, *api.ImageRef, error) {
+	ref, note := sv.storeImage("pasted image", b)
+	if note != "" {
+		return "", nil, fmt.Errorf("the pasted image: %s", note)
+	}
+	return pastedPrefix + ref.Artifact[:16] + "." + strings.TrimPrefix(ref.MediaType, "image/"), ref, nil
+}
+
+// attachPasted attaches a pasted image by its mention: the artifact must hold an image.
+func (sv *Directory) attachPasted(mention string) (api.Attachment, bool) {
+	a := api.Attachment{Path: mention}
+	id, _, _ := strings.Cut(strings.TrimPrefix(mention, pastedPrefix), ".")
+	if len(id) < 16 || strings.Trim(id, "0123456789abcdef") != "" {
+		return a, false
+	}
+	r, info, err := sv.st.OpenArtifact(id)
+	if err != nil {
+		a.Note = "not attached: no pasted image has this id"
+		return a, true
+	}
+	defer r.Close()
+	b, err := io.ReadAll(io.LimitReader(r, api.MaxImageBytes+1))
+	if err != nil {
+		a.Note = "not attached: " + err.Error()
+		return a, true
+	}
+	a.Size = info.Size
+	ref, note := sv.storeImage("pasted image", b)
+	if note != "" {
+		a.Note = "not attached: " + note
+		return a, true
+	}
+	a.Image = ref
+	return a, true
 }

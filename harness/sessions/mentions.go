@@ -85,6 +85,9 @@ func (sv *Directory) Attach(sessionID, text string) ([]api.Attachment, error) {
 
 // attachOne reads one mentioned path; ok is false when it names nothing in the workspace.
 func (sv *Directory) attachOne(d *sandbox.Dir, ws, mention string) (api.Attachment, bool) {
+	if strings.HasPrefix(mention, pastedPrefix) {
+		return sv.attachPasted(mention)
+	}
 	rel := path.Clean(strings.TrimPrefix(filepath.ToSlash(mention), "./"))
 	a := api.Attachment{Path: rel}
 	if rel == "." || path.IsAbs(rel) || rel == ".." || strings.HasPrefix(rel, "../") {

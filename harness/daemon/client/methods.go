@@ -286,3 +286,8 @@ func (c *Client) GC(ctx context.Context, dryRun bool) (api.GCReport, error) {
 func (c *Client) Backup(ctx context.Context, path string) (api.BackupResult, error) {
 	return call(ctx, c, api.MethodBackup, api.BackupRequest{Path: path})
 }
+
+// PasteImage stores an image pasted from the clipboard and returns its mention.
+func (c *Client) PasteImage(ctx context.Context, req api.PasteImageRequest) (api.PastedImage, error) {
+	return call(ctx, c, api.MethodPasteImage, req)
+}
