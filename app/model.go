@@ -153,9 +153,11 @@ type Model struct {
 	// then); notifyWith are the notification styles (EXO_NOTIFY).
 	blurred    bool
 	notifyWith map[string]bool
-	// mouse is set while the app captures the mouse (the wheel scrolls panes); off by default,
-	// so the terminal's own text selection works.
+	// mouse is set while the app captures the mouse (the wheel scrolls panes, a drag selects
+	// and copies text); on by default, alt+m gives the mouse back to the terminal.
 	mouse bool
+	// sel is the text the user selects by dragging in a pane (see selection).
+	sel selection
 	// quitting is set while the quit question (keep turns running or stop them) is shown.
 	quitting bool
 }
@@ -167,7 +169,7 @@ func New(hc api.Client, opts Options) *Model {
 		st = themes.Dark()
 	}
 	c := views.NewCommon(st)
-	m := &Model{c: hc, opts: opts, common: c, running: map[string]string{}, mine: map[string]bool{}, clients: map[string]int{}, sandboxes: map[string]*views.Sandbox{},
+	m := &Model{c: hc, opts: opts, common: c, mouse: true, running: map[string]string{}, mine: map[string]bool{}, clients: map[string]int{}, sandboxes: map[string]*views.Sandbox{},
 		conv: views.NewConversation(c), input: views.NewInput(c), timeline: views.NewTimeline(c),
 		siblings: views.NewSiblings(c), sandbox: views.NewSandbox(c, 5000), status: views.NewStatusBar(c), split: views.NewSplit(c), plan: views.NewPlanView(c)}
 	m.notifyWith = notifyStyles(opts.Notify)

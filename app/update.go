@@ -59,11 +59,20 @@ func (m *Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.blurred = true
 		return m, nil
 	case tea.KeyPressMsg:
+		m.sel = selection{} // a key ends what the mouse selected
 		return m, m.onKey(msg)
 	case tea.MouseWheelMsg:
 		return m, m.onWheel(msg)
+	case tea.MouseClickMsg:
+		return m, m.onClick(msg)
+	case tea.MouseMotionMsg:
+		return m, m.onMotion(msg)
+	case tea.MouseReleaseMsg:
+		return m, m.onRelease(msg)
 	case tea.PasteMsg:
 		return m, m.onPaste(msg)
+	case pastedImageMsg:
+		return m, m.onPastedImage(msg)
 	}
 	if cmd, ok := m.onHarness(msg); ok {
 		return m, cmd
@@ -96,12 +105,15 @@ func (m *Model) onKey(msg tea.KeyPressMsg) tea.Cmd {
 	if key.Matches(msg, g.Quit) {
 		return m.quit()
 	}
+	if msg.String() == "alt+v" && m.overlay == nil {
+		return m.pasteImageCmd() // the clipboard's image, as Claude Code's ctrl+v (alt+v on Windows)
+	}
 	if key.Matches(msg, g.Mouse) {
 		m.mouse = !m.mouse
 		if m.mouse {
-			return m.say("mouse captured: the wheel scrolls the pane under it (alt+m releases it for text selection)", false)
+			return m.say("mouse on: the wheel scrolls the pane under it, a click focuses a pane, a drag selects and copies (alt+m: the terminal's own mouse)", false)
 		}
-		return m.say("mouse released: select text with the terminal (alt+m: the wheel scrolls panes)", false)
+		return m.say("mouse off: the terminal selects text itself, the wheel no longer scrolls panes (alt+m: back on)", false)
 	}
 	if m.overlay != nil {
 		if ap, ok := m.overlay.(*views.Approval); ok && ap.Held() {
@@ -178,6 +190,12 @@ func (m *Model) onPaste(msg tea.PasteMsg) tea.Cmd {
 	// Terminals send a pasted line end as CR (xterm, VTE, tmux; Windows text as CRLF): make
 	// them newlines, or the lines run together and a large paste counts as one line.
 	msg.Content = strings.ReplaceAll(strings.ReplaceAll(msg.Content, "\r\n", "\n"), "\r", "\n")
+	if mention, note, ok := m.imagePaste(msg.Content); ok {
+		if note != "" {
+			return m.say(note, true)
+		}
+		msg.Content = mention // a pasted image file becomes a mention of it, attached on send
+	}
 	_, cmd := m.input.Update(msg)
 	return cmd
 }

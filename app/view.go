@@ -44,10 +44,12 @@ func (m *Model) sidePane() views.Pane {
 
 // View renders the whole screen.
 func (m *Model) View() tea.View {
-	v := tea.NewView(m.render())
+	v := tea.NewView(m.sel.paint(m.render()))
 	v.AltScreen = true
 	if m.mouse {
-		v.MouseMode = tea.MouseModeCellMotion // off by default: the terminal keeps its text selection
+		// On by default, as in Crush: the wheel scrolls the pane under the pointer, a click
+		// focuses it, and a drag selects text that is copied (or shift+drag lets the terminal).
+		v.MouseMode = tea.MouseModeCellMotion
 	}
 	v.ReportFocus = true // notifications go out only while the terminal is not focused
 	v.WindowTitle = "exo"

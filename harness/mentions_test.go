@@ -60,7 +60,7 @@ func TestAttach(t *testing.T) {
 	if a := byPath["big.txt"]; !a.Truncated || len(a.Content) > MaxAttachBytes || len(a.Content) < MaxAttachBytes-4 || !strings.Contains(a.Note, "256 KiB") {
 		t.Errorf("big.txt: truncated %v, %d bytes, note %q", a.Truncated, len(a.Content), a.Note)
 	}
-	if a := byPath["img.png"]; a.Content != "" || !strings.Contains(a.Note, "binary") {
+	if a := byPath["img.png"]; a.Content != "" || a.Image != nil || !strings.Contains(a.Note, "not a PNG") {
 		t.Errorf("img.png %+v", a)
 	}
 	if a := byPath["pkg"]; a.Content != "a.go\nb.go\n" {

@@ -711,6 +711,9 @@ type Attachment = api.Attachment
 // MaxAttachBytes is api.MaxAttachBytes.
 const MaxAttachBytes = api.MaxAttachBytes
 
+// MaxImageBytes is api.MaxImageBytes.
+const MaxImageBytes = api.MaxImageBytes
+
 // Reasoning is one part of a model's reasoning, recorded as the API sent it (api.Reasoning).
 type Reasoning = api.Reasoning
 

@@ -110,3 +110,8 @@ var (
 	MethodKeepAttempt   = declare(Method[KeepRequest, KeepResult]{Name: "KeepAttempt", Verb: "POST", Path: "/v1/attempts/keep", Body: true, Doc: "Makes an attempt's history and files its original session's; archives the others when asked."})
 	MethodReplay        = declare(Method[ReplayRequest, AttemptSet]{Name: "Replay", Verb: "POST", Path: "/v1/replay", Body: true, Doc: "Re-runs a session's recorded prompts in a fork under another executor or model, answering approvals as recorded."})
 )
+
+// Images pasted from the clipboard.
+var (
+	MethodPasteImage = declare(Method[PasteImageRequest, PastedImage]{Name: "PasteImage", Verb: "POST", Path: "/v1/sessions/{id}/images", Params: []Param{path("id", "Session")}, Body: true, Doc: "Stores an image pasted from the clipboard (checked as a mentioned one) and returns the @clipboard:ID mention that attaches it."})
+)

@@ -65,6 +65,7 @@ func (s *Server) routes() http.Handler {
 	handleEmpty(s, api.MethodAttach, func(ctx context.Context, q api.AttachRequest) error {
 		return s.svc.Attach(ctx, q.Watch, q.Session)
 	})
+	handle(s, api.MethodPasteImage, s.svc.PasteImage)
 	return s.mux
 }
 

@@ -230,6 +230,10 @@ func (c *compactor) ask(ctx context.Context, msgs []provider.Message) (string, p
 	if maxOut <= 0 || maxOut > 4096 {
 		maxOut = 4096
 	}
+	msgs, err := c.x.loadImages(c.model, msgs)
+	if err != nil {
+		return "", provider.Usage{}, err
+	}
 	req := provider.Request{Model: c.model.ModelID, System: c.system, Messages: msgs, Tools: c.x.sessionTools(ctx, c.s.ID),
 		MaxOutputTokens: maxOut, CachePrefix: true, CacheKey: c.s.ID}
 	release, err := c.x.slot(ctx)

@@ -55,6 +55,9 @@ func (x *Executor) PromptWith(ctx context.Context, sessionID, text, source strin
 	if err != nil {
 		return Result{SessionID: sessionID}, err
 	}
+	if err := x.checkImages(sessionID, model, atts); err != nil {
+		return Result{SessionID: sessionID, Failure: err.Error()}, err
+	}
 	if _, err := x.h.Append(sessionID, harness.MustRecord(harness.TypeInvocationReceived, harness.ActorUser,
 		harness.InvocationReceived{Text: text, Source: source, Attachments: atts})); err != nil {
 		return Result{SessionID: sessionID}, err
@@ -276,7 +279,11 @@ func (t *turn) callModel(ctx context.Context, step int) (provider.Response, bool
 	if err != nil {
 		return provider.Response{}, true, err
 	}
-	req := provider.Request{Model: t.model.ModelID, System: t.system, Messages: append([]provider.Message(nil), view.Messages...),
+	msgs, err := t.x.loadImages(t.model, view.Messages)
+	if err != nil {
+		return provider.Response{}, true, t.modelFailed(ctx, err)
+	}
+	req := provider.Request{Model: t.model.ModelID, System: t.system, Messages: msgs,
 		Tools: t.x.sessionTools(ctx, t.s.ID), MaxOutputTokens: t.model.MaxOutput, CachePrefix: true, CacheKey: t.s.ID}
 	req.ReasoningEffort, req.ThinkingBudget = t.model.Reasoning()
 	// step.started and model.requested commit together: one durable write before the call.

@@ -24,6 +24,8 @@ type View struct {
 	model    string
 	pending  map[string]bool // tool call ids of the last assistant message without results
 	deferred []string        // user-side notes waiting for pending results
+	// deferredImages are a prompt's images waiting, with its text, for pending results.
+	deferredImages []provider.Image
 	// meta runs parallel to Messages: where each message came from, for compaction.
 	meta []msgMeta
 	cur  uint64 // seq of the event being applied
@@ -51,6 +53,7 @@ func (v *View) Apply(e harness.Event) {
 	case *harness.InvocationReceived:
 		v.turnStarted(e.Seq)
 		v.userNote(p.Text + harness.AttachmentsText(p.Attachments))
+		v.userImages(p.Attachments)
 	case *api.PromptSteered:
 		v.userNote(p.Text)
 	case *harness.ModelCompleted:
@@ -188,10 +191,18 @@ func (v *View) flushPending(reason string) {
 		v.add(provider.Message{Role: provider.RoleTool, ToolCallID: id, Text: "[no result: the call was interrupted" + reason + "]", IsError: true})
 		delete(v.pending, id)
 	}
-	notes := v.deferred
-	v.deferred = nil
+	notes, ims := v.deferred, v.deferredImages
+	v.deferred, v.deferredImages = nil, nil
 	for _, n := range notes {
 		v.userNote(n)
+	}
+	if len(ims) > 0 {
+		last := len(v.Messages) - 1
+		if last < 0 || v.Messages[last].Role != provider.RoleUser {
+			v.add(provider.Message{Role: provider.RoleUser})
+			last = len(v.Messages) - 1
+		}
+		v.Messages[last].Images = append(v.Messages[last].Images, ims...)
 	}
 }
 

@@ -1,7 +1,9 @@
 package extexec
 
 import (
+	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -40,6 +42,14 @@ type anthropicBlock struct {
 	ToolUseID string          `json:"tool_use_id"`
 	Content   json.RawMessage `json:"content"`
 	IsError   bool            `json:"is_error"`
+	Source    *imageSource    `json:"source"`
+}
+
+// imageSource is an image block's source: exo's executors send base64 (media_type, data).
+type imageSource struct {
+	Type      string `json:"type"`
+	MediaType string `json:"media_type"`
+	Data      string `json:"data"`
 }
 
 // blocksOf decodes content: a string or an array of blocks.
@@ -113,16 +123,23 @@ func messageToProvider(m anthropicMsg) ([]provider.Message, error) {
 	case "user":
 		var out []provider.Message
 		var text []string
+		var ims []provider.Image
 		for _, b := range blocksOf(m.Content) {
 			switch b.Type {
 			case "tool_result":
 				out = append(out, provider.Message{Role: provider.RoleTool, ToolCallID: b.ToolUseID, Text: textOf(b.Content), IsError: b.IsError})
 			case "text":
 				text = append(text, b.Text)
+			case "image":
+				im, err := imageOf(b)
+				if err != nil {
+					return nil, err
+				}
+				ims = append(ims, im)
 			}
 		}
-		if len(text) > 0 {
-			out = append(out, provider.Message{Role: provider.RoleUser, Text: strings.Join(text, "\n")})
+		if len(text) > 0 || len(ims) > 0 {
+			out = append(out, provider.Message{Role: provider.RoleUser, Text: strings.Join(text, "\n"), Images: ims})
 		}
 		return out, nil
 	}
@@ -147,4 +164,17 @@ func (a *anthropicRequest) offered(name string) string {
 		}
 	}
 	return name
+}
+
+// imageOf decodes a user message's base64 image block for exo's provider (an image given by
+// URL or file id is refused: the bridge does not fetch).
+func imageOf(b anthropicBlock) (provider.Image, error) {
+	if b.Source == nil || b.Source.Type != "base64" {
+		return provider.Image{}, errors.New("an image block without base64 data: exo's bridge takes only base64 images")
+	}
+	data, err := base64.StdEncoding.DecodeString(b.Source.Data)
+	if err != nil {
+		return provider.Image{}, fmt.Errorf("an image block's data: %w", err)
+	}
+	return provider.Image{MediaType: b.Source.MediaType, Data: data}, nil
 }

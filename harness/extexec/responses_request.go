@@ -1,6 +1,7 @@
 package extexec
 
 import (
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -104,8 +105,38 @@ func addInput(system string, msgs []provider.Message, it responsesInput) (string
 		case "assistant":
 			return system, append(msgs, provider.Message{Role: provider.RoleAssistant, Text: text})
 		default:
-			return system, append(msgs, provider.Message{Role: provider.RoleUser, Text: text})
+			return system, append(msgs, provider.Message{Role: provider.RoleUser, Text: text, Images: partsImages(it.Content)})
 		}
 	}
 	return system, msgs // reasoning and other items have nothing for another model
+}
+
+// partsImages decodes the input_image parts of content that hold a base64 data URL, as Codex
+// sends a prompt's local images; an image by URL or file id has no bytes here and is named in
+// the text instead.
+func partsImages(raw json.RawMessage) []provider.Image {
+	var parts []struct {
+		Type     string `json:"type"`
+		ImageURL string `json:"image_url"`
+	}
+	if json.Unmarshal(raw, &parts) != nil {
+		return nil
+	}
+	var out []provider.Image
+	for _, p := range parts {
+		if p.Type != "input_image" {
+			continue
+		}
+		meta, data, ok := strings.Cut(strings.TrimPrefix(p.ImageURL, "data:"), ",")
+		mt, b64 := strings.CutSuffix(meta, ";base64")
+		if !ok || !b64 || !strings.HasPrefix(p.ImageURL, "data:") {
+			continue
+		}
+		b, err := base64.StdEncoding.DecodeString(data)
+		if err != nil {
+			continue
+		}
+		out = append(out, provider.Image{MediaType: mt, Data: b})
+	}
+	return out
 }

@@ -10,6 +10,7 @@ import (
 
 	"exo/harness"
 	"exo/harness/executor"
+	"exo/harness/provider"
 	"exo/harness/secrets"
 )
 
@@ -32,6 +33,8 @@ type Turn struct {
 	interrupted bool
 	// agentFailed is set when the agent reported the turn as failed.
 	agentFailed bool
+	// images are the prompt's images with their bytes (see Images).
+	images []provider.Image
 }
 
 // AgentResult is an agent's own account of how a turn ended.
@@ -58,6 +61,10 @@ func (r *Runner) turn(ctx context.Context, ss *Session, s *harness.Session, text
 		start: entered}
 	atts, err := r.h.Attach(s.ID, text)
 	if err != nil {
+		return t.res, err
+	}
+	if t.images, err = r.turnImages(ss, atts); err != nil {
+		t.res.Failure = err.Error()
 		return t.res, err
 	}
 	// The prompt is held (see harness.Hold): the appends below, if any, commit it first, else the

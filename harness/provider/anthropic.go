@@ -2,6 +2,7 @@ package provider
 
 import (
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -271,10 +272,14 @@ func anthropicBlocks(m Message, origin string) []anthropic.ContentBlockParamUnio
 		}
 		return b
 	}
-	if m.Text == "" {
-		return nil
+	var b []anthropic.ContentBlockParamUnion
+	if m.Text != "" {
+		b = append(b, anthropic.NewTextBlock(m.Text))
 	}
-	return []anthropic.ContentBlockParamUnion{anthropic.NewTextBlock(m.Text)}
+	for _, im := range m.Images {
+		b = append(b, anthropic.NewImageBlockBase64(im.MediaType, base64.StdEncoding.EncodeToString(im.Data)))
+	}
+	return b
 }
 
 // isToolResults reports whether a message holds only tool results.

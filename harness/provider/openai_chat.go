@@ -104,7 +104,7 @@ func chatMessages(req Request, ep endpoint) []openai.ChatCompletionMessageParamU
 	for _, m := range req.Messages {
 		switch m.Role {
 		case RoleUser:
-			out = append(out, openai.UserMessage(m.Text))
+			out = append(out, chatUser(m))
 		case RoleAssistant:
 			if a, ok := chatAssistant(m, ep); ok {
 				out = append(out, a)
@@ -199,4 +199,16 @@ func detailObject(r Reasoning) map[string]any {
 		d["summary"] = strings.Join(r.Summary, "")
 	}
 	return d
+}
+
+// chatUser maps a user message: its text, then its images as image_url parts holding data URLs.
+func chatUser(m Message) openai.ChatCompletionMessageParamUnion {
+	if len(m.Images) == 0 {
+		return openai.UserMessage(m.Text)
+	}
+	parts := []openai.ChatCompletionContentPartUnionParam{openai.TextContentPart(m.Text)}
+	for _, im := range m.Images {
+		parts = append(parts, openai.ImageContentPart(openai.ChatCompletionContentPartImageImageURLParam{URL: im.DataURL()}))
+	}
+	return openai.UserMessage(parts)
 }

@@ -137,7 +137,7 @@ func responsesInput(msgs []Message, origin string) responses.ResponseInputParam 
 	for _, m := range msgs {
 		switch m.Role {
 		case RoleUser:
-			in = append(in, responses.ResponseInputItemParamOfMessage(m.Text, responses.EasyInputMessageRoleUser))
+			in = append(in, responsesUser(m))
 		case RoleAssistant:
 			if m.Text != "" || len(m.ToolCalls) > 0 {
 				in = append(in, responsesReasoning(m.Reasoning, origin)...)
@@ -188,4 +188,19 @@ func reasoned(msgs []Message, origin string) bool {
 		}
 	}
 	return false
+}
+
+// responsesUser maps a user message: its text, then its images as input_image parts holding
+// data URLs.
+func responsesUser(m Message) responses.ResponseInputItemUnionParam {
+	if len(m.Images) == 0 {
+		return responses.ResponseInputItemParamOfMessage(m.Text, responses.EasyInputMessageRoleUser)
+	}
+	parts := responses.ResponseInputMessageContentListParam{responses.ResponseInputContentParamOfInputText(m.Text)}
+	for _, im := range m.Images {
+		part := responses.ResponseInputContentParamOfInputImage(responses.ResponseInputImageDetailAuto)
+		part.OfInputImage.ImageURL = param.NewOpt(im.DataURL())
+		parts = append(parts, part)
+	}
+	return responses.ResponseInputItemParamOfMessage(parts, responses.EasyInputMessageRoleUser)
 }

@@ -2,6 +2,7 @@ package provider
 
 import (
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"time"
 )
@@ -73,6 +74,34 @@ type Message struct {
 	// Reasoning is an assistant message's reasoning as the model sent it,
 	// passed back to the API that produced it (and ignored by others).
 	Reasoning []Reasoning `json:"reasoning,omitempty"`
+	// Images are a user message's images, sent after its text as image content.
+	Images []Image `json:"images,omitempty"`
+}
+
+// Image is an image a user message carries: its media type and bytes. In a prompt view
+// only the artifact is set; the executor loads the bytes (Data) for the request.
+type Image struct {
+	// MediaType is image/png, image/jpeg, image/gif or image/webp.
+	MediaType string `json:"media_type"`
+	// Artifact is the id of the artifact holding the bytes.
+	Artifact string `json:"artifact,omitempty"`
+	// Data is the image's bytes, loaded for the request.
+	Data []byte `json:"-"`
+}
+
+// DataURL returns the image as a base64 data URL (data:image/png;base64,…).
+func (im Image) DataURL() string {
+	return "data:" + im.MediaType + ";base64," + base64.StdEncoding.EncodeToString(im.Data)
+}
+
+// HasImages reports whether any message carries an image.
+func HasImages(msgs []Message) bool {
+	for _, m := range msgs {
+		if len(m.Images) > 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // ToolCall is a model's request to run a tool.

@@ -380,3 +380,15 @@ func workspaceFolder(dir string) error {
 	}
 	return nil
 }
+
+// PasteImage stores an image pasted from the clipboard for a session's prompts.
+func (s *Service) PasteImage(ctx context.Context, req api.PasteImageRequest) (api.PastedImage, error) {
+	if _, err := s.session(req.Session); err != nil {
+		return api.PastedImage{}, err
+	}
+	mention, ref, err := s.h.PasteImage(req.Data)
+	if err != nil {
+		return api.PastedImage{}, invalid(err)
+	}
+	return api.PastedImage{Mention: mention, Image: *ref, Size: int64(len(req.Data))}, nil
+}

@@ -12,6 +12,7 @@ import (
 	"exo/harness/executor"
 	"exo/harness/executors"
 	"exo/harness/governance"
+	"exo/harness/provider"
 )
 
 // keepFinished bounds how many finished turns WaitTurn can still report by id.
@@ -73,6 +74,9 @@ func (s *Service) StartTurn(ctx context.Context, req api.TurnRequest) (api.TurnS
 		if q, ok, err := s.enqueue(se, req, source); ok || err != nil {
 			return q, err
 		}
+	}
+	if err := s.refuseImages(se, req); err != nil {
+		return api.TurnStarted{}, err
 	}
 	run, err := s.turnFunc(se.ID, req, source, to)
 	if err != nil {
@@ -393,4 +397,25 @@ func (s *Service) backToDefault(sessionID string) error {
 // executorTurnOptions are the options of exo's executor for a turn req asks for.
 func executorTurnOptions(req api.TurnRequest, mode string) executor.TurnOptions {
 	return executor.TurnOptions{MaxSteps: req.MaxSteps, AutoApprove: req.AutoApprove, Headless: req.Headless, Approval: mode}
+}
+
+// refuseImages refuses at once a prompt mentioning images when exo's own executor would run it
+// on a model that takes none (the executor refuses it too, later; an agent's runner decides
+// for the agent): the client keeps the prompt, and nothing is recorded.
+func (s *Service) refuseImages(se *harness.Session, req api.TurnRequest) error {
+	if name := executors.ForSession(s.h, se.ID, req.Executor); name != executors.Default && name != "" {
+		return nil
+	}
+	paths, err := s.h.ImageMentions(se.ID, req.Text)
+	if err != nil || len(paths) == 0 {
+		return nil
+	}
+	spec, err := s.h.Model(se.Settings["model"])
+	if err != nil {
+		return nil
+	}
+	if ok, why := provider.ImageInput(spec.Provider, spec.ModelID); !ok {
+		return invalid(&executor.ImagesRefused{Paths: paths, Why: why})
+	}
+	return nil
 }

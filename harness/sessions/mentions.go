@@ -85,6 +85,9 @@ func (sv *Directory) Attach(sessionID, text string) ([]api.Attachment, error) {
 
 // attachOne reads one mentioned path; ok is false when it names nothing in the workspace.
 func (sv *Directory) attachOne(d *sandbox.Dir, ws, mention string) (api.Attachment, bool) {
+	if strings.HasPrefix(mention, pastedPrefix) {
+		return sv.attachPasted(mention)
+	}
 	rel := path.Clean(strings.TrimPrefix(filepath.ToSlash(mention), "./"))
 	a := api.Attachment{Path: rel}
 	if rel == "." || path.IsAbs(rel) || rel == ".." || strings.HasPrefix(rel, "../") {
@@ -111,7 +114,7 @@ func (sv *Directory) attachOne(d *sandbox.Dir, ws, mention string) (api.Attachme
 	case !fi.Mode().IsRegular():
 		a.Note = "not attached: not a regular file"
 	default:
-		sv.readAttachment(d, &a)
+		sv.attachFile(d, &a)
 	}
 	return a, true
 }
@@ -186,10 +189,16 @@ func AttachmentsText(as []api.Attachment) string {
 	var b strings.Builder
 	for _, a := range as {
 		fmt.Fprintf(&b, "\n\n<attached_file path=%q", a.Path)
+		if a.Image != nil {
+			fmt.Fprintf(&b, " image=%q", a.Image.MediaType)
+		}
 		if a.Note != "" {
 			fmt.Fprintf(&b, " note=%q", a.Note)
 		}
 		b.WriteString(">\n")
+		if a.Image != nil {
+			fmt.Fprintf(&b, "[%d×%d image, sent with this message as image content]\n", a.Image.Width, a.Image.Height)
+		}
 		if a.Content != "" {
 			b.WriteString(a.Content)
 			if !strings.HasSuffix(a.Content, "\n") {

@@ -306,3 +306,8 @@ func (c *Client) KeepAttempt(ctx context.Context, req api.KeepRequest) (api.Keep
 func (c *Client) Replay(ctx context.Context, req api.ReplayRequest) (api.AttemptSet, error) {
 	return call(ctx, c, api.MethodReplay, req)
 }
+
+// PasteImage stores an image pasted from the clipboard and returns its mention.
+func (c *Client) PasteImage(ctx context.Context, req api.PasteImageRequest) (api.PastedImage, error) {
+	return call(ctx, c, api.MethodPasteImage, req)
+}

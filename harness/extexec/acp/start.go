@@ -32,6 +32,8 @@ type proc struct {
 	session sdk.SessionId
 	// canLoad says the agent offers session/load; loaded that this process resumed a session.
 	canLoad, loaded bool
+	// images says the agent takes image content in prompts (promptCapabilities.image).
+	images bool
 	// history is the conversation so far as text, sent with the first prompt of a new session.
 	history string
 	tools   *toolCalls
@@ -144,6 +146,7 @@ func (pr *proc) open(history []provider.Message) error {
 		pr.a.mu.Unlock()
 	}
 	pr.canLoad = init.AgentCapabilities.LoadSession
+	pr.images = init.AgentCapabilities.PromptCapabilities.Image
 	ep := pr.ss.Endpoint
 	mcp := []sdk.McpServer{{Http: &sdk.McpServerHttpInline{Type: "http", Name: "exo", Url: ep.URL() + extexec.MCPPath,
 		Headers: []sdk.HttpHeader{{Name: "Authorization", Value: "Bearer " + ep.Token()}}}}}

@@ -2,12 +2,14 @@ package acp
 
 import (
 	"context"
+	"encoding/base64"
 	"errors"
 	"time"
 
 	sdk "github.com/coder/acp-go-sdk"
 
 	"exo/harness/extexec"
+	"exo/harness/provider"
 )
 
 // interruptGrace is how long the agent gets to end a cancelled turn before it is killed.
@@ -21,10 +23,14 @@ type promptDone struct {
 
 // prompt sends session/prompt; its answer comes when the turn ends (after the SDK has delivered
 // every session update the agent sent before it).
-func (pr *proc) prompt(text string) <-chan promptDone {
+func (pr *proc) prompt(text string, images ...provider.Image) <-chan promptDone {
 	ch := make(chan promptDone, 1)
+	blocks := []sdk.ContentBlock{sdk.TextBlock(text)}
+	for _, im := range images {
+		blocks = append(blocks, sdk.ImageBlock(base64.StdEncoding.EncodeToString(im.Data), im.MediaType))
+	}
 	go func() {
-		res, err := pr.conn.Prompt(context.Background(), sdk.PromptRequest{SessionId: pr.session, Prompt: []sdk.ContentBlock{sdk.TextBlock(text)}})
+		res, err := pr.conn.Prompt(context.Background(), sdk.PromptRequest{SessionId: pr.session, Prompt: blocks})
 		ch <- promptDone{res: res, err: err}
 	}()
 	return ch
@@ -52,7 +58,7 @@ func (pr *proc) run(ctx context.Context, t *extexec.Turn, text string) error {
 	defer pr.endTurn()
 	text, pr.history = pr.history+text, ""
 	t.Expect(text)
-	done := pr.prompt(text)
+	done := pr.prompt(text, t.Images()...)
 	cancel := ctx.Done()
 	var deadline <-chan time.Time
 	for {
@@ -133,4 +139,13 @@ func (pr *proc) died(t *extexec.Turn, cause error) error {
 	<-pr.p.Done()
 	code, sig := pr.p.ExitStatus()
 	return t.Died(cause, code, sig, pr.p.StderrTail())
+}
+
+// TakesImages says whether the agent takes images in a prompt: when its initialize answer
+// offered promptCapabilities.image.
+func (pr *proc) TakesImages() (bool, string) {
+	if pr.images {
+		return true, ""
+	}
+	return false, "the agent does not offer image prompts (promptCapabilities.image)"
 }

@@ -1,6 +1,11 @@
 package claude
 
-import "encoding/json"
+import (
+	"encoding/base64"
+	"encoding/json"
+
+	"exo/harness/provider"
+)
 
 // This file holds the shapes of Claude Code's stream-json protocol (with --input-format and
 // --output-format stream-json and --permission-prompt-tool stdio), as far as exo reads them.
@@ -120,10 +125,16 @@ func resultText(raw json.RawMessage) string {
 	return out
 }
 
-// userLine is a prompt sent to Claude.
-func userLine(text string) map[string]any {
+// userLine is a prompt sent to Claude, its images after its text as base64 image blocks (the
+// Messages API's, which stream-json takes as they are).
+func userLine(text string, images ...provider.Image) map[string]any {
+	content := []map[string]any{{"type": "text", "text": text}}
+	for _, im := range images {
+		content = append(content, map[string]any{"type": "image", "source": map[string]any{
+			"type": "base64", "media_type": im.MediaType, "data": base64.StdEncoding.EncodeToString(im.Data)}})
+	}
 	return map[string]any{"type": "user", "session_id": "", "parent_tool_use_id": nil,
-		"message": map[string]any{"role": "user", "content": []map[string]any{{"type": "text", "text": text}}}}
+		"message": map[string]any{"role": "user", "content": content}}
 }
 
 // controlSuccess answers one of Claude's control requests.

@@ -16,7 +16,7 @@ const interruptGrace = 15 * time.Second
 func (pr *proc) Turn(ctx context.Context, t *extexec.Turn, prompt string) error {
 	pr.conn.setTurn(ctx)
 	defer pr.conn.setTurn(context.Background())
-	if err := pr.p.Send(userLine(prompt)); err != nil {
+	if err := pr.p.Send(userLine(prompt, t.Images()...)); err != nil {
 		return pr.died(t, err)
 	}
 	done := ctx.Done()
@@ -117,3 +117,7 @@ func firstNonEmpty(ss ...string) string {
 	}
 	return ""
 }
+
+// TakesImages says Claude Code takes images in a prompt: stream-json user messages carry the
+// Messages API's base64 image blocks.
+func (pr *proc) TakesImages() (bool, string) { return true, "" }

@@ -3,24 +3,54 @@ package codex
 import (
 	"context"
 	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"strings"
 	"time"
 
 	"exo/harness/extexec"
+	"exo/harness/provider"
 )
 
 // interruptGrace is how long Codex gets to end an interrupted turn before it is killed.
 const interruptGrace = 15 * time.Second
 
-// turnParams starts a turn with the prompt.
-func (pr *proc) turnParams(prompt string) map[string]any {
-	return map[string]any{"threadId": pr.thread, "input": []map[string]any{{"type": "text", "text": prompt, "text_elements": []any{}}}}
+// turnParams starts a turn with the prompt and its images (files in Codex's state folder, given
+// as localImage inputs).
+func (pr *proc) turnParams(prompt string, images ...string) map[string]any {
+	input := []map[string]any{{"type": "text", "text": prompt, "text_elements": []any{}}}
+	for _, p := range images {
+		input = append(input, map[string]any{"type": "localImage", "path": p})
+	}
+	return map[string]any{"threadId": pr.thread, "input": input}
 }
+
+// imageFiles writes a prompt's images into Codex's home in its state folder (which it can
+// read; the workspace's copy may be outside what it sees) and returns their paths.
+func (pr *proc) imageFiles(images []provider.Image) ([]string, error) {
+	var out []string
+	for _, im := range images {
+		rel := filepath.Join(filepath.Base(pr.ss.Dirs.Home), "exo-images", im.Artifact+"."+strings.TrimPrefix(im.MediaType, "image/"))
+		if err := pr.ss.Dirs.WriteFile(rel, im.Data); err != nil {
+			return nil, fmt.Errorf("give codex the prompt's image: %w", err)
+		}
+		out = append(out, filepath.Join(pr.ss.Dirs.Root, rel))
+	}
+	return out, nil
+}
+
+// TakesImages says Codex takes images in a prompt (localImage inputs).
+func (pr *proc) TakesImages() (bool, string) { return true, "" }
 
 // Turn starts a Codex turn and translates its notifications into events until it completes.
 func (pr *proc) Turn(ctx context.Context, t *extexec.Turn, prompt string) error {
 	pr.rpc.SetContext(ctx)
 	defer pr.rpc.SetContext(context.Background())
-	turnID, err := pr.startTurn(prompt)
+	images, err := pr.imageFiles(t.Images())
+	if err != nil {
+		return err
+	}
+	turnID, err := pr.startTurn(prompt, images...)
 	if err != nil {
 		return pr.died(t, err)
 	}
@@ -58,8 +88,8 @@ func (pr *proc) Turn(ctx context.Context, t *extexec.Turn, prompt string) error 
 }
 
 // startTurn sends turn/start and returns the turn's id.
-func (pr *proc) startTurn(prompt string) (string, error) {
-	raw, err := pr.rpc.Call(context.Background(), "turn/start", pr.turnParams(prompt), startTimeout)
+func (pr *proc) startTurn(prompt string, images ...string) (string, error) {
+	raw, err := pr.rpc.Call(context.Background(), "turn/start", pr.turnParams(prompt, images...), startTimeout)
 	if err != nil {
 		return "", err
 	}
