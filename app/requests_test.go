@@ -105,6 +105,16 @@ func TestATurnCostsTheAppOnlyItsOwnRequests(t *testing.T) {
 		m.closeWatch()
 	})
 	p.Send(tea.WindowSizeMsg{Width: 160, Height: 48})
+	// The app's first requests may come late on a loaded machine: quiet before them is not
+	// settled. Wait for the watch's attach, then for the rest of the load to end.
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		if calls, _ := c.snapshot(); calls["Attach"] > 0 && calls["Watch"] > 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the app did not attach its watch: %s", c)
+		}
+	}
 	if !quietFor(c, 500*time.Millisecond, 10*time.Second) {
 		t.Fatalf("the app did not settle after attaching: %s", c)
 	}
