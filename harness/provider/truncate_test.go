@@ -22,6 +22,10 @@ var states = map[string]func() (func([]byte) (bool, *Error), func() bool){
 		s := &anthropicState{acc: newAccumulator(nil)}
 		return s.event, func() bool { return s.done }
 	},
+	"gemini": func() (func([]byte) (bool, *Error), func() bool) {
+		s := newGeminiState(nil, "gemini-2.5-flash")
+		return s.event, s.complete
+	},
 }
 
 // TestTruncatedStreamsNeverPassAsComplete cuts every recorded stream at
@@ -57,7 +61,8 @@ func TestTruncatedStreamsNeverPassAsComplete(t *testing.T) {
 // FuzzEvents feeds arbitrary event data to every API's decoder: no input
 // may panic.
 func FuzzEvents(f *testing.F) {
-	for _, file := range []string{"openai-responses-1-tool.sse", "chat-1-tool.sse", "anthropic-1-tool.sse"} {
+	for _, file := range []string{"openai-responses-1-tool.sse", "chat-1-tool.sse", "anthropic-1-tool.sse",
+		"gemini/usage-last-chunk.reconstructed.sse", "gemini/safety-mid-answer.reconstructed.sse", "gemini/error-in-stream.reconstructed.sse"} {
 		for _, ev := range strings.Split(fixture(f, file), "\n\n") {
 			if _, data, ok := strings.Cut(ev, "data: "); ok {
 				f.Add([]byte(data))
