@@ -14,6 +14,7 @@ func applyKeys(c *views.Common, in *views.Input, keys map[string][]string) {
 	bind := map[string]*key.Binding{
 		"next_pane": &c.Keys.NextPane, "prev_pane": &c.Keys.PrevPane, "zoom": &c.Keys.Zoom, "help": &c.Keys.Help,
 		"quit": &c.Keys.Quit, "mouse": &c.Keys.Mouse, "editor": &in.Keys.Editor, "newline": &in.Keys.Newline,
+		"paste_image": &in.Keys.PasteImage,
 	}
 	for action, names := range keys {
 		b := bind[action]

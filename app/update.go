@@ -105,7 +105,7 @@ func (m *Model) onKey(msg tea.KeyPressMsg) tea.Cmd {
 	if key.Matches(msg, g.Quit) {
 		return m.quit()
 	}
-	if msg.String() == "alt+v" && m.overlay == nil {
+	if key.Matches(msg, m.input.Keys.PasteImage) && m.overlay == nil {
 		return m.pasteImageCmd() // the clipboard's image, as Claude Code's ctrl+v (alt+v on Windows)
 	}
 	if key.Matches(msg, g.Mouse) {

@@ -27,18 +27,21 @@ type InputKeyMap struct {
 	// Steer sends the prompt into the running turn, taken at its next step (enter queues it
 	// for when the turn ends).
 	Steer key.Binding
+	// PasteImage attaches the clipboard's image (the app reads it with the clipboard tool found).
+	PasteImage key.Binding
 }
 
 // DefaultInputKeyMap returns the input's default bindings.
 func DefaultInputKeyMap() InputKeyMap {
 	return InputKeyMap{
-		Send:     key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "send")),
-		Newline:  key.NewBinding(key.WithKeys("alt+enter", "shift+enter", "ctrl+j"), key.WithHelp("alt+enter", "newline")),
-		HistPrev: key.NewBinding(key.WithKeys("up"), key.WithHelp("↑", "previous prompt")),
-		HistNext: key.NewBinding(key.WithKeys("down"), key.WithHelp("↓", "next prompt")),
-		Complete: key.NewBinding(key.WithKeys("tab", "right"), key.WithHelp("tab", "complete /command")),
-		Editor:   key.NewBinding(key.WithKeys("ctrl+g", "ctrl+o"), key.WithHelp("ctrl+g", "edit in $EDITOR")),
-		Steer:    key.NewBinding(key.WithKeys("ctrl+s"), key.WithHelp("ctrl+s", "steer the running turn")),
+		Send:       key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "send")),
+		Newline:    key.NewBinding(key.WithKeys("alt+enter", "shift+enter", "ctrl+j"), key.WithHelp("alt+enter", "newline")),
+		HistPrev:   key.NewBinding(key.WithKeys("up"), key.WithHelp("↑", "previous prompt")),
+		HistNext:   key.NewBinding(key.WithKeys("down"), key.WithHelp("↓", "next prompt")),
+		Complete:   key.NewBinding(key.WithKeys("tab", "right"), key.WithHelp("tab", "complete /command")),
+		Editor:     key.NewBinding(key.WithKeys("ctrl+g", "ctrl+o"), key.WithHelp("ctrl+g", "edit in $EDITOR")),
+		Steer:      key.NewBinding(key.WithKeys("ctrl+s"), key.WithHelp("ctrl+s", "steer the running turn")),
+		PasteImage: key.NewBinding(key.WithKeys("alt+v"), key.WithHelp("alt+v", "paste the clipboard's image")),
 	}
 }
 
@@ -315,5 +318,5 @@ func (in *Input) ShortHelp() []key.Binding {
 
 // FullHelp lists all input bindings.
 func (in *Input) FullHelp() [][]key.Binding {
-	return [][]key.Binding{{in.Keys.Send, in.Keys.Newline, in.Keys.HistPrev, in.Keys.HistNext, in.Keys.Complete, in.Keys.Editor, mentionBinding, in.Keys.Steer, takeBackBinding}}
+	return [][]key.Binding{{in.Keys.Send, in.Keys.Newline, in.Keys.HistPrev, in.Keys.HistNext, in.Keys.Complete, in.Keys.Editor, mentionBinding, in.Keys.Steer, takeBackBinding, in.Keys.PasteImage}}
 }

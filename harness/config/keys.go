@@ -43,6 +43,7 @@ var NotifyStyles = []string{"bell", "osc9", "osc777", "off"}
 var KeyActions = []struct{ Action, Default string }{
 	{"next_pane", "tab"}, {"prev_pane", "shift+tab"}, {"zoom", "z"}, {"help", "?"},
 	{"quit", "ctrl+q"}, {"mouse", "alt+m,f2"}, {"editor", "ctrl+g,ctrl+o"}, {"newline", "alt+enter,shift+enter,ctrl+j"},
+	{"paste_image", "alt+v"},
 }
 
 // keyPrefix starts the keys of the [keys] table in flat names.
