@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -107,11 +108,24 @@ func isUnreachable(err error) bool {
 			return true
 		}
 	}
-	if s, ok := status.FromError(errors.Unwrap(err)); ok && (s.Code() == codes.Unavailable || s.Code() == codes.DeadlineExceeded) {
-		return true
+	for _, e := range []error{errors.Unwrap(err), err} {
+		if s, ok := status.FromError(e); ok && timedOut(s) {
+			return true
+		}
 	}
-	if s, ok := status.FromError(err); ok {
-		return s.Code() == codes.Unavailable || s.Code() == codes.DeadlineExceeded
+	return false
+}
+
+// timedOut reports whether a gRPC status says the request was not answered in time: codes
+// Unavailable and DeadlineExceeded, and code Unknown with the text of a context's deadline,
+// which an etcd member sends when its own wait for the quorum ran out (seen in CI with a
+// quorum lost mid-turn: "rpc error: code = Unknown desc = context deadline exceeded").
+func timedOut(s *status.Status) bool {
+	switch s.Code() {
+	case codes.Unavailable, codes.DeadlineExceeded:
+		return true
+	case codes.Unknown:
+		return strings.HasSuffix(s.Message(), context.DeadlineExceeded.Error())
 	}
 	return false
 }
