@@ -111,7 +111,10 @@ func TestMouseTeatest(t *testing.T) {
 	tm := teatest.NewTestModel(t, m, teatest.WithInitialTermSize(120, 40))
 	teatest.WaitFor(t, tm.Output(), func(b []byte) bool { return bytes.Contains(b, []byte("slow path")) },
 		teatest.WithDuration(10*time.Second))
-	conv := m.lay.conv
+	// The running program owns m: the pane's place comes from a model laid out the same way.
+	ref := newTestModel(t)
+	ref.Update(tea.WindowSizeMsg{Width: 120, Height: 40})
+	conv := ref.lay.conv
 	tm.Send(tea.MouseWheelMsg{X: conv.x + 5, Y: conv.y + 5, Button: tea.MouseWheelDown})
 	tm.Send(tea.MouseClickMsg{X: conv.x + 2, Y: conv.y + 1, Button: tea.MouseLeft})
 	tm.Send(tea.MouseMotionMsg{X: conv.x + 20, Y: conv.y + 1, Button: tea.MouseLeft})
