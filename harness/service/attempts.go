@@ -116,14 +116,15 @@ func (s *Service) startSet(ctx context.Context, src *harness.Session, seq uint64
 		if a == nil {
 			continue
 		}
+		s.followed.Store(a.session, set) // before its turn starts: a scoreboard read then sees it run
 		t, err := s.StartTurn(ctx, api.TurnRequest{Session: a.session, Text: prompts[0], Source: "attempts", AutoApprove: req.AutoApprove})
 		if err != nil {
+			s.followed.Delete(a.session)
 			s.endAttempt(a, api.AttemptFailed, err.Error())
 			runs[i] = nil
 			continue
 		}
 		s.wg.Add(1)
-		s.followed.Store(a.session, set)
 		go s.followAttempt(a, t.ID)
 	}
 	s.watchSetBudget(req.Budget, runs)
@@ -465,6 +466,9 @@ func (s *Service) RecoverAttempts() error {
 // attemptRow folds a member's scoreboard row from its own events; joined is its attempt.joined.
 func (s *Service) attemptRow(m *harness.Session) (api.AttemptRow, *api.AttemptJoined, error) {
 	row := api.AttemptRow{Session: m.ID, Name: m.Name, Branch: m.Branch}
+	// Whether the attempt runs is read before its events: an attempt that ends meanwhile has
+	// its attempt.ended in them or was still running when they were read, never neither.
+	running, followed := s.runningTurn(m.ID) != nil, s.isFollowed(m.ID)
 	evs, err := s.h.BranchEvents(m.Branch, m.ParentSeq+1, 0)
 	if err != nil {
 		return row, nil, err
@@ -485,9 +489,9 @@ func (s *Service) attemptRow(m *harness.Session) (api.AttemptRow, *api.AttemptJo
 	api.AttemptScore(&row, evs)
 	if row.Status == "" {
 		switch {
-		case s.runningTurn(m.ID) != nil:
+		case running:
 			row.Status = api.AttemptRunning
-		case s.isFollowed(m.ID):
+		case followed:
 			row.Status = api.AttemptChecking
 		default:
 			row.Status = api.AttemptInterrupted
