@@ -130,8 +130,8 @@ func (sv *Directory) ImageMentions(sessionID, text string) ([]string, error) {
 	defer d.Close()
 	var out []string
 	for _, m := range ms {
-		rel := path.Clean(strings.TrimPrefix(filepath.ToSlash(m), "./"))
-		if rel == "." || path.IsAbs(rel) || rel == ".." || strings.HasPrefix(rel, "../") {
+		rel, ok := mentionPath(m)
+		if !ok {
 			continue
 		}
 		fi, err := d.Lstat(rel)

@@ -55,6 +55,13 @@ func mentionAt(s string) (string, int) {
 // isSpace reports whether b separates words.
 func isSpace(b byte) bool { return b == ' ' || b == '\t' || b == '\n' || b == '\r' || b == '(' }
 
+// mentionPath returns a mention as a clean path relative to the workspace, and whether it
+// stays inside it (no absolute path, no climb out with ..): what Attach and ImageMentions read.
+func mentionPath(mention string) (string, bool) {
+	rel := path.Clean(strings.TrimPrefix(filepath.ToSlash(mention), "./"))
+	return rel, rel != "." && !path.IsAbs(rel) && rel != ".." && !strings.HasPrefix(rel, "../")
+}
+
 // Attach reads the files a prompt mentions from the session's workspace: through the
 // no-follow, beneath-only file layer, so a mention cannot reach a file outside the workspace
 // (a planted link is refused, not followed) or under exo's home, but for the session's own
@@ -88,9 +95,9 @@ func (sv *Directory) attachOne(d *sandbox.Dir, ws, mention string) (api.Attachme
 	if strings.HasPrefix(mention, pastedPrefix) {
 		return sv.attachPasted(mention)
 	}
-	rel := path.Clean(strings.TrimPrefix(filepath.ToSlash(mention), "./"))
+	rel, ok := mentionPath(mention)
 	a := api.Attachment{Path: rel}
-	if rel == "." || path.IsAbs(rel) || rel == ".." || strings.HasPrefix(rel, "../") {
+	if !ok {
 		return a, false
 	}
 	fi, err := d.Lstat(rel)
