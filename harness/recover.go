@@ -73,6 +73,11 @@ func (h *Harness) recoverJournal(rep *RecoveryReport) {
 			}
 			rep.Completed = append(rep.Completed, "removal of session "+e.Session+"'s files")
 		case opAnswer: // a streaming answer: recoverTurns records it with its turn
+		case opUnreadable:
+			if _, ok := streamedBranch(e.ID); ok {
+				continue // a streaming answer's: dropStreamed drops it
+			}
+			rep.Problems = append(rep.Problems, fmt.Sprintf("journal entry %s is unreadable (%s): its operation cannot be completed; the files it touched may not match the log", e.ID, e.Damage))
 		case opRestore:
 			if err := h.finishRestore(e); err != nil {
 				rep.Problems = append(rep.Problems, err.Error())
@@ -221,11 +226,16 @@ func (h *Harness) dropStreamed(rep *RecoveryReport) {
 		return
 	}
 	for _, e := range entries {
-		if e.Op != opAnswer {
+		branch, ok := streamedBranch(e.ID)
+		if !ok || (e.Op != opAnswer && e.Op != opUnreadable) {
 			continue
 		}
-		if err := h.DropStreamed(e.Branch); err != nil {
-			rep.Problems = append(rep.Problems, fmt.Sprintf("drop the answer saved for %s: %v", e.Branch, err))
+		if err := h.DropStreamed(branch); err != nil {
+			rep.Problems = append(rep.Problems, fmt.Sprintf("drop the answer saved for %s: %v", branch, err))
+			continue
+		}
+		if e.Op == opUnreadable { // the turn is recorded interrupted all the same, without its text
+			rep.Completed = append(rep.Completed, fmt.Sprintf("removal of the unreadable answer saved for %s (%s)", branch, e.Damage))
 		}
 	}
 }
@@ -293,6 +303,10 @@ func (h *Harness) unfinished() []store.Problem {
 	}
 	var out []store.Problem
 	for _, e := range entries {
+		if e.Op == opUnreadable {
+			out = append(out, store.Problem{Branch: "journal", Reason: fmt.Sprintf("journal entry %s is unreadable (%s); see exo doctor", e.ID, e.Damage)})
+			continue
+		}
 		out = append(out, store.Problem{Branch: firstNonEmpty(e.Branch, "journal"), Seq: e.Seq,
 			Reason: fmt.Sprintf("unfinished %s (started %s) could not be completed on open; see exo doctor", e.Op, e.Started.Format("2006-01-02 15:04:05"))})
 	}

@@ -19,14 +19,18 @@ type journalEntry = eventlog.JournalEntry
 
 // The journaled operations (see eventlog).
 const (
-	opForkClone = eventlog.OpForkClone
-	opRestore   = eventlog.OpRestore
-	opDelete    = eventlog.OpDelete
-	opAnswer    = eventlog.OpAnswer
+	opForkClone  = eventlog.OpForkClone
+	opRestore    = eventlog.OpRestore
+	opDelete     = eventlog.OpDelete
+	opAnswer     = eventlog.OpAnswer
+	opUnreadable = eventlog.OpUnreadable
 )
 
 // dropJournal removes a finished operation's record inside a transaction.
 func dropJournal(tx *store.Tx, id string) error { return eventlog.DropJournal(tx, id) }
+
+// streamedBranch is eventlog.StreamedBranch.
+func streamedBranch(id string) (string, bool) { return eventlog.StreamedBranch(id) }
 
 // journal lists the operations in progress.
 func (h *Harness) journal() ([]journalEntry, error) { return h.Journal() }

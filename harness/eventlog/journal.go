@@ -3,6 +3,7 @@ package eventlog
 import (
 	"encoding/json"
 	"fmt"
+	"strings"
 	"time"
 
 	"exo/store"
@@ -22,6 +23,9 @@ const (
 	// SaveStreamed), recorded as an answer cut by the kill if the process dies before the
 	// answer, its cut or its failure is in the log.
 	OpAnswer = "answer"
+	// OpUnreadable marks a record that no longer decodes (a damaged page, a foreign write): its
+	// ID is the record's key and Damage says why. Only its key tells what it was.
+	OpUnreadable = "unreadable"
 )
 
 // JournalEntry is one operation in progress.
@@ -39,6 +43,8 @@ type JournalEntry struct {
 	// model.requested).
 	Answer  *StreamedAnswer `json:"answer,omitempty"`
 	Started time.Time       `json:"started"`
+	// Damage is why an OpUnreadable record does not decode (never stored).
+	Damage string `json:"-"`
 }
 
 // NewJournal starts an entry for op.
@@ -63,17 +69,34 @@ func DropJournal(tx *store.Tx, id string) error {
 	return tx.DeleteRecord(store.Journal, id)
 }
 
-// journal lists the operations in progress.
+// Journal lists the operations in progress. A record that does not decode is listed as
+// OpUnreadable under its key rather than skipped, so that recovery can name it and drop the
+// ones whose key says they are safe to drop (a streaming answer's), instead of leaving them in
+// the journal for good.
 func (l *Log) Journal() ([]JournalEntry, error) {
 	var out []JournalEntry
 	err := l.st.View(func(tx *store.Tx) error {
-		return tx.Records(store.Journal, func(_ string, v []byte) error {
+		return tx.Records(store.Journal, func(k string, v []byte) error {
 			var e JournalEntry
-			if json.Unmarshal(v, &e) == nil {
-				out = append(out, e)
+			if err := json.Unmarshal(v, &e); err != nil || e.Op == "" {
+				damage := "no operation"
+				if err != nil {
+					damage = err.Error()
+				}
+				out = append(out, JournalEntry{ID: k, Op: OpUnreadable, Damage: damage})
+				return nil
 			}
+			e.ID = k // the key is what DropJournal removes
+			out = append(out, e)
 			return nil
 		})
 	})
 	return out, err
+}
+
+// StreamedBranch returns the branch whose streaming answer a journal key holds, and whether
+// the key is one (see SaveStreamed): the key alone tells, even when the record is unreadable.
+func StreamedBranch(id string) (string, bool) {
+	b, ok := strings.CutPrefix(id, OpAnswer+":")
+	return b, ok && b != ""
 }
