@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -88,18 +89,12 @@ func (s *Service) startSet(ctx context.Context, src *harness.Session, seq uint64
 	prompts []string, approvals map[string]string, req api.AttemptsRequest, replay bool) (api.AttemptSet, error) {
 	set := "att-" + harness.NewID()[6:16]
 	started := api.AttemptsStarted{Set: set, AtSeq: seq, Prompt: strings.Join(prompts, "\n\n"), Check: req.Check, Budget: req.Budget, Replay: replay}
-	var members []*harness.Session
+	members, err := s.forkMembers(src, seq, set, len(pairs))
+	if err != nil {
+		return api.AttemptSet{}, err
+	}
 	for i, p := range pairs {
-		m, err := s.h.Fork(src.ID, seq, harness.ForkOptions{Name: memberName(src.Name, set, i), Branch: src.Branch})
-		if err != nil {
-			for _, done := range members { // a set is whole or not at all; the forks stay as siblings
-				_, _ = s.h.Append(done.ID, harness.MustRecord(api.TypeAttemptEnded, harness.ActorHarness,
-					api.AttemptEnded{Set: set, Outcome: api.AttemptFailed, Reason: "the set could not be made: " + err.Error()}))
-			}
-			return api.AttemptSet{}, fmt.Errorf("attempts: fork %d of %d: %w", i+1, len(pairs), err)
-		}
-		members = append(members, m)
-		started.Members = append(started.Members, api.AttemptMember{Session: m.ID, Name: m.Name, Executor: p[0], Model: p[1]})
+		started.Members = append(started.Members, api.AttemptMember{Session: members[i].ID, Name: members[i].Name, Executor: p[0], Model: p[1]})
 	}
 	if _, err := s.h.Append(src.ID, harness.MustRecord(api.TypeAttemptsStarted, harness.ActorUser, started)); err != nil {
 		return api.AttemptSet{}, err
@@ -129,6 +124,43 @@ func (s *Service) startSet(ctx context.Context, src *harness.Session, seq uint64
 	}
 	s.watchSetBudget(req.Budget, runs)
 	return s.AttemptSet(ctx, set)
+}
+
+// forkMembers forks n siblings of src at seq in parallel, as many at once as there are CPUs
+// (each gets its own working copy; the sandbox changes git's records of the repository's
+// worktrees one at a time). A set is whole or not at all: when a fork fails, the others stay
+// as siblings, each with an attempt.ended saying so.
+func (s *Service) forkMembers(src *harness.Session, seq uint64, set string, n int) ([]*harness.Session, error) {
+	members := make([]*harness.Session, n)
+	errs := make([]error, n)
+	var wg sync.WaitGroup
+	slots := make(chan struct{}, max(runtime.NumCPU(), 2)) // each fork runs git processes: no more at once than the CPUs
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			slots <- struct{}{}
+			defer func() { <-slots }()
+			members[i], errs[i] = s.h.Fork(src.ID, seq, harness.ForkOptions{Name: memberName(src.Name, set, i), Branch: src.Branch})
+		}()
+	}
+	wg.Wait()
+	err := errors.Join(errs...)
+	if err == nil {
+		return members, nil
+	}
+	for _, m := range members {
+		if m != nil {
+			_, _ = s.h.Append(m.ID, harness.MustRecord(api.TypeAttemptEnded, harness.ActorHarness,
+				api.AttemptEnded{Set: set, Outcome: api.AttemptFailed, Reason: "the set could not be made: " + err.Error()}))
+		}
+	}
+	for i, e := range errs {
+		if e != nil {
+			return nil, fmt.Errorf("attempts: fork %d of %d: %w", i+1, n, e)
+		}
+	}
+	return nil, err
 }
 
 // memberName names a set's i-th member after the session it starts from.
