@@ -134,7 +134,11 @@ func (s *Service) forkMembers(src *harness.Session, seq uint64, set string, n in
 	members := make([]*harness.Session, n)
 	errs := make([]error, n)
 	var wg sync.WaitGroup
-	slots := make(chan struct{}, max(runtime.NumCPU(), 2)) // each fork runs git processes: no more at once than the CPUs
+	width := s.forkWidth
+	if width <= 0 {
+		width = max(runtime.NumCPU(), 2) // each fork runs git processes: no more at once than the CPUs
+	}
+	slots := make(chan struct{}, width)
 	for i := range n {
 		wg.Add(1)
 		go func() {
