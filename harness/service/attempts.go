@@ -12,6 +12,7 @@ import (
 
 	"exo/harness"
 	"exo/harness/api"
+	"exo/store/failpoint"
 )
 
 // attemptRun is one member of a set this daemon runs: its turn, then its check.
@@ -669,7 +670,8 @@ func (s *Service) newestSet(se *harness.Session) (string, error) {
 
 // KeepAttempt makes an attempt's history and files its original session's: the original moves
 // onto a new branch continuing the attempt's (its own branch stays stored), its workspace takes
-// the attempt's files; with req.Archive the set's other members are archived.
+// the attempt's files; with req.Archive the set's other members are archived. Keeping again an
+// attempt kept already (a keep cut short, asked again) only archives what is left.
 func (s *Service) KeepAttempt(ctx context.Context, req api.KeepRequest) (api.KeepResult, error) {
 	m, err := s.session(req.Attempt)
 	if err != nil {
@@ -689,27 +691,35 @@ func (s *Service) KeepAttempt(ctx context.Context, req api.KeepRequest) (api.Kee
 	if r := s.runningTurn(o.ID); r != nil {
 		return api.KeepResult{}, fmt.Errorf("%w: a turn runs on %s", api.ErrBusy, o.Name)
 	}
-	kept, err := s.h.KeepBranch(o.ID, m.ID, api.TypeAttemptKept, func(from string, abandoned, at uint64) any {
-		return api.AttemptKept{Set: joined.Set, Session: m.ID, Name: m.Name, Branch: m.Branch, AtSeq: at, FromBranch: from, AbandonedAt: abandoned}
-	})
+	set, err := s.AttemptSet(ctx, joined.Set)
 	if err != nil {
 		return api.KeepResult{}, err
 	}
-	res := api.KeepResult{Set: joined.Set, Session: kept}
-	if req.Archive {
-		set, err := s.AttemptSet(ctx, joined.Set)
+	kept := o
+	if set.Kept != m.ID { // kept already (the original's branch continues it): only the archive is left to do
+		kept, err = s.h.KeepBranch(o.ID, m.ID, api.TypeAttemptKept, func(from string, abandoned, at uint64) any {
+			return api.AttemptKept{Set: joined.Set, Session: m.ID, Name: m.Name, Branch: m.Branch, AtSeq: at, FromBranch: from, AbandonedAt: abandoned}
+		})
 		if err != nil {
-			return res, err
+			return api.KeepResult{}, err
 		}
-		for _, r := range set.Rows {
-			if r.Session == m.ID {
-				continue
-			}
-			if _, err := s.h.ArchiveSession(r.Session, true); err != nil {
-				return res, fmt.Errorf("archive %s: %w", r.Name, err)
-			}
-			res.Archived = append(res.Archived, r.Name)
+	}
+	res := api.KeepResult{Set: joined.Set, Session: kept}
+	if !req.Archive {
+		return res, nil
+	}
+	for _, r := range set.Rows {
+		if r.Session == m.ID {
+			continue
 		}
+		if se, err := s.h.Session(r.Session); err == nil && se.Archived {
+			continue
+		}
+		if _, err := s.h.ArchiveSession(r.Session, true); err != nil {
+			return res, fmt.Errorf("archive %s: %w", r.Name, err)
+		}
+		failpoint.Hit("keep.archived") // tests kill exo between two archives
+		res.Archived = append(res.Archived, r.Name)
 	}
 	return res, nil
 }
