@@ -123,13 +123,13 @@ func splitComma(s string) []string {
 	return out
 }
 
-// onAttemptsStarted shows the first four attempts streaming side by side (the scoreboard
-// lists them all) and says how to see the scores.
+// onAttemptsStarted shows the attempts streaming side by side (up to four in a row, up to eight
+// as a grid; the scoreboard lists them all) and says how to see the scores.
 func (m *Model) onAttemptsStarted(set api.AttemptSet) tea.Cmd {
 	m.scoreSet = set.ID
 	var ids []string
 	for _, r := range set.Rows {
-		if len(ids) < 4 {
+		if len(ids) < views.MaxSplit {
 			ids = append(ids, r.Session)
 		}
 	}
