@@ -116,8 +116,8 @@ func BenchmarkAttemptForks(b *testing.B) {
 				defer svc.Close()
 				svc.forkWidth = mode.width
 				b.ResetTimer()
-				for i := range b.N {
-					if _, err := svc.forkMembers(s, 0, fmt.Sprintf("att-%010d", i), n); err != nil {
+				for range b.N {
+					if _, err := svc.forkMembers(s, 0, "att-"+harness.NewID()[6:16], n); err != nil {
 						b.Fatal(err)
 					}
 				}
