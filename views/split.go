@@ -41,6 +41,9 @@ func NewSplit(c *Common) *Split {
 // SetPanes sets the conversations shown (at most MaxSplit are kept).
 func (s *Split) SetPanes(panes ...*Conversation) {
 	s.panes = panes[:min(len(panes), MaxSplit)]
+	for _, p := range s.panes {
+		p.KeepTitleTail(true)
+	}
 	s.cur = min(s.cur, max(len(s.panes)-1, 0))
 	s.SetSize(s.width, s.height)
 	s.syncFocus()
