@@ -123,13 +123,13 @@ func splitComma(s string) []string {
 	return out
 }
 
-// onAttemptsStarted shows the first four attempts streaming side by side (the scoreboard
-// lists them all) and says how to see the scores.
+// onAttemptsStarted shows the attempts streaming side by side (up to four in a row, up to eight
+// as a grid; the scoreboard lists them all) and says how to see the scores.
 func (m *Model) onAttemptsStarted(set api.AttemptSet) tea.Cmd {
 	m.scoreSet = set.ID
 	var ids []string
 	for _, r := range set.Rows {
-		if len(ids) < 4 {
+		if len(ids) < views.MaxSplit {
 			ids = append(ids, r.Session)
 		}
 	}
@@ -211,9 +211,13 @@ func (m *Model) onScoreMsg(msg tea.Msg) (tea.Cmd, bool) {
 			return nil, true
 		}
 		r := m.scoreRows[msg.Row]
-		if msg.Keep {
+		switch {
+		case msg.Keep:
 			m.overlay = nil
-			return m.keepCmd(r), true
+			return m.keepCmd(r, msg.Archive), true
+		case msg.Replay:
+			m.overlay = nil
+			return tea.Batch(m.say("starting a replay…", false), m.replayCmd(m.replayOf(r))), true
 		}
 		return m.attemptDiffCmd(r), true
 	case attemptsStartedMsg:
@@ -224,15 +228,43 @@ func (m *Model) onScoreMsg(msg tea.Msg) (tea.Cmd, bool) {
 	return nil, false
 }
 
-// keepCmd keeps an attempt: the set's original session takes its history and files.
-func (m *Model) keepCmd(r api.AttemptRow) tea.Cmd {
+// keepCmd keeps an attempt: the set's original session takes its history and files; with
+// archive the set's other members are archived in the same step.
+func (m *Model) keepCmd(r api.AttemptRow, archive bool) tea.Cmd {
 	c := m.c
 	return func() tea.Msg {
-		res, err := c.KeepAttempt(bg, api.KeepRequest{Attempt: r.Session})
+		res, err := c.KeepAttempt(bg, api.KeepRequest{Attempt: r.Session, Archive: archive})
 		if err != nil {
 			return infoMsg{text: "keep: " + err.Error(), err: true}
 		}
-		return infoMsg{text: fmt.Sprintf("%s now continues attempt %s, files included (the others stay as siblings)", res.Session.Name, r.Name)}
+		others := "the others stay as siblings"
+		if archive {
+			others = fmt.Sprintf("%d others archived", len(res.Archived))
+		}
+		return infoMsg{text: fmt.Sprintf("%s now continues attempt %s, files included (%s)", res.Session.Name, r.Name, others)}
+	}
+}
+
+// replayOf is the replay the scoreboard's R asks for: the set's original session's prompts
+// (from its start, or for a replay's set from where that replay forked) under the attempt's
+// executor and model, checked by the set's check.
+func (m *Model) replayOf(r api.AttemptRow) api.ReplayRequest {
+	req := api.ReplayRequest{Session: m.score.Origin, Executor: r.Executor, Model: r.Model, Check: m.score.Check}
+	if m.score.Replay {
+		req.From = m.score.AtSeq
+	}
+	return req
+}
+
+// replayCmd starts a replay; its set then streams and is scored like any attempts'.
+func (m *Model) replayCmd(req api.ReplayRequest) tea.Cmd {
+	c := m.c
+	return func() tea.Msg {
+		set, err := c.Replay(bg, req)
+		if err != nil {
+			return infoMsg{text: "replay: " + err.Error(), err: true}
+		}
+		return attemptsStartedMsg{set: set}
 	}
 }
 

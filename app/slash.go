@@ -44,6 +44,8 @@ func (m *Model) slash(name, args string) tea.Cmd {
 		return m.budgetCmd(args)
 	case "attempts":
 		return m.attemptsSlash(args)
+	case "replay":
+		return m.replaySlash(args)
 	case "compact":
 		id, c := m.current(), m.c
 		return func() tea.Msg {

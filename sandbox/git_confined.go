@@ -85,7 +85,10 @@ func addWorktree(g gitRunner, src, dst, commit string, opts CloneOptions) error 
 		// worktrees folder is; the confinement still keeps writes inside these folders).
 		cfg.ExtraWritable = []string{dst, common}
 	}
-	if err := confinedGit(g, cfg, opts.Caps, "worktree", "add", "--quiet", "--no-checkout", "--detach", dst, commit); err != nil {
+	unlock := lockWorktrees(filepath.Dir(wt))
+	err = confinedGit(g, cfg, opts.Caps, "worktree", "add", "--quiet", "--no-checkout", "--detach", dst, commit)
+	unlock()
+	if err != nil {
 		os.RemoveAll(dst)
 		return err
 	}

@@ -225,7 +225,10 @@ func RemoveWorkspace(dir string) error {
 		return nil
 	}
 	g := gitRunner{gitDir: common, workTree: filepath.Dir(common)}
-	if _, err := g.run(nil, "worktree", "prune"); err != nil {
+	unlock := lockWorktrees(common)
+	_, err := g.run(nil, "worktree", "prune")
+	unlock()
+	if err != nil {
 		return fmt.Errorf("remove workspace %s: %w", dir, err)
 	}
 	return nil

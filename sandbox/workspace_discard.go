@@ -23,6 +23,7 @@ func DiscardClone(src, dst string) error {
 	if err != nil {
 		return nil // not a git repository: there is no worktree record
 	}
+	defer lockWorktrees(strings.TrimSpace(string(common)))()
 	recs, _ := filepath.Glob(filepath.Join(strings.TrimSpace(string(common)), "worktrees", "*", "gitdir"))
 	for _, r := range recs {
 		b, err := os.ReadFile(r)
@@ -70,6 +71,7 @@ func dropWorktreeRecord(record, dst string) error {
 			return nil
 		}
 	}
+	defer lockWorktrees(filepath.Dir(filepath.Dir(record)))()
 	if err := os.RemoveAll(record); err != nil {
 		return fmt.Errorf("discard the worktree record of %s: %w", dst, err)
 	}

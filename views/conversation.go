@@ -6,6 +6,7 @@ import (
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
 )
 
 // ConversationKeyMap holds the conversation's bindings.
@@ -55,17 +56,20 @@ type anchor struct{ item, line int }
 // only the items in view, caching each by (width, version, theme).
 type Conversation struct {
 	base
-	Keys    ConversationKeyMap // Keys are the pane's bindings.
-	title   string
-	empty   string // empty is what an empty conversation says ("" means "no messages yet").
-	entries []*convEntry
-	md      mdRenderers
-	top     anchor // top is the first visible line when not following.
-	follow  bool   // follow keeps the view at the bottom as content arrives.
-	sel     int    // sel is the selected tool block, or -1.
-	frame   int    // frame is the spinner frame.
-	preview uint64 // preview is the seq being previewed, 0 when live.
-	shown   [2]int // shown is the range of items drawn by the last View.
+	Keys  ConversationKeyMap // Keys are the pane's bindings.
+	title string
+	// tailTitle cuts a title too wide for the frame at its head, not its tail (a split view's
+	// attempts differ only by their names' ends).
+	tailTitle bool
+	empty     string // empty is what an empty conversation says ("" means "no messages yet").
+	entries   []*convEntry
+	md        mdRenderers
+	top       anchor // top is the first visible line when not following.
+	follow    bool   // follow keeps the view at the bottom as content arrives.
+	sel       int    // sel is the selected tool block, or -1.
+	frame     int    // frame is the spinner frame.
+	preview   uint64 // preview is the seq being previewed, 0 when live.
+	shown     [2]int // shown is the range of items drawn by the last View.
 	// lineItems maps each line drawn by the last View to its item.
 	lineItems []int
 }
@@ -77,6 +81,18 @@ func NewConversation(c *Common) *Conversation {
 
 // SetTitle sets the frame title (e.g. the session name in split view).
 func (c *Conversation) SetTitle(t string) { c.title = oneLine(plain(t)) }
+
+// KeepTitleTail makes a title too wide for the frame lose its head rather than its tail.
+func (c *Conversation) KeepTitleTail(on bool) { c.tailTitle = on }
+
+// frameTitle is the title as the frame shows it.
+func (c *Conversation) frameTitle() string {
+	room := c.width - 4 // the frame's corners, and a border cell on each side of the title
+	if w := ansi.StringWidth(c.title); c.tailTitle && room > 1 && w > room {
+		return "…" + ansi.TruncateLeft(c.title, w-room+1, "")
+	}
+	return c.title
+}
 
 // SetEmptyText sets what the pane says while the conversation is empty (wrapped to the pane;
 // "" restores "no messages yet"): e.g. how to start when no model is registered.

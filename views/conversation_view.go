@@ -16,5 +16,5 @@ func (c *Conversation) View() string {
 	} else {
 		body = append(body, c.visible(w, h)...)
 	}
-	return frame(c.styles(), c.focused, c.title, c.info(), body, c.width, c.height)
+	return frame(c.styles(), c.focused, c.frameTitle(), c.info(), body, c.width, c.height)
 }

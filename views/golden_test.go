@@ -239,6 +239,25 @@ var goldenPanes = map[string]func(c *Common, W int) interface{ View() string }{
 		s.Focus()
 		return sizer{s}
 	},
+	// A set of five and of eight attempts streaming: a grid of two rows.
+	"split-grid5": func(c *Common, _ int) interface{ View() string } { return sizer{gridSplit(c, 5)} },
+	"split-grid8": func(c *Common, _ int) interface{ View() string } { return sizer{gridSplit(c, 8)} },
+}
+
+// gridSplit is a split view of n attempts' conversations, the third focused.
+func gridSplit(c *Common, n int) *Split {
+	s := NewSplit(c)
+	panes := make([]*Conversation, n)
+	for i := range panes {
+		panes[i] = NewConversation(c)
+		panes[i].SetTitle(fmt.Sprintf("quest.a1b2c3.%d", i+1))
+		panes[i].SetItems(sampleConversation()[:2+i%3])
+	}
+	s.SetPanes(panes...)
+	s.Focus()
+	s.Update(tea.KeyPressMsg{Code: 'l', Text: "l"})
+	s.Update(tea.KeyPressMsg{Code: 'l', Text: "l"})
+	return s
 }
 
 // overlayPane reports whether a golden pane is a modal that is not sized to the whole area.

@@ -27,10 +27,14 @@ var scoreDrop = []int{12, 7, 5, 10, 6, 9, 4, 1}
 // ScoreSort asks the app to sort the scoreboard by column Col (an index of ScoreColumns).
 type ScoreSort struct{ Col int }
 
-// ScoreOpen asks the app to act on the selected attempt: show its diff (Diff), or keep it.
+// ScoreOpen asks the app to act on the selected attempt (Row): show its diff (no flag set),
+// keep it (Keep; with Archive the set's other members are archived in the same step), or replay
+// the original session's prompts under the attempt's executor and model (Replay).
 type ScoreOpen struct {
-	Row  int
-	Keep bool
+	Row     int
+	Keep    bool
+	Archive bool
+	Replay  bool
 }
 
 // ScoreboardKeyMap holds the scoreboard's bindings.
@@ -39,6 +43,8 @@ type ScoreboardKeyMap struct {
 	Left, Right key.Binding // Left and Right choose the column to sort by.
 	Diff        key.Binding // Diff shows the selected attempt's changes.
 	Keep        key.Binding // Keep keeps the selected attempt.
+	Archive     key.Binding // Archive keeps the selected attempt and archives the others.
+	Replay      key.Binding // Replay replays the original's prompts under the attempt's runner.
 	Close       key.Binding // Close closes the overlay.
 }
 
@@ -55,13 +61,15 @@ type Scoreboard struct {
 // NewScoreboard returns the scoreboard overlay titled title (the set and its prompt).
 func NewScoreboard(c *Common, title string) *Scoreboard {
 	return &Scoreboard{base: base{common: c, focused: true}, title: oneLine(plain(title)), sort: -1, Keys: ScoreboardKeyMap{
-		Up:    key.NewBinding(key.WithKeys("up", "k"), key.WithHelp("↑/k", "up")),
-		Down:  key.NewBinding(key.WithKeys("down", "j"), key.WithHelp("↓/j", "down")),
-		Left:  key.NewBinding(key.WithKeys("left", "h"), key.WithHelp("←/h", "sort by the column before")),
-		Right: key.NewBinding(key.WithKeys("right", "l"), key.WithHelp("→/l", "sort by the next column")),
-		Diff:  key.NewBinding(key.WithKeys("enter", "d"), key.WithHelp("enter", "diff")),
-		Keep:  key.NewBinding(key.WithKeys("K"), key.WithHelp("K", "keep this attempt")),
-		Close: key.NewBinding(key.WithKeys("esc", "q"), key.WithHelp("esc", "close")),
+		Up:      key.NewBinding(key.WithKeys("up", "k"), key.WithHelp("↑/k", "up")),
+		Down:    key.NewBinding(key.WithKeys("down", "j"), key.WithHelp("↓/j", "down")),
+		Left:    key.NewBinding(key.WithKeys("left", "h"), key.WithHelp("←/h", "sort by the column before")),
+		Right:   key.NewBinding(key.WithKeys("right", "l"), key.WithHelp("→/l", "sort by the next column")),
+		Diff:    key.NewBinding(key.WithKeys("enter", "d"), key.WithHelp("enter", "diff")),
+		Keep:    key.NewBinding(key.WithKeys("K"), key.WithHelp("K", "keep this attempt")),
+		Archive: key.NewBinding(key.WithKeys("A"), key.WithHelp("A", "keep this attempt, archive the others")),
+		Replay:  key.NewBinding(key.WithKeys("R"), key.WithHelp("R", "replay the original's prompts under this runner")),
+		Close:   key.NewBinding(key.WithKeys("esc", "q"), key.WithHelp("esc", "close")),
 	}}
 }
 
@@ -74,7 +82,7 @@ func (s *Scoreboard) SetRows(rows []ScoreRow, sort int) {
 // Selected returns the selected row's index.
 func (s *Scoreboard) Selected() int { return s.sel }
 
-// Update moves the selection, changes the sort column, and asks for a diff or a keep.
+// Update moves the selection, changes the sort column, and asks for a diff, a keep or a replay.
 func (s *Scoreboard) Update(msg tea.Msg) (Pane, tea.Cmd) {
 	k, ok := msg.(tea.KeyPressMsg)
 	if !ok {
@@ -98,6 +106,14 @@ func (s *Scoreboard) Update(msg tea.Msg) (Pane, tea.Cmd) {
 	case key.Matches(k, s.Keys.Keep):
 		if len(s.rows) > 0 {
 			return s, emit(ScoreOpen{Row: s.sel, Keep: true})
+		}
+	case key.Matches(k, s.Keys.Archive):
+		if len(s.rows) > 0 {
+			return s, emit(ScoreOpen{Row: s.sel, Keep: true, Archive: true})
+		}
+	case key.Matches(k, s.Keys.Replay):
+		if len(s.rows) > 0 {
+			return s, emit(ScoreOpen{Row: s.sel, Replay: true})
 		}
 	}
 	return s, nil
@@ -201,7 +217,7 @@ func (s *Scoreboard) View() string {
 	}
 	m := *st
 	m.Pane.BorderFocused, m.Pane.TitleFocused = m.Modal.Frame, m.Modal.Title
-	return frame(&m, true, s.title, "←/→ sort · enter diff · K keep · esc", body, s.width, s.height)
+	return frame(&m, true, s.title, "←/→ sort · enter diff · K keep · A keep+archive · R replay · esc", body, s.width, s.height)
 }
 
 // padCell pads text with spaces to n cells.
@@ -214,10 +230,10 @@ func padCell(text string, n int) string {
 
 // ShortHelp lists the overlay's main bindings.
 func (s *Scoreboard) ShortHelp() []key.Binding {
-	return []key.Binding{s.Keys.Left, s.Keys.Right, s.Keys.Diff, s.Keys.Keep, s.Keys.Close}
+	return []key.Binding{s.Keys.Left, s.Keys.Right, s.Keys.Diff, s.Keys.Keep, s.Keys.Archive, s.Keys.Replay, s.Keys.Close}
 }
 
 // FullHelp lists the overlay's bindings.
 func (s *Scoreboard) FullHelp() [][]key.Binding {
-	return [][]key.Binding{{s.Keys.Up, s.Keys.Down, s.Keys.Left, s.Keys.Right}, {s.Keys.Diff, s.Keys.Keep, s.Keys.Close}}
+	return [][]key.Binding{{s.Keys.Up, s.Keys.Down, s.Keys.Left, s.Keys.Right}, {s.Keys.Diff, s.Keys.Keep, s.Keys.Archive, s.Keys.Replay, s.Keys.Close}}
 }

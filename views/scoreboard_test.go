@@ -39,7 +39,8 @@ func TestScoreboardGolden(t *testing.T) {
 }
 
 // TestScoreboardKeys: the arrows ask for another sort column (wrapping), enter for the diff of
-// the selected attempt and K to keep it; a narrow screen drops the least useful columns
+// the selected attempt, K to keep it, A to keep it and archive the others, R to replay the
+// original under its runner; a narrow screen drops the least useful columns
 // first and keeps the attempt, its status and its check.
 func TestScoreboardKeys(t *testing.T) {
 	s := NewScoreboard(NewCommon(nil), "set")
@@ -67,6 +68,12 @@ func TestScoreboardKeys(t *testing.T) {
 	msgOf(tea.KeyPressMsg{Code: tea.KeyDown})
 	if m := msgOf(tea.KeyPressMsg{Code: 'K', Text: "K"}); m != (ScoreOpen{Row: 2, Keep: true}) {
 		t.Fatalf("K on the last row: %#v", m)
+	}
+	if m := msgOf(tea.KeyPressMsg{Code: 'A', Text: "A"}); m != (ScoreOpen{Row: 2, Keep: true, Archive: true}) {
+		t.Fatalf("A on the last row: %#v", m)
+	}
+	if m := msgOf(tea.KeyPressMsg{Code: 'R', Text: "R"}); m != (ScoreOpen{Row: 2, Replay: true}) {
+		t.Fatalf("R on the last row: %#v", m)
 	}
 	if m := msgOf(tea.KeyPressMsg{Code: tea.KeyEnter}); m != (ScoreOpen{Row: 2}) {
 		t.Fatalf("enter: %#v", m)

@@ -21,6 +21,7 @@ var SlashCommands = []SlashCommand{
 	{Name: "scope", Args: "<globs>", Help: "set the session scope"},
 	{Name: "budget", Args: "[tokens|cost n]", Help: "show or change budgets"},
 	{Name: "attempts", Args: "[@seq] model=a,b prompt", Help: "several attempts side by side, scored"},
+	{Name: "replay", Args: "[@seq] executor=x model=m", Help: "re-run this session's prompts, scored"},
 	{Name: "help", Help: "show every key"},
 	{Name: "quit", Help: "leave exo"},
 }

@@ -7,8 +7,12 @@ import (
 	tea "charm.land/bubbletea/v2"
 )
 
-// MaxSplit is the most conversations the split view shows.
-const MaxSplit = 4
+// MaxSplit is the most conversations the split view shows: up to SplitRow side by side, more
+// (a set of attempts) as a grid of two rows.
+const MaxSplit = 8
+
+// SplitRow is the most conversations the split view puts side by side in one row.
+const SplitRow = 4
 
 // SplitKeyMap holds the split view's own bindings.
 type SplitKeyMap struct {
@@ -16,9 +20,9 @@ type SplitKeyMap struct {
 	Right key.Binding // Right focuses the conversation on the right.
 }
 
-// Split shows two to four conversation panes side by side; keys go to the
-// focused one, and every pane receives streaming and tick messages the app
-// routes to it by session.
+// Split shows two to four conversation panes side by side, five to eight as a grid of two
+// rows; keys go to the focused one, and every pane receives streaming and tick messages the
+// app routes to it by session.
 type Split struct {
 	base
 	Keys  SplitKeyMap // Keys are the view's bindings.
@@ -37,6 +41,9 @@ func NewSplit(c *Common) *Split {
 // SetPanes sets the conversations shown (at most MaxSplit are kept).
 func (s *Split) SetPanes(panes ...*Conversation) {
 	s.panes = panes[:min(len(panes), MaxSplit)]
+	for _, p := range s.panes {
+		p.KeepTitleTail(true)
+	}
 	s.cur = min(s.cur, max(len(s.panes)-1, 0))
 	s.SetSize(s.width, s.height)
 	s.syncFocus()
@@ -48,17 +55,33 @@ func (s *Split) Panes() []*Conversation { return s.panes }
 // Current returns the index of the focused conversation.
 func (s *Split) Current() int { return s.cur }
 
-// SetSize divides the width between the panes.
+// grid returns how the panes are laid out: rows of at most cols panes each.
+func (s *Split) grid() (rows, cols int) {
+	n := len(s.panes)
+	if n <= SplitRow || s.height < 6 { // two rows of frames need room for two frames' borders
+		return 1, max(n, 1)
+	}
+	return 2, (n + 1) / 2
+}
+
+// SetSize divides the width between the panes of a row, and the height between the rows.
 func (s *Split) SetSize(w, h int) {
 	s.base.SetSize(w, h)
-	n := len(s.panes)
+	rows, cols := s.grid()
 	for i, p := range s.panes {
-		pw := w / n
-		if i == n-1 {
-			pw = w - pw*(n-1)
-		}
-		p.SetSize(pw, h)
+		r, c := i/cols, i%cols
+		inRow := min(cols, len(s.panes)-r*cols)
+		p.SetSize(share(w, inRow, c), share(h, rows, r))
 	}
+}
+
+// share is the i-th of n parts of total, the last taking what division leaves.
+func share(total, n, i int) int {
+	part := total / n
+	if i == n-1 {
+		return total - part*(n-1)
+	}
+	return part
 }
 
 // Focus focuses the split view and its current pane.
@@ -112,26 +135,32 @@ func (s *Split) Update(msg tea.Msg) (Pane, tea.Cmd) {
 	return s, cmd
 }
 
-// View joins the panes side by side.
+// View joins the panes side by side, row under row.
 func (s *Split) View() string {
 	if len(s.panes) == 0 {
 		return block(nil, s.width, s.height)
 	}
-	cols := make([][]string, len(s.panes))
-	for i, p := range s.panes {
-		cols[i] = strings.Split(p.View(), "\n")
-	}
-	rows := make([]string, s.height)
-	for y := range rows {
-		var b strings.Builder
-		for _, c := range cols {
-			if y < len(c) {
-				b.WriteString(c[y])
-			}
+	_, cols := s.grid()
+	var out []string
+	for start := 0; start < len(s.panes); start += cols {
+		row := s.panes[start:min(start+cols, len(s.panes))]
+		views := make([][]string, len(row))
+		height := 0
+		for i, p := range row {
+			views[i] = strings.Split(p.View(), "\n")
+			height = max(height, len(views[i]))
 		}
-		rows[y] = b.String()
+		for y := range height {
+			var b strings.Builder
+			for _, v := range views {
+				if y < len(v) {
+					b.WriteString(v[y])
+				}
+			}
+			out = append(out, b.String())
+		}
 	}
-	return strings.Join(rows, "\n")
+	return block(out, s.width, s.height) // exactly the view's size, whatever room the panes had
 }
 
 // ShortHelp lists the split bindings and the focused pane's main ones.

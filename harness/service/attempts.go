@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -11,6 +12,7 @@ import (
 
 	"exo/harness"
 	"exo/harness/api"
+	"exo/store/failpoint"
 )
 
 // attemptRun is one member of a set this daemon runs: its turn, then its check.
@@ -88,18 +90,12 @@ func (s *Service) startSet(ctx context.Context, src *harness.Session, seq uint64
 	prompts []string, approvals map[string]string, req api.AttemptsRequest, replay bool) (api.AttemptSet, error) {
 	set := "att-" + harness.NewID()[6:16]
 	started := api.AttemptsStarted{Set: set, AtSeq: seq, Prompt: strings.Join(prompts, "\n\n"), Check: req.Check, Budget: req.Budget, Replay: replay}
-	var members []*harness.Session
+	members, err := s.forkMembers(src, seq, set, len(pairs))
+	if err != nil {
+		return api.AttemptSet{}, err
+	}
 	for i, p := range pairs {
-		m, err := s.h.Fork(src.ID, seq, harness.ForkOptions{Name: memberName(src.Name, set, i), Branch: src.Branch})
-		if err != nil {
-			for _, done := range members { // a set is whole or not at all; the forks stay as siblings
-				_, _ = s.h.Append(done.ID, harness.MustRecord(api.TypeAttemptEnded, harness.ActorHarness,
-					api.AttemptEnded{Set: set, Outcome: api.AttemptFailed, Reason: "the set could not be made: " + err.Error()}))
-			}
-			return api.AttemptSet{}, fmt.Errorf("attempts: fork %d of %d: %w", i+1, len(pairs), err)
-		}
-		members = append(members, m)
-		started.Members = append(started.Members, api.AttemptMember{Session: m.ID, Name: m.Name, Executor: p[0], Model: p[1]})
+		started.Members = append(started.Members, api.AttemptMember{Session: members[i].ID, Name: members[i].Name, Executor: p[0], Model: p[1]})
 	}
 	if _, err := s.h.Append(src.ID, harness.MustRecord(api.TypeAttemptsStarted, harness.ActorUser, started)); err != nil {
 		return api.AttemptSet{}, err
@@ -129,6 +125,47 @@ func (s *Service) startSet(ctx context.Context, src *harness.Session, seq uint64
 	}
 	s.watchSetBudget(req.Budget, runs)
 	return s.AttemptSet(ctx, set)
+}
+
+// forkMembers forks n siblings of src at seq in parallel, as many at once as there are CPUs
+// (each gets its own working copy; the sandbox changes git's records of the repository's
+// worktrees one at a time). A set is whole or not at all: when a fork fails, the others stay
+// as siblings, each with an attempt.ended saying so.
+func (s *Service) forkMembers(src *harness.Session, seq uint64, set string, n int) ([]*harness.Session, error) {
+	members := make([]*harness.Session, n)
+	errs := make([]error, n)
+	var wg sync.WaitGroup
+	width := s.forkWidth
+	if width <= 0 {
+		width = max(runtime.NumCPU(), 2) // each fork runs git processes: no more at once than the CPUs
+	}
+	slots := make(chan struct{}, width)
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			slots <- struct{}{}
+			defer func() { <-slots }()
+			members[i], errs[i] = s.h.Fork(src.ID, seq, harness.ForkOptions{Name: memberName(src.Name, set, i), Branch: src.Branch})
+		}()
+	}
+	wg.Wait()
+	err := errors.Join(errs...)
+	if err == nil {
+		return members, nil
+	}
+	for _, m := range members {
+		if m != nil {
+			_, _ = s.h.Append(m.ID, harness.MustRecord(api.TypeAttemptEnded, harness.ActorHarness,
+				api.AttemptEnded{Set: set, Outcome: api.AttemptFailed, Reason: "the set could not be made: " + err.Error()}))
+		}
+	}
+	for i, e := range errs {
+		if e != nil {
+			return nil, fmt.Errorf("attempts: fork %d of %d: %w", i+1, n, e)
+		}
+	}
+	return nil, err
 }
 
 // memberName names a set's i-th member after the session it starts from.
@@ -633,7 +670,8 @@ func (s *Service) newestSet(se *harness.Session) (string, error) {
 
 // KeepAttempt makes an attempt's history and files its original session's: the original moves
 // onto a new branch continuing the attempt's (its own branch stays stored), its workspace takes
-// the attempt's files; with req.Archive the set's other members are archived.
+// the attempt's files; with req.Archive the set's other members are archived. Keeping again an
+// attempt kept already (a keep cut short, asked again) only archives what is left.
 func (s *Service) KeepAttempt(ctx context.Context, req api.KeepRequest) (api.KeepResult, error) {
 	m, err := s.session(req.Attempt)
 	if err != nil {
@@ -653,27 +691,35 @@ func (s *Service) KeepAttempt(ctx context.Context, req api.KeepRequest) (api.Kee
 	if r := s.runningTurn(o.ID); r != nil {
 		return api.KeepResult{}, fmt.Errorf("%w: a turn runs on %s", api.ErrBusy, o.Name)
 	}
-	kept, err := s.h.KeepBranch(o.ID, m.ID, api.TypeAttemptKept, func(from string, abandoned, at uint64) any {
-		return api.AttemptKept{Set: joined.Set, Session: m.ID, Name: m.Name, Branch: m.Branch, AtSeq: at, FromBranch: from, AbandonedAt: abandoned}
-	})
+	set, err := s.AttemptSet(ctx, joined.Set)
 	if err != nil {
 		return api.KeepResult{}, err
 	}
-	res := api.KeepResult{Set: joined.Set, Session: kept}
-	if req.Archive {
-		set, err := s.AttemptSet(ctx, joined.Set)
+	kept := o
+	if set.Kept != m.ID { // kept already (the original's branch continues it): only the archive is left to do
+		kept, err = s.h.KeepBranch(o.ID, m.ID, api.TypeAttemptKept, func(from string, abandoned, at uint64) any {
+			return api.AttemptKept{Set: joined.Set, Session: m.ID, Name: m.Name, Branch: m.Branch, AtSeq: at, FromBranch: from, AbandonedAt: abandoned}
+		})
 		if err != nil {
-			return res, err
+			return api.KeepResult{}, err
 		}
-		for _, r := range set.Rows {
-			if r.Session == m.ID {
-				continue
-			}
-			if _, err := s.h.ArchiveSession(r.Session, true); err != nil {
-				return res, fmt.Errorf("archive %s: %w", r.Name, err)
-			}
-			res.Archived = append(res.Archived, r.Name)
+	}
+	res := api.KeepResult{Set: joined.Set, Session: kept}
+	if !req.Archive {
+		return res, nil
+	}
+	for _, r := range set.Rows {
+		if r.Session == m.ID {
+			continue
 		}
+		if se, err := s.h.Session(r.Session); err == nil && se.Archived {
+			continue
+		}
+		if _, err := s.h.ArchiveSession(r.Session, true); err != nil {
+			return res, fmt.Errorf("archive %s: %w", r.Name, err)
+		}
+		failpoint.Hit("keep.archived") // tests kill exo between two archives
+		res.Archived = append(res.Archived, r.Name)
 	}
 	return res, nil
 }

@@ -45,6 +45,8 @@ type Service struct {
 	xo      executor.Options
 	runMu   sync.Mutex
 	runners map[string]executors.Runner
+	// forkWidth is how many forks of an attempt set run at once (0: as many as the CPUs).
+	forkWidth int
 
 	mu      sync.Mutex
 	turns   map[string]*turnRun // by turn id, running and recently finished

@@ -8,6 +8,7 @@ import (
 	"exo/harness/runtimes"
 	"exo/sandbox"
 	"exo/store"
+	"exo/store/failpoint"
 )
 
 // KeepBranch makes another session's history and files a session's own (an attempt kept by
@@ -40,6 +41,7 @@ func (wk *Workspaces) KeepBranch(sessionID, otherID, typ string, kept func(from 
 			return nil, fmt.Errorf("keep %s: keep the files left: %w", other.Name, err)
 		}
 	}
+	failpoint.Hit("keep.after-snapshots")
 	var at uint64
 	s, jid, err := wk.dir.AdoptEvents(sessionID, other.Branch, runtimes.AlternatesKey, borrow, commit,
 		func(from string, abandoned, head uint64) store.Record {
@@ -49,6 +51,7 @@ func (wk *Workspaces) KeepBranch(sessionID, otherID, typ string, kept func(from 
 	if err != nil || commit == "" {
 		return s, err
 	}
+	failpoint.Hit("keep.after-adopt")
 	rt, err := wk.rt.Runtime(s.ID)
 	if err != nil {
 		return s, err
@@ -56,6 +59,7 @@ func (wk *Workspaces) KeepBranch(sessionID, otherID, typ string, kept func(from 
 	if err := rt.Snaps.Borrow(borrow); err != nil {
 		return s, fmt.Errorf("keep %s: %w", other.Name, err)
 	}
+	failpoint.Hit("keep.after-borrow")
 	if err := wk.RestoreCommit(s, commit, at, jid); err != nil {
 		return s, fmt.Errorf("keep %s: the history was kept but the files were not: %w", other.Name, err)
 	}
