@@ -1,10 +1,14 @@
 package store
 
 import (
+	"errors"
 	"fmt"
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
+
+	"exo/store/etcdtest"
 )
 
 // BenchmarkRealEtcdAppend measures single-event appends of one daemon to three etcd server
@@ -56,5 +60,41 @@ func BenchmarkRealEtcdAppend(b *testing.B) {
 				}
 			})
 		}
+	}
+}
+
+// BenchmarkRealEtcdTakeover measures how long after a daemon is cut off (the etcd process it
+// talks to is stopped with SIGSTOP; the two others keep quorum) another daemon claims its
+// branch, with leases of 3 s and 30 s: the lease's TTL, plus an election when the stopped
+// member led. Run it with -benchtime 1x (a 30 s lease takes 30 s and more).
+func BenchmarkRealEtcdTakeover(b *testing.B) {
+	for _, ttl := range []time.Duration{3 * time.Second, 30 * time.Second} {
+		b.Run("lease="+ttl.String(), func(b *testing.B) {
+			var total time.Duration
+			for i := 0; i < b.N; i++ {
+				c := etcdtest.StartBinary(b, 3)
+				a := openNode(b, c.Endpoints[:1], "takeover", "a", ttl)
+				o := openNode(b, c.Endpoints[1:], "takeover", "b", 0)
+				if _, err := a.NewBranch("m"); err != nil {
+					b.Fatal(err)
+				}
+				mustAppend(b, a, "m", 1, 1)
+				c.Pause(0)
+				start := time.Now()
+				for {
+					err := o.Claim("m")
+					if err == nil {
+						break
+					}
+					if !errors.Is(err, ErrNotOwner) || time.Since(start) > 2*ttl+time.Minute {
+						b.Fatalf("claim: %v", err)
+					}
+					time.Sleep(50 * time.Millisecond)
+				}
+				total += time.Since(start)
+				c.Resume(0)
+			}
+			b.ReportMetric(total.Seconds()/float64(b.N), "takeover-s")
+		})
 	}
 }

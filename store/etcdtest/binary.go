@@ -284,3 +284,37 @@ func freePort() (url.URL, error) {
 	l.Close()
 	return url.URL{Scheme: "http", Host: addr}, nil
 }
+
+// Leader returns the index of the member that leads the cluster, waiting (up to 30 s) while
+// an election runs.
+func (c *BinaryCluster) Leader() (int, error) {
+	cli, err := c.Client()
+	if err != nil {
+		return -1, err
+	}
+	defer cli.Close()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		c.mu.Lock()
+		live := make([]bool, len(c.cmds))
+		for i, cmd := range c.cmds {
+			live[i] = cmd != nil
+		}
+		c.mu.Unlock()
+		for i, ep := range c.Endpoints {
+			if !live[i] {
+				continue
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+			st, err := cli.Status(ctx, ep)
+			cancel()
+			if err == nil && st.Leader != 0 && st.Leader == st.Header.MemberId {
+				return i, nil
+			}
+		}
+		if time.Now().After(deadline) {
+			return -1, errors.New("no leader after 30s")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
