@@ -135,6 +135,10 @@ type Model struct {
 	running    map[string]string
 	mine       map[string]bool
 	clients    map[string]int
+	// storeDown is the daemon's shared store not answering (nil while it answers): a banner
+	// across the top says so.
+	storeDown *api.StoreState
+	storeAt   time.Time // when the store's state last changed, as the daemon said
 	execCancel context.CancelFunc
 	ctrlCAt    time.Time
 	msgID      int
