@@ -20,7 +20,8 @@ func StoreBanner(c *Common, width int, since time.Time, why string) string {
 		text += " since " + since.Local().Format(time.TimeOnly)
 	}
 	text += ": turns fail until it answers; exo doctor says what it reaches "
-	if why = strings.TrimSpace(Sanitize(why)); why != "" {
+	why = strings.TrimPrefix(strings.TrimSpace(Sanitize(why)), "the store is unreachable: ") // said already
+	if why != "" {
 		text += fmt.Sprintf("· %s ", strings.ReplaceAll(why, "\n", " "))
 	}
 	if w := ansi.StringWidth(text); w > width {
