@@ -89,6 +89,9 @@ func (m *Model) onActivity(msg activityMsg) tea.Cmd {
 		m.running[id] = t
 	}
 	m.clients = msg.act.Clients
+	if msg.act.Store != nil {
+		m.setStore(msg.act.Store)
+	}
 	m.info.Busy = m.busy()
 	var cmds []tea.Cmd
 	if d := msg.act.Daemon; d != nil {

@@ -251,6 +251,9 @@ func (m *Model) onNotices(batch []api.Notice) tea.Cmd {
 		if n.Clients != nil {
 			m.clients = n.Clients
 		}
+		if n.Store != nil {
+			m.setStore(n.Store)
+		}
 		if m.sibs != nil {
 			changed, again := m.sibs.fold(n)
 			relist, siblings = relist || again, siblings || changed

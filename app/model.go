@@ -132,9 +132,13 @@ type Model struct {
 	splitStates []*api.SessionState
 	// running maps sessions with a turn running in the harness to the turn's id (from turn
 	// notices and the session list, whoever started it); mine holds the turns this app started.
-	running    map[string]string
-	mine       map[string]bool
-	clients    map[string]int
+	running map[string]string
+	mine    map[string]bool
+	clients map[string]int
+	// storeDown is the daemon's shared store not answering (nil while it answers): a banner
+	// across the top says so.
+	storeDown  *api.StoreState
+	storeAt    time.Time // when the store's state last changed, as the daemon said
 	execCancel context.CancelFunc
 	ctrlCAt    time.Time
 	msgID      int

@@ -102,6 +102,10 @@ func (m *Model) render() string {
 		m.status.SetHints(altHelp(hints))
 	}
 	screen := fitScreen(body, m.width, max(m.height-1, 0)) + "\n" + m.status.View()
+	if d := m.storeDown; d != nil && m.height > 1 { // over the top line: the layout stays put
+		_, rest, _ := strings.Cut(screen, "\n")
+		screen = views.StoreBanner(m.common, m.width, d.Since, d.Why) + "\n" + rest
+	}
 	if m.focus == focusInput && !m.zoom {
 		if pop := m.input.PopupView(m.lay.input.w); pop != "" {
 			screen = overlayAt(screen, pop, m.lay.input.x, m.lay.input.y)

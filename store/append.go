@@ -16,9 +16,10 @@ func (s *Store) Append(branch string, recs ...Record) (out []Event, err error) {
 	for first := true; first || len(recs) > 0; first = false {
 		n := s.batchLen(recs)
 		var evs []Event
-		err = s.Update(func(tx *Tx) error {
-			evs, err = tx.Append(branch, recs[:n]...)
-			return err
+		err = s.UpdateGrouped(AppendCost(recs[:n]...), func(tx *Tx) error {
+			var aerr error
+			evs, aerr = tx.Append(branch, recs[:n]...)
+			return aerr
 		})
 		if err != nil {
 			return out, err

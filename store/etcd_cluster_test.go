@@ -152,7 +152,13 @@ func TestEtcdMemberKilledMidAppend(t *testing.T) {
 	}
 	t.Parallel()
 	c := etcdtest.Start(t, 3, etcdtest.Options{})
-	s := openNode(t, c.Endpoints, "kill", "n", 0)
+	testMemberKilledMidAppend(t, c.Endpoints, c.Leader, c.Kill)
+}
+
+// testMemberKilledMidAppend is the body of the member-killed tests: leader names the member
+// that leads, kill kills one.
+func testMemberKilledMidAppend(t *testing.T, endpoints []string, leader func() int, kill func(int)) {
+	s := openNode(t, endpoints, "kill", "n", 0)
 	s.NewBranch("m")
 	var (
 		mu    sync.Mutex
@@ -196,10 +202,10 @@ func TestEtcdMemberKilledMidAppend(t *testing.T) {
 		}
 	}
 	waitAcked(20)
-	leader := c.Leader()
-	c.Kill(leader)
-	if now := c.Leader(); now == leader {
-		t.Fatalf("member %d still leads after it was killed", leader)
+	led := leader()
+	kill(led)
+	if now := leader(); now == led {
+		t.Fatalf("member %d still leads after it was killed", led)
 	}
 	mu.Lock()
 	after := acked
@@ -226,13 +232,19 @@ func TestEtcdPartitionedDaemonLosesLease(t *testing.T) {
 	}
 	t.Parallel()
 	c := etcdtest.Start(t, 3, etcdtest.Options{})
-	a := openNode(t, c.Endpoints[:1], "part", "a", 2*time.Second)
-	b := openNode(t, c.Endpoints[1:], "part", "b", 0) // the default 10s: b must keep its lease under load
+	testPartitionedDaemon(t, c.Endpoints, c.Kill, c.Restart)
+}
+
+// testPartitionedDaemon is the body of the partition tests: cut(0) cuts the first daemon off
+// the cluster (the only member it talks to goes away), heal(0) brings it back.
+func testPartitionedDaemon(t *testing.T, endpoints []string, cut, heal func(int)) {
+	a := openNode(t, endpoints[:1], "part", "a", 2*time.Second)
+	b := openNode(t, endpoints[1:], "part", "b", 0) // the default 10s: b must keep its lease under load
 	a.NewBranch("s")
 	a.NewBranch("s2")
 	mustAppend(t, a, "s", 10, 5)
 	mustAppend(t, a, "s2", 2, 2)
-	c.Kill(0) // a reaches no member now
+	cut(0) // a reaches no member now
 	deadline := time.Now().Add(30 * time.Second)
 	for {
 		err := b.Claim("s")
@@ -245,7 +257,7 @@ func TestEtcdPartitionedDaemonLosesLease(t *testing.T) {
 		time.Sleep(200 * time.Millisecond)
 	}
 	mustAppend(t, b, "s", 3, 3)
-	c.Restart(0)
+	heal(0)
 	if _, err := a.Append("s", rec(99)); !errors.Is(err, ErrNotOwner) {
 		t.Fatalf("the partitioned daemon appended after losing its lease: %v", err)
 	}

@@ -45,6 +45,8 @@ type Store struct {
 	// faulted is set once bbolt panicked or faulted inside a transaction: its locks may be held
 	// for good, so nothing touches it again in this process (see Faulted).
 	faulted atomic.Bool
+	// groupState runs group commit (see group.go).
+	groupState
 }
 
 // Options tunes Open.
@@ -372,6 +374,7 @@ func hasBuckets(tx kvTx) (bool, error) {
 
 // Close releases the database and the home lock.
 func (s *Store) Close() error {
+	s.closeGroup()
 	var err error
 	if !s.faulted.Load() { // a faulted bbolt may hold its locks for good: the process exit frees it
 		err = s.kv.close()

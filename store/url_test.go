@@ -88,12 +88,18 @@ func TestEtcdTLSAndAuth(t *testing.T) {
 	dir := t.TempDir()
 	certs := etcdtest.NewCerts(t, dir)
 	c := etcdtest.Start(t, 1, etcdtest.Options{TLS: &certs, User: "exo", Password: "pa55-w0rd"})
+	testTLSAndAuth(t, dir, certs, c.Endpoints[0])
+}
+
+// testTLSAndAuth is the body of the TLS and auth tests: endpoint serves clients over TLS with
+// certs, and has auth on with user exo, password pa55-w0rd; dir is where the test writes files.
+func testTLSAndAuth(t *testing.T, dir string, certs etcdtest.Certs, endpoint string) {
 	pw, bad := filepath.Join(dir, "pw"), filepath.Join(dir, "bad")
 	os.WriteFile(pw, []byte("pa55-w0rd\n"), 0o600)
 	os.WriteFile(bad, []byte("wrong\n"), 0o600)
 	tlsOpts := fmt.Sprintf("cacert=%s&cert=%s&key=%s", certs.CA, certs.ClientCert, certs.ClientKey)
 	open := func(query string, dial time.Duration) (*Store, error) {
-		cfg, err := ParseURL(fmt.Sprintf("etcd://%s/secure?node=n&timeout=20s&%s", c.Endpoints[0], query))
+		cfg, err := ParseURL(fmt.Sprintf("etcd://%s/secure?node=n&timeout=20s&%s", endpoint, query))
 		if err != nil {
 			t.Fatal(err)
 		}

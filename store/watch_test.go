@@ -57,13 +57,18 @@ func TestEtcdWatchRelistsAfterCompaction(t *testing.T) {
 	}
 	t.Parallel()
 	c := etcdtest.Start(t, 1, etcdtest.Options{})
-	a := openNode(t, c.Endpoints, "compact", "a", 0)
-	b := openNode(t, c.Endpoints, "compact", "b", 0)
+	testWatchRelistsAfterCompaction(t, c.Endpoints)
+}
+
+// testWatchRelistsAfterCompaction is the body of the compaction tests.
+func testWatchRelistsAfterCompaction(t *testing.T, endpoints []string) {
+	a := openNode(t, endpoints, "compact", "a", 0)
+	b := openNode(t, endpoints, "compact", "b", 0)
 	from, _ := a.Revision()
 	b.NewBranch("br")
 	mustAppend(t, b, "br", 50, 5)
 	rev, _ := a.Revision()
-	cli, err := clientv3.New(clientv3.Config{Endpoints: c.Endpoints})
+	cli, err := clientv3.New(clientv3.Config{Endpoints: endpoints})
 	if err != nil {
 		t.Fatal(err)
 	}

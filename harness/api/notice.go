@@ -1,5 +1,7 @@
 package api
 
+import "time"
+
 // Notice is what subscribers receive: committed events of a session, or a live delta.
 type Notice struct {
 	Session string
@@ -34,6 +36,16 @@ type Notice struct {
 	// such as its model, budgets or approval mode), published by whoever changed it, so that
 	// clients folding the stream need not read the session again.
 	Updated *Session
+	// Store, when set, says whether the daemon's shared store (etcd) answers, published by the
+	// daemon when that changes (Session is empty): clients show it while it does not.
+	Store *StoreState
+}
+
+// StoreState is whether a daemon's shared store answers: Up, else since when and why not.
+type StoreState struct {
+	Up    bool      `json:"up"`
+	Since time.Time `json:"since"`
+	Why   string    `json:"why,omitempty"`
 }
 
 // GovernanceSummary is a session's governance at a glance, as the siblings pane shows it: its

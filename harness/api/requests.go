@@ -211,6 +211,8 @@ type StreamFrame struct {
 	Governance *GovernanceSummary `json:"governance,omitempty"`
 	// Updated is Session's record, when it changed other than by an event.
 	Updated *Session `json:"updated,omitempty"`
+	// Store is whether the daemon's shared store answers, when that changed.
+	Store *StoreState `json:"store,omitempty"`
 
 	// Result ends an exec stream; Error ends any stream that failed.
 	Result *ExecResult       `json:"result,omitempty"`

@@ -282,6 +282,8 @@ type Activity struct {
 	Tasks  int         `json:"tasks"`
 	Agents int         `json:"agents"`
 	Daemon *DaemonInfo `json:"daemon,omitempty"`
+	// Store is whether the daemon's shared store answers (nil on a local store).
+	Store *StoreState `json:"store,omitempty"`
 }
 
 // WatchRequest chooses what a watch streams.

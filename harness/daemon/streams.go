@@ -45,7 +45,7 @@ const (
 
 // textOf returns the kind and text of a frame that carries only streamed text of one kind.
 func textOf(f frame) (textKind, string) {
-	if len(f.Events) > 0 || f.Turn != nil || f.HasClients || f.Lagged || f.Result != nil || f.Error != nil || f.Watch != "" {
+	if len(f.Events) > 0 || f.Turn != nil || f.HasClients || f.Lagged || f.Result != nil || f.Error != nil || f.Watch != "" || f.Store != nil {
 		return notText, ""
 	}
 	switch {

@@ -75,7 +75,13 @@ func (l *Log) afterAppend(sessionID, branch string, evs []api.Event) {
 // transaction. It returns the events and the branch they are on.
 func (l *Log) appendBatch(sessionID, branch string, inTx func(*store.Tx) error, recs []store.Record) ([]api.Event, string, error) {
 	var evs []api.Event
-	err := l.st.Update(func(tx *store.Tx) error {
+	cost := store.AppendCost(recs...)
+	if inTx != nil {
+		cost.Ops += 8 // a few records besides: a larger write is refused and runs alone
+	}
+	// Appends of concurrent sessions (and of this one's concurrent writers) share commits on a
+	// store that groups them (etcd): each returns once its own is committed.
+	err := l.st.UpdateGrouped(cost, func(tx *store.Tx) error {
 		s, err := GetSession(tx, sessionID)
 		if err != nil {
 			return err

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"exo/harness"
+	"exo/harness/api"
 	"exo/store"
 )
 
@@ -23,8 +24,19 @@ func (s *Service) reachLoop() {
 	var downAt time.Time
 	pending := map[string]bool{} // sessions whose turn ended during, or across, an outage
 	var retry <-chan time.Time
+	wasUp, told := true, 0 // what clients were last told, and of how many outages
 	for {
 		r, changed := st.Reachability()
+		// Clients show the outage while it lasts; one that was over between two looks is told
+		// all the same, as a down and an up.
+		missed := r.Up && wasUp && r.Outages > told
+		if missed {
+			s.h.Publish(harness.Notice{Store: &api.StoreState{Since: r.Since, Why: "unreachable for a moment"}})
+		}
+		if r.Up != wasUp || missed {
+			s.h.Publish(harness.Notice{Store: storeState(r)})
+		}
+		wasUp, told = r.Up, r.Outages
 		if !r.Up && r.Outages > logged {
 			logged, downAt = r.Outages, r.Since
 			s.log.Error("the store is unreachable: turns that need it fail until it answers again", "error", r.Err)
@@ -112,4 +124,13 @@ func (s *Service) checkCut(id string) {
 	case s.cut <- id:
 	default: // the loop is busy with as many: the next outage's sweep covers it
 	}
+}
+
+// storeState is the store's reachability as clients are told it.
+func storeState(r store.Reachability) *api.StoreState {
+	st := &api.StoreState{Up: r.Up, Since: r.Since}
+	if !r.Up && r.Err != nil {
+		st.Why = r.Err.Error()
+	}
+	return st
 }

@@ -84,13 +84,20 @@ func testCutTurnClosed(t *testing.T, endpoints []string, c members) {
 	if r, _ := h.Store().Reachability(); r.Up {
 		t.Fatalf("the store says it is up without quorum: %+v", r)
 	}
+	if a, err := s.Activity(ctx); err != nil || a.Store == nil || a.Store.Up || a.Store.Why == "" {
+		t.Fatalf("activity during the outage: %+v %v", a.Store, err)
+	}
 	c.Restart(2)
 	deadline := time.After(time.Minute)
+	var told []bool // what the watch said of the store, in order
 	for {
 		select {
 		case n, ok := <-w.C:
 			if !ok {
 				t.Fatalf("watch ended: %v", w.Err())
+			}
+			if n.Store != nil {
+				told = append(told, n.Store.Up)
 			}
 			for _, e := range n.Events {
 				if e.Type != harness.TypeTurnInterrupted {
@@ -107,6 +114,11 @@ func testCutTurnClosed(t *testing.T, endpoints []string, c members) {
 				}
 				if evs[len(evs)-2].Type != harness.TypeToolCompleted {
 					t.Fatalf("the open tool call was not closed: %s", evs[len(evs)-2].Type)
+				}
+				// The outage was told to the watchers (the app's banner), and its end before the
+				// cut turn was closed.
+				if fmt.Sprint(told) != "[false true]" {
+					t.Fatalf("the watch told the store's state as %v, want down then up", told)
 				}
 				return
 			}

@@ -205,6 +205,9 @@ func (t *tail) forward(n harness.Notice, send func(harness.Notice) bool) error {
 		if n.Clients != nil {
 			send(harness.Notice{Clients: n.Clients})
 		}
+		if n.Store != nil {
+			send(harness.Notice{Store: n.Store})
+		}
 		if n.Peer != "" { // another daemon's session changed: clients refresh their siblings
 			send(harness.Notice{Session: n.Session, Peer: n.Peer})
 		}
@@ -317,6 +320,10 @@ func (s *Service) Activity(ctx context.Context) (api.Activity, error) {
 	a.Tasks = s.h.RunningTasks()
 	a.Agents = s.agents()
 	a.Daemon = s.opts.Daemon
+	if s.h.Store().Node() != "" {
+		r, _ := s.h.Store().Reachability()
+		a.Store = storeState(r)
+	}
 	return a, nil
 }
 

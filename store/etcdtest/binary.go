@@ -2,11 +2,15 @@ package etcdtest
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"net"
+	"net/url"
 	"os"
 	"os/exec"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -18,13 +22,16 @@ import (
 // etcd-server) on loopback ports, for the tests that must hold against what users run, not
 // only against the embedded servers.
 type BinaryCluster struct {
-	tb   testing.TB
 	bin  string
+	opts Options
 	mu   sync.Mutex
 	args [][]string
 	cmds []*exec.Cmd
+	dirs []string
 	// Endpoints are the members' client URLs (host:port).
 	Endpoints []string
+	// Metrics are the members' metrics URLs (plain http, whatever the client URLs are).
+	Metrics []string
 }
 
 // EtcdBinary returns the etcd server binary to test against: $EXO_ETCD_BIN, else etcd on the
@@ -32,10 +39,7 @@ type BinaryCluster struct {
 // it fails.
 func EtcdBinary(tb testing.TB) string {
 	tb.Helper()
-	bin := os.Getenv("EXO_ETCD_BIN")
-	if bin == "" {
-		bin, _ = exec.LookPath("etcd")
-	}
+	bin := findBinary()
 	if bin == "" {
 		if os.Getenv("EXO_REQUIRE_ETCD") != "" {
 			tb.Fatal("EXO_REQUIRE_ETCD is set but no etcd binary was found (set EXO_ETCD_BIN, or install Debian's etcd-server)")
@@ -45,51 +49,159 @@ func EtcdBinary(tb testing.TB) string {
 	return bin
 }
 
+// findBinary is $EXO_ETCD_BIN, else etcd on the PATH, else "".
+func findBinary() string {
+	if bin := os.Getenv("EXO_ETCD_BIN"); bin != "" {
+		return bin
+	}
+	bin, _ := exec.LookPath("etcd")
+	return bin
+}
+
+// ErrNoBinary means there is no etcd binary to start (see EtcdBinary).
+var ErrNoBinary = errors.New("no etcd binary (install Debian's etcd-server or set EXO_ETCD_BIN)")
+
 // StartBinary starts an n-member cluster of etcd processes and stops it when the test ends.
 func StartBinary(tb testing.TB, n int) *BinaryCluster {
 	tb.Helper()
-	c := &BinaryCluster{tb: tb, bin: EtcdBinary(tb), cmds: make([]*exec.Cmd, n)}
-	token := fmt.Sprintf("exo-bin-%d", time.Now().UnixNano())
-	var peers []string
-	clients, peerURLs := make([]string, n), make([]string, n)
-	for i := range n {
-		cu, pu := freeURL(tb), freeURL(tb)
-		clients[i], peerURLs[i] = cu.String(), pu.String()
-		peers = append(peers, fmt.Sprintf("m%d=%s", i, pu.String()))
-		c.Endpoints = append(c.Endpoints, cu.Host)
-	}
-	for i := range n {
-		c.args = append(c.args, []string{"--name", fmt.Sprintf("m%d", i), "--data-dir", tb.TempDir(),
-			"--listen-client-urls", clients[i], "--advertise-client-urls", clients[i],
-			"--listen-peer-urls", peerURLs[i], "--initial-advertise-peer-urls", peerURLs[i],
-			"--initial-cluster", strings.Join(peers, ","), "--initial-cluster-token", token, "--initial-cluster-state", "new",
-			"--log-level", "error"})
+	return StartBinaryWith(tb, n, Options{})
+}
+
+// StartBinaryWith is StartBinary with options (Fsync does not apply: etcd processes always
+// sync).
+func StartBinaryWith(tb testing.TB, n int, o Options) *BinaryCluster {
+	tb.Helper()
+	EtcdBinary(tb)
+	c, err := NewBinary(n, o)
+	if err != nil {
+		tb.Fatal(err)
 	}
 	tb.Cleanup(c.Stop)
-	for i := range n {
-		c.start(i)
-	}
-	c.waitReady()
 	return c
 }
 
+// NewBinary starts an n-member cluster of etcd processes that lives until Stop, for a test
+// package to share (from TestMain): ErrNoBinary when there is no etcd binary.
+func NewBinary(n int, o Options) (*BinaryCluster, error) {
+	bin := findBinary()
+	if bin == "" {
+		return nil, ErrNoBinary
+	}
+	c := &BinaryCluster{bin: bin, opts: o, cmds: make([]*exec.Cmd, n)}
+	token := fmt.Sprintf("exo-bin-%d", time.Now().UnixNano())
+	var peers []string
+	clients, peerURLs, metrics := make([]string, n), make([]string, n), make([]string, n)
+	for i := range n {
+		cu, err := freePort()
+		if err != nil {
+			return nil, err
+		}
+		pu, err := freePort()
+		if err != nil {
+			return nil, err
+		}
+		mu, err := freePort()
+		if err != nil {
+			return nil, err
+		}
+		if o.TLS != nil {
+			cu.Scheme = "https"
+		}
+		clients[i], peerURLs[i], metrics[i] = cu.String(), pu.String(), mu.String()
+		peers = append(peers, fmt.Sprintf("m%d=%s", i, pu.String()))
+		c.Endpoints = append(c.Endpoints, cu.Host)
+		c.Metrics = append(c.Metrics, mu.String())
+	}
+	for i := range n {
+		dir, err := os.MkdirTemp("", "exo-etcd-")
+		if err != nil {
+			c.Stop()
+			return nil, err
+		}
+		c.dirs = append(c.dirs, dir)
+		args := []string{"--name", fmt.Sprintf("m%d", i), "--data-dir", dir,
+			"--listen-client-urls", clients[i], "--advertise-client-urls", clients[i],
+			"--listen-peer-urls", peerURLs[i], "--initial-advertise-peer-urls", peerURLs[i],
+			"--listen-metrics-urls", metrics[i],
+			"--initial-cluster", strings.Join(peers, ","), "--initial-cluster-token", token, "--initial-cluster-state", "new",
+			"--log-level", "error"}
+		if o.TLS != nil {
+			args = append(args, "--cert-file", o.TLS.ServerCert, "--key-file", o.TLS.ServerKey,
+				"--trusted-ca-file", o.TLS.CA, "--client-cert-auth")
+		}
+		if o.QuotaBytes > 0 {
+			args = append(args, "--quota-backend-bytes", fmt.Sprint(o.QuotaBytes))
+		}
+		if o.MaxRequestBytes > 0 {
+			args = append(args, "--max-request-bytes", fmt.Sprint(o.MaxRequestBytes))
+		}
+		if o.MaxTxnOps > 0 {
+			args = append(args, "--max-txn-ops", fmt.Sprint(o.MaxTxnOps))
+		}
+		c.args = append(c.args, args)
+	}
+	for i := range n {
+		if err := c.start(i); err != nil {
+			c.Stop()
+			return nil, err
+		}
+	}
+	if err := c.waitReady(); err != nil {
+		c.Stop()
+		return nil, err
+	}
+	if o.User != "" {
+		if err := enableAuth(c.Endpoints, o); err != nil {
+			c.Stop()
+			return nil, err
+		}
+	}
+	return c, nil
+}
+
 // start runs member i's process.
-func (c *BinaryCluster) start(i int) {
+func (c *BinaryCluster) start(i int) error {
 	cmd := exec.Command(c.bin, c.args[i]...)
 	cmd.Stdout, cmd.Stderr = nil, nil
 	if err := cmd.Start(); err != nil {
-		c.tb.Fatalf("start etcd member %d: %v", i, err)
+		return fmt.Errorf("start etcd member %d: %w", i, err)
 	}
 	c.mu.Lock()
 	c.cmds[i] = cmd
 	c.mu.Unlock()
+	return nil
+}
+
+// Client returns a client of the cluster (with the options' certificates and user), closed
+// by the caller.
+func (c *BinaryCluster) Client() (*clientv3.Client, error) {
+	cfg := clientv3.Config{Endpoints: c.Endpoints, DialTimeout: 5 * time.Second, Logger: zap.NewNop(),
+		Username: c.opts.User, Password: c.opts.Password}
+	if c.opts.TLS != nil {
+		t, err := c.opts.TLS.ClientConfig()
+		if err != nil {
+			return nil, err
+		}
+		cfg.TLS = t
+	}
+	return clientv3.New(cfg)
 }
 
 // waitReady waits (up to 30 s) until the cluster serves a linearizable read.
-func (c *BinaryCluster) waitReady() {
-	cli, err := clientv3.New(clientv3.Config{Endpoints: c.Endpoints, DialTimeout: 5 * time.Second, Logger: zap.NewNop()})
+func (c *BinaryCluster) waitReady() error {
+	o := c.opts
+	o.User = "" // auth is not on yet
+	cfg := clientv3.Config{Endpoints: c.Endpoints, DialTimeout: 5 * time.Second, Logger: zap.NewNop()}
+	if o.TLS != nil {
+		t, err := o.TLS.ClientConfig()
+		if err != nil {
+			return err
+		}
+		cfg.TLS = t
+	}
+	cli, err := clientv3.New(cfg)
 	if err != nil {
-		c.tb.Fatal(err)
+		return err
 	}
 	defer cli.Close()
 	deadline := time.Now().Add(30 * time.Second)
@@ -98,10 +210,10 @@ func (c *BinaryCluster) waitReady() {
 		_, err := cli.Get(ctx, "exo-ready")
 		cancel()
 		if err == nil {
-			return
+			return nil
 		}
 		if time.Now().After(deadline) {
-			c.tb.Fatalf("etcd cluster not ready after 30s: %v", err)
+			return fmt.Errorf("etcd cluster not ready after 30s: %w", err)
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
@@ -119,7 +231,24 @@ func (c *BinaryCluster) Kill(i int) {
 	}
 }
 
-// Restart starts a killed member again on its data.
+// Pause stops member i's process (SIGSTOP): it holds its ports and answers nothing, as a
+// partitioned machine does, until Resume.
+func (c *BinaryCluster) Pause(i int) { c.signal(i, syscall.SIGSTOP) }
+
+// Resume continues a paused member (SIGCONT).
+func (c *BinaryCluster) Resume(i int) { c.signal(i, syscall.SIGCONT) }
+
+// signal sends sig to member i's process.
+func (c *BinaryCluster) signal(i int, sig syscall.Signal) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if cmd := c.cmds[i]; cmd != nil {
+		_ = cmd.Process.Signal(sig)
+	}
+}
+
+// Restart starts a killed member again on its data (a process that cannot start shows as a
+// member that stays down).
 func (c *BinaryCluster) Restart(i int) {
 	args := append([]string(nil), c.args[i]...)
 	for j := range args {
@@ -128,15 +257,64 @@ func (c *BinaryCluster) Restart(i int) {
 		}
 	}
 	c.args[i] = args
-	c.start(i)
+	_ = c.start(i)
 }
 
-// Ranges sums the range requests the members served (see Cluster.Ranges).
-func (c *BinaryCluster) Ranges() (int64, error) { return Ranges(c.Endpoints) }
+// Ranges sums the range requests the members served (see Ranges), from their metrics URLs.
+func (c *BinaryCluster) Ranges() (int64, error) { return Ranges(c.Metrics) }
 
-// Stop kills every member.
+// Stop kills every member and removes their data.
 func (c *BinaryCluster) Stop() {
 	for i := range c.cmds {
+		c.Resume(i)
 		c.Kill(i)
+	}
+	for _, d := range c.dirs {
+		_ = os.RemoveAll(d)
+	}
+}
+
+// freePort returns an http URL on a loopback port nobody listens on.
+func freePort() (url.URL, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return url.URL{}, fmt.Errorf("find a free port: %w", err)
+	}
+	addr := l.Addr().String()
+	l.Close()
+	return url.URL{Scheme: "http", Host: addr}, nil
+}
+
+// Leader returns the index of the member that leads the cluster, waiting (up to 30 s) while
+// an election runs.
+func (c *BinaryCluster) Leader() (int, error) {
+	cli, err := c.Client()
+	if err != nil {
+		return -1, err
+	}
+	defer cli.Close()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		c.mu.Lock()
+		live := make([]bool, len(c.cmds))
+		for i, cmd := range c.cmds {
+			live[i] = cmd != nil
+		}
+		c.mu.Unlock()
+		for i, ep := range c.Endpoints {
+			if !live[i] {
+				continue
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+			st, err := cli.Status(ctx, ep)
+			cancel()
+			if err == nil && st.Leader != 0 && st.Leader == st.Header.MemberId {
+				return i, nil
+			}
+		}
+		if time.Now().After(deadline) {
+			return -1, errors.New("no leader after 30s")
+		}
+		time.Sleep(20 * time.Millisecond)
 	}
 }

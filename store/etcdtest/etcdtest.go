@@ -112,7 +112,7 @@ func start(tb testing.TB, n int, o Options) (*Cluster, error) {
 	}
 	tb.Cleanup(c.Stop)
 	if o.User != "" {
-		if err := c.enableAuth(o); err != nil {
+		if err := enableAuth(c.Endpoints, o); err != nil {
 			c.Stop()
 			return nil, err
 		}
@@ -121,8 +121,8 @@ func start(tb testing.TB, n int, o Options) (*Cluster, error) {
 }
 
 // enableAuth adds root and the user (read and write under exo/) and turns auth on.
-func (c *Cluster) enableAuth(o Options) error {
-	cfg := clientv3.Config{Endpoints: c.Endpoints, DialTimeout: 10 * time.Second, Logger: zap.NewNop()}
+func enableAuth(endpoints []string, o Options) error {
+	cfg := clientv3.Config{Endpoints: endpoints, DialTimeout: 10 * time.Second, Logger: zap.NewNop()}
 	if o.TLS != nil {
 		t, err := o.TLS.ClientConfig()
 		if err != nil {
