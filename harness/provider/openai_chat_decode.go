@@ -21,9 +21,15 @@ import (
 // encoding/json (which has its own, larger limit).
 const maxSkipDepth = 64
 
-// decodeChatChunk decodes one chunk's JSON into c as json.Unmarshal does.
+// decodeChatChunk decodes one chunk's JSON into c (a zero chunk) as json.Unmarshal does.
 func decodeChatChunk(data []byte, c *chatChunk) *Error {
-	d := chatDecoder{b: data}
+	return decodeChatChunkInto(data, c, nil)
+}
+
+// decodeChatChunkInto is decodeChatChunk with room for the choices: c.Choices may share
+// room's array, so the chunk is read before room is used again.
+func decodeChatChunkInto(data []byte, c *chatChunk, room []chatChoice) *Error {
+	d := chatDecoder{b: data, room: room[:0]}
 	if d.chunk(c) {
 		return nil
 	}
@@ -36,6 +42,8 @@ func decodeChatChunk(data []byte, c *chatChunk) *Error {
 type chatDecoder struct {
 	b []byte
 	i int
+	// room is where choices are decoded when it has capacity.
+	room []chatChoice
 }
 
 // ws skips JSON whitespace.
@@ -134,7 +142,10 @@ func (d *chatDecoder) choices(out *[]chatChoice) bool {
 		*out = nil
 		return true
 	}
-	list := make([]chatChoice, 0, 1)
+	list := d.room
+	if cap(list) == 0 {
+		list = make([]chatChoice, 0, 1)
+	}
 	ok := d.array(func() bool {
 		list = append(list, chatChoice{})
 		return d.choice(&list[len(list)-1])

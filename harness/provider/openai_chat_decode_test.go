@@ -57,6 +57,12 @@ func sameAsUnmarshal(t *testing.T, data []byte) {
 	if !reflect.DeepEqual(want, got) {
 		t.Fatalf("%q:\n got %#v\nwant %#v", data, got, want)
 	}
+	// The same into room a chunk before used: nothing of that one may show.
+	room := []chatChoice{{Index: 7, FinishReason: "stale", Delta: chatDelta{Content: "stale"}}, {Index: 8}}
+	var again chatChunk
+	if err := decodeChatChunkInto(data, &again, room); (err == nil) != (werr == nil) || !reflect.DeepEqual(want, again) {
+		t.Fatalf("%q with room reused:\n got %#v\nwant %#v", data, again, want)
+	}
 }
 
 // TestChatChunkDecoderMatchesUnmarshal holds the decoder to json.Unmarshal on every recorded

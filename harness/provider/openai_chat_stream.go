@@ -16,6 +16,10 @@ type chatState struct {
 	outside bool
 	// details maps a reasoning_details entry's type to a slot of its key.
 	details map[string]int64
+	// chunk is the chunk being decoded, and choices the room its choices are decoded into:
+	// reused, so that a text delta allocates only its text.
+	chunk   chatChunk
+	choices []chatChoice
 }
 
 // chatChunk is the part of a chat.completion.chunk that exo reads.
@@ -97,11 +101,16 @@ func (s *chatState) event(data []byte) (bool, *Error) {
 		}
 		return true, nil
 	}
-	var c chatChunk
-	if err := decodeChatChunk(data, &c); err != nil {
+	c := &s.chunk
+	*c = chatChunk{}
+	err := decodeChatChunkInto(data, c, s.choices)
+	if cap(c.Choices) > cap(s.choices) {
+		s.choices = c.Choices[:0]
+	}
+	if err != nil {
 		return false, err
 	}
-	return false, s.handle(&c)
+	return false, s.handle(c)
 }
 
 // handle applies one chunk.
