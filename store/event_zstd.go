@@ -25,10 +25,20 @@ const maxCompressed = 64 << 20
 // zstdMagic starts every zstd frame; it is left out of stored frames and put back to read them.
 var zstdMagic = []byte{0x28, 0xb5, 0x2f, 0xfd}
 
+// encoderWindow is the encoder's window: how far back a match may reach. The encoder keeps a
+// history buffer of its size (and match tables of about 2 MiB), allocated at its first event
+// and kept for the process's life; at zstd's default (8 MiB, one state per core) the daemon's
+// two held 16.6 MiB of a 26 MiB live heap while an answer streamed. Events are small (a tool
+// output's 8 KB, an answer's few hundred KB): one larger than the window still compresses,
+// with matches only within it.
+const encoderWindow = 1 << 20
+
 // newEncoder builds the codec's encoder, with its dictionary if it has one. EncodeAll is safe
-// for concurrent use.
+// for concurrent use; one state is enough, as events are encoded in write transactions, which
+// bbolt runs one at a time (on etcd, concurrent appends wait the few µs an event takes).
 func (c *Codec) newEncoder() *zstd.Encoder {
-	opts := []zstd.EOption{zstd.WithEncoderLevel(zstd.SpeedDefault), zstd.WithEncoderCRC(false), zstd.WithLowerEncoderMem(true)}
+	opts := []zstd.EOption{zstd.WithEncoderLevel(zstd.SpeedDefault), zstd.WithEncoderCRC(false), zstd.WithLowerEncoderMem(true),
+		zstd.WithWindowSize(encoderWindow), zstd.WithEncoderConcurrency(1)}
 	if c.dictID != 0 {
 		opts = append(opts, zstd.WithEncoderDictRaw(c.dictID, c.dict))
 	}

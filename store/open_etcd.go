@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"net/url"
 	"os"
+	"path/filepath"
 	"time"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
@@ -133,7 +134,7 @@ func openEtcdLocked(home string, cfg EtcdConfig, opts Options) (*Store, error) {
 	if cfg.BlobDir != "" {
 		blobs = SharedFolderBlobs(cfg.BlobDir, cfg.Node)
 	}
-	s := &Store{home: home, kv: eng, blobs: blobs, codec: NewCodec(opts.Vocabulary), vocab: opts.Vocabulary}
+	s := &Store{home: home, path: filepath.Join(home, DBName), kv: eng, blobs: blobs, codec: NewCodec(opts.Vocabulary), vocab: opts.Vocabulary}
 	s.loadDamage()
 	if err := s.initSchema(); err != nil {
 		eng.close()

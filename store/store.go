@@ -17,6 +17,8 @@ import (
 // Store is an open exo database: the event log, artifacts, checkpoints and records.
 type Store struct {
 	home string
+	// path is the database file's path under home (for bbolt; said in messages on etcd too).
+	path string
 	// kv runs the store's transactions: bbolt (db below) or etcd.
 	kv kvEngine
 	// db is the bbolt file (nil on another engine), for the checks only a local file has.
@@ -128,7 +130,7 @@ func openLocked(home string, opts Options) (*Store, error) {
 		return nil, err
 	}
 	blobs := LocalBlobs(home)
-	s := &Store{home: home, db: db, kv: newBoltEngine(db), blobs: blobs, codec: NewCodec(opts.Vocabulary), vocab: opts.Vocabulary,
+	s := &Store{home: home, path: filepath.Join(home, DBName), db: db, kv: newBoltEngine(db), blobs: blobs, codec: NewCodec(opts.Vocabulary), vocab: opts.Vocabulary,
 		readOnly: opts.readOnly}
 	s.rememberFile()
 	s.loadDamage()
@@ -389,7 +391,7 @@ func (s *Store) Close() error {
 func (s *Store) Home() string { return s.home }
 
 // Path returns the database file path.
-func (s *Store) Path() string { return filepath.Join(s.home, DBName) }
+func (s *Store) Path() string { return s.path }
 
 // Schema returns the schema version stored in the file.
 func (s *Store) Schema() (v uint64, err error) {

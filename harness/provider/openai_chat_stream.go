@@ -16,18 +16,25 @@ type chatState struct {
 	outside bool
 	// details maps a reasoning_details entry's type to a slot of its key.
 	details map[string]int64
+	// chunk is the chunk being decoded, and choices the room its choices are decoded into:
+	// reused, so that a text delta allocates only its text.
+	chunk   chatChunk
+	choices []chatChoice
 }
 
 // chatChunk is the part of a chat.completion.chunk that exo reads.
 type chatChunk struct {
-	Model   string `json:"model"`
-	Choices []struct {
-		Index        int64     `json:"index"`
-		FinishReason string    `json:"finish_reason"`
-		Delta        chatDelta `json:"delta"`
-	} `json:"choices"`
-	Usage *chatUsage      `json:"usage"`
-	Error json.RawMessage `json:"error"` // an object, or a bare string (Ollama)
+	Model   string          `json:"model"`
+	Choices []chatChoice    `json:"choices"`
+	Usage   *chatUsage      `json:"usage"`
+	Error   json.RawMessage `json:"error"` // an object, or a bare string (Ollama)
+}
+
+// chatChoice is one choice of a chunk.
+type chatChoice struct {
+	Index        int64     `json:"index"`
+	FinishReason string    `json:"finish_reason"`
+	Delta        chatDelta `json:"delta"`
 }
 
 // chatUsage is the usage object, with the extensions of DeepSeek
@@ -58,14 +65,20 @@ type chatDelta struct {
 	ReasoningContent *string          `json:"reasoning_content"`
 	Reasoning        *string          `json:"reasoning"`
 	ReasoningDetails *[]chatReasoning `json:"reasoning_details"`
-	ToolCalls        []struct {
-		Index    int64  `json:"index"`
-		ID       string `json:"id"`
-		Function struct {
-			Name      string `json:"name"`
-			Arguments string `json:"arguments"`
-		} `json:"function"`
-	} `json:"tool_calls"`
+	ToolCalls        []chatToolCall   `json:"tool_calls"`
+}
+
+// chatToolCall is a fragment of one tool call.
+type chatToolCall struct {
+	Index    int64        `json:"index"`
+	ID       string       `json:"id"`
+	Function chatFunction `json:"function"`
+}
+
+// chatFunction is a tool call fragment's name and arguments.
+type chatFunction struct {
+	Name      string `json:"name"`
+	Arguments string `json:"arguments"`
 }
 
 // chatReasoning is a fragment of one reasoning_details entry.
@@ -88,11 +101,16 @@ func (s *chatState) event(data []byte) (bool, *Error) {
 		}
 		return true, nil
 	}
-	var c chatChunk
-	if err := decodeEvent(data, &c); err != nil {
+	c := &s.chunk
+	*c = chatChunk{}
+	err := decodeChatChunkInto(data, c, s.choices)
+	if cap(c.Choices) > cap(s.choices) {
+		s.choices = c.Choices[:0]
+	}
+	if err != nil {
 		return false, err
 	}
-	return false, s.handle(&c)
+	return false, s.handle(c)
 }
 
 // handle applies one chunk.
