@@ -2,6 +2,7 @@ package app
 
 import (
 	"sort"
+	"syscall"
 	"time"
 )
 
@@ -18,4 +19,13 @@ func percentiles(xs []float64) (float64, float64) {
 	s := append([]float64(nil), xs...)
 	sort.Float64s(s)
 	return s[len(s)/2], s[min(len(s)-1, len(s)*99/100)]
+}
+
+// cpuTime is the process's user and system CPU time so far (the collector's threads included).
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }

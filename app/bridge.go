@@ -11,8 +11,10 @@ import (
 )
 
 // batchWindow is how long the bridge gathers notices into one message, so PTY output and token
-// deltas arrive at the frame rate rather than one message per chunk.
-const batchWindow = 16 * time.Millisecond
+// deltas arrive at the frame rate rather than one message per chunk: each message is an update
+// and a View, and the renderer shows at most one view per frame, so gathering for less than a
+// frame draws views nobody sees.
+const batchWindow = time.Second / frameRate
 
 // reconnectDelay is how long the app waits before it watches again after losing the daemon.
 const reconnectDelay = 500 * time.Millisecond

@@ -4,7 +4,6 @@ import (
 	"strings"
 
 	tea "charm.land/bubbletea/v2"
-	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
 
 	"exo/views"
@@ -85,15 +84,15 @@ func (m *Model) render() string {
 			parts = append(parts, m.plan.View())
 		}
 		parts = append(parts, m.input.View())
-		body = lipgloss.JoinVertical(lipgloss.Left, parts...)
+		body = joinColumn(parts...)
 	default:
 		lefts := []string{m.pane(focusConv).View()}
 		if m.lay.plan.h > 0 {
 			lefts = append(lefts, m.plan.View())
 		}
-		left := lipgloss.JoinVertical(lipgloss.Left, append(lefts, m.input.View())...)
-		right := lipgloss.JoinVertical(lipgloss.Left, m.timeline.View(), m.siblings.View(), m.sandbox.View())
-		body = lipgloss.JoinHorizontal(lipgloss.Top, left, right)
+		left := joinColumn(append(lefts, m.input.View())...)
+		right := joinColumn(m.timeline.View(), m.siblings.View(), m.sandbox.View())
+		body = joinRow(left, right)
 	}
 	m.status.SetInfo(m.info)
 	if hints := m.pane(m.focus).ShortHelp(); m.focus == focusInput {
@@ -124,7 +123,7 @@ func fitScreen(body string, w, h int) string {
 		lines = lines[:h]
 	}
 	for i, l := range lines {
-		if lw := ansi.StringWidth(l); lw > w {
+		if lw := views.Width(l); lw > w {
 			lines[i] = ansi.Truncate(l, w, "")
 		} else if lw < w {
 			lines[i] = l + strings.Repeat(" ", w-lw)

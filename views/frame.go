@@ -2,6 +2,7 @@ package views
 
 import (
 	"strings"
+	"sync"
 
 	"exo/themes"
 )
@@ -12,14 +13,8 @@ func frame(st *themes.Styles, focused bool, title, info string, body []string, w
 	if w < 4 || h < 3 {
 		return block(body, w, h)
 	}
-	border, tstyle := st.Pane.Border, st.Pane.Title
-	if focused {
-		border, tstyle = st.Pane.BorderFocused, st.Pane.TitleFocused
-	}
 	iw := w - 2
-	side := border.Render("│")
-	top := frameTop(border, tstyle, title, info, iw)
-	bottom := border.Render("╰" + strings.Repeat("─", iw) + "╯")
+	side, top, bottom := frameEdges(st, focused, title, info, iw)
 	size := len(top) + len(bottom) + (h-2)*(2*len(side)+iw+5)
 	for i := 0; i < h-2 && i < len(body); i++ {
 		size += len(body[i])
@@ -41,6 +36,47 @@ func frame(st *themes.Styles, focused bool, title, info string, body []string, w
 	b.WriteByte('\n')
 	b.WriteString(bottom)
 	return b.String()
+}
+
+// edgeKey identifies a pane frame's edges.
+type edgeKey struct {
+	st          *themes.Styles
+	focused     bool
+	title, info string
+	iw          int
+}
+
+// edges holds a frame's rendered side, top and bottom.
+type edges struct{ side, top, bottom string }
+
+// edgeMemo remembers the edges of the frames drawn lately: every frame draws every pane's
+// frame, and styling them is a good part of a frame's cost.
+var edgeMemo struct {
+	sync.Mutex
+	m map[edgeKey]edges
+}
+
+// frameEdges returns the side, top and bottom of a frame iw cells wide inside.
+func frameEdges(st *themes.Styles, focused bool, title, info string, iw int) (string, string, string) {
+	k := edgeKey{st, focused, title, info, iw}
+	edgeMemo.Lock()
+	e, ok := edgeMemo.m[k]
+	edgeMemo.Unlock()
+	if ok {
+		return e.side, e.top, e.bottom
+	}
+	border, tstyle := st.Pane.Border, st.Pane.Title
+	if focused {
+		border, tstyle = st.Pane.BorderFocused, st.Pane.TitleFocused
+	}
+	e = edges{border.Render("│"), frameTop(border, tstyle, title, info, iw), border.Render("╰" + strings.Repeat("─", iw) + "╯")}
+	edgeMemo.Lock()
+	if len(edgeMemo.m) >= 256 || edgeMemo.m == nil {
+		edgeMemo.m = map[edgeKey]edges{}
+	}
+	edgeMemo.m[k] = e
+	edgeMemo.Unlock()
+	return e.side, e.top, e.bottom
 }
 
 // frameTop renders the top border with a title and right-hand info.

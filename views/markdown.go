@@ -14,6 +14,7 @@ type mdRenderers struct {
 	style ansi.StyleConfig
 	gen   int
 	byW   map[int]*glamour.TermRenderer
+	fed   int // fed counts the source bytes rendered, for tests of how much a frame renders.
 }
 
 // get returns the renderer for width w, dropping all on a theme change.
@@ -34,6 +35,7 @@ func (m *mdRenderers) get(c *Common, w int) *glamour.TermRenderer {
 
 // render renders one markdown block into trimmed lines.
 func (m *mdRenderers) render(c *Common, w int, src string) []string {
+	m.fed += len(src)
 	r := m.get(c, w)
 	if r == nil {
 		return wrap(src, w)
@@ -75,6 +77,8 @@ type mdStream struct {
 	chunked    bool     // chunked is true when the open block continues an emitted code chunk.
 	glue       bool     // glue joins the next block to the last without a blank line.
 	list       bool     // list is true when the open block started with a list item.
+	hold       paraHold // hold keeps the rendered start of a long open paragraph.
+	drawn      bool     // drawn is true when lines show all of src.
 }
 
 // listItemRE matches a top-level list item line.
@@ -88,6 +92,7 @@ const codeChunkLines = 8
 func (s *mdStream) reset(head []string, w, gen int) {
 	s.scan, s.blockStart, s.fence, s.blocks, s.pending = 0, 0, false, 0, -1
 	s.opener, s.fenceLines, s.chunked, s.glue, s.list = "", 0, false, false, false
+	s.hold, s.drawn = paraHold{}, false
 	s.lines = append(s.lines[:0], head...)
 	s.stableLen, s.width, s.gen = len(head), w, gen
 }
@@ -102,14 +107,17 @@ func (s *mdStream) update(m *mdRenderers, c *Common, head []string, text string,
 	if len(head) <= s.stableLen {
 		copy(s.lines, head) // the head (label, spinner) may change between renders
 	}
-	s.src = text
+	if s.drawn && len(text) == len(s.src) && (grown || text == s.src) {
+		return s.lines // only the head changed (the spinner turned): the text is drawn
+	}
+	s.src, s.drawn = text, true
 	s.completeBlocks(m, c)
 	s.lines = s.lines[:s.stableLen]
 	if open := strings.TrimSpace(text[s.blockStart:]); open != "" {
 		if s.blocks > 0 && !s.glue {
 			s.lines = append(s.lines, "")
 		}
-		s.lines = append(s.lines, m.render(c, w, s.openPrefix()+text[s.blockStart:])...)
+		s.renderOpen(m, c)
 	}
 	return s.lines
 }
@@ -162,7 +170,9 @@ func (s *mdStream) completeBlocks(m *mdRenderers, c *Common) {
 			item := listItemRE.MatchString(line)
 			switch {
 			case s.pending >= 0:
-				s.emit(m, c, s.openPrefix()+s.src[s.blockStart:s.pending])
+				if strings.TrimSpace(s.openPrefix()+s.src[s.blockStart:s.pending]) != "" {
+					s.emitLines(s.renderBlock(m, c, s.blockStart, s.pending))
+				}
 				s.blockStart, s.chunked, s.list = start, false, item
 			case start == s.blockStart:
 				s.list = item
@@ -192,11 +202,16 @@ func (s *mdStream) emit(m *mdRenderers, c *Common, blk string) {
 	if strings.TrimSpace(blk) == "" {
 		return
 	}
+	s.emitLines(m.render(c, s.width, blk))
+}
+
+// emitLines keeps the lines of a completed block.
+func (s *mdStream) emitLines(rendered []string) {
 	s.lines = s.lines[:s.stableLen]
 	if s.blocks > 0 && !s.glue {
 		s.lines = append(s.lines, "")
 	}
-	s.lines = append(s.lines, m.render(c, s.width, blk)...)
+	s.lines = append(s.lines, rendered...)
 	s.stableLen = len(s.lines)
 	s.blocks++
 	s.glue = false

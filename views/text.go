@@ -14,7 +14,7 @@ func truncate(s string, w int) string {
 	if w <= 0 {
 		return ""
 	}
-	if ansi.StringWidth(s) <= w {
+	if Width(s) <= w {
 		return s
 	}
 	return ansi.Truncate(s, w, ellipsis)
@@ -25,10 +25,10 @@ func fit(s string, w int) string {
 	if w <= 0 {
 		return ""
 	}
-	sw := ansi.StringWidth(s)
+	sw := Width(s)
 	if sw > w {
 		s = ansi.Truncate(s, w, ellipsis)
-		sw = ansi.StringWidth(s)
+		sw = Width(s)
 	}
 	if sw < w {
 		s += strings.Repeat(" ", w-sw)
@@ -80,7 +80,7 @@ func block(lines []string, w, h int) string {
 }
 
 // widthOf is the display width of s.
-func widthOf(s string) int { return ansi.StringWidth(s) }
+func widthOf(s string) int { return Width(s) }
 
 // stripToPlain removes all escape sequences so s can be restyled.
 func stripToPlain(s string) string { return ansi.Strip(s) }
@@ -94,10 +94,10 @@ const spaces = "                                                                
 
 // writeFit writes s cut or padded to exactly w cells.
 func writeFit(b *strings.Builder, s string, w int) {
-	sw := ansi.StringWidth(s)
+	sw := Width(s)
 	if sw > w {
 		s = ansi.Truncate(s, w, ellipsis)
-		sw = ansi.StringWidth(s)
+		sw = Width(s)
 	}
 	b.WriteString(s)
 	for pad := w - sw; pad > 0; pad -= len(spaces) {

@@ -1,0 +1,117 @@
+package views
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"exo/themes"
+)
+
+// holdWords are the words random answers are made of: plain words, inline
+// markup that pairs across words, and words that start blocks when a line
+// starts with them.
+var holdWords = []string{
+	"the", "harness", "keeps", "every", "event", "log", "replay", "fork", "1986.", "2)", "42", "#", "-", "+",
+	"*", "**bold", "words**", "`code", "span`", "_under", "score_", "[link", "text](http://x.y)", "<b>", "</b>",
+	"~~gone~~", "snake_case", "a*b", "http://example.com/path", "&amp;", "\\*", ">", "|", "=", "!", "é", "日本語",
+	"supercalifragilisticexpialidocious-and-then-some-more-words-joined-by-dashes",
+}
+
+// randomAnswer builds an answer of long paragraphs mixed with lines that
+// turn a paragraph into something else when they arrive: setext underlines,
+// table rows, fences, lists.
+func randomAnswer(r *rand.Rand, n int) string {
+	var b strings.Builder
+	for b.Len() < n {
+		odd := []int{1000, 1000, 60, 12, 3}[r.IntN(5)] // one word in odd is a special one
+		if b.Len() == 0 {
+			odd = 1 << 30 // the first paragraph is plain, so that every answer holds lines
+		}
+		for range 100 + r.IntN(400) {
+			var w string
+			if r.IntN(odd) == 0 {
+				w = holdWords[r.IntN(len(holdWords))]
+			} else {
+				w = fmt.Sprintf("w%d", r.IntN(1000))
+			}
+			b.WriteString(w + " ")
+		}
+		switch r.IntN(8) {
+		case 0:
+			b.WriteString("\n===\n\n")
+		case 1:
+			b.WriteString("\n|---|---|\n| 1 | 2 |\n\n")
+		case 2:
+			b.WriteString("\n```go\nx := 1\n```\n\n")
+		case 3:
+			b.WriteString("\nmore on a second line\n\n")
+		case 4:
+			b.WriteString("\n- an item\n- another\n\n")
+		default:
+			b.WriteString("\n\n")
+		}
+	}
+	return b.String()
+}
+
+// TestHeldParagraphRendersAsTheWholeBlock streams random answers in random
+// pieces and checks after every piece that the rendering with held lines is
+// the rendering of the same text from scratch (where nothing is held).
+func TestHeldParagraphRendersAsTheWholeBlock(t *testing.T) {
+	t.Parallel()
+	c := NewCommon(themes.Dark())
+	for seed := range uint64(3) {
+		r := rand.New(rand.NewPCG(seed, 26))
+		text := randomAnswer(r, 5000)
+		w := []int{60, 37, 120}[seed%3]
+		var streamed mdStream
+		var m, fresh mdRenderers
+		head := []string{"head"}
+		held := 0
+		for i := 0; i < len(text); {
+			i = min(len(text), i+1+r.IntN(32))
+			got := streamed.update(&m, c, head, text[:i], w, true)
+			var one mdStream
+			want := one.update(&fresh, c, head, text[:i], w, false)
+			if !equalLines(got, want) {
+				t.Fatalf("seed %d width %d after %d bytes: held rendering differs\n%s\n---\n%s\n--- text:\n%q",
+					seed, w, i, strings.Join(got, "\n"), strings.Join(want, "\n"), text[:i])
+			}
+			if streamed.hold.at > streamed.hold.start {
+				held++
+			}
+		}
+		if held == 0 {
+			t.Errorf("seed %d: nothing was ever held", seed)
+		}
+	}
+}
+
+// TestLongParagraphRendersOnlyItsTail: a 40k-character paragraph streamed
+// one character at a time, with a frame every 100 characters, feeds glamour
+// a bounded amount per frame instead of the whole paragraph.
+func TestLongParagraphRendersOnlyItsTail(t *testing.T) {
+	t.Parallel()
+	c := NewCommon(themes.Dark())
+	text := strings.Repeat("abcdefghi ", 4000)
+	for _, w := range []int{58, 198} {
+		var s mdStream
+		var m mdRenderers
+		frames := 0
+		for i := 100; i <= len(text); i += 100 {
+			s.update(&m, c, []string{"head"}, text[:i], w, true)
+			frames++
+		}
+		perFrame := m.fed / frames
+		if limit := (holdMinLines + holdKeepLines + 2) * w * 3; perFrame > limit {
+			t.Errorf("width %d: %d bytes rendered per frame on average (limit %d): the whole paragraph is rendered again", w, perFrame, limit)
+		}
+		var one mdStream
+		var fresh mdRenderers
+		if got, want := s.lines, one.update(&fresh, c, []string{"head"}, text, w, false); !equalLines(got, want) {
+			t.Errorf("width %d: final rendering differs from the whole paragraph's", w)
+		}
+	}
+}
