@@ -5,13 +5,14 @@ import (
 	"sync"
 )
 
-// git (2.39 and later) keeps no lock on a repository's worktrees folder: `git worktree add`
+// git (2.39 here) keeps no lock on a repository's worktrees folder: `git worktree add`
 // lists the other worktrees (reading each record's commondir) while a concurrent add has made
 // its own record's folder but not yet written the files in it, and fails with
 // "fatal: failed to read .git/worktrees/NAME/commondir: Success". Removing a record (prune, a
 // discarded clone) races the same way. So exo changes one repository's worktree records one at a
 // time; everything else a fork does (checkout into its own folder, status of the source, the copy
-// of uncommitted files) runs in parallel.
+// of uncommitted files) runs in parallel. The lock is this process's: another program's
+// concurrent `git worktree add` on the same repository can still race one of exo's.
 
 // worktreeLocks holds one mutex per repository's common git dir.
 var worktreeLocks sync.Map // string → *sync.Mutex

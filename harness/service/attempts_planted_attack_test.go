@@ -14,15 +14,15 @@ import (
 )
 
 // plantScript is an attempt's hostile agent: in its working copy it plants links to a folder
-// and a file outside the workspace, swaps the worktree's .git file for a folder whose config
-// and hooks run a command (core.fsmonitor, core.hooksPath, every hook), and writes a hook under
-// a hooks folder of its own, so that the user's check (git status, then a report written into
-// a folder) or keeping the attempt writes outside.
+// and a file outside the workspace, swaps the worktree's .git file for a repository of its own
+// whose config runs a command (core.fsmonitor, core.hooksPath) and whose hooks do, so that the
+// user's check (git status, git commit, a report written into a folder) or keeping the attempt
+// writes outside.
 const plantScript = `name: planter
 turns:
   - tool_calls:
       - name: bash
-        args: {command: "ln -s OUT out && ln -s OUT/victim.txt victim-link && rm -f .git && mkdir -p .git/hooks hooks && printf '#!/bin/sh\\necho pwned > OUT/hooked\\n' > hooks/post-checkout && cp hooks/post-checkout .git/hooks/post-checkout && cp hooks/post-checkout .git/hooks/pre-commit && chmod +x hooks/* .git/hooks/* && printf '[core]\\n\\tfsmonitor = \"echo pwned > OUT/fsmonitor; false\"\\n\\thooksPath = hooks\\n' > .git/config && printf 'ref: refs/heads/main\\n' > .git/HEAD && echo planted"}
+        args: {command: "ln -s OUT out && ln -s OUT/victim.txt victim-link && rm -f .git && git init -q && git config user.email a@b && git config user.name a && git config core.fsmonitor 'echo pwned > OUT/fsmonitor; false' && git config core.hooksPath hooks && mkdir -p hooks && printf '#!/bin/sh\\necho pwned > OUT/hooked\\n' > hooks/pre-commit && cp hooks/pre-commit hooks/post-checkout && cp hooks/pre-commit .git/hooks/pre-commit && chmod +x hooks/* .git/hooks/* && echo planted"}
   - text: planted
 `
 
