@@ -2,25 +2,11 @@ package claude
 
 import (
 	"context"
-	"os"
 	"testing"
 	"time"
 
-	"exo/harness/extexec"
 	"exo/harness/extexec/pumptest"
 )
-
-// startPeer starts the test binary as a pumptest peer speaking Claude's framing.
-func startPeer(tb testing.TB) *extexec.Process {
-	tb.Helper()
-	p, err := extexec.Start(extexec.Spec{Path: os.Args[0], Args: []string{"-test.run=^$"}, Dir: tb.TempDir(),
-		Env: map[string]string{pumptest.Env: "claude"}})
-	if err != nil {
-		tb.Fatal(err)
-	}
-	tb.Cleanup(func() { p.Stop(5 * time.Second) })
-	return p
-}
 
 // BenchmarkPumpClaude measures the stream-json control pump against a real child on real pipes,
 // as BenchmarkPumpRPC does Codex's: call is one control request and its response; stream is a
@@ -28,7 +14,7 @@ func startPeer(tb testing.TB) *extexec.Process {
 // control request during which the child asks can_use_tool, allowed by exo's handler.
 func BenchmarkPumpClaude(b *testing.B) {
 	start := func(b *testing.B) *conn {
-		return newConn(startPeer(b), handlers{canUse: func(context.Context, controlRequest) permission { return permission{Allow: true} }})
+		return newConn(pumptest.Start(b, "claude"), handlers{canUse: func(context.Context, controlRequest) permission { return permission{Allow: true} }})
 	}
 	b.Run("call", func(b *testing.B) {
 		c := start(b)
@@ -49,7 +35,7 @@ func BenchmarkPumpClaude(b *testing.B) {
 			if _, err := c.request(pumptest.Stream, map[string]any{"n": 1000, "size": 64}, time.Minute); err != nil {
 				b.Fatal(err)
 			}
-			if msgs, _ := c.take(); len(msgs) != 1000 {
+			if msgs, _ := c.Take(); len(msgs) != 1000 {
 				b.Fatalf("%d messages, want 1000", len(msgs))
 			}
 		}

@@ -2,12 +2,17 @@ package pumptest
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"io"
 	"os"
 	"strings"
+	"testing"
+	"time"
+
+	"exo/harness/extexec"
 )
 
 // Env names the variable that makes the test binary run as a peer; its value is the framing.
@@ -30,9 +35,14 @@ const (
 	// Ask sends exo one request (method "tool", a control request "can_use_tool"), waits for
 	// its answer and answers with that answer's result.
 	Ask = "ask"
-	// Say writes the bytes of B64 as they are (no newline added), then answers if Answer.
+	// Say writes the bytes of B64 as they are (no newline added; %ID% stands for the request's
+	// id), then answers if Answer, or exits with status Exit if not 0.
 	Say = "say"
-	// Hang never answers.
+	// Big answers with a string of Size bytes; with Cut the answer has no newline and the peer
+	// exits with status 3 right after it.
+	Big = "big"
+	// Hang never answers; it writes a notification (a line of type "hanging" for Claude) with
+	// method "hanging" first.
 	Hang = "hang"
 )
 
@@ -42,6 +52,7 @@ type Params struct {
 	Size   int    `json:"size,omitempty"`
 	B64    string `json:"b64,omitempty"`
 	Answer bool   `json:"answer,omitempty"`
+	Cut    bool   `json:"cut,omitempty"`
 	// Exit ends the peer (with this status) after Say's bytes, without answering.
 	Exit int `json:"exit,omitempty"`
 }
@@ -92,7 +103,7 @@ func run(framing string, stdin io.Reader, stdout io.Writer) int {
 			p.answer(id, p.ask())
 		case Say:
 			b, _ := base64.StdEncoding.DecodeString(pa.B64)
-			p.out.Write(b)
+			p.out.Write(bytes.ReplaceAll(b, []byte("%ID%"), id))
 			if pa.Exit != 0 {
 				p.out.Flush()
 				return pa.Exit
@@ -100,7 +111,18 @@ func run(framing string, stdin io.Reader, stdout io.Writer) int {
 			if pa.Answer {
 				p.answer(id, json.RawMessage(`{}`))
 			}
+		case Big:
+			p.big(id, pa)
+			if pa.Cut {
+				p.out.Flush()
+				return 3
+			}
 		case Hang:
+			if p.claude {
+				fmt.Fprintln(p.out, `{"type":"hanging"}`)
+			} else {
+				fmt.Fprintln(p.out, `{"method":"hanging"}`)
+			}
 		}
 		p.out.Flush()
 	}
@@ -183,4 +205,38 @@ func (p *peer) ask() json.RawMessage {
 			return m.Result
 		}
 	}
+}
+
+// big answers with a string of pa.Size bytes, without its newline if pa.Cut.
+func (p *peer) big(id json.RawMessage, pa Params) {
+	if p.claude {
+		fmt.Fprintf(p.out, `{"type":"control_response","response":{"subtype":"success","request_id":%s,"response":"`, id)
+	} else {
+		fmt.Fprintf(p.out, `{"id":%s,"result":"`, id)
+	}
+	chunk := bytes.Repeat([]byte("a"), 1<<16)
+	for left := pa.Size; left > 0; left -= len(chunk) {
+		p.out.Write(chunk[:min(left, len(chunk))])
+	}
+	if p.claude {
+		p.out.WriteString(`"}}`)
+	} else {
+		p.out.WriteString(`"}`)
+	}
+	if !pa.Cut {
+		p.out.WriteString("\n")
+	}
+}
+
+// Start runs the test binary (whose TestMain calls Main) as a peer speaking framing; it is
+// stopped when the test ends.
+func Start(tb testing.TB, framing string) *extexec.Process {
+	tb.Helper()
+	p, err := extexec.Start(extexec.Spec{Path: os.Args[0], Args: []string{"-test.run=^$"}, Dir: tb.TempDir(),
+		Env: map[string]string{Env: framing}})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { p.Stop(5 * time.Second) })
+	return p
 }
