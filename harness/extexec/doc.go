@@ -7,6 +7,10 @@
 //     clean, allow-listed environment that never carries exo's secrets;
 //   - the agent process: start, newline-delimited JSON in and out, a tail of its error output,
 //     interruption and a kill of its whole process group;
+//   - one message pump (Pump) for the stdio protocols exo speaks itself, Claude Code's
+//     stream-json control protocol and JSON-RPC lines (RPC, Codex's app-server): replies to
+//     their waiting requests, the agent's requests answered under the turn's context, the rest
+//     queued for the turn, and a clear error to every waiter when the agent is gone;
 //   - a loopback model endpoint per session that the agent calls with a per-session random token:
 //     it forwards to the model registered in exo with the sealed key (which the agent never sees)
 //     and records each call as step.started, model.requested and model.completed (usage, cost,
@@ -17,6 +21,6 @@
 //     through harness/executor exactly as exo's own executor runs them;
 //   - finding an agent's program and its version (Binary).
 //
-// The adapters (package claude, and later codex and acp) translate each agent's protocol into
+// The adapters (packages claude, codex and acp) translate each agent's protocol into
 // exo events on top of this.
 package extexec

@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -58,6 +59,7 @@ type Process struct {
 	red  *streamWriter
 
 	wmu     sync.Mutex
+	why     atomic.Pointer[string] // why exo stopped it, if it did
 	waitErr error
 	started time.Time
 }
@@ -147,6 +149,8 @@ func (p *Process) read(out io.Reader) {
 		part, err := r.ReadSlice('\n')
 		line = append(line, part...)
 		if len(line) > maxLineBytes {
+			why := fmt.Sprintf("it wrote a line of over %d MiB to its output; exo stopped it", maxLineBytes>>20)
+			p.why.Store(&why)
 			fmt.Fprintf(p.stderr, "\nexo: the agent wrote a line of over %d MiB to its output; exo stopped it\n", maxLineBytes>>20)
 			p.Kill()
 			_, _ = io.Copy(io.Discard, r) // until its output closes
@@ -234,6 +238,14 @@ func (w *streamWriter) Write(p []byte) (int, error) {
 		return 0, err
 	}
 	return len(p), nil
+}
+
+// StopReason says why exo stopped the agent itself (a line over the bound), or "".
+func (p *Process) StopReason() string {
+	if w := p.why.Load(); w != nil {
+		return *w
+	}
+	return ""
 }
 
 // Lines delivers stdout lines (without the newline); it is closed when stdout ends.

@@ -76,7 +76,7 @@ func (a *agent) Start(ss *extexec.Session, s *harness.Session, spec harness.Mode
 		return nil, err
 	}
 	pr := &proc{a: a, ss: ss, s: s, p: p, tools: newToolCalls(), terms: newTerminals()}
-	pr.conn = sdk.NewClientSideConnection(&client{pr: pr}, lineWriter{p}, &lineReader{lines: p.Lines()})
+	pr.conn = sdk.NewClientSideConnection(&client{pr: pr}, p.Writer(), p.Reader())
 	pr.conn.SetLogger(slog.New(slog.NewTextHandler(io.Discard, nil)))
 	if err := pr.open(history); err != nil {
 		p.Stop(time.Second)

@@ -14,15 +14,15 @@ const interruptGrace = 15 * time.Second
 
 // Turn sends the prompt and translates Claude's messages into events until its result.
 func (pr *proc) Turn(ctx context.Context, t *extexec.Turn, prompt string) error {
-	pr.conn.setTurn(ctx)
-	defer pr.conn.setTurn(context.Background())
+	pr.conn.SetContext(ctx)
+	defer pr.conn.SetContext(context.Background())
 	if err := pr.p.Send(userLine(prompt, t.Images()...)); err != nil {
 		return pr.died(t, err)
 	}
 	done := ctx.Done()
 	var deadline <-chan time.Time
 	for {
-		msgs, closed := pr.conn.take()
+		msgs, closed := pr.conn.Take()
 		for _, m := range msgs {
 			if end, err := pr.handle(t, m); end || err != nil {
 				return err
@@ -32,7 +32,7 @@ func (pr *proc) Turn(ctx context.Context, t *extexec.Turn, prompt string) error 
 			return pr.died(t, nil)
 		}
 		select {
-		case <-pr.conn.ready():
+		case <-pr.conn.Ready():
 		case <-done:
 			done = nil
 			t.Interrupt()
@@ -63,7 +63,7 @@ func (pr *proc) handle(t *extexec.Turn, line []byte) (end bool, err error) {
 	case "result":
 		var r resultMessage
 		_ = json.Unmarshal(line, &r)
-		pr.conn.waitHandlers(30 * time.Second)
+		pr.conn.WaitHandlers(30 * time.Second)
 		if err := t.Finish(agentResult(&r)); err != nil {
 			return true, err
 		}
@@ -102,8 +102,8 @@ func (pr *proc) streamEvent(t *extexec.Turn, raw json.RawMessage) {
 
 // died records that Claude exited during the turn.
 func (pr *proc) died(t *extexec.Turn, cause error) error {
-	pr.conn.cancelAll()
-	pr.conn.waitHandlers(30 * time.Second)
+	pr.conn.CancelAll()
+	pr.conn.WaitHandlers(30 * time.Second)
 	<-pr.p.Done()
 	code, sig := pr.p.ExitStatus()
 	return t.Died(cause, code, sig, pr.p.StderrTail())

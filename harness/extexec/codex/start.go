@@ -48,7 +48,7 @@ func (a *agent) Start(ss *extexec.Session, s *harness.Session, spec harness.Mode
 		return nil, err
 	}
 	pr := &proc{a: a, ss: ss, p: p, native: newNativeItems(), besides: &besides{warnings: map[string]bool{}}}
-	pr.rpc = extexec.NewRPC(p, extexec.RPCOptions{Handler: pr.request, Spent: ss.Log.AddOverhead, Observe: pr.native.observe})
+	pr.rpc = extexec.NewRPC(p, extexec.RPCOptions{Handler: pr.request, Agent: "codex", Spent: ss.Log.AddOverhead, Observe: pr.native.observe})
 	if err := pr.open(s, history); err != nil {
 		p.Stop(time.Second)
 		return nil, err
