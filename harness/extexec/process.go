@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -149,10 +150,7 @@ func (p *Process) read(out io.Reader) {
 		part, err := r.ReadSlice('\n')
 		line = append(line, part...)
 		if len(line) > maxLineBytes {
-			why := fmt.Sprintf("it wrote a line of over %d MiB to its output; exo stopped it", maxLineBytes>>20)
-			p.why.Store(&why)
-			fmt.Fprintf(p.stderr, "\nexo: the agent wrote a line of over %d MiB to its output; exo stopped it\n", maxLineBytes>>20)
-			p.Kill()
+			p.StopFor(fmt.Sprintf("it wrote a line of over %d MiB to its output; exo stopped it", maxLineBytes>>20))
 			_, _ = io.Copy(io.Discard, r) // until its output closes
 			break
 		}
@@ -238,6 +236,15 @@ func (w *streamWriter) Write(p []byte) (int, error) {
 		return 0, err
 	}
 	return len(p), nil
+}
+
+// StopFor kills the agent because of what it did, why saying so ("it wrote …; exo stopped
+// it"): StopReason returns it, and the agent's error output ends with it. The first reason stays.
+func (p *Process) StopFor(why string) {
+	if p.why.CompareAndSwap(nil, &why) {
+		fmt.Fprintf(p.stderr, "\nexo: the agent %s\n", strings.TrimPrefix(why, "it "))
+	}
+	p.Kill()
 }
 
 // StopReason says why exo stopped the agent itself (a line over the bound), or "".

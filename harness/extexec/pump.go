@@ -45,6 +45,8 @@ type Pump[N, R any] struct {
 	cancels  map[string]context.CancelFunc
 	next     int
 	queue    []N
+	queued   int  // bytes of the lines behind queue
+	flooded  bool // the agent was stopped for queuing more than maxQueuedBytes
 	signal   chan struct{}
 	closed   bool
 	inflight sync.WaitGroup
@@ -140,7 +142,7 @@ func (c *Pump[N, R]) run() {
 		case Request:
 			c.serve(in.ID, in.Answer)
 		case Notice:
-			c.push(in.Notice)
+			c.push(in.Notice, len(line))
 		case Cancel:
 			c.cancel(in.ID)
 		}
@@ -158,10 +160,29 @@ func (c *Pump[N, R]) run() {
 	c.wake()
 }
 
-// push queues a message for the turn.
-func (c *Pump[N, R]) push(n N) {
+// maxQueuedBytes bounds the lines queued for a turn that nobody takes (an agent writing
+// notifications between turns, or faster than a stuck turn reads them): past it exo stops the
+// agent, saying why, rather than grow the daemon's memory without end. A turn takes its queue as
+// it streams (a 160k-delta answer is about 32 MiB of lines in all), so only a runaway agent
+// reaches four times the longest line exo accepts.
+var maxQueuedBytes = 4 * maxLineBytes
+
+// push queues a message of size bytes for the turn, or stops the agent once more than
+// maxQueuedBytes wait (what was queued stays for the turn to take).
+func (c *Pump[N, R]) push(n N, size int) {
 	c.mu.Lock()
+	if c.flooded {
+		c.mu.Unlock()
+		return
+	}
 	c.queue = append(c.queue, n)
+	c.queued += size
+	if c.queued > maxQueuedBytes {
+		c.flooded = true
+		c.mu.Unlock()
+		c.p.StopFor(fmt.Sprintf("it wrote over %d MiB of messages that were not read; exo stopped it", maxQueuedBytes>>20))
+		return
+	}
 	c.mu.Unlock()
 	c.wake()
 }
@@ -177,7 +198,7 @@ func (c *Pump[N, R]) wake() {
 func (c *Pump[N, R]) Take() (msgs []N, closed bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	msgs, c.queue = c.queue, nil
+	msgs, c.queue, c.queued = c.queue, nil, 0
 	return msgs, c.closed && len(msgs) == 0
 }
 

@@ -124,3 +124,26 @@ func TestPumpKilledMidRequest(t *testing.T) {
 			Take: func() (int, bool) { ns, closed := rpc.Take(); return len(ns), closed }}
 	})
 }
+
+// TestPumpUnreadFloodStopsTheAgent: an agent that writes notifications nobody takes (between
+// turns, or to a stuck turn) is stopped once more than the bound waits, and the Call waiting on
+// it is told why, instead of the daemon's memory growing with the flood. What was queued before
+// the bound is still there for the turn.
+func TestPumpUnreadFloodStopsTheAgent(t *testing.T) {
+	defer extexec.SetMaxQueuedBytes(1 << 20)()
+	p, rpc, _, _ := rpcPeer(t)
+	_, err := rpc.Call(context.Background(), pumptest.Stream, pumptest.Params{N: 1024, Size: 16 << 10}, 2*time.Minute)
+	if !errors.Is(err, extexec.ErrAgentGone) {
+		t.Fatalf("a flood nobody reads: %v, want the agent stopped", err)
+	}
+	if msg := err.Error(); !strings.Contains(msg, "messages that were not read") {
+		t.Fatalf("error %q does not say why", msg)
+	}
+	if why := p.StopReason(); !strings.Contains(why, "over 1 MiB") {
+		t.Fatalf("stop reason %q", why)
+	}
+	msgs, _ := rpc.Take()
+	if len(msgs) < 32 || len(msgs) > 128 { // 64 of 16 KiB reach 1 MiB
+		t.Fatalf("%d notifications kept of 1,024 of 16 KiB each under a 1 MiB bound", len(msgs))
+	}
+}
