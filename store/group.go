@@ -78,7 +78,8 @@ func (s *Store) groupCommits() (*grouper, bool) {
 		go g.run()
 		s.group.Store(g)
 	})
-	return s.group.Load(), true
+	g := s.group.Load() // nil once the store closed before any grouped transaction
+	return g, g != nil
 }
 
 // UpdateGrouped runs fn in a read-write transaction as Update does, which it may share with
