@@ -18,7 +18,8 @@ import (
 //
 // A group is all or nothing, and its members are independent: when one member's function fails,
 // or the commit is refused for a reason that nothing was stored (too large for the cluster, a
-// branch owned by another daemon), each member runs again alone and gets its own answer. When
+// branch owned by another daemon, other writers' changes conflicting with it as often as the
+// engine tries again), each member runs again alone and gets its own answer. When
 // the outcome is unknown (the cluster did not answer), every member gets that error and nothing
 // runs again: running again what may be stored could store it twice.
 
@@ -170,7 +171,7 @@ func (g *grouper) commit(batch []*groupReq) {
 		}
 		return nil
 	})
-	if err != nil && (errors.Is(err, errMemberFailed) || errors.Is(err, ErrTooLarge) || errors.Is(err, ErrNotOwner)) {
+	if err != nil && (errors.Is(err, errMemberFailed) || errors.Is(err, ErrTooLarge) || errors.Is(err, ErrNotOwner) || errors.Is(err, errConflict)) {
 		for _, r := range batch {
 			r.done <- g.s.Update(r.fn)
 		}
