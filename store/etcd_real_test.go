@@ -204,3 +204,29 @@ func TestRealEtcdGroupMemberFails(t *testing.T) {
 		}
 	}
 }
+
+// TestRealEtcdGroupAfterClose: a grouped transaction on a closed store, whether grouping had
+// started or not, fails with the closed engine's error; it neither hangs nor panics.
+func TestRealEtcdGroupAfterClose(t *testing.T) {
+	c := sharedReal(t)
+	t.Parallel()
+	for _, started := range []bool{false, true} {
+		s, err := OpenEtcd(t.TempDir(), EtcdConfig{Endpoints: c.Endpoints, Namespace: "group-closed", Node: fmt.Sprint("n-", started),
+			DialTimeout: 5 * time.Second, RequestTimeout: 15 * time.Second}, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if started {
+			if _, err := s.NewBranch("m"); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := s.Append("m", rec(1)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		s.Close()
+		if _, err := s.Append("m", rec(2)); err == nil {
+			t.Fatalf("started %v: an append on a closed store succeeded", started)
+		}
+	}
+}

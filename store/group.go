@@ -18,7 +18,8 @@ import (
 //
 // A group is all or nothing, and its members are independent: when one member's function fails,
 // or the commit is refused for a reason that nothing was stored (too large for the cluster, a
-// branch owned by another daemon), each member runs again alone and gets its own answer. When
+// branch owned by another daemon, other writers' changes conflicting with it as often as the
+// engine tries again), each member runs again alone and gets its own answer. When
 // the outcome is unknown (the cluster did not answer), every member gets that error and nothing
 // runs again: running again what may be stored could store it twice.
 
@@ -78,7 +79,8 @@ func (s *Store) groupCommits() (*grouper, bool) {
 		go g.run()
 		s.group.Store(g)
 	})
-	return s.group.Load(), true
+	g := s.group.Load() // nil once the store closed before any grouped transaction
+	return g, g != nil
 }
 
 // UpdateGrouped runs fn in a read-write transaction as Update does, which it may share with
@@ -169,7 +171,7 @@ func (g *grouper) commit(batch []*groupReq) {
 		}
 		return nil
 	})
-	if err != nil && (errors.Is(err, errMemberFailed) || errors.Is(err, ErrTooLarge) || errors.Is(err, ErrNotOwner)) {
+	if err != nil && (errors.Is(err, errMemberFailed) || errors.Is(err, ErrTooLarge) || errors.Is(err, ErrNotOwner) || errors.Is(err, errConflict)) {
 		for _, r := range batch {
 			r.done <- g.s.Update(r.fn)
 		}

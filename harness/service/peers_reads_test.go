@@ -20,7 +20,11 @@ func TestFollowingCostsNoReads(t *testing.T) {
 	}
 	t.Parallel()
 	c := etcdtest.Start(t, 1, etcdtest.Options{})
-	testFollowReads(t, c.Endpoints, c.Endpoints, c.Ranges, 2, 0)
+	// Not the member's /metrics: embedded servers register their counters in the process's
+	// one Prometheus registry, so it counts the range requests of every embedded cluster of
+	// the package's parallel tests (2.88 per append was seen so). The daemons' own counts are
+	// exact.
+	testFollowReads(t, c.Endpoints, c.Endpoints, nil, 1.2, 0)
 }
 
 // TestRealEtcdFollowingReads: against three etcd server processes, a daemon appending while
@@ -37,17 +41,18 @@ func TestRealEtcdFollowingReads(t *testing.T) {
 }
 
 // testFollowReads is the body of the follower-reads tests: alpha on endpoints a, beta on b;
-// ranges reads the cluster's own count of range requests, of which at most limit per append
-// are allowed. Beta, the follower, must make none at all. The embedded cluster runs inside the
-// test process: on an idle machine it counts 1.00 per append as the real one does, but up to
-// 1.40 was seen in CI under -race and full load (cause not found yet), so it allows 2, still
-// far below the 7 of reading per event. When idle is not 0, the cluster's count must then not
-// move while nothing is appended for that long (a window observed, not a wait for something).
+// ranges reads the cluster's own count of range requests (nil: the two daemons' own counts),
+// of which at most limit per append are allowed. Beta, the follower, must make none at all.
+// When idle is not 0, the count must then not move while nothing is appended for that long
+// (a window observed, not a wait for something).
 func testFollowReads(t *testing.T, a, b []string, ranges func() (int64, error), limit float64, idle time.Duration) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	ha, sa := daemonOn(t, a, "alpha")
 	hb, sb := daemonOn(t, b, "beta")
+	if ranges == nil {
+		ranges = func() (int64, error) { return ha.Store().Reads() + hb.Store().Reads(), nil }
+	}
 	s1, err := sa.NewSession(ctx, api.NewSessionRequest{Name: "one", Workspace: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)

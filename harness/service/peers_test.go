@@ -16,7 +16,7 @@ import (
 
 // daemonOn opens a harness and its service as daemon node on the cluster, through the store
 // URL a user gives `exo daemon --store`.
-func daemonOn(t *testing.T, endpoints []string, node string) (*harness.Harness, *Service) {
+func daemonOn(t testing.TB, endpoints []string, node string) (*harness.Harness, *Service) {
 	t.Helper()
 	url := fmt.Sprintf("etcd://%s/team?node=%s&lease=10s", strings.Join(endpoints, ","), node)
 	h, err := harness.Open(t.TempDir(), harness.Options{NoSync: true, Store: url})

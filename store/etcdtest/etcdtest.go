@@ -1,5 +1,7 @@
 // Package etcdtest starts embedded etcd clusters (go.etcd.io/etcd/server/v3/embed) for the
-// tests and benchmarks of exo's etcd store: real etcd servers on loopback ports.
+// tests and benchmarks of exo's etcd store: real etcd servers on loopback ports; and clusters
+// of etcd server processes (the etcd binary users run, see binary.go), which a test package
+// may share.
 package etcdtest
 
 import (
