@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/charmbracelet/x/ansi"
+
 	"exo/themes"
 )
 
@@ -112,6 +114,28 @@ func TestLongParagraphRendersOnlyItsTail(t *testing.T) {
 		var fresh mdRenderers
 		if got, want := s.lines, one.update(&fresh, c, []string{"head"}, text, w, false); !equalLines(got, want) {
 			t.Errorf("width %d: final rendering differs from the whole paragraph's", w)
+		}
+	}
+}
+
+// TestWidthRemembersWhatItMeasures: the remembered width is the measured one, for styled, wide
+// and long strings, the first time and the next, and after the memo has turned over.
+func TestWidthRemembersWhatItMeasures(t *testing.T) {
+	t.Parallel()
+	for _, s := range []string{
+		"short", "\x1b[38;5;252mabcdefghi abcdefghi abcdefghi\x1b[m", "│ 日本語 and 🙂 and more text │",
+		strings.Repeat("wide 語 ", 1000),
+	} {
+		for range 2 {
+			if got, want := Width(s), ansi.StringWidth(s); got != want {
+				t.Fatalf("Width(%.40q) = %d, want %d", s, got, want)
+			}
+		}
+	}
+	for i := range widthMemoSize*2 + 10 {
+		s := fmt.Sprintf("line %d of a screen that keeps changing ────", i)
+		if Width(s) != ansi.StringWidth(s) {
+			t.Fatalf("line %d measured wrong", i)
 		}
 	}
 }
