@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/charmbracelet/x/ansi"
+
 	"exo/themes"
 )
 
@@ -62,7 +64,11 @@ func randomAnswer(r *rand.Rand, n int) string {
 func TestHeldParagraphRendersAsTheWholeBlock(t *testing.T) {
 	t.Parallel()
 	c := NewCommon(themes.Dark())
-	for seed := range uint64(3) {
+	seeds := uint64(3)
+	if raceOn {
+		seeds = 1
+	}
+	for seed := range seeds {
 		r := rand.New(rand.NewPCG(seed, 26))
 		text := randomAnswer(r, 5000)
 		w := []int{60, 37, 120}[seed%3]
@@ -89,13 +95,13 @@ func TestHeldParagraphRendersAsTheWholeBlock(t *testing.T) {
 	}
 }
 
-// TestLongParagraphRendersOnlyItsTail: a 40k-character paragraph streamed
+// TestLongParagraphRendersOnlyItsTail: a 16k-character paragraph streamed
 // one character at a time, with a frame every 100 characters, feeds glamour
 // a bounded amount per frame instead of the whole paragraph.
 func TestLongParagraphRendersOnlyItsTail(t *testing.T) {
 	t.Parallel()
 	c := NewCommon(themes.Dark())
-	text := strings.Repeat("abcdefghi ", 4000)
+	text := strings.Repeat("abcdefghi ", 1600)
 	for _, w := range []int{58, 198} {
 		var s mdStream
 		var m mdRenderers
@@ -112,6 +118,28 @@ func TestLongParagraphRendersOnlyItsTail(t *testing.T) {
 		var fresh mdRenderers
 		if got, want := s.lines, one.update(&fresh, c, []string{"head"}, text, w, false); !equalLines(got, want) {
 			t.Errorf("width %d: final rendering differs from the whole paragraph's", w)
+		}
+	}
+}
+
+// TestWidthRemembersWhatItMeasures: the remembered width is the measured one, for styled, wide
+// and long strings, the first time and the next, and after the memo has turned over.
+func TestWidthRemembersWhatItMeasures(t *testing.T) {
+	t.Parallel()
+	for _, s := range []string{
+		"short", "\x1b[38;5;252mabcdefghi abcdefghi abcdefghi\x1b[m", "│ 日本語 and 🙂 and more text │",
+		strings.Repeat("wide 語 ", 1000),
+	} {
+		for range 2 {
+			if got, want := Width(s), ansi.StringWidth(s); got != want {
+				t.Fatalf("Width(%.40q) = %d, want %d", s, got, want)
+			}
+		}
+	}
+	for i := range widthMemoSize*2 + 10 {
+		s := fmt.Sprintf("line %d of a screen that keeps changing ────", i)
+		if Width(s) != ansi.StringWidth(s) {
+			t.Fatalf("line %d measured wrong", i)
 		}
 	}
 }

@@ -9,8 +9,12 @@ import (
 // widthMemoSize is how many measured lines a generation of the width memo holds.
 const widthMemoSize = 4096
 
-// widthMemoMin is the shortest string worth remembering: shorter ones are measured again.
-const widthMemoMin = 24
+// widthMemoMin and widthMemoMax bound the strings remembered: shorter ones cost less to
+// measure than to look up, longer ones are not screen lines and would hold memory.
+const (
+	widthMemoMin = 24
+	widthMemoMax = 4096
+)
 
 // memo remembers the cell widths of recently drawn lines. A frame measures
 // the same lines several times (the pane's frame, the columns, the screen)
@@ -28,7 +32,7 @@ var widths memo
 // Width returns the cell width of s (escape sequences take none), as
 // ansi.StringWidth does, remembering the widths of long strings.
 func Width(s string) int {
-	if len(s) < widthMemoMin {
+	if len(s) < widthMemoMin || len(s) > widthMemoMax {
 		return ansi.StringWidth(s)
 	}
 	if w, ok := widths.get(s); ok {
