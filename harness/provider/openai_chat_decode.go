@@ -129,7 +129,7 @@ func once(seen *bool) bool {
 // then decode it into that field).
 func folds(key []byte, names ...string) bool {
 	for _, n := range names {
-		if bytes.EqualFold(key, []byte(n)) {
+		if len(key) == len(n) && bytes.EqualFold(key, []byte(n)) { // keys here are ASCII: equal lengths
 			return true
 		}
 	}
@@ -321,7 +321,7 @@ func (d *chatDecoder) object(field func(key []byte) bool) bool {
 		return true
 	}
 	for {
-		key, ok := d.plainString()
+		key, ok := d.rawString()
 		if !ok || !ascii(key) || !d.eat(':') || !field(key) {
 			return false
 		}
@@ -337,6 +337,13 @@ func (d *chatDecoder) object(field func(key []byte) bool) bool {
 // plainString reads a string without escapes, control characters or invalid UTF-8, returning
 // its bytes (a view of the input).
 func (d *chatDecoder) plainString() ([]byte, bool) {
+	s, ok := d.rawString()
+	return s, ok && utf8.Valid(s)
+}
+
+// rawString reads a string without escapes or control characters, returning its bytes (a view
+// of the input), which may not be UTF-8.
+func (d *chatDecoder) rawString() ([]byte, bool) {
 	if !d.eat('"') {
 		return nil, false
 	}
@@ -347,7 +354,7 @@ func (d *chatDecoder) plainString() ([]byte, bool) {
 		case c == '"':
 			s := d.b[start:d.i]
 			d.i++
-			return s, utf8.Valid(s)
+			return s, true
 		case c == '\\' || c < 0x20:
 			return nil, false
 		}
