@@ -13,6 +13,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/tidwall/gjson"
+
 	"exo/harness"
 	"exo/harness/provider"
 )
@@ -125,6 +127,9 @@ type geminiContent struct {
 			ID   string `json:"id"`
 			Name string `json:"name"`
 		} `json:"functionResponse"`
+		FunctionCall *struct {
+			ID string `json:"id"`
+		} `json:"functionCall"`
 	} `json:"parts"`
 }
 
@@ -167,6 +172,7 @@ func geminiShape(req callBody) callShape {
 	}
 	if len(sh.results) > 0 {
 		sh.extraText = len(texts) > 0
+		sh.prevCalls = geminiPrevCalls(contents)
 		return sh
 	}
 	sh.userText = strings.Join(texts, "\n")
@@ -174,6 +180,25 @@ func geminiShape(req callBody) callShape {
 		sh.lastText = texts[len(texts)-1]
 	}
 	return sh
+}
+
+// geminiPrevCalls are the ids of the function calls in the model content before the last
+// content (the answer whose results the request carries), in order.
+func geminiPrevCalls(contents []gjson.Result) []string {
+	if len(contents) < 2 {
+		return nil
+	}
+	var prev geminiContent
+	if json.Unmarshal([]byte(contents[len(contents)-2].Raw), &prev) != nil || prev.Role != "model" {
+		return nil
+	}
+	var ids []string
+	for _, p := range prev.Parts {
+		if p.FunctionCall != nil {
+			ids = append(ids, p.FunctionCall.ID)
+		}
+	}
+	return ids
 }
 
 // geminiTap folds a Gemini answer passing through the endpoint with the gemini provider's

@@ -52,7 +52,10 @@ func (t *HostTools) Server(name string) *MCPServer {
 // Call runs one tool call and returns the text the agent gets back.
 func (t *HostTools) Call(ctx context.Context, id, name string, args json.RawMessage) (string, bool) {
 	if id == "" {
-		id = "exo_" + randomHex(8)
+		// An agent that names no call id (the Gemini CLI): the call of the last answer it is.
+		if id = t.Log.HostCall(name, args, answerWait); id == "" {
+			id = "exo_" + randomHex(8)
+		}
 	} else {
 		t.Log.WaitAnswer(id, answerWait)
 	}

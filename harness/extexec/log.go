@@ -41,6 +41,12 @@ type Log struct {
 	prompt    string
 	lastCalls map[string]bool
 	turnMain  int
+	// order are the last answer's calls in order; alias maps the ids an agent made up for them,
+	// taken and hostTaken the calls resolved for the agent's own tools and exo's (see
+	// log_alias.go).
+	order            []answerCall
+	alias            map[string]string
+	taken, hostTaken map[string]bool
 	// inTurn is set from BeginTurn to EndTurn: a call outside a turn is beside the conversation.
 	inTurn bool
 	err    error // the first failed queued write since the last Flush

@@ -65,7 +65,9 @@ type Answer struct {
 func (c *modelCall) completed(a Answer) {
 	l := c.l
 	cost := harness.ModelCost(l.spec, a.Usage)
+	raw := make([]string, len(a.ToolCalls))
 	for i := range a.ToolCalls {
+		raw[i] = a.ToolCalls[i].Name
 		a.ToolCalls[i].Name = harness.ExoToolName(a.ToolCalls[i].Name)
 	}
 	u := harness.Usage{Input: int(a.Usage.Input), Output: int(a.Usage.Output), Cached: int(a.Usage.Cached)}
@@ -87,6 +89,7 @@ func (c *modelCall) completed(a Answer) {
 		for _, tc := range a.ToolCalls {
 			l.lastCalls[tc.ID] = true
 		}
+		l.noteAnswer(a.ToolCalls, raw)
 		rec = harness.MustRecord(harness.TypeModelCompleted, l.actor, harness.ModelCompleted{Model: l.spec.Label(), Text: a.Text, Reasoning: l.reasoning(a.Reasoning),
 			ToolCalls: a.ToolCalls, Usage: u, Cost: cost, TTFTMs: a.TTFT.Milliseconds(), DurationMs: a.Took.Milliseconds(), StopReason: a.Stop})
 	} else {

@@ -25,6 +25,9 @@ type callShape struct {
 	// input items) carries; extraText is set when text other than system reminders follows them.
 	results   []string
 	extraText bool
+	// prevCalls are the ids of the calls in the request's last model message, in order, where
+	// the wire gives them (Gemini: an agent may have made them up; see log_alias.go).
+	prevCalls []string
 	// tools counts the tools offered; system is the start of the system prompt (for the label),
 	// or systemRaw the Messages system field, read only when a side call is labelled (Claude's
 	// system prompt is long, and most calls are the conversation's).
@@ -137,7 +140,7 @@ func (l *Log) place(sh callShape) placement {
 	if !l.inTurn {
 		return placement{purpose: sidePurpose(sh)}
 	}
-	if len(sh.results) > 0 && !sh.extraText && l.answersLast(sh.results) {
+	if len(sh.results) > 0 && !sh.extraText && l.answersLast(l.resolveResults(sh.results, sh.prevCalls)) {
 		return placement{main: true}
 	}
 	if l.turnMain > 0 && len(sh.results) == 0 && sh.tools > 0 && strings.HasPrefix(strings.TrimSpace(sh.userText), continuedPrefix) {

@@ -58,7 +58,7 @@ func (p *Gemini) Name() string { return p.name }
 // Stream sends req to streamGenerateContent and streams the answer.
 func (p *Gemini) Stream(ctx context.Context, req Request, onDelta func(Delta)) (Response, error) {
 	origin := newEndpoint(p.baseURL, geminiHost, req.Model).origin
-	body, err := json.Marshal(geminiParams(req, origin))
+	body, err := geminiBody(geminiParams(req, origin))
 	if err != nil {
 		return Response{}, fmt.Errorf("%s: encode the request: %w", p.name, err)
 	}
@@ -105,9 +105,11 @@ type geminiRequest struct {
 }
 
 // geminiParams maps a Request onto the Gemini API's request body. Thought signatures go back
-// only to the endpoint and model (origin) that produced them.
+// only to the endpoint and model (origin) that produced them; a function call of the current
+// turn left without one gets the dummy (see signCurrentTurn).
 func geminiParams(req Request, origin string) geminiRequest {
 	out := geminiRequest{Contents: geminiContents(req.Messages, origin)}
+	signCurrentTurn(out.Contents)
 	if req.System != "" {
 		out.SystemInstruction = &genai.Content{Role: "user", Parts: []*genai.Part{{Text: req.System}}}
 	}

@@ -3,7 +3,9 @@ package acp
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io/fs"
 	"path/filepath"
 	"strings"
 	"sync/atomic"
@@ -63,7 +65,9 @@ func (c *client) RequestPermission(ctx context.Context, p sdk.RequestPermissionR
 	}
 	ctx, cancel := pr.turnContext(ctx)
 	defer cancel()
-	pr.ss.Log.WaitAnswer(tc.ID, answerWait)
+	if tc = pr.resolve(tc); tc.exos() {
+		return pick(sdk.PermissionOptionKindAllowOnce, sdk.PermissionOptionKindAllowAlways), nil
+	}
 	nc := pr.nativeCall(tc)
 	ok, why, err := pr.a.x.StartNative(ctx, pr.ss.ID, nc)
 	pr.tools.mark(tc.ID, false)
@@ -76,7 +80,7 @@ func (c *client) RequestPermission(ctx context.Context, p sdk.RequestPermissionR
 	}
 	if err != nil || !ok {
 		pr.tools.mark(tc.ID, true)
-		_ = pr.a.x.FinishNative(pr.ss.ID, harness.ToolCompleted{CallID: tc.ID, Tool: nc.Call.Name, Output: why, IsError: true}, false)
+		_ = pr.a.x.FinishNative(pr.ss.ID, harness.ToolCompleted{CallID: nc.Call.ID, Tool: nc.Call.Name, Output: why, IsError: true}, false)
 		if ctx.Err() != nil {
 			return sdk.RequestPermissionResponse{Outcome: sdk.NewRequestPermissionOutcomeCancelled()}, nil
 		}
@@ -109,7 +113,7 @@ func (pr *proc) clientCall(ctx context.Context, name, policy string, args any, n
 	}
 	if err != nil || !ok {
 		_ = pr.a.x.FinishNative(pr.ss.ID, harness.ToolCompleted{CallID: n.Call.ID, Tool: name, Output: why, IsError: true}, false)
-		return "", fmt.Errorf("%s", why)
+		return "", &sdk.RequestError{Code: codeInternal, Message: why}
 	}
 	return n.Call.ID, nil
 }
@@ -151,9 +155,25 @@ func (c *client) ReadTextFile(ctx context.Context, p sdk.ReadTextFileRequest) (s
 	}
 	_ = pr.a.x.FinishNative(pr.ss.ID, done, false)
 	if err != nil {
-		return sdk.ReadTextFileResponse{}, err
+		return sdk.ReadTextFileResponse{}, fileErr(p.Path, err)
 	}
 	return sdk.ReadTextFileResponse{Content: text}, nil
+}
+
+// JSON-RPC error codes of ACP: a missing resource (a file), and an internal error.
+const (
+	codeNotFound = -32002
+	codeInternal = -32603
+)
+
+// fileErr is a file request's failure as the agent gets it: a missing file as ACP's "Resource
+// not found" (agents take it for ENOENT: the Gemini CLI's write_file then writes a new file),
+// anything else with its reason as the message (not a bare "Internal error").
+func fileErr(path string, err error) error {
+	if errors.Is(err, fs.ErrNotExist) {
+		return &sdk.RequestError{Code: codeNotFound, Message: "Resource not found: " + path}
+	}
+	return &sdk.RequestError{Code: codeInternal, Message: err.Error()}
 }
 
 // maxTextFile bounds a file fs/read_text_file reads.
@@ -202,7 +222,10 @@ func (c *client) WriteTextFile(ctx context.Context, p sdk.WriteTextFileRequest) 
 	if ferr := pr.a.x.FinishNative(pr.ss.ID, done, err == nil); ferr != nil && err == nil {
 		err = ferr
 	}
-	return sdk.WriteTextFileResponse{}, err
+	if err != nil {
+		return sdk.WriteTextFileResponse{}, fileErr(p.Path, err)
+	}
+	return sdk.WriteTextFileResponse{}, nil
 }
 
 // write writes a workspace file, keeping an existing file's permissions: beneath the workspace

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"path/filepath"
 
+	sdk "github.com/coder/acp-go-sdk"
+
 	"exo/harness/extexec"
 )
 
@@ -12,10 +14,13 @@ import (
 const GeminiCLIVersion = "0.61.0"
 
 // geminiSettingsJSON is the Gemini CLI's user settings in the agent's own HOME: API-key
-// authentication (the key being exo's session token), and no usage statistics, telemetry,
-// update checks or folder-trust prompt, which would reach Google or wait for a person.
+// authentication (the key being exo's session token), no usage statistics, telemetry,
+// update checks or folder-trust prompt, which would reach Google or wait for a person, and its
+// shell tool on plain pipes (its pseudo-terminal cannot be had in exo's confinement, and no
+// person types into it).
 const geminiSettingsJSON = `{
   "security": {"auth": {"selectedType": "gemini-api-key"}, "folderTrust": {"enabled": false}},
+  "tools": {"shell": {"enableInteractiveShell": false}},
   "privacy": {"usageStatisticsEnabled": false},
   "telemetry": {"enabled": false},
   "general": {"disableAutoUpdate": true, "disableUpdateNag": true},
@@ -37,7 +42,7 @@ func geminiSettings(ss *extexec.Session) error {
 // --experimental-acp (without one the CLI starts its interactive screen), so that acp:gemini
 // runs it as an agent.
 func withACPFlag(cmd []string) []string {
-	if filepath.Base(cmd[0]) != "gemini" {
+	if !isGeminiCLI(cmd) {
 		return cmd
 	}
 	for _, a := range cmd[1:] {
@@ -46,4 +51,20 @@ func withACPFlag(cmd []string) []string {
 		}
 	}
 	return append(append([]string(nil), cmd...), "--acp")
+}
+
+// isGeminiCLI reports whether an agent's command line runs the Gemini CLI.
+func isGeminiCLI(cmd []string) bool { return len(cmd) > 0 && filepath.Base(cmd[0]) == "gemini" }
+
+// fsCapabilities are the file requests exo serves the agent (fs/read_text_file and
+// fs/write_text_file), none for the Gemini CLI: its write_file reads the file first and takes
+// only an ENOENT for "no such file", which an ACP client's error never is (the CLI gets the
+// JSON-RPC error object, not an Error), so through exo it could write no new file. It reads and
+// writes itself, inside exo's confinement (writes confined to the workspace), each write put
+// to exo's approvals and scope first and the workspace snapshotted after it.
+func (a *agent) fsCapabilities() sdk.FileSystemCapabilities {
+	if isGeminiCLI(a.opts.Command) {
+		return sdk.FileSystemCapabilities{}
+	}
+	return sdk.FileSystemCapabilities{ReadTextFile: true, WriteTextFile: true}
 }

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -44,10 +45,12 @@ type fakeGemini struct {
 	mu    sync.Mutex
 	calls []geminiCall
 	turn  func(body []byte) string
-	// hanging is closed when a request asking for a "slow answer" has sent its first chunk
-	// and hangs until the caller goes away.
+	// hanging is closed when the first request asking for a "slow answer" has sent its first
+	// chunk and hangs until the caller goes away.
 	hanging chan struct{}
 	hung    sync.Once
+	// slow is set once a request hung: later ones (whose history holds the prompt) are answered.
+	slow atomic.Bool
 }
 
 // geminiCall is one request the fake server received.
@@ -67,7 +70,7 @@ func newFakeGemini(t *testing.T, turn func(body []byte) string) *fakeGemini {
 		case strings.HasSuffix(r.URL.Path, ":countTokens"):
 			w.Header().Set("Content-Type", "application/json")
 			fmt.Fprint(w, `{"totalTokens": 42}`)
-		case strings.HasSuffix(r.URL.Path, ":streamGenerateContent") && strings.Contains(string(body), "slow answer"):
+		case strings.HasSuffix(r.URL.Path, ":streamGenerateContent") && strings.Contains(string(body), "slow answer") && f.slow.CompareAndSwap(false, true):
 			w.Header().Set("Content-Type", "text/event-stream")
 			first, _, _ := strings.Cut(geminiText("Thinking about it"), "\r\n\r\n")
 			fmt.Fprint(w, first+"\r\n\r\n")

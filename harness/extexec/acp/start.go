@@ -135,7 +135,7 @@ func (pr *proc) open(history []provider.Message) error {
 	ctx, cancel := context.WithTimeout(context.Background(), startTimeout)
 	defer cancel()
 	init, err := pr.conn.Initialize(ctx, sdk.InitializeRequest{ProtocolVersion: sdk.ProtocolVersionNumber,
-		ClientCapabilities: sdk.ClientCapabilities{Fs: sdk.FileSystemCapabilities{ReadTextFile: true, WriteTextFile: true}, Terminal: true},
+		ClientCapabilities: sdk.ClientCapabilities{Fs: pr.a.fsCapabilities(), Terminal: true},
 		ClientInfo:         &sdk.Implementation{Name: "exo", Title: sdk.Ptr("exo"), Version: "1"}})
 	if err != nil {
 		return pr.startErr("initialize", err)

@@ -51,6 +51,9 @@ type toolCall struct {
 			ToolName string `json:"toolName"`
 		} `json:"claudeCode"`
 	} `json:"_meta"`
+	// callID and modelName are the model's call the agent's call resolved to (see
+	// proc.resolve), when its id is one the agent made up.
+	callID, modelName string
 }
 
 func newToolCalls() *toolCalls {
@@ -141,6 +144,9 @@ func (c *toolCall) name() string {
 	if c.Meta.ClaudeCode.ToolName != "" {
 		return c.Meta.ClaudeCode.ToolName
 	}
+	if c.modelName != "" {
+		return c.modelName
+	}
 	if c.Title != "" {
 		return c.Title
 	}
@@ -149,7 +155,48 @@ func (c *toolCall) name() string {
 
 // exos reports whether the call is one of exo's own tools (recorded as exo runs it).
 func (c *toolCall) exos() bool {
-	return strings.HasPrefix(c.Meta.ClaudeCode.ToolName, "mcp__exo__") || strings.HasPrefix(c.Title, "mcp__exo__")
+	return strings.HasPrefix(c.Meta.ClaudeCode.ToolName, "mcp__exo__") || strings.HasPrefix(c.Title, "mcp__exo__") ||
+		strings.HasPrefix(c.modelName, "mcp_exo_") // the Gemini CLI's name of an MCP server's tool
+}
+
+// id is the call's id in exo's log: the model's, where the agent's resolved to it.
+func (c *toolCall) id() string {
+	if c.callID != "" {
+		return c.callID
+	}
+	return c.ID
+}
+
+// resolve notes the model's call an agent's call stands for (see extexec.Log.ModelCall): its id,
+// its name, and its arguments where the agent gave none (the Gemini CLI sends none).
+func (tc *toolCalls) resolve(id string, m harness.ToolCall) *toolCall {
+	tc.mu.Lock()
+	defer tc.mu.Unlock()
+	c := tc.calls[id]
+	if c == nil {
+		c = &toolCall{ID: id}
+		tc.calls[id] = c
+	}
+	c.callID, c.modelName = m.ID, m.Name
+	if len(c.RawInput) == 0 || string(c.RawInput) == "{}" {
+		c.RawInput = m.Arguments
+	}
+	cp := *c
+	return &cp
+}
+
+// resolve looks up the model's call an agent's call stands for, once the answer that made it
+// is recorded; c is returned as it was when there is none.
+func (pr *proc) resolve(c *toolCall) *toolCall {
+	if c.callID != "" {
+		return c
+	}
+	pr.ss.Log.WaitAnswer(c.ID, answerWait)
+	m, ok := pr.ss.Log.ModelCall(c.ID)
+	if !ok {
+		return c
+	}
+	return pr.tools.resolve(c.ID, m)
 }
 
 // fromUpdate reads any of the SDK's tool call shapes (tool_call, tool_call_update, the call in
@@ -206,6 +253,7 @@ func (pr *proc) toolUpdate(t *extexec.Turn, c *toolCall) {
 	if finished {
 		return
 	}
+	c = pr.resolve(c)
 	nc := pr.nativeCall(c)
 	if !started { // a use the agent allowed itself: record it
 		nc.Ran = true
@@ -214,7 +262,7 @@ func (pr *proc) toolUpdate(t *extexec.Turn, c *toolCall) {
 		}
 		t.CountTool()
 	}
-	_ = pr.a.x.FinishNative(pr.ss.ID, harness.ToolCompleted{CallID: c.ID, Tool: nc.Call.Name, Output: c.output(), IsError: c.Status == "failed"},
+	_ = pr.a.x.FinishNative(pr.ss.ID, harness.ToolCompleted{CallID: nc.Call.ID, Tool: nc.Call.Name, Output: c.output(), IsError: c.Status == "failed"},
 		c.Kind == "edit" || c.Kind == "delete" || c.Kind == "move" || c.Kind == "execute" || c.Kind == "other")
 }
 
@@ -258,7 +306,7 @@ func (pr *proc) nativeCall(c *toolCall) executor.NativeCall {
 			args, _ = json.Marshal(map[string][]string{"paths": paths})
 		}
 	}
-	nc := executor.NativeCall{Call: provider.ToolCall{ID: c.ID, Name: c.name(), Arguments: args}, Policy: strings.ToLower(c.name())}
+	nc := executor.NativeCall{Call: provider.ToolCall{ID: c.id(), Name: c.name(), Arguments: args}, Policy: strings.ToLower(c.name())}
 	if len(paths) == 0 {
 		for _, p := range []string{in.FilePath, in.Path} {
 			if p != "" {
