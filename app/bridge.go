@@ -91,11 +91,11 @@ func (m *Model) onActivity(msg activityMsg) tea.Cmd {
 		m.running[id] = t
 	}
 	m.clients = msg.act.Clients
-	if msg.act.Store != nil {
-		m.setStore(msg.act.Store)
+	var cmds []tea.Cmd
+	if msg.act.Store != nil && m.setStore(msg.act.Store) {
+		cmds = append(cmds, m.storeBack())
 	}
 	m.info.Busy = m.busy()
-	var cmds []tea.Cmd
 	if d := msg.act.Daemon; d != nil {
 		if m.daemonPid != 0 && d.Pid != m.daemonPid {
 			cmds = append(cmds, m.say(replacedText(m.daemonPid, d.Pid, m.lostTurn), m.lostTurn))

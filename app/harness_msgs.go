@@ -251,8 +251,8 @@ func (m *Model) onNotices(batch []api.Notice) tea.Cmd {
 		if n.Clients != nil {
 			m.clients = n.Clients
 		}
-		if n.Store != nil {
-			m.setStore(n.Store)
+		if n.Store != nil && m.setStore(n.Store) {
+			cmds = append(cmds, m.storeBack())
 		}
 		if m.sibs != nil {
 			changed, again := m.sibs.fold(n)

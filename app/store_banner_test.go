@@ -2,14 +2,19 @@ package app
 
 import (
 	"bytes"
+	"context"
+	"errors"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/exp/teatest/v2"
 
+	"exo/harness"
 	"exo/harness/api"
+	"exo/harness/service"
 )
 
 // TestStoreBannerTeatest drives the running app: the daemon's notice that its store does not
@@ -51,5 +56,73 @@ func TestStoreBannerOverTheTopLine(t *testing.T) {
 			}
 		}
 		m.setStore(&api.StoreState{Up: true, Since: time.Now()})
+	}
+}
+
+// downClient fails the reads an attach makes while down is set, as a daemon whose shared store
+// does not answer does.
+type downClient struct {
+	api.Client
+	down atomic.Bool
+}
+
+func (c *downClient) Session(ctx context.Context, id string) (*api.Session, error) {
+	if c.down.Load() {
+		return nil, errors.New("the store is unreachable: etcd: context deadline exceeded")
+	}
+	return c.Client.Session(ctx, id)
+}
+
+// TestAppStartedInAnOutageShowsItsSessionWhenTheStoreIsBack: an app whose attach failed while
+// the store was down (it shows no session) attaches again when the daemon says the store is
+// back, and an app showing a session reads it again; before, the first stayed empty.
+func TestAppStartedInAnOutageShowsItsSessionWhenTheStoreIsBack(t *testing.T) {
+	h, err := harness.Open(t.TempDir(), harness.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { h.Close() })
+	s, _ := h.NewSession(harness.NewSessionOptions{Name: "outage"})
+	h.Append(s.ID, harness.MustRecord(harness.TypeInvocationReceived, harness.ActorUser, harness.InvocationReceived{Text: "written before the outage"}))
+	svc := service.New(h, service.Options{})
+	t.Cleanup(func() { svc.Close() })
+	c := &downClient{Client: svc}
+	c.down.Store(true)
+	m := New(c, Options{Session: s.ID, Theme: "dark"})
+	m.Update(tea.WindowSizeMsg{Width: 100, Height: 30})
+	m.Update(m.attachCmd()())
+	down := time.Now()
+	m.Update(noticesMsg{batch: []api.Notice{{Store: &api.StoreState{Since: down, Why: "no quorum"}}}})
+	if m.session != nil || !strings.Contains(m.render(), "the store is unreachable") {
+		t.Fatalf("during the outage: session %v", m.session)
+	}
+	c.down.Store(false)
+	_, cmd := m.Update(noticesMsg{batch: []api.Notice{{Store: &api.StoreState{Up: true, Since: down.Add(time.Second)}}}})
+	runCmds(m, cmd)
+	if m.session == nil || m.session.ID != s.ID || !strings.Contains(m.render(), "written before the outage") {
+		t.Fatalf("after the store came back: session %v\n%s", m.session, m.render())
+	}
+}
+
+// runCmds runs cmd and what its messages return, batches included, as the program would (the
+// watch's long reads left out: they block).
+func runCmds(m *Model, cmd tea.Cmd) {
+	queue := []tea.Cmd{cmd}
+	for n := 0; len(queue) > 0 && n < 64; n++ {
+		c := queue[0]
+		queue = queue[1:]
+		if c == nil {
+			continue
+		}
+		msg := c()
+		if b, ok := msg.(tea.BatchMsg); ok {
+			queue = append(queue, b...)
+			continue
+		}
+		switch msg.(type) {
+		case sessionLoadedMsg, siblingsMsg:
+			_, next := m.Update(msg)
+			queue = append(queue, next)
+		}
 	}
 }
