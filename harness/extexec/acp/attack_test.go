@@ -8,39 +8,9 @@ import (
 
 	"exo/harness"
 	"exo/harness/extexec"
-	"exo/harness/extexec/attacktest"
 	"exo/harness/extexec/modeltest"
 	"exo/sandbox"
 )
-
-// TestClaudeAdapterCannotReadExoHome: claude-agent-acp (which runs its own Bash) runs commands
-// that go for exo's sealed-secrets key and database by a glob, through /proc/self/root, through
-// a symlink it plants and by a relative path (none names exo's home; the same commands read both
-// files when run unconfined). Under exo's confinement each finds nothing, and the key's bytes are
-// in no request the model server received, no event, no file in EXO_HOME, and not in the answer.
-func TestClaudeAdapterCannotReadExoHome(t *testing.T) {
-	bin := claudeACP(t)
-	home := attacktest.Home(t)
-	probes := attacktest.Probes(home)
-	f := openFixture(t, home, attacktest.Script("Bash", "command", map[string]any{"description": "look around"}, probes), harness.Options{})
-	attacktest.Control(t, home, t.TempDir())
-	if !f.h.Capabilities().MountNS {
-		t.Skip("no mount namespaces here: exo's home cannot be hidden (ACP agents are refused; see TestAgentRefusedWhereUnconfinable)")
-	}
-	x := f.executor(t, Options{Command: []string{bin}})
-	res, err := x.Prompt(context.Background(), f.s.ID, "probe exo's home", "test")
-	okResult(t, res, err)
-	evs := f.events(t, f.s.ID)
-	var bodies [][]byte
-	for _, r := range f.srv.Requests() {
-		bodies = append(bodies, r.Body)
-	}
-	attacktest.Check(t, home, res.Response, evs, bodies, len(probes), "Bash")
-	started := payloads[harness.ExecutorStarted](t, evs, harness.TypeExecutorStarted)
-	if len(started) != 1 || len(started[0].Unconfined) != 0 || !started[0].NativeTools {
-		t.Fatalf("executor.started %+v", started)
-	}
-}
 
 // TestAgentRefusedWhereUnconfinable: on a machine without mount namespaces an ACP agent (it acts
 // itself) is refused with the reason and nothing starts; with the user's consent it runs, and

@@ -27,6 +27,9 @@ const (
 type Tool struct {
 	Name, Arg string
 	Extra     map[string]any
+	// AnyTitle: the agent records its commands under their titles, not the tool's name, so
+	// every tool.completed of the turn is one of them.
+	AnyTitle bool
 }
 
 // Options are what a behaviour asks of the executor it opens.

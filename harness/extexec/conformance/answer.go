@@ -96,9 +96,21 @@ func ToolThroughExo(t *testing.T, s *Suite) {
 	if len(tc) != 1 || tc[0].Tool != "bash" || tc[0].ExitCode == nil || *tc[0].ExitCode != 0 || !strings.Contains(tc[0].Output, "hi") {
 		t.Fatalf("tool.completed %+v", tc)
 	}
+	// The tool ran under the executor's name: the one selected for the session (exo's own
+	// executor's is "default").
+	st, _ := f.H.State(f.Sess.ID)
+	name := st.Executor
+	if name == "" && !s.A.External {
+		name = "default"
+	}
+	for _, sel := range payloads[harness.ExecutorSelected](t, evs, harness.TypeExecutorSelected) {
+		if sel.Name != name {
+			t.Fatalf("executor.selected %q, state's executor %q", sel.Name, name)
+		}
+	}
 	for _, e := range evs {
-		if e.Type == harness.TypeToolStarted && e.Actor != harness.ExecutorActor(s.A.Name) {
-			t.Fatalf("tool.started by %q, not %q", e.Actor, harness.ExecutorActor(s.A.Name))
+		if e.Type == harness.TypeToolStarted && e.Actor != harness.ExecutorActor(name) {
+			t.Fatalf("tool.started by %q, not %q", e.Actor, harness.ExecutorActor(name))
 		}
 	}
 	snapped := false
@@ -110,7 +122,7 @@ func ToolThroughExo(t *testing.T, s *Suite) {
 	if !snapped {
 		t.Fatalf("no workspace.snapshot of x.txt: %s", order)
 	}
-	if st, _ := f.H.State(f.Sess.ID); st.Status != harness.StatusIdle || s.A.External && st.Executor != s.A.Name {
+	if st.Status != harness.StatusIdle || s.A.External && name == "" {
 		t.Fatalf("state: executor %q, status %s", st.Executor, st.Status)
 	}
 	if s.A.External && !strings.Contains(order, harness.TypeExecutorSelected+" "+harness.TypeExecutorStarted) {
@@ -169,15 +181,10 @@ func UsageAndCost(t *testing.T, s *Suite) {
 		cost += c.Cost
 	}
 	st, _ := f.H.State(f.Sess.ID)
-	if len(comp) < 2 || st.ModelCalls != len(comp) || st.Cost <= 0 || !near(st.Cost, cost) {
+	// An agent's side requests (a title) add to the session's cost besides the turn's calls.
+	if len(comp) < 2 || st.ModelCalls != len(comp) || st.Cost < cost-1e-9 {
 		t.Fatalf("%d model calls recorded; state: %d calls, cost %v (sum %v)", len(comp), st.ModelCalls, st.Cost, cost)
 	}
-}
-
-// near is a ≈ b for sums of costs.
-func near(a, b float64) bool {
-	d := a - b
-	return d < 1e-9 && d > -1e-9
 }
 
 // Cancel: cancelling a turn while the model answers ends it cancelled (turn.cancelled, nothing

@@ -65,7 +65,8 @@ func Budget(t *testing.T, s *Suite) {
 	}
 	w := payloads[harness.BudgetWarning](t, evs, harness.TypeBudgetWarning)
 	ex := payloads[harness.BudgetExceeded](t, evs, harness.TypeBudgetExceeded)
-	if len(w) != 1 || w[0].Spent != 910 || len(ex) != 1 || ex[0].Spent != 1820 || ex[0].Limit != 1000 {
+	// An agent's side request (a title: 2 tokens) may count too.
+	if len(w) != 1 || w[0].Spent < 910 || w[0].Spent > 912 || len(ex) != 1 || ex[0].Spent < 1820 || ex[0].Spent > 1822 || ex[0].Limit != 1000 {
 		t.Fatalf("budget.warning %+v, budget.exceeded %+v", w, ex)
 	}
 	if s.A.External {

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"exo/harness"
+	"exo/harness/executor"
 	"exo/harness/extexec/attacktest"
 )
 
@@ -19,10 +20,25 @@ func HomeProbes(t *testing.T, s *Suite) {
 	if !f.H.Capabilities().MountNS {
 		t.Skip("no mount namespaces here: exo's home cannot be hidden (agents acting themselves are refused)")
 	}
-	x := f.Open(t, Options{Native: true})
+	// Every ask is approved (an agent in a mode that asks before it writes, as codex-acp's
+	// read-only, would otherwise be stopped by exo's policy): only confinement may stop a probe.
+	x := f.Open(t, Options{Native: true, Exec: executor.Options{AutoApprove: true}})
 	res := f.prompt(t, x, f.Sess.ID, promptProbe)
 	evs := f.events(t, f.Sess.ID)
-	attacktest.Check(t, s.home, res.Response, evs, s.bodies(), len(s.probes), s.A.Shell.Name)
+	if !s.A.Shell.AnyTitle {
+		attacktest.Check(t, s.home, res.Response, evs, s.bodies(), len(s.probes), s.A.Shell.Name)
+	} else {
+		// The agent's tool.completed carries no output (and may come after the turn's end):
+		// what each probe found is in what the model was sent back, the last request of the
+		// turn.
+		attacktest.Outputs(t, s.home, res.Response, evs, s.bodies(), -1, "")
+		qs := s.requestsWith(promptProbe)
+		last := string(qs[len(qs)-1].Body)
+		// each probe reads two files: two "No such file" a probe
+		if n := strings.Count(last, "No such file"); n < 2*len(s.probes) || strings.Contains(last, "denied: secret") {
+			t.Errorf("the model was told of %d files not found, want %d", n, 2*len(s.probes))
+		}
+	}
 	if s.A.External {
 		started := payloads[harness.ExecutorStarted](t, evs, harness.TypeExecutorStarted)
 		if len(started) != 1 || len(started[0].Unconfined) != 0 || !strings.Contains(started[0].Confinement, "exo's home: hidden") {

@@ -76,7 +76,7 @@ func script(a *Adapter, key string, probes []attacktest.Probe) *modeltest.Script
 		{When: promptWord, Turns: []modeltest.Turn{{Text: "You told me a word."}}},
 		{When: promptProbe, Turns: probeTurns},
 		// Agents' side requests (a session's title) quote the prompt before this text.
-		{When: "Write the title", Turns: []modeltest.Turn{{Text: "A title"}}},
+		{When: "Write the title", Turns: []modeltest.Turn{{Text: "A title", InputTokens: 1, OutputTokens: 1}}},
 		{When: promptHello, Turns: []modeltest.Turn{{Text: answerHello}}},
 		{Turns: []modeltest.Turn{{Text: answerHello}}},
 	}}

@@ -26,7 +26,10 @@ func spans() *tracetest.InMemoryExporter {
 	return spanExp
 }
 
-// SessionSpans are the recorded spans of session sid.
+// RecordSpans makes sure spans are recorded from now on (the suite's Run does it itself).
+func RecordSpans() { spans() }
+
+// SessionSpans are the recorded spans of session sid (RecordSpans first).
 func SessionSpans(sid string) []tracetest.SpanStub {
 	var out []tracetest.SpanStub
 	for _, s := range spans().GetSpans() {

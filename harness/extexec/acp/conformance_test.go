@@ -1,0 +1,72 @@
+package acp
+
+import (
+	"context"
+	"testing"
+
+	"exo/harness"
+	"exo/harness/executor"
+	"exo/harness/extexec/conformance"
+	"exo/harness/provider"
+)
+
+// open opens the ACP executor on the agent program (with args) for the suite; an ACP agent
+// always acts itself, so conformance.Options.Native changes nothing.
+func open(args ...string) func(testing.TB, *harness.Harness, string, conformance.Options) conformance.Executor {
+	return func(t testing.TB, h *harness.Harness, bin string, o conformance.Options) conformance.Executor {
+		x, err := New(h, Options{Command: append([]string{bin}, args...), Exec: o.Exec})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return conformance.Executor{
+			Prompt: func(ctx context.Context, sid, text string) (executor.Result, error) {
+				return x.Prompt(ctx, sid, text, "test")
+			},
+			Runner: x.Runner,
+			Close:  func() { x.Close() },
+		}
+	}
+}
+
+// TestConformanceClaudeAgentACP runs the executor conformance suite against claude-agent-acp:
+// exo's tools over MCP (mcp__exo__bash), its own Bash for the home probes.
+func TestConformanceClaudeAgentACP(t *testing.T) {
+	conformance.Run(t, &conformance.Adapter{
+		Name:            Prefix + "claude-agent-acp",
+		Wire:            conformance.Anthropic,
+		Bash:            "mcp__exo__bash",
+		Shell:           conformance.Tool{Name: "Bash", Arg: "command", Extra: map[string]any{"description": "look around"}},
+		ReasoningFormat: provider.ReasoningAnthropic,
+		KillGroup:       true,
+		External:        true,
+		Find:            claudeACP,
+		Open:            open(),
+	})
+}
+
+// codexACPDeferred is why codex-acp cannot show the behaviours that need exo's bash called by
+// name.
+const codexACPDeferred = "codex-acp 2.6.0 offers exo's MCP tools to the model only behind Codex's tool_search " +
+	"(deferred tools: its requests list exec_command, apply_patch… and tool_search, no mcp__exo__ tool), " +
+	"so a model cannot call exo's bash by name in one step"
+
+// TestConformanceCodexACP runs the executor conformance suite against codex-acp: its own
+// exec_command for the home probes (recorded under each command's title).
+func TestConformanceCodexACP(t *testing.T) {
+	conformance.Run(t, &conformance.Adapter{
+		Name:            Prefix + "codex-acp",
+		Wire:            conformance.Responses,
+		Bash:            "mcp__exo__bash",
+		Shell:           conformance.Tool{Name: "exec_command", Arg: "cmd", AnyTitle: true},
+		ReasoningFormat: provider.ReasoningResponses,
+		KillGroup:       true,
+		External:        true,
+		Find:            codexACP,
+		Open:            open(),
+		NotApplicable: map[string]string{
+			"tool": codexACPDeferred, "approval": codexACPDeferred, "kill-at-approval": codexACPDeferred,
+			"kill-in-tool": codexACPDeferred, "budget": codexACPDeferred, "fork-and-rewind": codexACPDeferred,
+			"spans": codexACPDeferred,
+		},
+	})
+}
