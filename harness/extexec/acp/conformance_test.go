@@ -70,3 +70,33 @@ func TestConformanceCodexACP(t *testing.T) {
 		},
 	})
 }
+
+// TestConformanceGeminiCLI runs the executor conformance suite against the Gemini CLI (acp:gemini
+// --acp): exo's tools over MCP (mcp_exo_bash), its own run_shell_command for the home probes,
+// its model traffic through exo's endpoint speaking the Gemini API.
+func TestConformanceGeminiCLI(t *testing.T) {
+	conformance.Run(t, &conformance.Adapter{
+		Name:            Prefix + "gemini",
+		Wire:            conformance.Gemini,
+		Bash:            "mcp_exo_bash",
+		Shell:           conformance.Tool{Name: "run_shell_command", Arg: "command", AnyTitle: true},
+		ReasoningFormat: provider.ReasoningGemini,
+		KillGroup:       true,
+		External:        true,
+		Find:            geminiCLI,
+		Open:            open("--acp"),
+		Failing: map[string]string{
+			"secrets":          "the pasted secret reaches the CLI's own chat record (home/.gemini/tmp/…/chats/session-*.jsonl in its state folder)",
+			"kill-at-approval": "after the kill the CLI's pending mcp_exo_bash call and exo's own call stay open in the state",
+			"kill-in-tool":     "after the kill the CLI's mcp_exo_bash call stays open in the state",
+			"tool": "each call of exo's bash is recorded twice (the CLI's call and exo's, two tool.started), and the " +
+				"CLI's request after the function response is recorded as model.side, not a step",
+			"approval":       "each call of exo's bash is recorded twice, so two approvals a call",
+			"usage-and-cost": "the CLI's request after the function response is recorded as model.side, not a model call",
+			"budget":         "the step after the function response is a model.side, so the budget's steps are miscounted",
+			"spans":          "the turn span counts 2 tool calls for one call of exo's bash",
+			"reasoning":      "thought parts come back as separate titled thoughts (\"****\\n\" between pieces)",
+			"home-probes":    "the CLI did not run the scripted run_shell_command probes (no output reached the model)",
+		},
+	})
+}
