@@ -1,7 +1,6 @@
 package codex
 
 import (
-	"bytes"
 	"os"
 	"path/filepath"
 	"strings"
@@ -130,21 +129,4 @@ func okResult(t testing.TB, res executor.Result, err error) {
 	if err != nil || res.Failure != "" || res.Cancelled {
 		t.Fatalf("turn: err %v, result %+v", err, res)
 	}
-}
-
-// lastInput is the input items of the last request the provider received.
-func lastInput(t testing.TB, f *fixture) []byte {
-	t.Helper()
-	calls := f.srv.Calls()
-	if len(calls) == 0 {
-		t.Fatal("no requests")
-	}
-	b := calls[len(calls)-1].Body
-	if i := bytes.Index(b, []byte(`"input":`)); i >= 0 {
-		b = b[i:]
-	}
-	if i := bytes.Index(b, []byte(`"tools":`)); i >= 0 {
-		b = b[:i]
-	}
-	return b
 }
