@@ -8,6 +8,7 @@ import (
 
 	"exo/harness"
 	"exo/harness/extexec"
+	"exo/harness/extexec/exectest"
 	"exo/harness/extexec/modeltest"
 	"exo/sandbox"
 )
@@ -25,13 +26,13 @@ func TestAgentRefusedWhereUnconfinable(t *testing.T) {
 	if !errors.Is(err, extexec.ErrUnconfined) || !strings.Contains(err.Error(), "hiding exo's home") {
 		t.Fatalf("an ACP agent where exo's home cannot be hidden: %v", err)
 	}
-	if x.Session(f.s.ID) != nil || strings.Contains(types(f.events(t, f.s.ID)), "invocation.received") {
-		t.Fatalf("a refused agent left traces: %s", types(f.events(t, f.s.ID)))
+	if x.Session(f.s.ID) != nil || strings.Contains(exectest.Types(f.events(t, f.s.ID)), "invocation.received") {
+		t.Fatalf("a refused agent left traces: %s", exectest.Types(f.events(t, f.s.ID)))
 	}
 	x = f.executor(t, Options{Command: []string{bin}, AllowUnconfined: true})
 	res, err := x.Prompt(context.Background(), f.s.ID, "say hello", "test")
 	okResult(t, res, err)
-	started := payloads[harness.ExecutorStarted](t, f.events(t, f.s.ID), harness.TypeExecutorStarted)
+	started := exectest.Payloads[harness.ExecutorStarted](t, f.events(t, f.s.ID), harness.TypeExecutorStarted)
 	if len(started) != 1 || !started[0].Allowed || !strings.Contains(strings.Join(started[0].Unconfined, ";"), "hiding exo's home") {
 		t.Fatalf("executor.started %+v", started)
 	}

@@ -8,6 +8,7 @@ import (
 
 	"exo/harness"
 	"exo/harness/extexec"
+	"exo/harness/extexec/exectest"
 	"exo/harness/extexec/modeltest"
 	"exo/sandbox"
 )
@@ -25,14 +26,14 @@ func TestNativeRefusedWhereUnconfinable(t *testing.T) {
 	if !errors.Is(err, extexec.ErrUnconfined) || !strings.Contains(err.Error(), "hiding exo's home") {
 		t.Fatalf("native claude where exo's home cannot be hidden: %v", err)
 	}
-	if x.Session(f.s.ID) != nil || strings.Contains(types(f.events(t, f.s.ID)), "invocation.received") {
-		t.Fatalf("a refused agent left traces: %s", types(f.events(t, f.s.ID)))
+	if x.Session(f.s.ID) != nil || strings.Contains(exectest.Types(f.events(t, f.s.ID)), "invocation.received") {
+		t.Fatalf("a refused agent left traces: %s", exectest.Types(f.events(t, f.s.ID)))
 	}
 	for _, o := range []Options{{NativeTools: true, AllowUnconfined: true}, {}} {
 		x := f.executor(t, o)
 		res, err := x.Prompt(context.Background(), f.s.ID, "say hello", "test")
 		okResult(t, res, err)
-		started := payloads[harness.ExecutorStarted](t, f.events(t, f.s.ID), harness.TypeExecutorStarted)
+		started := exectest.Payloads[harness.ExecutorStarted](t, f.events(t, f.s.ID), harness.TypeExecutorStarted)
 		last := started[len(started)-1]
 		if last.Allowed != o.NativeTools || !strings.Contains(strings.Join(last.Unconfined, ";"), "hiding exo's home") {
 			t.Fatalf("executor.started with %+v: %+v", o, last)

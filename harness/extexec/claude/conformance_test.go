@@ -1,11 +1,9 @@
 package claude
 
 import (
-	"context"
 	"testing"
 
 	"exo/harness"
-	"exo/harness/executor"
 	"exo/harness/extexec/conformance"
 	"exo/harness/provider"
 )
@@ -26,13 +24,7 @@ func TestConformance(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			return conformance.Executor{
-				Prompt: func(ctx context.Context, sid, text string) (executor.Result, error) {
-					return x.Prompt(ctx, sid, text, "test")
-				},
-				Runner: x.Runner,
-				Close:  func() { x.Close() },
-			}
+			return conformance.FromRunner(x.Runner)
 		},
 	})
 }

@@ -9,6 +9,7 @@ import (
 
 	"exo/harness"
 	"exo/harness/extexec"
+	"exo/harness/extexec/exectest"
 	"exo/harness/extexec/modeltest"
 	"exo/sandbox"
 )
@@ -32,13 +33,13 @@ func TestNativeRefusedWhereUnconfinable(t *testing.T) {
 		t.Fatalf("native codex where exo's home cannot be hidden: %v", err)
 	}
 	if x.Session(f.s.ID) != nil || len(f.events(t, f.s.ID)) != before || len(f.srv.Requests()) != 0 {
-		t.Fatalf("a refused agent left traces: %s", types(f.events(t, f.s.ID)))
+		t.Fatalf("a refused agent left traces: %s", exectest.Types(f.events(t, f.s.ID)))
 	}
 	for _, o := range []Options{{NativeTools: true, AllowUnconfined: true}, {}} {
 		x := f.executor(t, o)
 		res, err := x.Prompt(context.Background(), f.s.ID, "say hello", "test")
 		okResult(t, res, err)
-		started := payloads[harness.ExecutorStarted](t, f.events(t, f.s.ID), harness.TypeExecutorStarted)
+		started := exectest.Payloads[harness.ExecutorStarted](t, f.events(t, f.s.ID), harness.TypeExecutorStarted)
 		last := started[len(started)-1]
 		if !strings.Contains(strings.Join(last.Unconfined, ";"), "hiding exo's home") || last.Allowed != o.NativeTools || last.NativeTools != o.NativeTools {
 			t.Fatalf("executor.started with %+v: %+v", o, last)

@@ -10,6 +10,7 @@ import (
 
 	"exo/harness"
 	"exo/harness/executor"
+	"exo/harness/extexec/exectest"
 )
 
 // noKeyUnder fails when any file under dir (Codex's HOME, CODEX_HOME with its config, SQLite
@@ -62,11 +63,11 @@ func TestNativeCommandDeniedThenAllowed(t *testing.T) {
 		t.Fatalf("n.txt after deny then allow: %q %v", b, err)
 	}
 	evs := f.events(t, f.s.ID)
-	tc := payloads[harness.ToolCompleted](t, evs, harness.TypeToolCompleted)
+	tc := exectest.Payloads[harness.ToolCompleted](t, evs, harness.TypeToolCompleted)
 	if len(tc) != 2 || !tc[0].IsError || tc[1].IsError || tc[0].Tool != "exec_command" {
 		t.Fatalf("results %+v", tc)
 	}
-	res2 := payloads[harness.ApprovalResolved](t, evs, harness.TypeApprovalResolved)
+	res2 := exectest.Payloads[harness.ApprovalResolved](t, evs, harness.TypeApprovalResolved)
 	if len(res2) != 2 || res2[0].Decision != "deny" || res2[1].Decision != "once" {
 		t.Fatalf("approvals %+v", res2)
 	}
@@ -78,17 +79,17 @@ func TestNativePatchSnapshottedAndUndoneByRewind(t *testing.T) {
 	res, err := x.Prompt(context.Background(), f.s.ID, "native patch please", "test")
 	okResult(t, res, err)
 	if b, err := os.ReadFile(filepath.Join(f.ws, "y.txt")); err != nil || string(b) != "hello from a patch\n" {
-		t.Fatalf("y.txt: %q %v (events %s)", b, err, types(f.events(t, f.s.ID)))
+		t.Fatalf("y.txt: %q %v (events %s)", b, err, exectest.Types(f.events(t, f.s.ID)))
 	}
 	evs := f.events(t, f.s.ID)
 	found := false
-	for _, s := range payloads[harness.WorkspaceSnapshot](t, evs, harness.TypeWorkspaceSnapshot) {
+	for _, s := range exectest.Payloads[harness.WorkspaceSnapshot](t, evs, harness.TypeWorkspaceSnapshot) {
 		for _, c := range s.Changed {
 			found = found || c.Path == "y.txt"
 		}
 	}
 	if !found {
-		t.Fatalf("no snapshot of y.txt: %s", types(evs))
+		t.Fatalf("no snapshot of y.txt: %s", exectest.Types(evs))
 	}
 	var at uint64
 	for _, e := range evs {

@@ -1,15 +1,14 @@
 package codex
 
 import (
-	"context"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"exo/harness"
-	"exo/harness/executor"
 	"exo/harness/extexec/conformance"
+	"exo/harness/extexec/exectest"
 	"exo/harness/provider"
 )
 
@@ -31,13 +30,7 @@ func TestConformance(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			return conformance.Executor{
-				Prompt: func(ctx context.Context, sid, text string) (executor.Result, error) {
-					return x.Prompt(ctx, sid, text, "test")
-				},
-				Runner: x.Runner,
-				Close:  func() { x.Close() },
-			}
+			return conformance.FromRunner(x.Runner)
 		},
 	})
 }
@@ -51,7 +44,7 @@ func daemonFolderInOwnTmp(t *testing.T, f *conformance.Fixture, x conformance.Ex
 	if err != nil {
 		t.Fatal(err)
 	}
-	started := payloads[harness.ExecutorStarted](t, evs, harness.TypeExecutorStarted)
+	started := exectest.Payloads[harness.ExecutorStarted](t, evs, harness.TypeExecutorStarted)
 	tmp := x.Runner.Session(f.Sess.ID).Dirs.Tmp
 	if m, _ := filepath.Glob(filepath.Join(tmp, "codex-daemon-*")); len(m) > 0 {
 		return

@@ -84,3 +84,14 @@ type Adapter struct {
 	// open work, not limitations.
 	Failing map[string]string
 }
+
+// FromRunner is an external executor, whose agents run under r, as the suite drives it.
+func FromRunner(r *extexec.Runner) Executor {
+	return Executor{
+		Prompt: func(ctx context.Context, sid, text string) (executor.Result, error) {
+			return r.Prompt(ctx, sid, text, "test")
+		},
+		Runner: r,
+		Close:  func() { r.Close() },
+	}
+}

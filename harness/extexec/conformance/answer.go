@@ -38,7 +38,7 @@ func Answer(t *testing.T, s *Suite) {
 	}
 	evs := f.events(t, f.Sess.ID)
 	recorded := false
-	for _, c := range payloads[harness.ModelCompleted](t, evs, harness.TypeModelCompleted) {
+	for _, c := range exectest.Payloads[harness.ModelCompleted](t, evs, harness.TypeModelCompleted) {
 		recorded = recorded || strings.Contains(c.Text, answerHello)
 	}
 	if !recorded {
@@ -92,7 +92,7 @@ func ToolThroughExo(t *testing.T, s *Suite) {
 	if first < 0 || started < first || done < started || second < done {
 		t.Fatalf("events %s", order)
 	}
-	tc := payloads[harness.ToolCompleted](t, evs, harness.TypeToolCompleted)
+	tc := exectest.Payloads[harness.ToolCompleted](t, evs, harness.TypeToolCompleted)
 	if len(tc) != 1 || tc[0].Tool != "bash" || tc[0].ExitCode == nil || *tc[0].ExitCode != 0 || !strings.Contains(tc[0].Output, "hi") {
 		t.Fatalf("tool.completed %+v", tc)
 	}
@@ -103,7 +103,7 @@ func ToolThroughExo(t *testing.T, s *Suite) {
 	if name == "" && !s.A.External {
 		name = "default"
 	}
-	for _, sel := range payloads[harness.ExecutorSelected](t, evs, harness.TypeExecutorSelected) {
+	for _, sel := range exectest.Payloads[harness.ExecutorSelected](t, evs, harness.TypeExecutorSelected) {
 		if sel.Name != name {
 			t.Fatalf("executor.selected %q, state's executor %q", sel.Name, name)
 		}
@@ -114,7 +114,7 @@ func ToolThroughExo(t *testing.T, s *Suite) {
 		}
 	}
 	snapped := false
-	for _, sn := range payloads[harness.WorkspaceSnapshot](t, evs, harness.TypeWorkspaceSnapshot) {
+	for _, sn := range exectest.Payloads[harness.WorkspaceSnapshot](t, evs, harness.TypeWorkspaceSnapshot) {
 		for _, c := range sn.Changed {
 			snapped = snapped || c.Path == "x.txt"
 		}
@@ -152,8 +152,8 @@ func Approval(t *testing.T, s *Suite) {
 		t.Fatalf("asked.txt after the allow: %q %v", b, err)
 	}
 	evs := f.events(t, f.Sess.ID)
-	ar := payloads[harness.ApprovalResolved](t, evs, harness.TypeApprovalResolved)
-	tc := payloads[harness.ToolCompleted](t, evs, harness.TypeToolCompleted)
+	ar := exectest.Payloads[harness.ApprovalResolved](t, evs, harness.TypeApprovalResolved)
+	tc := exectest.Payloads[harness.ToolCompleted](t, evs, harness.TypeToolCompleted)
 	if len(ar) != 2 || ar[0].Decision != executor.DecisionDeny || ar[1].Decision != executor.DecisionOnce ||
 		len(tc) != 2 || !tc[0].IsError || tc[1].IsError {
 		t.Fatalf("approvals %+v, results %+v\n%s", ar, tc, exectest.Types(evs))
@@ -172,7 +172,7 @@ func UsageAndCost(t *testing.T, s *Suite) {
 	if res.Usage.Input == 0 || res.Usage.Output == 0 || res.Cost <= 0 {
 		t.Fatalf("result's usage %+v, cost %v", res.Usage, res.Cost)
 	}
-	comp := payloads[harness.ModelCompleted](t, f.events(t, f.Sess.ID), harness.TypeModelCompleted)
+	comp := exectest.Payloads[harness.ModelCompleted](t, f.events(t, f.Sess.ID), harness.TypeModelCompleted)
 	var cost float64
 	for i, c := range comp {
 		if c.Usage.Input == 0 || c.Cost <= 0 {

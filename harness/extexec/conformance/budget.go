@@ -63,14 +63,14 @@ func Budget(t *testing.T, s *Suite) {
 		!strings.Contains(order, harness.TypeBudgetExceeded) {
 		t.Fatalf("events: %s", order)
 	}
-	w := payloads[harness.BudgetWarning](t, evs, harness.TypeBudgetWarning)
-	ex := payloads[harness.BudgetExceeded](t, evs, harness.TypeBudgetExceeded)
+	w := exectest.Payloads[harness.BudgetWarning](t, evs, harness.TypeBudgetWarning)
+	ex := exectest.Payloads[harness.BudgetExceeded](t, evs, harness.TypeBudgetExceeded)
 	// An agent's side request (a title: 2 tokens) may count too.
 	if len(w) != 1 || w[0].Spent < 910 || w[0].Spent > 912 || len(ex) != 1 || ex[0].Spent < 1820 || ex[0].Spent > 1822 || ex[0].Limit != 1000 {
 		t.Fatalf("budget.warning %+v, budget.exceeded %+v", w, ex)
 	}
 	if s.A.External {
-		r := payloads[harness.ExecutorResult](t, evs, harness.TypeExecutorResult)
+		r := exectest.Payloads[harness.ExecutorResult](t, evs, harness.TypeExecutorResult)
 		if len(r) != 1 || !r[0].IsError || !strings.Contains(r[0].Result, "budget") ||
 			!strings.HasSuffix(order, harness.TypeExecutorResult+" "+harness.TypeTurnCancelled) {
 			t.Fatalf("executor.result %+v\n%s", r, order)

@@ -27,23 +27,6 @@ func (f *Fixture) events(t testing.TB, sid string) []harness.Event {
 	return exectest.Events(t, f.H, sid)
 }
 
-// payloads decodes the events of one type.
-func payloads[T any](t testing.TB, evs []harness.Event, typ string) []*T {
-	t.Helper()
-	var out []*T
-	for _, e := range evs {
-		if e.Type != typ {
-			continue
-		}
-		p, err := harness.Decode(e)
-		if err != nil {
-			t.Fatal(err)
-		}
-		out = append(out, p.(*T))
-	}
-	return out
-}
-
 // lastSeq is the sequence number of the session's last event.
 func (f *Fixture) lastSeq(t testing.TB, sid string) uint64 {
 	t.Helper()

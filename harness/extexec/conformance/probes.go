@@ -1,12 +1,14 @@
 package conformance
 
 import (
+	"bytes"
 	"strings"
 	"testing"
 
 	"exo/harness"
 	"exo/harness/executor"
 	"exo/harness/extexec/attacktest"
+	"exo/harness/extexec/exectest"
 )
 
 // HomeProbes: the agent's own shell (exo's bash for exo's own executor) runs commands that go
@@ -29,18 +31,23 @@ func HomeProbes(t *testing.T, s *Suite) {
 		attacktest.Check(t, s.home, res.Response, evs, s.bodies(), len(s.probes), s.A.Shell.Name)
 	} else {
 		// The agent's tool.completed carries no output (and may come after the turn's end):
-		// what each probe found is in what the model was sent back, the last request of the
-		// turn.
+		// what each probe found is in what the model was sent back.
 		attacktest.Outputs(t, s.home, res.Response, evs, s.bodies(), -1, "")
-		qs := s.requestsWith(promptProbe)
-		last := string(qs[len(qs)-1].Body)
-		// each probe reads two files: two "No such file" a probe
-		if n := strings.Count(last, "No such file"); n < 2*len(s.probes) || strings.Contains(last, "denied: secret") {
-			t.Errorf("the model was told of %d files not found, want %d", n, 2*len(s.probes))
+		// each probe reads two files: two "No such file" a probe, in the request that sends
+		// the last probe's output back (the one that holds the most)
+		most := 0
+		for _, q := range s.requestsWith(promptProbe) {
+			if bytes.Contains(q.Body, []byte("denied: secret")) {
+				t.Errorf("a probe was refused by exo's command check, not stopped by confinement")
+			}
+			most = max(most, bytes.Count(q.Body, []byte("No such file")))
+		}
+		if most < 2*len(s.probes) {
+			t.Errorf("the model was told of %d files not found, want %d", most, 2*len(s.probes))
 		}
 	}
 	if s.A.External {
-		started := payloads[harness.ExecutorStarted](t, evs, harness.TypeExecutorStarted)
+		started := exectest.Payloads[harness.ExecutorStarted](t, evs, harness.TypeExecutorStarted)
 		if len(started) != 1 || len(started[0].Unconfined) != 0 || !strings.Contains(started[0].Confinement, "exo's home: hidden") {
 			t.Fatalf("executor.started %+v", started)
 		}

@@ -64,7 +64,7 @@ func SecretInReasoning(t *testing.T, s *Suite) {
 	evs := f.events(t, f.Sess.ID)
 	exectest.NoSecretIn(t, map[string]string{"the sealed key": s.Key}, exectest.Traces{Events: evs})
 	var kept []harness.Reasoning
-	for _, c := range payloads[harness.ModelCompleted](t, evs, harness.TypeModelCompleted) {
+	for _, c := range exectest.Payloads[harness.ModelCompleted](t, evs, harness.TypeModelCompleted) {
 		kept = append(kept, c.Reasoning...)
 	}
 	if len(kept) != 1 || !kept[0].Redacted || kept[0].Signature != "" || !strings.Contains(provider.ReasoningText(kept), "‹secret:"+keyName+"›") {
