@@ -10,6 +10,7 @@ import (
 
 	"exo/harness"
 	"exo/harness/executor"
+	"exo/harness/extexec/exectest"
 )
 
 func TestOwnAgentUsesExosFilesAndTerminal(t *testing.T) {
@@ -29,18 +30,18 @@ func TestOwnAgentUsesExosFilesAndTerminal(t *testing.T) {
 		t.Fatalf("streamed %q", got)
 	}
 	evs := f.events(t, f.s.ID)
-	started := payloads[harness.ToolStarted](t, evs, harness.TypeToolStarted)
+	started := exectest.Payloads[harness.ToolStarted](t, evs, harness.TypeToolStarted)
 	var tools []string
 	for _, s := range started {
 		tools = append(tools, s.Tool)
 	}
 	if strings.Join(tools, " ") != "fs/write_text_file fs/read_text_file terminal/create" {
-		t.Fatalf("tools %v (events %s)", tools, types(evs))
+		t.Fatalf("tools %v (events %s)", tools, exectest.Types(evs))
 	}
-	if !strings.Contains(types(evs), "task.started") || len(payloads[harness.WorkspaceSnapshot](t, evs, harness.TypeWorkspaceSnapshot)) < 2 {
-		t.Fatalf("no task or snapshot: %s", types(evs))
+	if !strings.Contains(exectest.Types(evs), "task.started") || len(exectest.Payloads[harness.WorkspaceSnapshot](t, evs, harness.TypeWorkspaceSnapshot)) < 2 {
+		t.Fatalf("no task or snapshot: %s", exectest.Types(evs))
 	}
-	sel := payloads[harness.ExecutorSelected](t, evs, harness.TypeExecutorSelected)
+	sel := exectest.Payloads[harness.ExecutorSelected](t, evs, harness.TypeExecutorSelected)
 	if len(sel) != 1 || sel[0].Version != "tinyagent 1.0" || !strings.HasPrefix(sel[0].Name, "acp:") {
 		t.Fatalf("executor.selected %+v", sel)
 	}
@@ -58,8 +59,8 @@ func TestOwnAgentWriteOutsideTheWorkspaceRefused(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(f.ws, "acp.txt")); !os.IsNotExist(err) {
 		t.Fatalf("the refused write happened: %v", err)
 	}
-	if len(payloads[harness.PolicyViolation](t, f.events(t, f.s.ID), harness.TypePolicyViolation)) != 1 {
-		t.Fatalf("no policy.violation: %s", types(f.events(t, f.s.ID)))
+	if len(exectest.Payloads[harness.PolicyViolation](t, f.events(t, f.s.ID), harness.TypePolicyViolation)) != 1 {
+		t.Fatalf("no policy.violation: %s", exectest.Types(f.events(t, f.s.ID)))
 	}
 }
 

@@ -8,39 +8,10 @@ import (
 
 	"exo/harness"
 	"exo/harness/extexec"
-	"exo/harness/extexec/attacktest"
+	"exo/harness/extexec/exectest"
 	"exo/harness/extexec/modeltest"
 	"exo/sandbox"
 )
-
-// TestClaudeAdapterCannotReadExoHome: claude-agent-acp (which runs its own Bash) runs commands
-// that go for exo's sealed-secrets key and database by a glob, through /proc/self/root, through
-// a symlink it plants and by a relative path (none names exo's home; the same commands read both
-// files when run unconfined). Under exo's confinement each finds nothing, and the key's bytes are
-// in no request the model server received, no event, no file in EXO_HOME, and not in the answer.
-func TestClaudeAdapterCannotReadExoHome(t *testing.T) {
-	bin := claudeACP(t)
-	home := attacktest.Home(t)
-	probes := attacktest.Probes(home)
-	f := openFixture(t, home, attacktest.Script("Bash", "command", map[string]any{"description": "look around"}, probes), harness.Options{})
-	attacktest.Control(t, home, t.TempDir())
-	if !f.h.Capabilities().MountNS {
-		t.Skip("no mount namespaces here: exo's home cannot be hidden (ACP agents are refused; see TestAgentRefusedWhereUnconfinable)")
-	}
-	x := f.executor(t, Options{Command: []string{bin}})
-	res, err := x.Prompt(context.Background(), f.s.ID, "probe exo's home", "test")
-	okResult(t, res, err)
-	evs := f.events(t, f.s.ID)
-	var bodies [][]byte
-	for _, r := range f.srv.Requests() {
-		bodies = append(bodies, r.Body)
-	}
-	attacktest.Check(t, home, res.Response, evs, bodies, len(probes), "Bash")
-	started := payloads[harness.ExecutorStarted](t, evs, harness.TypeExecutorStarted)
-	if len(started) != 1 || len(started[0].Unconfined) != 0 || !started[0].NativeTools {
-		t.Fatalf("executor.started %+v", started)
-	}
-}
 
 // TestAgentRefusedWhereUnconfinable: on a machine without mount namespaces an ACP agent (it acts
 // itself) is refused with the reason and nothing starts; with the user's consent it runs, and
@@ -55,13 +26,13 @@ func TestAgentRefusedWhereUnconfinable(t *testing.T) {
 	if !errors.Is(err, extexec.ErrUnconfined) || !strings.Contains(err.Error(), "hiding exo's home") {
 		t.Fatalf("an ACP agent where exo's home cannot be hidden: %v", err)
 	}
-	if x.Session(f.s.ID) != nil || strings.Contains(types(f.events(t, f.s.ID)), "invocation.received") {
-		t.Fatalf("a refused agent left traces: %s", types(f.events(t, f.s.ID)))
+	if x.Session(f.s.ID) != nil || strings.Contains(exectest.Types(f.events(t, f.s.ID)), "invocation.received") {
+		t.Fatalf("a refused agent left traces: %s", exectest.Types(f.events(t, f.s.ID)))
 	}
 	x = f.executor(t, Options{Command: []string{bin}, AllowUnconfined: true})
 	res, err := x.Prompt(context.Background(), f.s.ID, "say hello", "test")
 	okResult(t, res, err)
-	started := payloads[harness.ExecutorStarted](t, f.events(t, f.s.ID), harness.TypeExecutorStarted)
+	started := exectest.Payloads[harness.ExecutorStarted](t, f.events(t, f.s.ID), harness.TypeExecutorStarted)
 	if len(started) != 1 || !started[0].Allowed || !strings.Contains(strings.Join(started[0].Unconfined, ";"), "hiding exo's home") {
 		t.Fatalf("executor.started %+v", started)
 	}

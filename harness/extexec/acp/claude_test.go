@@ -13,6 +13,7 @@ import (
 
 	"exo/harness"
 	"exo/harness/executor"
+	"exo/harness/extexec/exectest"
 )
 
 // answerApprovals answers the session's approval requests with decisions, in order.
@@ -71,35 +72,35 @@ func TestClaudeAdapterPermissionStreamAndKeys(t *testing.T) {
 		t.Fatalf("streamed %q, response %q", got, res.Response)
 	}
 	evs := f.events(t, f.s.ID)
-	ar := payloads[harness.ApprovalResolved](t, evs, harness.TypeApprovalResolved)
-	tc := payloads[harness.ToolCompleted](t, evs, harness.TypeToolCompleted)
+	ar := exectest.Payloads[harness.ApprovalResolved](t, evs, harness.TypeApprovalResolved)
+	tc := exectest.Payloads[harness.ToolCompleted](t, evs, harness.TypeToolCompleted)
 	if len(ar) != 2 || ar[0].Decision != "deny" || ar[1].Decision != "once" || len(tc) != 2 || !tc[0].IsError || tc[1].IsError || tc[1].Tool != "Bash" {
-		t.Fatalf("approvals %+v, results %+v\n%s", ar, tc, types(evs))
+		t.Fatalf("approvals %+v, results %+v\n%s", ar, tc, exectest.Types(evs))
 	}
 	found := false
-	for _, s := range payloads[harness.WorkspaceSnapshot](t, evs, harness.TypeWorkspaceSnapshot) {
+	for _, s := range exectest.Payloads[harness.WorkspaceSnapshot](t, evs, harness.TypeWorkspaceSnapshot) {
 		for _, c := range s.Changed {
 			found = found || c.Path == "acp-bash.txt"
 		}
 	}
-	if !found || !strings.Contains(types(evs), "model.requested model.completed") {
-		t.Fatalf("no snapshot of acp-bash.txt or model calls: %s", types(evs))
+	if !found || !strings.Contains(exectest.Types(evs), "model.requested model.completed") {
+		t.Fatalf("no snapshot of acp-bash.txt or model calls: %s", exectest.Types(evs))
 	}
-	sel := payloads[harness.ExecutorSelected](t, evs, harness.TypeExecutorSelected)
+	sel := exectest.Payloads[harness.ExecutorSelected](t, evs, harness.TypeExecutorSelected)
 	if len(sel) != 1 || !strings.Contains(sel[0].Version, "claude-agent-acp") {
 		t.Fatalf("executor.selected %+v", sel)
 	}
 	// The adapter's own account of usage (one a turn) and its commands (it lists them twice, 44
 	// then 40 of them: each list is recorded; a list sent again unchanged is not, see tinyagent).
-	us := payloads[harness.AgentUsage](t, evs, harness.TypeAgentUsage)
+	us := exectest.Payloads[harness.AgentUsage](t, evs, harness.TypeAgentUsage)
 	if len(us) != 2 || us[1].Window != 200000 || us[1].Context == 0 || us[1].Cost <= 0 || us[1].Currency != "USD" {
 		t.Fatalf("agent.usage %+v", us)
 	}
-	if cmds := payloads[harness.AgentCommands](t, evs, harness.TypeAgentCommands); len(cmds) == 0 || len(cmds) > 2 || len(cmds[0].Commands) < 10 {
+	if cmds := exectest.Payloads[harness.AgentCommands](t, evs, harness.TypeAgentCommands); len(cmds) == 0 || len(cmds) > 2 || len(cmds[0].Commands) < 10 {
 		t.Fatalf("agent.commands %d", len(cmds))
 	}
 	// The adapter starts in auto (a model decides); exo put it in default, where it asks.
-	ms := payloads[harness.ExecutorMode](t, evs, harness.TypeExecutorMode)
+	ms := exectest.Payloads[harness.ExecutorMode](t, evs, harness.TypeExecutorMode)
 	if len(ms) != 1 || ms[0].Mode != "default" || ms[0].By != harness.ModeByExo || !ms[0].Asks || !strings.Contains(strings.Join(ms[0].Available, " "), "auto") {
 		t.Fatalf("executor.mode %+v", ms)
 	}
@@ -131,9 +132,9 @@ func TestClaudeAdapterUsesExosToolsAndCancels(t *testing.T) {
 	res, err := x.Prompt(context.Background(), f.s.ID, "acp exo tool please", "test")
 	okResult(t, res, err)
 	if b, err := os.ReadFile(filepath.Join(f.ws, "exo.txt")); err != nil || string(b) != "via-exo\n" {
-		t.Fatalf("exo.txt: %q %v (events %s)", b, err, types(f.events(t, f.s.ID)))
+		t.Fatalf("exo.txt: %q %v (events %s)", b, err, exectest.Types(f.events(t, f.s.ID)))
 	}
-	tc := payloads[harness.ToolCompleted](t, f.events(t, f.s.ID), harness.TypeToolCompleted)
+	tc := exectest.Payloads[harness.ToolCompleted](t, f.events(t, f.s.ID), harness.TypeToolCompleted)
 	if len(tc) != 1 || tc[0].Tool != "bash" || strings.HasPrefix(tc[0].CallID, "exo_") {
 		t.Fatalf("exo's bash: %+v", tc)
 	}
@@ -148,7 +149,7 @@ func TestClaudeAdapterUsesExosToolsAndCancels(t *testing.T) {
 	// recorded (notifications and the prompt's answer arrive on their own paths), and a call the
 	// agent makes on its own once the turn is over is recorded beside the conversation: only
 	// those may follow turn.cancelled.
-	ts := types(f.events(t, f.s.ID))
+	ts := exectest.Types(f.events(t, f.s.ID))
 	for strings.HasSuffix(ts, " agent.usage") || strings.HasSuffix(ts, " model.side") {
 		ts = strings.TrimSuffix(strings.TrimSuffix(ts, " agent.usage"), " model.side")
 	}

@@ -11,6 +11,7 @@ import (
 
 	"exo/harness"
 	"exo/harness/executor"
+	"exo/harness/extexec/exectest"
 	"exo/harness/extexec/modeltest"
 	"exo/sandbox"
 )
@@ -70,22 +71,22 @@ func TestCodexAdapterAsksInReadOnly(t *testing.T) {
 	res, err = x.Prompt(context.Background(), f.s.ID, "native patch please, again", "test")
 	okResult(t, res, err)
 	if b, err := os.ReadFile(filepath.Join(f.ws, "y.txt")); err != nil || string(b) != "hello from codex-acp\n" {
-		t.Fatalf("y.txt: %q %v (events %s)", b, err, types(f.events(t, f.s.ID)))
+		t.Fatalf("y.txt: %q %v (events %s)", b, err, exectest.Types(f.events(t, f.s.ID)))
 	}
 	evs := f.events(t, f.s.ID)
-	ms := payloads[harness.ExecutorMode](t, evs, harness.TypeExecutorMode)
+	ms := exectest.Payloads[harness.ExecutorMode](t, evs, harness.TypeExecutorMode)
 	if len(ms) == 0 || ms[0].Mode != "read-only" || ms[0].By != harness.ModeByExo || !ms[0].Asks ||
 		strings.Join(ms[0].Available, " ") != "read-only workspace-write agent agent-full-access" {
 		t.Fatalf("executor.mode %+v", ms)
 	}
-	for _, a := range payloads[harness.ApprovalRequested](t, evs, harness.TypeApprovalRequested) {
+	for _, a := range exectest.Payloads[harness.ApprovalRequested](t, evs, harness.TypeApprovalRequested) {
 		if !strings.Contains(string(a.Args)+a.Summary, "y.txt") {
 			t.Errorf("the approval does not say which file: %+v", a)
 		}
 	}
-	ar := payloads[harness.ApprovalResolved](t, evs, harness.TypeApprovalResolved)
+	ar := exectest.Payloads[harness.ApprovalResolved](t, evs, harness.TypeApprovalResolved)
 	if len(ar) != 2 || ar[0].Decision != "deny" || ar[1].Decision != "once" {
-		t.Fatalf("approvals %+v\n%s", ar, types(evs))
+		t.Fatalf("approvals %+v\n%s", ar, exectest.Types(evs))
 	}
 	for i, r := range srv.Calls() {
 		noKey(t, fmt.Sprintf("request body %d", i), r.Body)

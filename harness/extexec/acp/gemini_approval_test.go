@@ -10,6 +10,7 @@ import (
 
 	"exo/harness"
 	"exo/harness/executor"
+	"exo/harness/extexec/exectest"
 )
 
 // geminiStep is a streamed function call with a thought signature, in an answer with its own
@@ -44,23 +45,23 @@ func TestGeminiCLIOwnToolsAskExo(t *testing.T) {
 	okResult(t, res, err)
 	evs := f.events(t, f.s.ID)
 	if _, err := os.Stat(filepath.Join(f.ws, "denied.txt")); !os.IsNotExist(err) {
-		t.Fatalf("the denied write_file wrote denied.txt: %v (events %s)", err, types(evs))
+		t.Fatalf("the denied write_file wrote denied.txt: %v (events %s)", err, exectest.Types(evs))
 	}
 	if b, err := os.ReadFile(filepath.Join(f.ws, "approved.txt")); err != nil || string(b) != "approved\n" {
-		t.Fatalf("approved.txt: %q %v (events %s)", b, err, types(evs))
+		t.Fatalf("approved.txt: %q %v (events %s)", b, err, exectest.Types(evs))
 	}
 	want := []struct{ id, tool, arg, decision string }{
 		{"exo-gemini-cmVzcDE-0", "write_file", "denied.txt", executor.DecisionDeny},
 		{"exo-gemini-cmVzcDI-0", "run_shell_command", "echo approved > approved.txt", executor.DecisionOnce},
 		{"exo-gemini-cmVzcDM-0", "bash", "cat approved.txt", executor.DecisionOnce},
 	}
-	asked := payloads[harness.ApprovalRequested](t, evs, harness.TypeApprovalRequested)
-	resolved := payloads[harness.ApprovalResolved](t, evs, harness.TypeApprovalResolved)
+	asked := exectest.Payloads[harness.ApprovalRequested](t, evs, harness.TypeApprovalRequested)
+	resolved := exectest.Payloads[harness.ApprovalResolved](t, evs, harness.TypeApprovalResolved)
 	if len(asked) != len(want) || len(resolved) != len(want) {
-		t.Fatalf("%d approvals asked, %d resolved, want %d each (events %s)", len(asked), len(resolved), len(want), types(evs))
+		t.Fatalf("%d approvals asked, %d resolved, want %d each (events %s)", len(asked), len(resolved), len(want), exectest.Types(evs))
 	}
 	done := map[string]*harness.ToolCompleted{}
-	for _, tc := range payloads[harness.ToolCompleted](t, evs, harness.TypeToolCompleted) {
+	for _, tc := range exectest.Payloads[harness.ToolCompleted](t, evs, harness.TypeToolCompleted) {
 		if done[tc.CallID] != nil {
 			t.Errorf("call %s completed twice", tc.CallID)
 		}
@@ -80,8 +81,8 @@ func TestGeminiCLIOwnToolsAskExo(t *testing.T) {
 	if d := done["exo-gemini-cmVzcDM-0"]; d == nil || !strings.Contains(d.Output, "approved") {
 		t.Errorf("exo's bash: %+v", d)
 	}
-	if n := strings.Count(types(evs), harness.TypeModelCompleted); n != 4 || strings.Contains(types(evs), harness.TypeModelSide+" ") {
-		t.Fatalf("%d answers of the conversation, want 4, and no side call: %s", n, types(evs))
+	if n := strings.Count(exectest.Types(evs), harness.TypeModelCompleted); n != 4 || strings.Contains(exectest.Types(evs), harness.TypeModelSide+" ") {
+		t.Fatalf("%d answers of the conversation, want 4, and no side call: %s", n, exectest.Types(evs))
 	}
 	calls := srv.streamCalls()
 	last := string(calls[len(calls)-1].Body)

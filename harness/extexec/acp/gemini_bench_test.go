@@ -170,7 +170,7 @@ func benchGeminiDirect(b *testing.B) func() time.Duration {
 		b.Fatal(err)
 	}
 	b.Cleanup(func() { p.Stop(time.Second) })
-	conn := sdk.NewClientSideConnection(bareClient{}, lineWriter{p}, &lineReader{lines: p.Lines()})
+	conn := sdk.NewClientSideConnection(bareClient{}, p.Writer(), p.Reader())
 	conn.SetLogger(slog.New(slog.NewTextHandler(io.Discard, nil)))
 	ctx := context.Background()
 	if _, err := conn.Initialize(ctx, sdk.InitializeRequest{ProtocolVersion: sdk.ProtocolVersionNumber}); err != nil {

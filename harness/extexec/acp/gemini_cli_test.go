@@ -17,6 +17,7 @@ import (
 
 	"exo/harness"
 	"exo/harness/executor"
+	"exo/harness/extexec/exectest"
 	"exo/sandbox"
 )
 
@@ -194,7 +195,7 @@ func TestGeminiCLIAnswers(t *testing.T) {
 	res, err := x.Prompt(context.Background(), f.s.ID, "say hello", "test")
 	okResult(t, res, err)
 	if !strings.Contains(res.Response, "hello from Gemini through exo") {
-		t.Fatalf("response %q (events %s)", res.Response, types(f.events(t, f.s.ID)))
+		t.Fatalf("response %q (events %s)", res.Response, exectest.Types(f.events(t, f.s.ID)))
 	}
 	evs := f.events(t, f.s.ID)
 	var completed int
@@ -204,7 +205,7 @@ func TestGeminiCLIAnswers(t *testing.T) {
 		}
 	}
 	if completed == 0 {
-		t.Fatalf("no model.completed recorded the answer: %s", types(evs))
+		t.Fatalf("no model.completed recorded the answer: %s", exectest.Types(evs))
 	}
 	for _, c := range srv.streamCalls() {
 		if !strings.Contains(c.Path, "/v1beta/models/gemini-2.5-flash:") {
@@ -232,18 +233,18 @@ func TestGeminiCLIRunsBashThroughExo(t *testing.T) {
 	okResult(t, res, err)
 	evs := f.events(t, f.s.ID)
 	if b, err := os.ReadFile(filepath.Join(f.ws, "made.txt")); err != nil || string(b) != "made-by-gemini\n" {
-		t.Fatalf("made.txt: %q %v (events %s)", b, err, types(evs))
+		t.Fatalf("made.txt: %q %v (events %s)", b, err, exectest.Types(evs))
 	}
 	var ran bool
-	for _, tc := range payloads[harness.ToolCompleted](t, evs, harness.TypeToolCompleted) {
+	for _, tc := range exectest.Payloads[harness.ToolCompleted](t, evs, harness.TypeToolCompleted) {
 		if tc.Tool == "bash" && strings.Contains(tc.Output, "made-by-gemini") {
 			ran = true
 		}
 	}
 	if !ran {
-		t.Fatalf("no tool.completed of exo's bash: %s", types(evs))
+		t.Fatalf("no tool.completed of exo's bash: %s", exectest.Types(evs))
 	}
-	if ar := payloads[harness.ApprovalResolved](t, evs, harness.TypeApprovalResolved); len(ar) == 0 || ar[0].Decision != "once" {
+	if ar := exectest.Payloads[harness.ApprovalResolved](t, evs, harness.TypeApprovalResolved); len(ar) == 0 || ar[0].Decision != "once" {
 		t.Fatalf("approvals %+v", ar)
 	}
 	calls := srv.streamCalls()
@@ -281,10 +282,10 @@ func TestGeminiCLICancels(t *testing.T) {
 	go func() { <-srv.hanging; cancel() }()
 	res, err := x.Prompt(ctx, f.s.ID, "slow answer please", "test")
 	if err != nil || !res.Cancelled {
-		t.Fatalf("cancelled turn: %v %+v (events %s)", err, res, types(f.events(t, f.s.ID)))
+		t.Fatalf("cancelled turn: %v %+v (events %s)", err, res, exectest.Types(f.events(t, f.s.ID)))
 	}
-	if !strings.Contains(types(f.events(t, f.s.ID)), "turn.cancelled") {
-		t.Fatalf("events %s", types(f.events(t, f.s.ID)))
+	if !strings.Contains(exectest.Types(f.events(t, f.s.ID)), "turn.cancelled") {
+		t.Fatalf("events %s", exectest.Types(f.events(t, f.s.ID)))
 	}
 	if !x.Session(f.s.ID).Proc.Alive() {
 		t.Fatal("the Gemini CLI died on cancel")
@@ -314,7 +315,7 @@ func TestGeminiCLIRewindRemovesToolsFile(t *testing.T) {
 	res, err := x.Prompt(context.Background(), f.s.ID, "write made.txt", "test")
 	okResult(t, res, err)
 	if _, err := os.Stat(filepath.Join(f.ws, "made.txt")); err != nil {
-		t.Fatalf("made.txt: %v (events %s)", err, types(f.events(t, f.s.ID)))
+		t.Fatalf("made.txt: %v (events %s)", err, exectest.Types(f.events(t, f.s.ID)))
 	}
 	x.Close()
 	var at uint64

@@ -4,7 +4,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strings"
 	"testing"
 
 	"exo/harness"
@@ -108,29 +107,6 @@ func (f *fixture) events(t testing.TB, id string) []harness.Event {
 		t.Fatal(err)
 	}
 	return evs
-}
-
-func types(evs []harness.Event) string {
-	var out []string
-	for _, e := range evs {
-		out = append(out, e.Type)
-	}
-	return strings.Join(out, " ")
-}
-
-func payloads[T any](t testing.TB, evs []harness.Event, typ string) []*T {
-	t.Helper()
-	var out []*T
-	for _, e := range evs {
-		if e.Type == typ {
-			p, err := harness.Decode(e)
-			if err != nil {
-				t.Fatal(err)
-			}
-			out = append(out, p.(*T))
-		}
-	}
-	return out
 }
 
 func okResult(t testing.TB, res executor.Result, err error) {

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"exo/harness"
+	"exo/harness/extexec/exectest"
 )
 
 func TestOwnAgentPutInTheModeThatAsks(t *testing.T) {
@@ -14,11 +15,11 @@ func TestOwnAgentPutInTheModeThatAsks(t *testing.T) {
 	res, err := x.Prompt(context.Background(), f.s.ID, "do the tiny thing", "test")
 	okResult(t, res, err)
 	evs := f.events(t, f.s.ID)
-	ms := payloads[harness.ExecutorMode](t, evs, harness.TypeExecutorMode)
+	ms := exectest.Payloads[harness.ExecutorMode](t, evs, harness.TypeExecutorMode)
 	if len(ms) != 1 || ms[0].Mode != "careful" || ms[0].By != harness.ModeByExo || !ms[0].Asks || strings.Join(ms[0].Available, " ") != "auto careful plan" {
 		t.Fatalf("executor.mode %+v", ms)
 	}
-	if ty := types(evs); strings.Index(ty, "executor.selected") > strings.Index(ty, "executor.mode") {
+	if ty := exectest.Types(evs); strings.Index(ty, "executor.selected") > strings.Index(ty, "executor.mode") {
 		t.Fatalf("the mode is recorded before the executor: %s", ty)
 	}
 	st, _ := f.h.State(f.s.ID)
@@ -37,7 +38,7 @@ func TestOwnAgentModeChosenByTheUser(t *testing.T) {
 	x := f.executor(t, Options{Command: []string{bin}, Mode: "auto"})
 	res, err := x.Prompt(context.Background(), f.s.ID, "do the tiny thing", "test")
 	okResult(t, res, err)
-	ms := payloads[harness.ExecutorMode](t, f.events(t, f.s.ID), harness.TypeExecutorMode)
+	ms := exectest.Payloads[harness.ExecutorMode](t, f.events(t, f.s.ID), harness.TypeExecutorMode)
 	if len(ms) != 1 || ms[0].Mode != "auto" || ms[0].By != harness.ModeByUser || ms[0].Asks {
 		t.Fatalf("executor.mode %+v", ms)
 	}
@@ -60,19 +61,19 @@ func TestOwnAgentUpdatesBesideTheConversation(t *testing.T) {
 		okResult(t, res, err)
 	}
 	evs := f.events(t, f.s.ID)
-	ms := payloads[harness.ExecutorMode](t, evs, harness.TypeExecutorMode)
+	ms := exectest.Payloads[harness.ExecutorMode](t, evs, harness.TypeExecutorMode)
 	if len(ms) != 2 || ms[1].Mode != "plan" || ms[1].By != harness.ModeByAgent || ms[1].Name != "Plan" {
 		t.Fatalf("executor.mode %+v", ms)
 	}
-	cmds := payloads[harness.AgentCommands](t, evs, harness.TypeAgentCommands)
+	cmds := exectest.Payloads[harness.AgentCommands](t, evs, harness.TypeAgentCommands)
 	if len(cmds) != 1 || len(cmds[0].Commands) != 2 || cmds[0].Commands[0].Name != "review" {
 		t.Fatalf("agent.commands %+v", cmds)
 	}
-	plans := payloads[harness.AgentPlan](t, evs, harness.TypeAgentPlan)
+	plans := exectest.Payloads[harness.AgentPlan](t, evs, harness.TypeAgentPlan)
 	if len(plans) != 2 || len(plans[0].Steps) != 3 || plans[0].Steps[1].Status != "in_progress" {
 		t.Fatalf("agent.plan %+v", plans)
 	}
-	us := payloads[harness.AgentUsage](t, evs, harness.TypeAgentUsage)
+	us := exectest.Payloads[harness.AgentUsage](t, evs, harness.TypeAgentUsage)
 	if len(us) != 2 || us[0].Context != 3117 || us[0].Window != 200000 || us[0].Cost != 0.04723 {
 		t.Fatalf("agent.usage %+v", us)
 	}

@@ -12,6 +12,7 @@ import (
 
 	"exo/harness"
 	"exo/harness/executor"
+	"exo/harness/extexec/exectest"
 	"exo/harness/extexec/modeltest"
 	"exo/sandbox"
 )
@@ -52,7 +53,7 @@ func TestClaudeAdapterSessionLoadedAfterAnotherExecutor(t *testing.T) {
 	if bytes.Contains(body, []byte("[The conversation so far")) || bytes.Count(body, []byte("remember the word PAPAYA")) != 1 {
 		t.Errorf("the whole log was sent again:\n%s", body)
 	}
-	as := payloads[harness.AgentSession](t, f.events(t, f.s.ID), harness.TypeAgentSession)
+	as := exectest.Payloads[harness.AgentSession](t, f.events(t, f.s.ID), harness.TypeAgentSession)
 	if len(as) != 1 || !as[0].Loaded || as[0].Since != 2 {
 		t.Fatalf("agent.session %+v", as)
 	}

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"exo/harness"
+	"exo/harness/extexec/exectest"
 )
 
 // claude-agent-acp asks the model for a session title beside the conversation: exo records it as
@@ -24,14 +25,14 @@ func TestClaudeAdapterTitleIsASideCall(t *testing.T) {
 	for deadline := time.Now().Add(2 * time.Minute); len(side) == 0 && time.Now().Before(deadline); {
 		time.Sleep(50 * time.Millisecond)
 		evs = f.events(t, f.s.ID)
-		side = payloads[harness.ModelSide](t, evs, harness.TypeModelSide)
+		side = exectest.Payloads[harness.ModelSide](t, evs, harness.TypeModelSide)
 	}
-	comp := payloads[harness.ModelCompleted](t, evs, harness.TypeModelCompleted)
+	comp := exectest.Payloads[harness.ModelCompleted](t, evs, harness.TypeModelCompleted)
 	if len(comp) != 1 || comp[0].Text != "Hello from the script." || res.Steps != 1 || res.Response != "Hello from the script." {
-		t.Fatalf("result %+v, model.completed %+v\n%s", res, comp, types(evs))
+		t.Fatalf("result %+v, model.completed %+v\n%s", res, comp, exectest.Types(evs))
 	}
 	if len(side) != 1 || side[0].Purpose != harness.SideTitle || side[0].Text != "A title" || side[0].Cost == 0 {
-		t.Fatalf("model.side %+v\n%s", side, types(evs))
+		t.Fatalf("model.side %+v\n%s", side, exectest.Types(evs))
 	}
 	st, _ := f.h.State(f.s.ID)
 	if want := comp[0].Cost + side[0].Cost; st.Steps != 1 || st.ModelCalls != 1 || st.SideCalls != 1 || st.Cost != want {

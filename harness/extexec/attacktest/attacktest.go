@@ -154,11 +154,24 @@ func Script(tool, arg string, extra map[string]any, probes []Probe) *modeltest.S
 	}}
 }
 
-// Check fails unless n calls of tool ran (recorded and not refused by exo: only confinement
+// Check fails unless n calls of tool ("": of any tool, for an agent that records its commands by
+// their titles) ran (recorded and not refused by exo: only confinement
 // stopped them) and each found nothing where exo's home is; and when the key's or the database's
 // bytes are in the answer, an event, a request body the model server received, or any file in
 // home (the agent's state folder, artifacts, logs).
 func Check(t testing.TB, home, answer string, evs []harness.Event, bodies [][]byte, n int, tool string) {
+	t.Helper()
+	for i, o := range Outputs(t, home, answer, evs, bodies, n, tool) {
+		if !strings.Contains(o, "No such file") || strings.Contains(o, "denied: secret") {
+			t.Errorf("probe %d did not run or found something: %q", i, o)
+		}
+	}
+}
+
+// Outputs is Check without looking at the calls' outputs, which it returns (for an agent whose
+// tool.completed does not carry its command's output, whose caller looks elsewhere); n < 0
+// leaves their number unchecked too.
+func Outputs(t testing.TB, home, answer string, evs []harness.Event, bodies [][]byte, n int, tool string) []string {
 	t.Helper()
 	leaks := Leaks(t, home)
 	NoLeak(t, "the answer", []byte(answer), leaks)
@@ -176,16 +189,12 @@ func Check(t testing.TB, home, answer string, evs []harness.Event, bodies [][]by
 		if e.Type != harness.TypeToolCompleted {
 			continue
 		}
-		if p, err := harness.Decode(e); err == nil && p.(*harness.ToolCompleted).Tool == tool {
+		if p, err := harness.Decode(e); err == nil && (tool == "" || p.(*harness.ToolCompleted).Tool == tool) {
 			outs = append(outs, p.(*harness.ToolCompleted).Output)
 		}
 	}
-	if len(outs) != n {
+	if n >= 0 && len(outs) != n {
 		t.Fatalf("%d %s results, want %d", len(outs), tool, n)
 	}
-	for i, o := range outs {
-		if !strings.Contains(o, "No such file") || strings.Contains(o, "denied: secret") {
-			t.Errorf("probe %d did not run or found something: %q", i, o)
-		}
-	}
+	return outs
 }

@@ -122,32 +122,6 @@ func (f *fixture) events(t testing.TB, id string) []harness.Event {
 	return evs
 }
 
-// types lists event types.
-func types(evs []harness.Event) string {
-	var out []string
-	for _, e := range evs {
-		out = append(out, e.Type)
-	}
-	return strings.Join(out, " ")
-}
-
-// payloads decodes the events of one type.
-func payloads[T any](t testing.TB, evs []harness.Event, typ string) []*T {
-	t.Helper()
-	var out []*T
-	for _, e := range evs {
-		if e.Type != typ {
-			continue
-		}
-		p, err := harness.Decode(e)
-		if err != nil {
-			t.Fatal(err)
-		}
-		out = append(out, p.(*T))
-	}
-	return out
-}
-
 // noKeyIn fails if the sealed key is anywhere under dir.
 func noKeyIn(t testing.TB, dir string) {
 	t.Helper()

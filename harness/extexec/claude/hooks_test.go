@@ -10,6 +10,7 @@ import (
 
 	"exo/harness"
 	"exo/harness/executor"
+	"exo/harness/extexec/exectest"
 	"exo/harness/plugins"
 	"exo/harness/trust"
 )
@@ -44,7 +45,7 @@ func TestHooksAndCommandsApplyToClaudeTurns(t *testing.T) {
 	if !bytes.Contains(msgs[1].Body, []byte("now say hello again")) {
 		t.Fatalf("the Stop hook's message did not reach claude: %s", tail(msgs[1].Body, 2000))
 	}
-	inv := payloads[harness.InvocationReceived](t, f.events(t, f.s.ID), harness.TypeInvocationReceived)
+	inv := exectest.Payloads[harness.InvocationReceived](t, f.events(t, f.s.ID), harness.TypeInvocationReceived)
 	if len(inv) != 2 || !strings.HasPrefix(inv[0].Source, "command") || inv[1].Source != "hook" {
 		t.Fatalf("prompts %+v", inv)
 	}

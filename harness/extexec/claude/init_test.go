@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"exo/harness"
+	"exo/harness/extexec/exectest"
 	"exo/harness/extexec/modeltest"
 )
 
@@ -69,8 +70,8 @@ func TestInitializeUnansweredIsAClearError(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), "claude did not take exo's initialize") || !strings.Contains(err.Error(), c.want) {
 			t.Fatalf("%s: %v", c.flag, err)
 		}
-		if x.Session(f.s.ID) != nil || strings.Contains(types(f.events(t, f.s.ID)), "invocation.received") {
-			t.Fatalf("%s: a claude that took no initialize left traces: %s", c.flag, types(f.events(t, f.s.ID)))
+		if x.Session(f.s.ID) != nil || strings.Contains(exectest.Types(f.events(t, f.s.ID)), "invocation.received") {
+			t.Fatalf("%s: a claude that took no initialize left traces: %s", c.flag, exectest.Types(f.events(t, f.s.ID)))
 		}
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"exo/harness"
+	"exo/harness/extexec/exectest"
 )
 
 func TestInterruptWhileTheModelAnswers(t *testing.T) {
@@ -21,7 +22,7 @@ func TestInterruptWhileTheModelAnswers(t *testing.T) {
 		t.Fatalf("interrupted turn: %v %+v", err, res)
 	}
 	evs := f.events(t, f.s.ID)
-	if got := types(evs); !strings.HasSuffix(got, "model.requested executor.result turn.cancelled") {
+	if got := exectest.Types(evs); !strings.HasSuffix(got, "model.requested executor.result turn.cancelled") {
 		t.Fatalf("events %s", got)
 	}
 	if st, _ := f.h.State(f.s.ID); st.Status != harness.StatusIdle || st.ModelInFlight != 0 {
@@ -68,12 +69,12 @@ func TestInterruptKillsTheRunningTool(t *testing.T) {
 		t.Fatalf("the interrupt took %s", took)
 	}
 	evs := f.events(t, f.s.ID)
-	tc := payloads[harness.ToolCompleted](t, evs, harness.TypeToolCompleted)
+	tc := exectest.Payloads[harness.ToolCompleted](t, evs, harness.TypeToolCompleted)
 	if len(tc) != 1 || tc[0].Killed == "" {
 		t.Fatalf("the sleeping command was not killed: %+v", tc)
 	}
-	if !strings.HasSuffix(types(evs), "turn.cancelled") {
-		t.Fatalf("events %s", types(evs))
+	if !strings.HasSuffix(exectest.Types(evs), "turn.cancelled") {
+		t.Fatalf("events %s", exectest.Types(evs))
 	}
 }
 
@@ -89,9 +90,9 @@ func TestClaudeDyingMidTurnLosesNothing(t *testing.T) {
 		t.Fatalf("turn with a dead claude: %v %+v", err, res)
 	}
 	evs := f.events(t, f.s.ID)
-	fails := payloads[harness.ExecutorFailed](t, evs, harness.TypeExecutorFailed)
+	fails := exectest.Payloads[harness.ExecutorFailed](t, evs, harness.TypeExecutorFailed)
 	if len(fails) != 1 || fails[0].Signal != "killed" {
-		t.Fatalf("executor.failed %+v (events %s)", fails, types(evs))
+		t.Fatalf("executor.failed %+v (events %s)", fails, exectest.Types(evs))
 	}
 	if st, _ := f.h.State(f.s.ID); st.Status != harness.StatusFailed || st.ModelInFlight != 0 {
 		t.Fatalf("state %+v", st)

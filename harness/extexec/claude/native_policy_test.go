@@ -10,6 +10,7 @@ import (
 
 	"exo/harness"
 	"exo/harness/executor"
+	"exo/harness/extexec/exectest"
 	"exo/harness/extexec/modeltest"
 	"exo/harness/governance"
 )
@@ -44,9 +45,9 @@ func TestNativeDenyPolicyBlocksWhatClaudeAllowsItself(t *testing.T) {
 		}
 	}
 	evs := f.events(t, f.s.ID)
-	done := payloads[harness.ToolCompleted](t, evs, harness.TypeToolCompleted)
+	done := exectest.Payloads[harness.ToolCompleted](t, evs, harness.TypeToolCompleted)
 	if len(done) != 2 || done[0].Tool != "Bash" || done[1].Tool != "Read" || !done[0].IsError || !done[1].IsError {
-		t.Fatalf("tool results: %+v\n%s", done, types(evs))
+		t.Fatalf("tool results: %+v\n%s", done, exectest.Types(evs))
 	}
 	for _, d := range done {
 		if !strings.Contains(d.Output, "denied") {
@@ -81,10 +82,10 @@ func TestNativeSecretChecks(t *testing.T) {
 		}
 	}
 	evs := f.events(t, f.s.ID)
-	if n := len(payloads[harness.SecretDenied](t, evs, harness.TypeSecretDenied)); n != 2 {
-		t.Fatalf("%d secret.denied, want 2: %s", n, types(evs))
+	if n := len(exectest.Payloads[harness.SecretDenied](t, evs, harness.TypeSecretDenied)); n != 2 {
+		t.Fatalf("%d secret.denied, want 2: %s", n, exectest.Types(evs))
 	}
-	done := payloads[harness.ToolCompleted](t, evs, harness.TypeToolCompleted)
+	done := exectest.Payloads[harness.ToolCompleted](t, evs, harness.TypeToolCompleted)
 	if len(done) != 2 || !done[0].IsError || !done[1].IsError {
 		t.Fatalf("tool results %+v", done)
 	}
@@ -118,7 +119,7 @@ func TestNativeWriteOutsideScopeRefused(t *testing.T) {
 		t.Fatalf("the out-of-scope edit happened: %q", b)
 	}
 	evs := f.events(t, f.s.ID)
-	done := payloads[harness.ToolCompleted](t, evs, harness.TypeToolCompleted)
+	done := exectest.Payloads[harness.ToolCompleted](t, evs, harness.TypeToolCompleted)
 	if len(done) != 4 || done[0].IsError || !done[1].IsError || done[2].IsError || !done[3].IsError ||
 		!strings.Contains(done[1].Output, "scope") || !strings.Contains(done[3].Output, "scope") {
 		for _, d := range done {
@@ -126,7 +127,7 @@ func TestNativeWriteOutsideScopeRefused(t *testing.T) {
 		}
 		t.Fatalf("tool results")
 	}
-	if n := len(payloads[harness.PolicyViolation](t, evs, harness.TypePolicyViolation)); n != 2 {
-		t.Fatalf("%d policy.violation, want 2: %s", n, types(evs))
+	if n := len(exectest.Payloads[harness.PolicyViolation](t, evs, harness.TypePolicyViolation)); n != 2 {
+		t.Fatalf("%d policy.violation, want 2: %s", n, exectest.Types(evs))
 	}
 }

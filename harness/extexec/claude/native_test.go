@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"exo/harness"
+	"exo/harness/extexec/exectest"
 )
 
 func TestNativeToolsApprovedByExoAndSnapshotted(t *testing.T) {
@@ -26,19 +27,19 @@ func TestNativeToolsApprovedByExoAndSnapshotted(t *testing.T) {
 		t.Fatalf("the write outside the workspace happened: %v", err)
 	}
 	evs := f.events(t, f.s.ID)
-	sel := payloads[harness.ExecutorSelected](t, evs, harness.TypeExecutorSelected)
+	sel := exectest.Payloads[harness.ExecutorSelected](t, evs, harness.TypeExecutorSelected)
 	if len(sel) != 1 || !sel[0].NativeTools || sel[0].Confinement == "" {
 		t.Fatalf("executor.selected %+v", sel)
 	}
-	started := payloads[harness.ToolStarted](t, evs, harness.TypeToolStarted)
-	done := payloads[harness.ToolCompleted](t, evs, harness.TypeToolCompleted)
+	started := exectest.Payloads[harness.ToolStarted](t, evs, harness.TypeToolStarted)
+	done := exectest.Payloads[harness.ToolCompleted](t, evs, harness.TypeToolCompleted)
 	if len(started) != 2 || started[0].Tool != "Bash" || started[1].Tool != "Write" || len(done) != 2 {
-		t.Fatalf("tool events: %s", types(evs))
+		t.Fatalf("tool events: %s", exectest.Types(evs))
 	}
 	if done[0].IsError || !done[1].IsError || !strings.Contains(done[1].Output, "outside the workspace") {
 		t.Fatalf("results %+v / %+v", done[0], done[1])
 	}
-	snaps := payloads[harness.WorkspaceSnapshot](t, evs, harness.TypeWorkspaceSnapshot)
+	snaps := exectest.Payloads[harness.WorkspaceSnapshot](t, evs, harness.TypeWorkspaceSnapshot)
 	found := false
 	for _, s := range snaps {
 		for _, c := range s.Changed {
@@ -46,10 +47,10 @@ func TestNativeToolsApprovedByExoAndSnapshotted(t *testing.T) {
 		}
 	}
 	if !found {
-		t.Fatalf("native.txt was not snapshotted: %s", types(evs))
+		t.Fatalf("native.txt was not snapshotted: %s", exectest.Types(evs))
 	}
-	if len(payloads[harness.PolicyViolation](t, evs, harness.TypePolicyViolation)) != 1 {
-		t.Fatalf("no policy.violation for the refused write: %s", types(evs))
+	if len(exectest.Payloads[harness.PolicyViolation](t, evs, harness.TypePolicyViolation)) != 1 {
+		t.Fatalf("no policy.violation for the refused write: %s", exectest.Types(evs))
 	}
 	if body := lastBody(t, f); !bytes.Contains(body, []byte("outside the workspace")) {
 		t.Fatalf("claude was not told why: %s", body)
@@ -81,7 +82,7 @@ func TestNativeBashCannotWriteOutsideTheWorkspace(t *testing.T) {
 		os.Remove(escape)
 		t.Fatalf("claude's own Bash wrote outside the workspace: %v", err)
 	}
-	done := payloads[harness.ToolCompleted](t, f.events(t, f.s.ID), harness.TypeToolCompleted)
+	done := exectest.Payloads[harness.ToolCompleted](t, f.events(t, f.s.ID), harness.TypeToolCompleted)
 	t.Logf("the blocked write: %q", done[0].Output)
 	if len(done) != 1 || !strings.Contains(done[0].Output, "ermission denied") && !strings.Contains(done[0].Output, "ead-only") {
 		t.Fatalf("the blocked write: %+v", done)
@@ -89,7 +90,7 @@ func TestNativeBashCannotWriteOutsideTheWorkspace(t *testing.T) {
 	// Exo's own files are out of its sight.
 	res, err = x.Prompt(context.Background(), f.s.ID, "native peek please", "test")
 	okResult(t, res, err)
-	done = payloads[harness.ToolCompleted](t, f.events(t, f.s.ID), harness.TypeToolCompleted)
+	done = exectest.Payloads[harness.ToolCompleted](t, f.events(t, f.s.ID), harness.TypeToolCompleted)
 	if !f.h.Capabilities().MountNS {
 		return // without a mount namespace exo's files cannot be hidden (the confinement says so)
 	}
@@ -124,7 +125,7 @@ func TestExecutorSelectedRecordsNativeModeChanges(t *testing.T) {
 		res, err := x.Prompt(context.Background(), f.s.ID, "say hello", "test")
 		okResult(t, res, err)
 	}
-	sel := payloads[harness.ExecutorSelected](t, f.events(t, f.s.ID), harness.TypeExecutorSelected)
+	sel := exectest.Payloads[harness.ExecutorSelected](t, f.events(t, f.s.ID), harness.TypeExecutorSelected)
 	if len(sel) != 3 || sel[0].NativeTools || !sel[1].NativeTools || sel[2].NativeTools || sel[1].Confinement == "" {
 		t.Fatalf("executor.selected %+v", sel)
 	}

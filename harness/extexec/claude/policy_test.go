@@ -12,6 +12,7 @@ import (
 
 	"exo/harness"
 	"exo/harness/executor"
+	"exo/harness/extexec/exectest"
 	"exo/harness/governance"
 )
 
@@ -98,7 +99,7 @@ func TestWriteOutsideScopeRefused(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(f.ws, "secret", "plan.md")); !os.IsNotExist(err) {
 		t.Fatalf("the out-of-scope write happened: %v", err)
 	}
-	tc := payloads[harness.ToolCompleted](t, f.events(t, f.s.ID), harness.TypeToolCompleted)
+	tc := exectest.Payloads[harness.ToolCompleted](t, f.events(t, f.s.ID), harness.TypeToolCompleted)
 	if len(tc) != 2 || tc[0].IsError || !tc[1].IsError || !strings.Contains(tc[1].Output, "scope") {
 		t.Fatalf("tool results %+v %+v", tc[0], tc[1])
 	}
@@ -122,7 +123,7 @@ func TestApprovalAnsweredLikeTheApp(t *testing.T) {
 			}
 			_, statErr := os.Stat(filepath.Join(f.ws, "x.txt"))
 			evs := f.events(t, f.s.ID)
-			tc := payloads[harness.ToolCompleted](t, evs, harness.TypeToolCompleted)[0]
+			tc := exectest.Payloads[harness.ToolCompleted](t, evs, harness.TypeToolCompleted)[0]
 			if decision == executor.DecisionDeny {
 				if statErr == nil || !tc.IsError || !strings.Contains(tc.Output, "denied") {
 					t.Fatalf("denied call ran: %v %+v", statErr, tc)
@@ -132,8 +133,8 @@ func TestApprovalAnsweredLikeTheApp(t *testing.T) {
 			if statErr != nil || tc.IsError {
 				t.Fatalf("approved call did not run: %v %+v", statErr, tc)
 			}
-			if !strings.Contains(types(evs), "tool.started approval.requested approval.resolved") {
-				t.Fatalf("events %s", types(evs))
+			if !strings.Contains(exectest.Types(evs), "tool.started approval.requested approval.resolved") {
+				t.Fatalf("events %s", exectest.Types(evs))
 			}
 		})
 	}

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"exo/harness"
+	"exo/harness/extexec/exectest"
 )
 
 // TestReplayAfterTheTurnIsNoStep: a model request replayed on the session's endpoint after the
@@ -36,7 +37,7 @@ func TestReplayAfterTheTurnIsNoStep(t *testing.T) {
 		t.Fatal(err)
 	}
 	evs := f.events(t, f.s.ID)
-	if got := types(evs[before:]); got != harness.TypeModelSide {
+	if got := exectest.Types(evs[before:]); got != harness.TypeModelSide {
 		t.Fatalf("the replay recorded %q, want one model.side", got)
 	}
 	if st, _ := f.h.State(f.s.ID); st.Status != harness.StatusIdle || st.ModelInFlight != 0 || st.SideCalls != 1 {

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"exo/harness"
+	"exo/harness/extexec/exectest"
 )
 
 // Claude Code's /compact asks the model for a summary of the conversation (the same system
@@ -28,16 +29,16 @@ func TestCompactionIsASideCall(t *testing.T) {
 		t.Fatalf("the turn after /compact: %+v", res)
 	}
 	evs := f.events(t, f.s.ID)
-	side := payloads[harness.ModelSide](t, evs, harness.TypeModelSide)
+	side := exectest.Payloads[harness.ModelSide](t, evs, harness.TypeModelSide)
 	if len(side) == 0 {
-		t.Fatalf("no model.side: %s", types(evs))
+		t.Fatalf("no model.side: %s", exectest.Types(evs))
 	}
 	for _, s := range side {
 		if s.Purpose != harness.SideCompaction || !strings.Contains(s.Text, "<summary>") || s.Cost == 0 {
 			t.Fatalf("model.side %+v", s)
 		}
 	}
-	for _, c := range payloads[harness.ModelCompleted](t, evs, harness.TypeModelCompleted) {
+	for _, c := range exectest.Payloads[harness.ModelCompleted](t, evs, harness.TypeModelCompleted) {
 		if strings.Contains(c.Text, "summary") {
 			t.Fatalf("the summary was recorded as an answer: %+v", c)
 		}

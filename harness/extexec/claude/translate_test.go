@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"exo/harness"
+	"exo/harness/extexec/exectest"
 	"exo/harness/provider/providertest"
 )
 
@@ -27,9 +28,9 @@ func TestScriptedModelServesClaudeThroughExo(t *testing.T) {
 		t.Fatalf("s.txt: %q %v", b, err)
 	}
 	evs := f.events(t, f.s.ID)
-	comp := payloads[harness.ModelCompleted](t, evs, harness.TypeModelCompleted)
+	comp := exectest.Payloads[harness.ModelCompleted](t, evs, harness.TypeModelCompleted)
 	if len(comp) != 2 || comp[0].ToolCalls[0].Name != "bash" || comp[1].Text != "Written s.txt." || !strings.Contains(comp[0].Model, "scripted") {
-		t.Fatalf("model.completed %+v\n%s", comp, types(evs))
+		t.Fatalf("model.completed %+v\n%s", comp, exectest.Types(evs))
 	}
 	if len(f.srv.Requests()) != 0 {
 		t.Fatal("the Anthropic server was called for a scripted model")

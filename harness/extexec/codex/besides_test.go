@@ -12,6 +12,7 @@ import (
 
 	"exo/harness"
 	"exo/harness/extexec"
+	"exo/harness/extexec/exectest"
 )
 
 // TestNotificationsBesideTheConversation runs real Codex turns that make a plan, search the web
@@ -25,29 +26,29 @@ func TestNotificationsBesideTheConversation(t *testing.T) {
 		okResult(t, res, err)
 	}
 	evs := f.events(t, f.s.ID)
-	plans := payloads[harness.AgentPlan](t, evs, harness.TypeAgentPlan)
+	plans := exectest.Payloads[harness.AgentPlan](t, evs, harness.TypeAgentPlan)
 	if len(plans) != 1 || plans[0].Explanation != "Three steps." || len(plans[0].Steps) != 3 || plans[0].Steps[1].Status != "in_progress" {
 		t.Fatalf("agent.plan %+v", plans)
 	}
-	diffs := payloads[harness.AgentDiff](t, evs, harness.TypeAgentDiff)
+	diffs := exectest.Payloads[harness.AgentDiff](t, evs, harness.TypeAgentDiff)
 	if len(diffs) != 1 || strings.Join(diffs[0].Files, " ") != "y.txt" || !strings.Contains(diffs[0].Diff, "+hello from a patch") {
 		t.Fatalf("agent.diff (Codex repeats it; recorded once) %+v", diffs)
 	}
-	us := payloads[harness.AgentUsage](t, evs, harness.TypeAgentUsage)
+	us := exectest.Payloads[harness.AgentUsage](t, evs, harness.TypeAgentUsage)
 	if len(us) != 3 || us[2].Window == 0 || us[2].Input <= us[0].Input || us[2].Context == 0 {
 		t.Fatalf("agent.usage, one per turn, growing: %+v", us)
 	}
 	var search *harness.ToolCompleted
-	for _, c := range payloads[harness.ToolCompleted](t, evs, harness.TypeToolCompleted) {
+	for _, c := range exectest.Payloads[harness.ToolCompleted](t, evs, harness.TypeToolCompleted) {
 		if c.Tool == "web_search" {
 			search = c
 		}
 	}
 	if search == nil || search.Output != "searched: exo harness" {
-		t.Fatalf("no web search recorded: %s", types(evs))
+		t.Fatalf("no web search recorded: %s", exectest.Types(evs))
 	}
 	if _, err := exec.LookPath("bwrap"); err != nil { // Codex warns that it uses its bundled bubblewrap
-		ws := payloads[harness.AgentWarning](t, evs, harness.TypeAgentWarning)
+		ws := exectest.Payloads[harness.AgentWarning](t, evs, harness.TypeAgentWarning)
 		if len(ws) != 1 || !strings.Contains(ws[0].Summary, "bubblewrap") {
 			t.Fatalf("agent.warning %+v", ws)
 		}

@@ -1,10 +1,8 @@
 package codex
 
 import (
-	"bytes"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 
 	"exo/harness"
@@ -102,49 +100,9 @@ func (f *fixture) events(t testing.TB, id string) []harness.Event {
 	return evs
 }
 
-func types(evs []harness.Event) string {
-	var out []string
-	for _, e := range evs {
-		out = append(out, e.Type)
-	}
-	return strings.Join(out, " ")
-}
-
-func payloads[T any](t testing.TB, evs []harness.Event, typ string) []*T {
-	t.Helper()
-	var out []*T
-	for _, e := range evs {
-		if e.Type == typ {
-			p, err := harness.Decode(e)
-			if err != nil {
-				t.Fatal(err)
-			}
-			out = append(out, p.(*T))
-		}
-	}
-	return out
-}
-
 func okResult(t testing.TB, res executor.Result, err error) {
 	t.Helper()
 	if err != nil || res.Failure != "" || res.Cancelled {
 		t.Fatalf("turn: err %v, result %+v", err, res)
 	}
-}
-
-// lastInput is the input items of the last request the provider received.
-func lastInput(t testing.TB, f *fixture) []byte {
-	t.Helper()
-	calls := f.srv.Calls()
-	if len(calls) == 0 {
-		t.Fatal("no requests")
-	}
-	b := calls[len(calls)-1].Body
-	if i := bytes.Index(b, []byte(`"input":`)); i >= 0 {
-		b = b[i:]
-	}
-	if i := bytes.Index(b, []byte(`"tools":`)); i >= 0 {
-		b = b[:i]
-	}
-	return b
 }

@@ -36,3 +36,20 @@ func count(evs []harness.Event, typ string) int {
 	}
 	return n
 }
+
+// Payloads decodes the events of type typ (T is that type's payload).
+func Payloads[T any](t testing.TB, evs []harness.Event, typ string) []*T {
+	t.Helper()
+	var out []*T
+	for _, e := range evs {
+		if e.Type != typ {
+			continue
+		}
+		p, err := harness.Decode(e)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, p.(*T))
+	}
+	return out
+}

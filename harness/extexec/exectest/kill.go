@@ -25,6 +25,8 @@ type Kill struct {
 	Group bool
 	// Failure is a text the failed turn's failure must hold.
 	Failure string
+	// Next is the prompt run after the kill (default "say hello").
+	Next string
 }
 
 // KillMidTurn runs k.Prompt on session sid with r, kills the agent with SIGKILL as soon as k.At
@@ -80,7 +82,11 @@ func KillMidTurn(t *testing.T, r *extexec.Runner, sid string, k Kill) {
 	if err := syscall.Kill(-p, 0); !errors.Is(err, syscall.ESRCH) {
 		t.Fatalf("the killed %s's group: %v", k.Agent, err)
 	}
-	res, err = r.Prompt(context.Background(), sid, "say hello", "test")
+	next := k.Next
+	if next == "" {
+		next = "say hello"
+	}
+	res, err = r.Prompt(context.Background(), sid, next, "test")
 	if err != nil || res.Failure != "" || res.Cancelled {
 		t.Fatalf("the next turn: err %v, result %+v", err, res)
 	}

@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"strings"
 	"sync"
 	"time"
@@ -17,6 +18,8 @@ type Seen struct {
 	At     time.Time
 	Method string
 	Path   string
+	// Query is the request's query (the Gemini API may carry its key there).
+	Query  url.Values
 	Header http.Header
 	Body   []byte
 }
