@@ -363,6 +363,15 @@ func (t *turn) completed(resp provider.Response, took time.Duration) error {
 	for _, c := range resp.ToolCalls {
 		p.ToolCalls = append(p.ToolCalls, harness.ToolCall{ID: c.ID, Name: c.Name, Arguments: c.Arguments})
 	}
+	if len(p.ToolCalls) > 0 {
+		// Held for the commit of the first call's start, which follows at once (one fsync'd
+		// commit a step fewer); an approval or a hook that takes longer finds it committed
+		// after HoldWait. A crash before then loses an answer nothing acted on yet: no tool
+		// runs before its start is committed, and the step is redone as after a crash while
+		// the model streamed.
+		t.x.h.Hold(t.s.ID, t.s.Branch, HoldWait, harness.MustRecord(harness.TypeModelCompleted, t.x.actor(), p))
+		return nil
+	}
 	return t.append(harness.TypeModelCompleted, p)
 }
 
