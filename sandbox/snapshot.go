@@ -147,11 +147,45 @@ func (s *Snapshotter) init() error {
 			return err
 		}
 	}
-	for _, kv := range [][2]string{
+	if err := s.configure(); err != nil {
+		return err
+	}
+	if err := s.dropPrivate(); err != nil {
+		return err
+	}
+	return s.writeExcludes()
+}
+
+// configuredFile, in the shadow repository, holds the settings configure last wrote there in
+// full; while it matches, opening the repository again runs no git process to set them.
+const configuredFile = "exo-configured"
+
+// shadowConfig is the shadow repository's config, in the order configure sets it.
+func (s *Snapshotter) shadowConfig() [][2]string {
+	return [][2]string{
 		{"core.bare", "false"}, {"core.autocrlf", "false"}, {"core.symlinks", "true"},
 		{"core.untrackedCache", "true"}, {"core.fsync", "committed"}, {"core.fsyncMethod", "fsync"}, {"core.splitIndex", "true"},
 		{"core.quotePath", "false"}, {"gc.auto", strconv.Itoa(s.opts.LooseObjectLimit)}, {"gc.autoDetach", "false"}, {"commit.gpgSign", "false"},
-	} {
+	}
+}
+
+// configure sets the shadow repository's config and points its HEAD at the snapshot ref. Each
+// setting is a git process (a dozen in all, tens of milliseconds on the path of every new
+// session), so it is skipped when configuredFile says the same settings were all written before
+// and HEAD still names the ref; configuredFile is written (atomically) only once every setting
+// is, so an exo killed half-way configures again.
+func (s *Snapshotter) configure() error {
+	var want strings.Builder
+	for _, kv := range s.shadowConfig() {
+		fmt.Fprintf(&want, "%s=%s\n", kv[0], kv[1])
+	}
+	fmt.Fprintf(&want, "HEAD=%s\n", snapshotRef)
+	marker := filepath.Join(s.git.gitDir, configuredFile)
+	head, _ := os.ReadFile(filepath.Join(s.git.gitDir, "HEAD"))
+	if have, err := os.ReadFile(marker); err == nil && string(have) == want.String() && string(head) == "ref: "+snapshotRef+"\n" {
+		return nil
+	}
+	for _, kv := range s.shadowConfig() {
 		if _, err := s.git.run(nil, "config", kv[0], kv[1]); err != nil {
 			return err
 		}
@@ -159,10 +193,14 @@ func (s *Snapshotter) init() error {
 	if _, err := s.git.run(nil, "symbolic-ref", "HEAD", snapshotRef); err != nil {
 		return err
 	}
-	if err := s.dropPrivate(); err != nil {
-		return err
+	tmp := marker + ".tmp"
+	if err := os.WriteFile(tmp, []byte(want.String()), 0o644); err != nil {
+		return fmt.Errorf("write shadow config marker: %w", err)
 	}
-	return s.writeExcludes()
+	if err := os.Rename(tmp, marker); err != nil {
+		return fmt.Errorf("write shadow config marker: %w", err)
+	}
+	return nil
 }
 
 // writeExcludes writes the skip folders, the workspace's own info/exclude and any alternates.

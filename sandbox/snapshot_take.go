@@ -35,7 +35,7 @@ func (s *Snapshotter) snapshot(msg string) (snap Snapshot, err error) {
 			return Snapshot{}, fmt.Errorf("snapshot %s: %w", s.git.workTree, err)
 		}
 	}
-	tree, err := s.git.line("write-tree")
+	tree, err := s.tree(st)
 	if err != nil {
 		return Snapshot{}, fmt.Errorf("snapshot %s: %w", s.git.workTree, err)
 	}
@@ -48,6 +48,18 @@ func (s *Snapshotter) snapshot(msg string) (snap Snapshot, err error) {
 	}
 	snap.Skipped = st.skipped
 	return snap, nil
+}
+
+// tree returns the tree of the staged index: the latest snapshot's when status found the index
+// equal to it and nothing to stage (the common case after a command that changed no file, which
+// then costs one git process instead of two), else what `git write-tree` writes.
+func (s *Snapshotter) tree(st staged) (string, error) {
+	if st.untouched {
+		if _, tree := s.head(); tree != "" {
+			return tree, nil
+		}
+	}
+	return s.git.line("write-tree")
 }
 
 // resetIndex replaces the shadow index with the latest snapshot's tree.
@@ -93,6 +105,9 @@ type staged struct {
 	skipped []SkippedFile
 	changes []Change
 	exact   bool
+	// untouched is true when status showed the index equal to the latest snapshot (no entry
+	// but untracked ones) and nothing was staged: the index's tree is the snapshot's.
+	untouched bool
 }
 
 // stage updates the shadow index from the work tree: one `git status` walk (with the
@@ -103,13 +118,16 @@ func (s *Snapshotter) stage() (staged, error) {
 	if err != nil {
 		return staged{}, err
 	}
-	st := staged{exact: true}
+	st := staged{exact: true, untouched: true}
 	var stagedPaths []string
 	for _, e := range bytes.Split(out, []byte{0}) {
 		if len(e) < 4 {
 			continue
 		}
 		x, y, p := e[0], e[1], string(e[3:])
+		if x != '?' {
+			st.untouched = false
+		}
 		if IsPrivate(p, s.private) {
 			continue
 		}
@@ -127,6 +145,7 @@ func (s *Snapshotter) stage() (staged, error) {
 	}
 	st.settle()
 	if len(stagedPaths) > 0 {
+		st.untouched = false
 		kept, raced, removed, err := s.stagePaths(stagedPaths)
 		if err != nil {
 			return staged{}, err

@@ -137,6 +137,8 @@ type turn struct {
 	stops int
 	// startStop is a SessionStart hook's continue:false: the turn ends before the model is called.
 	startStop HookStop
+	// baselined is set once the workspace's first snapshot is known to exist (ensureBaseline).
+	baselined bool
 	// hold makes a tool call's start and result held for one commit with what follows (see
 	// holdCall): set for an external agent's calls.
 	hold bool
@@ -189,9 +191,6 @@ func (t *turn) run(ctx context.Context) error {
 	if err := t.closeInterrupted(); err != nil {
 		return err
 	}
-	if err := t.x.h.EnsureBaseline(t.s.ID, t.s.Branch); err != nil {
-		return fmt.Errorf("snapshot the workspace before the turn: %w", err)
-	}
 	if t.startStop.Stop {
 		return t.hookStopped(t.startStop)
 	}
@@ -218,11 +217,30 @@ func (t *turn) run(ctx context.Context) error {
 			}
 			return nil
 		}
+		if err := t.ensureBaseline(); err != nil {
+			return err
+		}
 		if err := t.runTools(ctx, resp.ToolCalls); err != nil || t.res.StopReason == stopByHook || t.res.Cancelled {
 			return err // runTools has recorded how the turn ended
 		}
 	}
 	return t.stepLimit()
+}
+
+// ensureBaseline makes sure the workspace's first snapshot exists before the turn's tools run,
+// the first thing of the turn that changes files. It is not taken before the first model call, which
+// changes nothing: the service starts it in the background when the turn starts
+// (PrepareBaseline), so a turn that only answers never waits for it, and one that runs a tool
+// usually finds it done.
+func (t *turn) ensureBaseline() error {
+	if t.baselined {
+		return nil
+	}
+	if err := t.x.h.EnsureBaseline(t.s.ID, t.s.Branch); err != nil {
+		return fmt.Errorf("snapshot the workspace before the turn's first change: %w", err)
+	}
+	t.baselined = true
+	return nil
 }
 
 // stepLimit records the end of a turn that made all the model calls it was allowed: its own
@@ -344,6 +362,15 @@ func (t *turn) completed(resp provider.Response, took time.Duration) error {
 	}
 	for _, c := range resp.ToolCalls {
 		p.ToolCalls = append(p.ToolCalls, harness.ToolCall{ID: c.ID, Name: c.Name, Arguments: c.Arguments})
+	}
+	if len(p.ToolCalls) > 0 {
+		// Held for the commit of the first call's start, which follows at once (one fsync'd
+		// commit a step fewer); an approval or a hook that takes longer finds it committed
+		// after HoldWait. A crash before then loses an answer nothing acted on yet: no tool
+		// runs before its start is committed, and the step is redone as after a crash while
+		// the model streamed.
+		t.x.h.Hold(t.s.ID, t.s.Branch, HoldWait, harness.MustRecord(harness.TypeModelCompleted, t.x.actor(), p))
+		return nil
 	}
 	return t.append(harness.TypeModelCompleted, p)
 }
