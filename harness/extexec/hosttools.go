@@ -27,7 +27,21 @@ type HostTools struct {
 	// turn is the span of the turn running, the parent of the tool calls' spans (the agent's
 	// calls arrive on requests of their own).
 	turn trace.SpanContext
+	// ended is done once the turn the calls belong to ends (and endCalls ends it): a call the
+	// agent left running when it died, or was cancelled, stops with its turn instead of waiting
+	// for an approval or a command nobody will read the result of.
+	calls *turnCalls
 }
+
+// turnCalls are the host tool calls of one turn (or of the time between two).
+type turnCalls struct {
+	ended  context.Context
+	end    context.CancelFunc
+	flight sync.WaitGroup
+}
+
+// callsWait bounds how long the end of a turn waits for its cancelled calls to record their end.
+const callsWait = 10 * time.Second
 
 // setTurn notes the running turn's span (a context without one: no turn runs).
 func (t *HostTools) setTurn(ctx context.Context) {
@@ -38,9 +52,23 @@ func (t *HostTools) setTurn(ctx context.Context) {
 	if ctx != nil {
 		sc = trace.SpanContextFromContext(ctx)
 	}
+	next := &turnCalls{}
+	next.ended, next.end = context.WithCancel(context.Background())
 	t.mu.Lock()
 	t.turn = sc
+	prev := t.calls
+	t.calls = next
 	t.mu.Unlock()
+	if prev == nil {
+		return
+	}
+	prev.end() // the turn before ended: its calls end with it, and record so before it returns
+	done := make(chan struct{})
+	go func() { prev.flight.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(callsWait):
+	}
 }
 
 // Server returns exo's tools as an MCP server named name.
@@ -61,10 +89,20 @@ func (t *HostTools) Call(ctx context.Context, id, name string, args json.RawMess
 	}
 	t.Log.CountTool()
 	t.mu.Lock()
-	sc := t.turn
+	sc, calls := t.turn, t.calls
+	if calls != nil {
+		calls.flight.Add(1)
+	}
 	t.mu.Unlock()
 	if sc.IsValid() && !trace.SpanContextFromContext(ctx).IsValid() {
 		ctx = trace.ContextWithSpanContext(ctx, sc)
+	}
+	if calls != nil {
+		defer calls.flight.Done()
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithCancel(ctx)
+		defer cancel()
+		defer context.AfterFunc(calls.ended, cancel)()
 	}
 	done, err := t.X.RunHostTool(ctx, t.Log.Session(), provider.ToolCall{ID: id, Name: name, Arguments: args})
 	if err != nil {

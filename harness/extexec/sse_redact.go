@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"net/http"
+	"strconv"
 	"strings"
 
 	"github.com/tidwall/gjson"
@@ -16,7 +17,8 @@ import (
 // rollouts), so a sealed secret a model repeats, or an upstream's error body quotes, would
 // otherwise sit in its state folder and go out again in its next request. A streamed answer is
 // redacted per event: the text of each delta (an Anthropic text, thinking or tool-input delta; a
-// Responses *.delta) through a redacting stream per content block, so a secret split across
+// Responses *.delta; a Gemini chunk whose one part is text or a thought) through a redacting
+// stream per content block, so a secret split across
 // deltas is caught; what a stream holds back is sent, redacted, in a delta of its own before the
 // next event that is not a delta; any other event's data is redacted whole. An event nothing was
 // changed in passes byte for byte.
@@ -122,6 +124,7 @@ func (r *sseRedactor) event(out []byte) []byte {
 	}
 	joined := bytes.Join(data, []byte("\n"))
 	if key, field, ok := deltaOf(joined); ok {
+		final := strings.HasPrefix(key, "g/") && gjson.GetBytes(joined, "candidates.0.finishReason").Exists()
 		text := gjson.GetBytes(joined, field).Str
 		ds := r.streams[key]
 		if ds == nil {
@@ -131,6 +134,9 @@ func (r *sseRedactor) event(out []byte) []byte {
 		}
 		ds.name, ds.data, ds.field = name, joined, field
 		got := ds.s.Next([]byte(text))
+		if final { // a Gemini chunk that ends the answer: nothing may come after it
+			got = append(got, ds.s.Flush()...)
+		}
 		switch {
 		case string(got) == text && !other:
 			return raw()
@@ -188,33 +194,63 @@ func deltaOf(data []byte) (key, field string, ok bool) {
 		g := gjson.GetManyBytes(data, "item_id", "output_index", "content_index", "summary_index")
 		return typ + "/" + g[0].Raw + "/" + g[1].Raw + "/" + g[2].Raw + "/" + g[3].Raw, "delta", true
 	}
+	// Gemini (streamGenerateContent?alt=sse): every chunk is a whole GenerateContentResponse; one
+	// whose one candidate has one part of text (a thought, or answer text) streams that text.
+	// Chunks with function calls or several parts are redacted whole, after what the streams hold.
+	if typ == "" && gjson.GetBytes(data, "candidates.#").Int() == 1 && gjson.GetBytes(data, "candidates.0.content.parts.#").Int() == 1 {
+		part := gjson.GetBytes(data, "candidates.0.content.parts.0")
+		if part.Get("text").Type == gjson.String && !part.Get("functionCall").Exists() {
+			return "g/" + gjson.GetBytes(data, "candidates.0.index").Raw + "/" + part.Get("thought").Raw, "candidates.0.content.parts.0.text", true
+		}
+	}
 	return "", "", false
 }
 
-// withField returns data with the string at path (one or two keys deep) set to text.
+// withField returns data with the string at path (keys and array indexes joined by dots) set to
+// text; the rest of data keeps its bytes, but for key order and spacing. data comes back as it
+// was when the path is not there.
 func withField(data []byte, path, text string) []byte {
-	var m map[string]json.RawMessage
-	if json.Unmarshal(data, &m) != nil {
-		return data
-	}
-	outer, inner, nested := strings.Cut(path, ".")
 	val, _ := json.Marshal(text)
-	if nested {
-		var n map[string]json.RawMessage
-		if json.Unmarshal(m[outer], &n) != nil {
-			return data
-		}
-		n[inner] = val
-		if val, _ = json.Marshal(n); val == nil {
-			return data
-		}
+	if b, ok := setRaw(data, strings.Split(path, "."), val); ok {
+		return b
 	}
-	m[outer] = val
+	return data
+}
+
+// setRaw sets the value at segs in raw (an object's key, or an array's index when the segment
+// is a number) to val.
+func setRaw(raw json.RawMessage, segs []string, val json.RawMessage) (json.RawMessage, bool) {
+	if len(segs) == 0 {
+		return val, true
+	}
+	if i, err := strconv.Atoi(segs[0]); err == nil {
+		var arr []json.RawMessage
+		if json.Unmarshal(raw, &arr) != nil || i < 0 || i >= len(arr) {
+			return raw, false
+		}
+		v, ok := setRaw(arr[i], segs[1:], val)
+		if !ok {
+			return raw, false
+		}
+		arr[i] = v
+		b, err := json.Marshal(arr)
+		return b, err == nil
+	}
+	var m map[string]json.RawMessage
+	if json.Unmarshal(raw, &m) != nil {
+		return raw, false
+	}
+	inner, found := m[segs[0]]
+	if !found && len(segs) > 1 {
+		return raw, false
+	}
+	v, ok := setRaw(inner, segs[1:], val)
+	if !ok {
+		return raw, false
+	}
+	m[segs[0]] = v
 	b, err := json.Marshal(m)
-	if err != nil {
-		return data
-	}
-	return b
+	return b, err == nil
 }
 
 // writeEvent appends one event.

@@ -207,3 +207,83 @@ prompts:
 		}
 	}
 }
+
+// TestSSERedactionOfGeminiChunks: a Gemini stream (whole GenerateContentResponse chunks) that
+// carries a sealed secret in 5-byte pieces, in its thoughts and its answer, the last piece in
+// the chunk with finishReason and usage, reaches the agent with the secret redacted in what it
+// joins, each part's other fields as they came, and nothing after the final chunk.
+func TestSSERedactionOfGeminiChunks(t *testing.T) {
+	var in strings.Builder
+	chunk := func(part map[string]any, final bool) {
+		c := map[string]any{"content": map[string]any{"role": "model", "parts": []any{part}}, "index": 0}
+		resp := map[string]any{"candidates": []any{c}, "modelVersion": "gemini-2.5-pro"}
+		if final {
+			c["finishReason"] = "STOP"
+			resp["usageMetadata"] = map[string]any{"promptTokenCount": 12, "candidatesTokenCount": 9, "thoughtsTokenCount": 4}
+		}
+		j, _ := json.Marshal(resp)
+		fmt.Fprintf(&in, "data: %s\r\n\r\n", j)
+	}
+	thought := "I will repeat " + streamSecret + " carefully"
+	answer := "The value is " + streamSecret
+	for _, p := range pieces(thought, 5) {
+		chunk(map[string]any{"text": p, "thought": true}, false)
+	}
+	ps := pieces(answer, 5)
+	for i, p := range ps {
+		chunk(map[string]any{"text": p}, i == len(ps)-1)
+	}
+	r := testRedactor()
+	var out []byte
+	for _, c := range pieces(in.String(), 7) {
+		out = append(out, r.write([]byte(c))...)
+	}
+	out = append(out, r.end()...)
+	if bytes.Contains(out, []byte(streamSecret[:10])) {
+		t.Fatalf("the secret's start reached the agent:\n%s", out)
+	}
+	var thoughts, text strings.Builder
+	finals, afterFinal := 0, 0
+	for _, d := range sseEvents(bytes.NewReader(out)) {
+		var e struct {
+			Candidates []struct {
+				Content struct {
+					Parts []struct {
+						Text    string `json:"text"`
+						Thought bool   `json:"thought"`
+					} `json:"parts"`
+				} `json:"content"`
+				FinishReason string `json:"finishReason"`
+			} `json:"candidates"`
+			UsageMetadata *struct {
+				Thoughts int `json:"thoughtsTokenCount"`
+			} `json:"usageMetadata"`
+		}
+		if err := json.Unmarshal([]byte(d), &e); err != nil || len(e.Candidates) != 1 {
+			t.Fatalf("event %q: %v", d, err)
+		}
+		if finals > 0 {
+			afterFinal++
+		}
+		c := e.Candidates[0]
+		for _, p := range c.Content.Parts {
+			if p.Thought {
+				thoughts.WriteString(p.Text)
+			} else {
+				text.WriteString(p.Text)
+			}
+		}
+		if c.FinishReason == "STOP" {
+			finals++
+			if e.UsageMetadata == nil || e.UsageMetadata.Thoughts != 4 {
+				t.Fatalf("the final chunk lost its usage: %s", d)
+			}
+		}
+	}
+	if thoughts.String() != "I will repeat ‹secret:s› carefully" || text.String() != "The value is ‹secret:s›" {
+		t.Fatalf("joined: thoughts %q, text %q", thoughts.String(), text.String())
+	}
+	if finals != 1 || afterFinal != 0 {
+		t.Fatalf("%d final chunks, %d events after the final one", finals, afterFinal)
+	}
+}
