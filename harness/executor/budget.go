@@ -113,6 +113,16 @@ func (t *turn) budgetAfter(resp provider.Response) (bool, error) {
 	if err != nil {
 		return true, err
 	}
+	if len(bs) > 0 && len(resp.ToolCalls) > 0 {
+		// The answer is held for its first call's start (completed): commit it now, so that
+		// what it spent counts before any of its calls runs.
+		if err := t.x.h.Release(t.s.ID); err != nil {
+			return true, err
+		}
+		if bs, v, err = t.budgets(); err != nil {
+			return true, err
+		}
+	}
 	for _, b := range bs {
 		if b.spent >= b.limit {
 			for _, c := range resp.ToolCalls {

@@ -3,6 +3,7 @@ package attacktest
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"exo/harness"
 	"exo/harness/provider"
@@ -20,17 +21,31 @@ func CheckThinking(t testing.TB, h *harness.Harness, id, format string, prompt f
 	ch, stop := h.Subscribe(1024)
 	defer stop()
 	var thinking, answer strings.Builder
-	done := make(chan struct{})
+	done, answered := make(chan struct{}), make(chan struct{})
 	go func() {
 		defer close(done)
+		seen := false
 		for n := range ch {
-			if n.Session == id {
-				thinking.WriteString(n.Reasoning)
-				answer.WriteString(n.Delta)
+			if n.Session != id {
+				continue
+			}
+			thinking.WriteString(n.Reasoning)
+			answer.WriteString(n.Delta)
+			for _, e := range n.Events {
+				if e.Type == harness.TypeModelCompleted && !seen {
+					seen = true // what streamed before the answer's record has been delivered
+					close(answered)
+				}
 			}
 		}
 	}()
 	prompt()
+	// The turn has returned, but its notices may still be on their way to this subscriber:
+	// read until the answer's record arrives (it follows its text) before stopping.
+	select {
+	case <-answered:
+	case <-time.After(30 * time.Second):
+	}
 	stop()
 	<-done
 	// An agent may stream a separator before its reasoning (codex-acp sends "\n\n").
