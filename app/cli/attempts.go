@@ -69,20 +69,7 @@ func attemptsCmd(e *env) *cobra.Command {
 				for _, r := range set.Rows {
 					fmt.Fprintf(e.stderr, "  %s  %s  %s\n", r.Name, r.Runner(), r.Status)
 				}
-				if detach {
-					if asJSON {
-						return writeJSON(e.stdout, set)
-					}
-					fmt.Fprintln(e.stdout, set.ID)
-					return nil
-				}
-				if set, err = waitAttempts(ctx, c, w, set, e.stderr); err != nil {
-					return err
-				}
-				if err := printAttempts(e.stdout, set, asJSON); err != nil {
-					return err
-				}
-				return attemptsExit(set)
+				return e.finishAttempts(ctx, c, w, set, detach, asJSON)
 			})
 		},
 	}
@@ -156,6 +143,27 @@ func waitAttempts(ctx context.Context, c api.Client, w *api.Watcher, set api.Att
 		}
 	}
 	return set, nil
+}
+
+// finishAttempts ends `exo attempts` and `exo replay` alike: with detach it prints the set (its
+// id, or the set as JSON) and returns while the attempts run; else it follows them to their
+// end, prints the scoreboard and exits as attemptsExit says.
+func (e *env) finishAttempts(ctx context.Context, c api.Client, w *api.Watcher, set api.AttemptSet, detach, asJSON bool) error {
+	if detach {
+		if asJSON {
+			return writeJSON(e.stdout, set)
+		}
+		fmt.Fprintln(e.stdout, set.ID)
+		return nil
+	}
+	set, err := waitAttempts(ctx, c, w, set, e.stderr)
+	if err != nil {
+		return err
+	}
+	if err := printAttempts(e.stdout, set, asJSON); err != nil {
+		return err
+	}
+	return attemptsExit(set)
 }
 
 // attemptsExit is 0 when an attempt finished (its check passed, if any), else 1.
@@ -350,17 +358,7 @@ func replayCmd(e *env) *cobra.Command {
 					return usageErr(err)
 				}
 				fmt.Fprintf(e.stderr, "%s: replaying %s from @%d as %s\n", set.ID, s.Name, set.AtSeq, set.Rows[0].Name)
-				if detach {
-					fmt.Fprintln(e.stdout, set.ID)
-					return nil
-				}
-				if set, err = waitAttempts(ctx, c, w, set, e.stderr); err != nil {
-					return err
-				}
-				if err := printAttempts(e.stdout, set, asJSON); err != nil {
-					return err
-				}
-				return attemptsExit(set)
+				return e.finishAttempts(ctx, c, w, set, detach, asJSON)
 			})
 		},
 	}
