@@ -184,9 +184,14 @@ func (s *Scoreboard) View() string {
 		}
 		head.WriteString(padCell(t, widths[i]+2))
 	}
+	hints := scoreHints(w)
+	if h-len(hints)-1 < 2 { // too short for the hints: the rows come first
+		hints = nil
+	}
+	rowsH := h - len(hints) - boolInt(len(hints) > 0)
 	body := []string{st.Text.Strong.Render(truncate(head.String(), w))}
-	top := max(0, s.sel-(h-2))
-	for ri := top; ri < len(s.rows) && len(body) < h; ri++ {
+	top := max(0, s.sel-(rowsH-2))
+	for ri := top; ri < len(s.rows) && len(body) < rowsH; ri++ {
 		r := s.rows[ri]
 		var b strings.Builder
 		for _, i := range cols {
@@ -215,9 +220,39 @@ func (s *Scoreboard) View() string {
 	if len(s.rows) == 0 {
 		body = append(body, st.Text.Muted.Render("no attempts"))
 	}
+	if len(hints) > 0 {
+		for len(body) < h-len(hints) {
+			body = append(body, "")
+		}
+		for _, l := range hints {
+			body = append(body, st.Text.Muted.Render(l))
+		}
+	}
 	m := *st
 	m.Pane.BorderFocused, m.Pane.TitleFocused = m.Modal.Frame, m.Modal.Title
-	return frame(&m, true, s.title, "←/→ sort · enter diff · K keep · A keep+archive · R replay · esc", body, s.width, s.height)
+	return frame(&m, true, s.title, "esc close", body, s.width, s.height)
+}
+
+// scoreKeyHints are the scoreboard's keys as its footer lists them.
+var scoreKeyHints = []string{"↑/↓ select", "←/→ sort", "enter diff", "K keep", "A keep + archive the others", "R replay the prompts under this runner", "esc close"}
+
+// scoreHints lays the key hints out in lines of at most w cells, breaking between hints, so
+// every key stays readable however narrow the overlay (a hint wider than w is cut).
+func scoreHints(w int) []string {
+	var lines []string
+	line := ""
+	for _, h := range scoreKeyHints {
+		switch {
+		case line == "":
+			line = h
+		case ansi.StringWidth(line)+3+ansi.StringWidth(h) <= w:
+			line += " · " + h
+		default:
+			lines = append(lines, truncate(line, w))
+			line = h
+		}
+	}
+	return append(lines, truncate(line, w))
 }
 
 // padCell pads text with spaces to n cells.

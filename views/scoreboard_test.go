@@ -84,6 +84,11 @@ func TestScoreboardKeys(t *testing.T) {
 			t.Errorf("the narrow scoreboard lost %q:\n%s", want, v)
 		}
 	}
+	for _, want := range []string{"K keep", "A keep + archive", "R replay", "esc close", "quest.a1b2c3.3"} {
+		if !strings.Contains(v, want) {
+			t.Errorf("the narrow scoreboard hides %q (every key must stay readable):\n%s", want, v)
+		}
+	}
 	if strings.Contains(v, "ASKED") {
 		t.Errorf("the narrow scoreboard kept the least useful column:\n%s", v)
 	}
