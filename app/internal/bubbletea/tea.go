@@ -539,8 +539,14 @@ type Program struct {
 	// modes keeps track of terminal modes that have been enabled or disabled.
 	ignoreSignals uint32
 
-	// ticker is the ticker that will be used to write to the renderer.
-	ticker *time.Ticker
+	// renderWake and renderPending start the renderer's frame clock when
+	// there is something to draw (exo's patch: see PATCH.md).
+	renderWake    chan struct{}
+	renderPending atomic.Bool
+
+	// newFrameClock and rendererStep are tests' hooks (exo's patch).
+	newFrameClock func(time.Duration) frameClock
+	rendererStep  func(step string)
 
 	// once is used to stop the renderer.
 	once sync.Once
@@ -606,6 +612,7 @@ func NewProgram(model Model, opts ...ProgramOption) *Program {
 		msgs:         make(chan Msg),
 		errs:         make(chan error, 1),
 		rendererDone: make(chan struct{}),
+		renderWake:   make(chan struct{}, 1),
 	}
 
 	// Apply all options to the program.
@@ -894,6 +901,7 @@ func (p *Program) eventLoop(model Model, cmds chan Cmd) (Model, error) {
 func (p *Program) render(model Model) {
 	if p.renderer != nil {
 		p.renderer.render(model.View()) // send view to renderer
+		p.wakeRenderer()
 	}
 }
 
@@ -1414,33 +1422,51 @@ func (p *Program) Printf(template string, args ...any) {
 	}
 }
 
-// startRenderer starts the renderer.
+// startRenderer starts the renderer. Its frame clock ticks only while there
+// is something to draw: it stops at the first tick that finds nothing new,
+// and wakeRenderer starts it again (exo's patch: see PATCH.md).
 func (p *Program) startRenderer() {
 	framerate := time.Second / time.Duration(p.fps)
-	if p.ticker == nil {
-		p.ticker = time.NewTicker(framerate)
-	} else {
-		// If the ticker already exists, it has been stopped and we need to
-		// reset it.
-		p.ticker.Reset(framerate)
-	}
+	clock := p.frameClock(framerate)
 
 	// Since the renderer can be restarted after a stop, we need to reset
 	// the done channel and its corresponding sync.Once.
 	p.once = sync.Once{}
 
-	// Start the renderer.
+	// Start the renderer. The first tick draws the first frame, or the
+	// repaint after RestoreTerminal.
 	p.renderer.start()
+	p.renderPending.Store(true)
 	go func() {
+		defer clock.Stop()
+		ticking := true
 		for {
 			select {
 			case <-p.rendererDone:
-				p.ticker.Stop()
 				return
 
-			case <-p.ticker.C:
+			case <-p.renderWake:
+				if ticking || !p.renderPending.Swap(false) {
+					continue // the next tick draws it, or a tick drew it
+				}
+				// The first frame after an idle stretch is drawn at once; the
+				// clock then limits the rate as before.
 				_ = p.flush()
 				_ = p.renderer.flush(false)
+				clock.Reset(framerate)
+				ticking = true
+				p.stepped("wake")
+
+			case <-clock.C():
+				if !p.renderPending.Swap(false) {
+					clock.Stop()
+					ticking = false
+					p.stepped("idle")
+					continue
+				}
+				_ = p.flush()
+				_ = p.renderer.flush(false)
+				p.stepped("tick")
 			}
 		}
 	}()
