@@ -328,3 +328,38 @@ func TestFrameClockFinalFrameAtQuit(t *testing.T) {
 		t.Fatalf("the final frame was not drawn: %q", r.out.String())
 	}
 }
+
+func TestFrameClockWakesForEveryInput(t *testing.T) {
+	t.Parallel()
+	r := startClockRig(t)
+	r.waitOutput("one")
+	r.settle()
+
+	// Each input reaches the event loop, which renders after it: the idle
+	// renderer wakes and draws at once, and the next empty tick stops it.
+	for _, msg := range []Msg{
+		FocusMsg{},
+		BlurMsg{},
+		PasteMsg{Content: "pasted"},
+		MouseClickMsg{X: 1, Y: 1, Button: MouseLeft},
+		KeyPressMsg{Code: 'x', Text: "x"},
+	} {
+		r.p.Send(msg)
+		if s := r.step(); s != "wake" {
+			t.Fatalf("%T: step %q, want wake", msg, s)
+		}
+		if s := r.tick(); s != "idle" {
+			t.Fatalf("%T: a tick with nothing new: step %q, want idle", msg, s)
+		}
+	}
+
+	// A resize redraws the whole frame at the new size.
+	before := r.shown
+	r.p.Send(WindowSizeMsg{Width: 30, Height: 8})
+	if s := r.step(); s != "wake" {
+		t.Fatalf("resize: step %q, want wake", s)
+	}
+	if drawn := strings.TrimPrefix(r.shown, before); !strings.Contains(drawn, "settled") {
+		t.Fatalf("the resize did not redraw the view: %q", drawn)
+	}
+}
