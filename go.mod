@@ -147,3 +147,8 @@ require (
 	k8s.io/utils v0.0.0-20260108192941-914a6e750570 // indirect
 	sigs.k8s.io/yaml v1.6.0 // indirect
 )
+
+// Bubble Tea v2.0.10 with its renderer's frame ticker stopped while there is
+// nothing to draw: see app/internal/bubbletea/PATCH.md. Dropped when upstream
+// releases the option.
+replace charm.land/bubbletea/v2 => ./app/internal/bubbletea

@@ -8,9 +8,9 @@ import (
 	"exo/harness/api"
 )
 
-// frameRate is the renderer's frame rate. Bubble Tea's renderer wakes at this rate even when
-// nothing changes (it then writes nothing); 30 frames a second keeps streaming smooth and
-// halves the idle wake-ups of the default 60.
+// frameRate is the renderer's frame rate while something changes: 30 frames a second keeps
+// streaming smooth. While nothing changes the renderer does not wake at all (exo's patched
+// Bubble Tea, app/internal/bubbletea/PATCH.md).
 const frameRate = 30
 
 // Run opens the full-screen UI over a harness client until the user quits. Turns the user
