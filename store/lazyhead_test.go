@@ -248,24 +248,3 @@ func TestOlderBranchWithoutHeadRecordIsDamage(t *testing.T) {
 		t.Fatalf("head of a new fork: %d %v", seq, err)
 	}
 }
-
-// TestBranchRecordNamesItsKey: a branch record stored under another branch's name is damage,
-// not a branch with another's head.
-func TestBranchRecordNamesItsKey(t *testing.T) {
-	t.Parallel()
-	s := openTest(t, Options{NoSync: true})
-	s.NewBranch("m")
-	mustAppend(t, s, "m", 4, 4)
-	s.Fork("a", "m", 2)
-	var raw []byte
-	s.kv.view(func(tx kvTx) error {
-		b, _, _ := tx.bucket(pathBranches)
-		v, err := b.get([]byte("a"))
-		raw = append([]byte(nil), v...)
-		return err
-	})
-	rawPut(t, s, []byte("b"), raw, pathBranches)
-	if _, _, err := s.Head("b"); !errors.Is(err, ErrCorrupt) {
-		t.Fatalf("head of a branch whose record names another: %v", err)
-	}
-}
