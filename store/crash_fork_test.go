@@ -16,7 +16,28 @@ import (
 	"exo/store/failpoint"
 )
 
-const forkCrashEnv = "EXO_STORE_FORK_CRASH_CHILD"
+const (
+	forkCrashEnv = "EXO_STORE_FORK_CRASH_CHILD"
+	// forkCrashEtcdEnv, when set, names the etcd endpoints (comma-separated) the child's
+	// store is on, in namespace fork-crash.
+	forkCrashEtcdEnv = "EXO_STORE_FORK_CRASH_ETCD"
+)
+
+// openForkCrashStore opens the crash test's store: bbolt in home, or etcd at endpoints as node.
+func openForkCrashStore(home, endpoints, node string) (*Store, error) {
+	if endpoints == "" {
+		return Open(home, Options{})
+	}
+	cfg := EtcdConfig{Endpoints: strings.Split(endpoints, ","), Namespace: "fork-crash", Node: node,
+		DialTimeout: 5 * time.Second, RequestTimeout: 15 * time.Second, LeaseTTL: 2 * time.Second}
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(100 * time.Millisecond) {
+		s, err := OpenEtcd(home, cfg, Options{})
+		// The node killed before holds its name until its lease expires.
+		if err == nil || !strings.Contains(err.Error(), "node name is in use") || time.Now().After(deadline) {
+			return s, err
+		}
+	}
+}
 
 // TestForkCrashChild is the child half of TestCrashDuringForkAndFirstAppend: it forks main,
 // appends to the fork (its first append) and to main, in a loop, printing what was
@@ -26,7 +47,7 @@ func TestForkCrashChild(t *testing.T) {
 	if home == "" {
 		t.Skip("child process of the fork crash test")
 	}
-	s, err := Open(home, Options{})
+	s, err := openForkCrashStore(home, os.Getenv(forkCrashEtcdEnv), "crash")
 	if err != nil {
 		fmt.Println("error", err)
 		os.Exit(3)
@@ -87,16 +108,31 @@ func TestCrashDuringForkAndFirstAppend(t *testing.T) {
 		t.Skip("spawns processes")
 	}
 	t.Parallel()
+	crashForks(t, "", 2, 8)
+}
+
+// TestRealEtcdCrashDuringForkAndFirstAppend is TestCrashDuringForkAndFirstAppend with the
+// child's store on three etcd server processes: each child, as the same node, takes its
+// branches back from the one killed before it; each check is made by another node.
+func TestRealEtcdCrashDuringForkAndFirstAppend(t *testing.T) {
+	c := sharedReal(t)
+	t.Parallel()
+	crashForks(t, strings.Join(c.Endpoints, ","), 1, 2)
+}
+
+// crashForks runs the fork crash test on bbolt (endpoints empty) or etcd: reps rounds per kill
+// point, then random rounds.
+func crashForks(t *testing.T, endpoints string, reps, random int) {
 	home := t.TempDir()
 	points := []string{"store.branch.before-commit", "test.fork.after-commit", "store.first-append.before-head",
 		"store.first-append.before-commit", "test.first-append.after-commit"}
 	rng := rand.New(rand.NewSource(2))
 	acked := map[string]uint64{} // fork → its last acknowledged seq (its fork seq until an append)
-	for round := 0; round < 2*len(points)+8; round++ {
+	for round := 0; round < reps*len(points)+random; round++ {
 		cmd := exec.Command(os.Args[0], "-test.run=^TestForkCrashChild$", "-test.count=1")
-		cmd.Env = append(os.Environ(), forkCrashEnv+"="+home, fmt.Sprint("EXO_STORE_FORK_ROUND=r", round))
+		cmd.Env = append(os.Environ(), forkCrashEnv+"="+home, forkCrashEtcdEnv+"="+endpoints, fmt.Sprint("EXO_STORE_FORK_ROUND=r", round))
 		point := ""
-		if round < 2*len(points) {
+		if round < reps*len(points) {
 			point = fmt.Sprintf("%s#%d", points[round%len(points)], 1+rng.Intn(4))
 			cmd.Env = append(cmd.Env, failpoint.Env+"="+point)
 		}
@@ -147,7 +183,7 @@ func TestCrashDuringForkAndFirstAppend(t *testing.T) {
 		if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); !ok || !ws.Signaled() || ws.Signal() != syscall.SIGKILL {
 			t.Fatalf("round %d (%s): the child was not killed: %v", round, point, err)
 		}
-		checkForksAfterCrash(t, home, round, point, acked)
+		checkForksAfterCrash(t, home, endpoints, round, point, acked)
 	}
 	t.Logf("%d forks acknowledged over the rounds", len(acked))
 	if len(acked) < 10 {
@@ -157,9 +193,12 @@ func TestCrashDuringForkAndFirstAppend(t *testing.T) {
 
 // checkForksAfterCrash opens the store after a kill and checks it is sound and holds every
 // acknowledged fork and event.
-func checkForksAfterCrash(t *testing.T, home string, round int, point string, acked map[string]uint64) {
+func checkForksAfterCrash(t *testing.T, home, endpoints string, round int, point string, acked map[string]uint64) {
 	t.Helper()
-	s, err := Open(home, Options{})
+	if endpoints != "" {
+		home = t.TempDir() // another daemon's
+	}
+	s, err := openForkCrashStore(home, endpoints, fmt.Sprint("check-", round))
 	if err != nil {
 		t.Fatalf("round %d (%s): open after kill: %v", round, point, err)
 	}
