@@ -248,3 +248,21 @@ func TestOlderBranchWithoutHeadRecordIsDamage(t *testing.T) {
 		t.Fatalf("head of a new fork: %d %v", seq, err)
 	}
 }
+
+// TestBadForkHashIsDamage: a branch record whose head is not a hash (cut, not hex) is damage,
+// said as such, not a branch with an empty head.
+func TestBadForkHashIsDamage(t *testing.T) {
+	t.Parallel()
+	for _, bad := range []string{`"abc"`, `"` + strings.Repeat("zz", 32) + `"`, `42`} {
+		s := openTest(t, Options{NoSync: true})
+		s.NewBranch("m")
+		mustAppend(t, s, "m", 3, 3)
+		s.Fork("f", "m", 2)
+		raw := fmt.Sprintf(`{"id":"f","parent":"m","fork_seq":2,"created":"2026-11-29T05:00:00Z","fork_hash":%s}`, bad)
+		rawPut(t, s, []byte("f"), []byte(raw), pathBranches)
+		s.branches.Delete("f") // as a process that has not read it yet
+		if _, _, err := s.Head("f"); !errors.Is(err, ErrCorrupt) || !strings.Contains(err.Error(), "decode branch f") {
+			t.Fatalf("fork_hash %s: %v", bad, err)
+		}
+	}
+}
