@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"time"
+
+	"exo/store/failpoint"
 )
 
 // Append adds records to the end of a branch in one transaction and returns the committed events.
@@ -69,7 +71,11 @@ func (s *Store) batchLen(recs []Record) int {
 // Append adds records to the end of a branch, assigning seq, time and the chained hash.
 // Data must be valid JSON (empty means {}); it is stored compacted.
 func (t *Tx) Append(branch string, recs ...Record) ([]Event, error) {
-	head, prev, err := t.Head(branch)
+	br, err := t.Branch(branch)
+	if err != nil {
+		return nil, fmt.Errorf("append to %s: %w", branch, err)
+	}
+	head, prev, recorded, err := t.head(br)
 	if err != nil {
 		return nil, fmt.Errorf("append to %s: %w", branch, err)
 	}
@@ -97,10 +103,17 @@ func (t *Tx) Append(branch string, recs ...Record) ([]Event, error) {
 		prev = e.Hash
 		out = append(out, e)
 	}
-	if len(out) > 0 {
-		if err := t.putHead(branch, out[len(out)-1].Seq, prev); err != nil {
-			return nil, err
-		}
+	if len(out) == 0 {
+		return out, nil
+	}
+	if !recorded {
+		failpoint.Hit("store.first-append.before-head") // tests kill exo here (nothing is committed)
+	}
+	if err := t.putHead(branch, out[len(out)-1].Seq, prev); err != nil {
+		return nil, err
+	}
+	if !recorded {
+		failpoint.Hit("store.first-append.before-commit")
 	}
 	return out, nil
 }

@@ -9,7 +9,8 @@ var (
 	artifactsBucket   = []byte(pathArtifacts)
 	projectionsBucket = []byte(pathProjections)
 	// headsBucket keeps each branch's head (seq and hash), written in the same transaction as
-	// every append, so that a lost last event is noticed.
+	// every append, so that a lost last event is noticed. A branch not yet appended to has no
+	// head record (schema 4): its branch record holds its head.
 	headsBucket = []byte(pathHeads)
 )
 
@@ -54,12 +55,15 @@ const magic = "exo event store"
 
 // SchemaVersion is the version of the on-disk layout this build reads and writes.
 // Version 2 added the heads bucket; a version 1 file is migrated on open. Version 3 creates a
-// branch's events bucket at its first append rather than with the branch (a fork writes less):
-// a version 2 file is read as it is, and the first branch created in it records version 3, so
-// a build that reads only version 2 refuses the file from then on instead of taking a fork
-// without events for damage.
-const SchemaVersion = 3
+// branch's events bucket at its first append rather than with the branch (a fork writes less).
+// Version 4 keeps a new branch's head (the fork point's hash) in its branch record until its
+// first append writes its head record beside its first events: a fork is one put in one
+// bucket. A version 2 or 3 file is read as it is (its branches have head records, and version
+// 2's events buckets), and the first branch created in it records version 4, so that a build
+// that reads only an older version refuses the file from then on instead of taking a branch
+// without an events bucket or a head record for damage.
+const SchemaVersion = 4
 
-// schemaHeads is the version that added the heads bucket: a file of it is current until a
-// branch is created in it.
+// schemaHeads is the first version with the heads bucket: a file of it or of any later
+// version up to SchemaVersion is current until a branch is created in it.
 const schemaHeads = 2

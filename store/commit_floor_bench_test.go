@@ -28,24 +28,15 @@ func BenchmarkCommitFloor(b *testing.B) {
 			s := openTest(b, Options{NoSync: !sync})
 			measureCPU(b, func(int) error { return s.Update(func(*Tx) error { return nil }) })
 		})
+		branch, head := bytes.Repeat([]byte("b"), 130), bytes.Repeat([]byte("h"), headRecordLen)
 		b.Run("bolt-fork-shape/"+name, func(b *testing.B) {
-			db := openFloorDB(b, sync)
-			branch, head := bytes.Repeat([]byte("b"), 130), bytes.Repeat([]byte("h"), headRecordLen)
-			measureCPU(b, func(i int) error {
-				return db.Update(func(tx *bolt.Tx) error {
-					key := fmt.Appendf(nil, "f%d", i)
-					for _, kv := range [][2][]byte{{[]byte(pathBranches), branch}, {[]byte(pathHeads), head}} {
-						bk, err := tx.CreateBucketIfNotExists(kv[0])
-						if err != nil {
-							return err
-						}
-						if err := bk.Put(key, kv[1]); err != nil {
-							return err
-						}
-					}
-					return nil
-				})
-			})
+			floorPuts(b, openFloorDB(b, sync), [][2][]byte{{[]byte(pathBranches), branch}, {[]byte(pathHeads), head}})
+		})
+		b.Run("bolt-one-put/"+name, func(b *testing.B) {
+			floorPuts(b, openFloorDB(b, sync), [][2][]byte{{[]byte(pathBranches), bytes.Repeat([]byte("b"), 200)}})
+		})
+		b.Run("bolt-two-puts-one-bucket/"+name, func(b *testing.B) {
+			floorPuts(b, openFloorDB(b, sync), [][2][]byte{{[]byte(pathBranches), branch}, {[]byte(pathBranches), head}})
 		})
 	}
 }
@@ -71,4 +62,23 @@ func measureCPU(b *testing.B, op func(i int) error) {
 		}
 	}
 	b.ReportMetric(float64(processCPU()-cpu)/float64(b.N), "cpu-ns/op")
+}
+
+// floorPuts measures bare bbolt Updates that each put, for every (bucket, value) pair, the
+// value under a new key (the iteration's, suffixed by the pair's index) in that bucket.
+func floorPuts(b *testing.B, db *bolt.DB, puts [][2][]byte) {
+	measureCPU(b, func(i int) error {
+		return db.Update(func(tx *bolt.Tx) error {
+			for j, kv := range puts {
+				bk, err := tx.CreateBucketIfNotExists(kv[0])
+				if err != nil {
+					return err
+				}
+				if err := bk.Put(fmt.Appendf(nil, "f%d/%d", i, j), kv[1]); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+	})
 }

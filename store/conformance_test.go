@@ -83,6 +83,8 @@ func TestConformance(t *testing.T) {
 		{"TamperChanged", confTamperChanged},
 		{"TamperLost", confTamperLost},
 		{"Vocabulary", confVocabulary},
+		{"LazyHead", confLazyHead},
+		{"ConcurrentForks", confConcurrentForks},
 	}
 	for _, nb := range backends {
 		t.Run(nb.name, func(t *testing.T) {

@@ -20,22 +20,49 @@ func (t *Tx) putHead(branch string, seq uint64, h Hash) error {
 	return nil
 }
 
-// headRecord returns a branch's recorded head.
-func (t *Tx) headRecord(branch string) (uint64, Hash, error) {
+// headRecord returns a branch's head record; ok is false when there is none.
+func (t *Tx) headRecord(branch string) (seq uint64, h Hash, ok bool, err error) {
 	hb, err := t.top(pathHeads)
 	if err != nil {
-		return 0, Hash{}, err
+		return 0, Hash{}, false, err
 	}
 	v, err := hb.get([]byte(branch))
 	if err != nil {
-		return 0, Hash{}, fmt.Errorf("head of %s: %w", branch, err)
+		return 0, Hash{}, false, fmt.Errorf("head of %s: %w", branch, err)
+	}
+	if v == nil {
+		return 0, Hash{}, false, nil
 	}
 	if len(v) != headRecordLen {
-		return 0, Hash{}, fmt.Errorf("branch %s has no head record: %w (%s)", branch, ErrCorrupt, wayOut)
+		return 0, Hash{}, false, fmt.Errorf("branch %s: its head record is %d bytes, not %d: %w (%s)", branch, len(v), headRecordLen, ErrCorrupt, wayOut)
 	}
-	var h Hash
 	copy(h[:], v[8:])
-	return keySeq(v[:8]), h, nil
+	return keySeq(v[:8]), h, true, nil
+}
+
+// recordedHead returns a branch's head as recorded: its head record, else (before its first
+// append) the head its branch record holds; recorded says which. A branch of an older schema
+// has a head record from its creation on: without one it is damaged.
+func (t *Tx) recordedHead(br Branch) (seq uint64, h Hash, recorded bool, err error) {
+	seq, h, ok, err := t.headRecord(br.ID)
+	switch {
+	case err != nil:
+		return 0, Hash{}, false, err
+	case ok:
+		return seq, h, true, nil
+	case br.inRecord:
+		return br.ForkSeq, br.forkHash, false, nil
+	}
+	return 0, Hash{}, false, fmt.Errorf("branch %s has no head record: %w (%s)", br.ID, ErrCorrupt, wayOut)
+}
+
+// headMismatch is the damage of a branch whose recorded head (seq; from its branch record
+// unless recorded) is not its last stored event (last).
+func headMismatch(id string, seq, last uint64, recorded bool) error {
+	if !recorded {
+		return fmt.Errorf("branch %s: it has no head record, so no append, but its events reach %d past its fork point %d (its head record was lost): %w (%s)", id, last, seq, ErrCorrupt, wayOut)
+	}
+	return fmt.Errorf("branch %s: its head is event %d but the last stored event is %d (events were lost): %w (%s)", id, seq, last, ErrCorrupt, wayOut)
 }
 
 // storedHead derives a branch's head from what is stored: its last own event (decoded), else
@@ -88,7 +115,7 @@ func (t *Tx) checkHeads() error {
 
 // checkHead compares one branch's head record with its stored head.
 func (t *Tx) checkHead(br Branch) error {
-	seq, h, err := t.headRecord(br.ID)
+	seq, h, recorded, err := t.recordedHead(br)
 	if err != nil {
 		return err
 	}
@@ -100,7 +127,7 @@ func (t *Tx) checkHead(br Branch) error {
 		return fmt.Errorf("branch %s: %v: %w (%s)", br.ID, err, ErrCorrupt, wayOut)
 	}
 	if got != seq {
-		return fmt.Errorf("branch %s: its head is event %d but the last stored event is %d (events were lost): %w (%s)", br.ID, seq, got, ErrCorrupt, wayOut)
+		return headMismatch(br.ID, seq, got, recorded)
 	}
 	if gotHash != h {
 		return fmt.Errorf("branch %s: event %d's hash %s is not the recorded head %s (it was changed): %w (%s)", br.ID, seq, gotHash.Short(), h.Short(), ErrCorrupt, wayOut)
@@ -140,7 +167,7 @@ func (t *Tx) checkOrphans(known map[string]bool) error {
 }
 
 // migrate brings an older database to the current layout: a version 1 file gets every
-// branch's head recorded; a version 2 file only its new version.
+// branch's head recorded; a version 2 or 3 file only its new version.
 func (s *Store) migrate(t *Tx) error {
 	v, err := schemaOf(t.tx)
 	if err != nil || v >= SchemaVersion {

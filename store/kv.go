@@ -53,6 +53,11 @@ type kvTx interface {
 	fence(branch string) error
 	// claim makes this process the owner of a branch created in this transaction.
 	claim(branch string) error
+	// unchanged makes the commit fail (to run again) unless key of the bucket at path holds
+	// what it was created with: a record written once and never again, which the transaction
+	// relies on without reading it (a branch record from the cache). bbolt's single writer
+	// needs no check.
+	unchanged(key []byte, path ...string)
 }
 
 // kvEngine is a storage engine: it runs transactions.

@@ -117,6 +117,9 @@ func (boltTx) fence(string) error { return nil }
 // claim succeeds: the home lock makes this process the only writer.
 func (boltTx) claim(string) error { return nil }
 
+// unchanged does nothing: the home lock makes this process the only writer.
+func (boltTx) unchanged([]byte, ...string) {}
+
 // boltBucket is a bbolt bucket seen through kvBucket.
 type boltBucket struct{ b *bolt.Bucket }
 

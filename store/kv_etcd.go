@@ -179,6 +179,8 @@ type etcdTx struct {
 	size       int
 	// remembered lists the head keys read from memory rather than from the cluster.
 	remembered []string
+	// kept lists the keys required at their first version (see unchanged).
+	kept []string
 }
 
 func newEtcdTx(e *etcdEngine, rw bool) *etcdTx {
@@ -472,6 +474,9 @@ func (t *etcdTx) whyFailed() error {
 			branch, _ := url.PathUnescape(strings.TrimPrefix(key, t.e.prefix+"owners/"))
 			return fmt.Errorf("append to %s: it is owned by %s: %w", branch, owner, ErrNotOwner)
 		}
+	}
+	if err := t.whyChanged(); err != nil {
+		return err
 	}
 	return errConflict
 }

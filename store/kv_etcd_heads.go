@@ -15,6 +15,11 @@ import (
 // that revision, the next event key not yet there, the owner key under this daemon's lease)
 // make it fail, and run again on what is stored, if anything changed meanwhile. An append to
 // an owned branch then costs the cluster one transaction and no read.
+//
+// A branch not yet appended to has no head record: its branch record holds its head (schema
+// 4). Its first append reads the head key absent, so its commit requires it still absent, and
+// requires the branch record, which it may take from the store's cache, as created (see
+// unchanged): a concurrent first append, or a rewritten record, makes it fail.
 
 // writtenHead is the head record and last event of a branch as this engine committed them.
 type writtenHead struct {
@@ -113,4 +118,36 @@ func (b etcdBucket) lastFromMemory(from string) ([]byte, bool) {
 		}
 	}
 	return nil, false
+}
+
+// unchanged makes the commit require key to be at its first version: created, never
+// rewritten (nor deleted and created again).
+func (t *etcdTx) unchanged(key []byte, path ...string) {
+	k := t.e.newBucket(t, path).etcdKey(key)
+	if _, mine := t.writes[k]; mine || t.seen[k] {
+		return // written here, or read here with its own compare
+	}
+	t.seen[k] = true
+	t.kept = append(t.kept, k)
+	t.cmps = append(t.cmps, clientv3.Compare(clientv3.Version(k), "=", 1))
+}
+
+// whyChanged returns the damage of a key the transaction required unchanged that is not at
+// its first version (nil when all are): running again would fail again.
+func (t *etcdTx) whyChanged() error {
+	for _, k := range t.kept {
+		ctx, cancel := t.e.ctx()
+		resp, err := t.e.cli.Get(ctx, k)
+		cancel()
+		if err != nil {
+			return fmt.Errorf("etcd read %s: %w", k, err)
+		}
+		if len(resp.Kvs) == 0 {
+			return fmt.Errorf("%s was removed after it was created: %w (%s)", k, ErrCorrupt, wayOut)
+		}
+		if v := resp.Kvs[0].Version; v != 1 {
+			return fmt.Errorf("%s was rewritten after it was created (version %d): %w (%s)", k, v, ErrCorrupt, wayOut)
+		}
+	}
+	return nil
 }

@@ -6,8 +6,8 @@ import (
 	bolt "go.etcd.io/bbolt"
 )
 
-// TestForkCreatesNoEventsBucket: a fork writes its branch and head records only; its events
-// bucket comes with its first append. Until then it reads as the parent's history, its head is
+// TestForkCreatesNoEventsBucket: a fork writes its branch record only; its events bucket and
+// its head record come with its first append. Until then it reads as the parent's history, its head is
 // the fork point, it verifies, and it survives a reopen; the first append chains as before.
 func TestForkCreatesNoEventsBucket(t *testing.T) {
 	t.Parallel()
@@ -50,6 +50,9 @@ func TestForkCreatesNoEventsBucket(t *testing.T) {
 		if tx.Bucket([]byte(pathEvents)).Bucket([]byte("f")) != nil {
 			t.Error("the fork has an events bucket before its first append")
 		}
+		if tx.Bucket(headsBucket).Get([]byte("f")) != nil {
+			t.Error("the fork has a head record before its first append")
+		}
 		return nil
 	})
 	db.Close()
@@ -63,9 +66,10 @@ func TestForkCreatesNoEventsBucket(t *testing.T) {
 	check(s, 9)
 }
 
-// TestSchema2FileRecords3AtItsFirstBranch: a schema 2 file opens without a write and stays 2
-// until a branch is created in it, which records 3 (a build that reads only 2 then refuses it).
-func TestSchema2FileRecords3AtItsFirstBranch(t *testing.T) {
+// TestSchema2FileRecordsCurrentAtItsFirstBranch: a schema 2 file opens without a write and
+// stays 2 until a branch is created in it, which records the current version (a build that
+// reads only 2 then refuses it).
+func TestSchema2FileRecordsCurrentAtItsFirstBranch(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	s, err := Open(dir, Options{NoSync: true})

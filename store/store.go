@@ -289,7 +289,7 @@ func (s *Store) initSchema() error {
 			return err
 		}
 		has, err := hasBuckets(tx)
-		current = (v == SchemaVersion || v == schemaHeads) && has
+		current = v >= schemaHeads && v <= SchemaVersion && has
 		s.schemaCurrent.Store(v == SchemaVersion)
 		return err
 	})

@@ -19,7 +19,8 @@ type ChangeKind string
 
 // The kinds of change a watch reports.
 const (
-	// ChangeHead: a branch's head moved (events were appended) or the branch was created.
+	// ChangeHead: a branch's head moved (events were appended). A branch is created without
+	// one (its head record comes with its first append); its session's record says it exists.
 	ChangeHead ChangeKind = "head"
 	// ChangeRecord: a node's record (a session, …) was written or deleted.
 	ChangeRecord ChangeKind = "record"
