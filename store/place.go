@@ -26,6 +26,12 @@ func checkPlace(home, path string) error {
 			path, link, err, ErrForeign)
 	}
 	root, err := filepath.EvalSymlinks(home)
+	if err == nil {
+		root, err = filepath.Abs(root)
+	}
+	if err == nil {
+		target, err = filepath.Abs(target) // a relative home and an absolute link compare alike
+	}
 	if err != nil {
 		return fmt.Errorf("open %s: resolve %s: %w", path, home, err)
 	}
