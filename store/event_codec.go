@@ -98,7 +98,17 @@ func (c *Codec) Decode(branch string, b []byte) (Event, error) {
 		return e, err
 	}
 	e.Data = json.RawMessage(append([]byte(nil), data...))
-	return e, nil
+	return e, validData(e)
+}
+
+// validData refuses an event whose data is not JSON: bytes flipped on disk inside an event the
+// chain's hash catches only when verified, and passed on they would break every answer that
+// carries the event (an API reply that cannot be encoded reaches the client as nothing at all).
+func validData(e Event) error {
+	if json.Valid(e.Data) {
+		return nil
+	}
+	return fmt.Errorf("event %s@%d is damaged (its data is not JSON): %w (%s)", e.Branch, e.Seq, ErrCorrupt, wayOut)
 }
 
 // decodeCompressed reads the rest of a version 2 event: the body's size, its frame, the hash.
@@ -119,7 +129,7 @@ func (c *Codec) decodeCompressed(e Event, r *reader) (Event, error) {
 		return e, fmt.Errorf("decode event %d: %w", e.Seq, br.err)
 	}
 	e.Data = json.RawMessage(br.b)
-	return e, nil
+	return e, validData(e)
 }
 
 // decodeHead returns an event's seq and hash without decompressing its body (the hash is stored

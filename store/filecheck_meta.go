@@ -44,7 +44,10 @@ type boltMeta struct {
 // readMeta reads and validates the meta page at off: header, magic, version and checksum.
 func readMeta(f io.ReaderAt, off int64, id uint64) (boltMeta, error) {
 	var b [pageHeaderSize + metaSize]byte
-	if _, err := f.ReadAt(b[:], off); err != nil {
+	if n, err := f.ReadAt(b[:], off); err != nil {
+		if n >= pageHeaderSize+4 && ne.Uint32(b[pageHeaderSize:]) != boltMagic {
+			return boltMeta{}, fmt.Errorf("meta page %d: %w", id, errBadMagic) // a short file, and not bbolt's
+		}
 		return boltMeta{}, fmt.Errorf("meta page %d: cannot read: %w", id, err)
 	}
 	m := b[pageHeaderSize:]
@@ -82,6 +85,9 @@ func checkMetas(f io.ReaderAt, size int64) (boltMeta, error) {
 		return boltMeta{}, fmt.Errorf("meta page 0: page size %d is not a power of two", ps)
 	}
 	if size < 2*ps {
+		if errors.Is(err0, errBadMagic) {
+			return boltMeta{}, err0 // another kind of file, however short: not a truncated database
+		}
 		return boltMeta{}, fmt.Errorf("file of %d bytes is shorter than its two %d-byte meta pages (truncated?)", size, ps)
 	}
 	m1, err1 := readMeta(f, ps, 1)

@@ -5,6 +5,8 @@ import (
 	"runtime"
 	"sync"
 	"sync/atomic"
+
+	"exo/store/failpoint"
 )
 
 // Group commit. On an engine whose every commit is a network round trip and a quorum's fsync
@@ -163,6 +165,7 @@ func (g *grouper) commit(batch []*groupReq) {
 		batch[0].done <- g.s.Update(batch[0].fn)
 		return
 	}
+	failpoint.Hit("group.commit") // tests kill exo with a group formed, its commit not yet sent
 	err := g.s.Update(func(tx *Tx) error {
 		for _, r := range batch {
 			if err := r.fn(tx); err != nil {
@@ -177,8 +180,14 @@ func (g *grouper) commit(batch []*groupReq) {
 		}
 		return
 	}
-	for _, r := range batch {
+	if err == nil {
+		failpoint.Hit("group.committed") // committed, no member answered yet
+	}
+	for i, r := range batch {
 		r.done <- err
+		if i == 0 && err == nil {
+			failpoint.Hit("group.answering") // one member answered, the others not yet
+		}
 	}
 }
 

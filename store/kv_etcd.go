@@ -23,10 +23,12 @@ import (
 // it read are unchanged (else it runs again), new events and branches are create-only, and an
 // append holds the branch's owner key under this daemon's lease (the fence).
 type etcdEngine struct {
-	cli     *clientv3.Client
-	prefix  string // "exo/v1/<namespace>/"
-	ns      string
-	node    string
+	cli    *clientv3.Client
+	prefix string // "exo/v1/<namespace>/"
+	ns     string
+	node   string
+	// home is the daemon's EXO_HOME, which remembers the lease last held (see lease_home.go).
+	home    string
 	timeout time.Duration
 	ttl     time.Duration
 	// maxOps and maxBytes bound one Txn: etcd refuses more (--max-txn-ops, --max-request-bytes).

@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"os"
 	"strings"
+	"syscall"
 	"time"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
@@ -73,6 +74,7 @@ func (e *etcdEngine) ensureLease() (clientv3.LeaseID, error) {
 	old := e.held
 	e.lease, e.held = id, id
 	e.mu.Unlock()
+	saveHeldLease(e.home, e.prefix, e.node, id)
 	if old != 0 && old != id {
 		e.revoke(old) // a lease thought lost may still live on the cluster: end it
 	}
@@ -122,7 +124,7 @@ func (e *etcdEngine) register(id clientv3.LeaseID) error {
 	e.mu.Lock()
 	held := e.held
 	e.mu.Unlock()
-	if len(kvs) > 0 && held != 0 && clientv3.LeaseID(kvs[0].Lease) == held {
+	if len(kvs) > 0 && held != 0 && clientv3.LeaseID(kvs[0].Lease) == held && sameDaemon(kvs[0].Value, host) {
 		r, err := e.cli.Txn(ctx).If(clientv3.Compare(clientv3.LeaseValue(key), "=", held)).
 			Then(clientv3.OpPut(key, string(info), clientv3.WithLease(id))).Commit()
 		if err != nil {
@@ -133,6 +135,20 @@ func (e *etcdEngine) register(id clientv3.LeaseID) error {
 		}
 	}
 	return fmt.Errorf("%w: %q (give this daemon another with node=NAME in the store URL)", ErrNodeInUse, e.node)
+}
+
+// sameDaemon reports whether a node registration is this process's or a dead one's of this
+// host: a lease remembered in EXO_HOME (see lease_home.go) is taken over only from a daemon
+// that cannot be running any more, never from a live one started off a copy of the home.
+func sameDaemon(registered []byte, host string) bool {
+	var info nodeInfo
+	if json.Unmarshal(registered, &info) != nil || info.Host != host {
+		return false
+	}
+	if info.PID == os.Getpid() {
+		return true
+	}
+	return info.PID > 0 && errors.Is(syscall.Kill(info.PID, 0), syscall.ESRCH)
 }
 
 // keepAlive drains the lease's keep-alive answers. When they stop (the lease expired during a

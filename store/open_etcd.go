@@ -122,10 +122,11 @@ func openEtcdLocked(home string, cfg EtcdConfig, opts Options) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("connect to %s: %w", where, err)
 	}
-	eng := &etcdEngine{cli: cli, prefix: "exo/v1/" + url.PathEscape(cfg.Namespace) + "/", ns: cfg.Namespace, node: cfg.Node,
+	eng := &etcdEngine{cli: cli, prefix: "exo/v1/" + url.PathEscape(cfg.Namespace) + "/", ns: cfg.Namespace, node: cfg.Node, home: home,
 		timeout: cfg.RequestTimeout, ttl: cfg.LeaseTTL, maxOps: cfg.MaxTxnOps, maxBytes: cfg.MaxRequestBytes, done: make(chan struct{}),
 		reach: newReach(), reads: &readCounter{}}
 	cli.KV = reachKV{KV: cli.KV, r: eng.reach, reads: eng.reads}
+	eng.held = loadHeldLease(home, eng.prefix, cfg.Node) // this home's last daemon, if killed: its registration is ours
 	if _, err := eng.ensureLease(); err != nil {
 		eng.close()
 		return nil, fmt.Errorf("open %s: %w", where, err)

@@ -98,6 +98,14 @@ func Open(home string, opts Options) (*Store, error) {
 	if err != nil {
 		return nil, err
 	}
+	path := filepath.Join(home, DBName)
+	if err := checkPlace(home, path); err != nil {
+		lock.release()
+		return nil, err
+	}
+	if ro == nil {
+		ro = fileReadOnly(path)
+	}
 	opts.readOnly = ro
 	s, err := openLocked(home, opts)
 	if err != nil {
@@ -165,7 +173,7 @@ func isFresh(path string) (bool, error) {
 		return false, fmt.Errorf("stat %s: %w", path, err)
 	}
 	if !fi.Mode().IsRegular() {
-		return false, fmt.Errorf("open %s: not a regular file: %w", path, ErrForeign)
+		return false, fmt.Errorf("open %s: it is %s, not a file: %w (move it aside or set EXO_HOME elsewhere)", path, kindOf(fi.Mode()), ErrForeign)
 	}
 	return fi.Size() == 0, nil
 }

@@ -1,6 +1,7 @@
 package service
 
 import (
+	"context"
 	"slices"
 	"time"
 
@@ -49,7 +50,8 @@ func (s *Service) peerLoop() {
 // watch starts: its snapshots while this daemon did not watch come with no notice of their
 // own), conflicts are detected again and recorded on this daemon's sessions (the other daemon
 // records them on its own). Notices already queued are taken in with the one that asks, so a
-// burst (every peer session announced at once) records once.
+// burst (every peer session announced at once) records once. A settle marker (see
+// settleConflicts) is answered once what came before it is recorded.
 func (s *Service) peerConflictLoop() {
 	defer s.wg.Done()
 	if s.h.Store().Node() == "" {
@@ -57,6 +59,15 @@ func (s *Service) peerConflictLoop() {
 	}
 	ch, stop := s.h.SubscribeChanges(256)
 	defer stop()
+	var marks []string
+	settled := func() {
+		for _, id := range marks {
+			if done, ok := s.settling.LoadAndDelete(id); ok {
+				close(done.(chan struct{}))
+			}
+		}
+		marks = marks[:0]
+	}
 	for {
 		select {
 		case <-s.ctx.Done():
@@ -65,13 +76,20 @@ func (s *Service) peerConflictLoop() {
 			if !ok {
 				return
 			}
+			if n.Peer == settlePeer {
+				marks = append(marks, n.Session)
+			}
 			if !conflictsMayChange(n) {
+				settled()
 				continue
 			}
 			for queued := true; queued; {
 				select {
-				case _, ok := <-ch:
+				case q, ok := <-ch:
 					queued = ok
+					if ok && q.Peer == settlePeer {
+						marks = append(marks, q.Session)
+					}
 				default:
 					queued = false
 				}
@@ -79,14 +97,40 @@ func (s *Service) peerConflictLoop() {
 			if _, err := s.tracker.RecordConflicts(); err != nil {
 				s.log.Warn("conflicts with other daemons' sessions: not recorded", "error", err)
 			}
+			settled()
 		}
+	}
+}
+
+// settlePeer marks the notices settleConflicts publishes; no client is sent one.
+const settlePeer = "\x00settle"
+
+// settleConflicts returns once the conflicts that every notice published before it may bring
+// are recorded (the peer conflict loop runs asynchronously, reading the shared store): what is
+// measured after it is not what came before. It returns at once on a local store.
+func (s *Service) settleConflicts(ctx context.Context) error {
+	if s.h.Store().Node() == "" {
+		return nil
+	}
+	id := "settle-" + harness.NewID()
+	done := make(chan struct{})
+	s.settling.Store(id, done)
+	defer s.settling.Delete(id)
+	s.h.Publish(harness.Notice{Session: id, Peer: settlePeer})
+	select {
+	case <-done:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-s.ctx.Done():
+		return s.ctx.Err()
 	}
 }
 
 // conflictsMayChange reports whether a notice may bring a conflict with another daemon's
 // session: one of its snapshots, a peer session announced without events, or missed notices.
 func conflictsMayChange(n harness.Notice) bool {
-	return n.Lagged || n.Peer != "" && (len(n.Events) == 0 || changedFiles(n.Events))
+	return n.Lagged || n.Peer != "" && n.Peer != settlePeer && (len(n.Events) == 0 || changedFiles(n.Events))
 }
 
 // changedFiles reports whether events include a workspace snapshot.

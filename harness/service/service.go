@@ -69,6 +69,8 @@ type Service struct {
 	// followed holds the sessions whose attempt this daemon follows (session id → set id):
 	// its turn, then its check (see attempts.go).
 	followed sync.Map
+	// settling holds the replies of settleConflicts calls by the id of their marker notice.
+	settling sync.Map
 
 	// cut takes sessions whose turn ended during or across an outage of the store (reachLoop).
 	cut chan string

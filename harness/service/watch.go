@@ -84,6 +84,9 @@ func (s *Service) Watch(ctx context.Context, req api.WatchRequest) (*api.Watcher
 				if !ok {
 					return
 				}
+				if n.Peer == settlePeer { // the service's own marker (settleConflicts)
+					continue
+				}
 				if t != nil {
 					err := t.forward(n, send)
 					if errors.Is(err, store.ErrUnreachable) { // read what is missing once the store is back

@@ -178,16 +178,18 @@ type peerWatch struct {
 	sv       *Directory
 	warn     func(error)
 	byBranch map[string]*PeerSession
-	seen     map[string]uint64 // branch → last seq published
+	// seen maps a branch to the last seq published of it. A branch tracked but not in it has
+	// published nothing yet: its next head move publishes all the watch carried of it.
+	seen map[string]uint64
 }
 
-// track starts following a peer session from its current head.
+// track starts following a peer session from where the watch stands: every head move the
+// watch delivers after this is published. No head is read here: a head read now could be
+// ahead of the watch (an append committed after the change being applied, or after the
+// watch's start revision, whose own change is still queued), and those moves, then at or
+// below what was read, would be dropped, a peer's last events never reaching its followers.
 func (w *peerWatch) track(p *PeerSession) {
 	w.byBranch[p.Session.Branch] = p
-	if _, ok := w.seen[p.Session.Branch]; !ok {
-		head, _, _ := w.sv.st.Head(p.Session.Branch)
-		w.seen[p.Session.Branch] = head
-	}
 }
 
 // untrack stops following node's session id.
@@ -227,20 +229,30 @@ func (w *peerWatch) apply(c store.Change) {
 		w.sv.log.Publish(api.Notice{Session: s.ID, Peer: c.Node})
 	case store.ChangeHead:
 		p := w.byBranch[c.Branch]
-		seen := w.seen[c.Branch]
-		if p == nil || c.Seq <= seen {
+		if p == nil {
+			return
+		}
+		seen, known := w.seen[c.Branch]
+		if known && c.Seq <= seen {
 			return
 		}
 		evs := c.Events // what the watch carried: no read
-		if len(evs) == 0 || evs[0].Seq > seen+1 || evs[len(evs)-1].Seq != c.Seq {
-			// a re-list, or a gap: read what was missed, once, from the last seq published
+		switch {
+		case len(evs) > 0 && evs[len(evs)-1].Seq == c.Seq && (!known || evs[0].Seq <= seen+1):
+		case known: // a re-list, or a gap: read what was missed, once, from the last seq published
 			var err error
 			if evs, err = w.sv.st.ReadRange(c.Branch, seen+1, c.Seq); err != nil { // read again from the same seq at its next move
 				w.warn(fmt.Errorf("events of %s (daemon %s): %w", p.Session.Name, p.Node, err))
 				return
 			}
+		default: // a re-list before anything was published: the head event, so followers see the gap and read
+			var err error
+			if evs, err = w.sv.st.ReadRange(c.Branch, c.Seq, c.Seq); err != nil {
+				w.warn(fmt.Errorf("events of %s (daemon %s): %w", p.Session.Name, p.Node, err))
+				return
+			}
 		}
-		for len(evs) > 0 && evs[0].Seq <= seen {
+		for known && len(evs) > 0 && evs[0].Seq <= seen {
 			evs = evs[1:]
 		}
 		w.seen[c.Branch] = c.Seq

@@ -22,7 +22,7 @@ const ProjectIDKey = "project_id"
 // without scheme, credentials, port or ".git"; else "git-root:<sha>" from the first root commit
 // of HEAD; else "" (no git repository: the workspace path is all there is).
 func ProjectID(workspace string) string {
-	if workspace == "" {
+	if workspace == "" || !inRepository(workspace) {
 		return ""
 	}
 	if out, err := git(workspace, "config", "--get-regexp", `^remote\..*\.url$`); err == nil {
@@ -38,6 +38,43 @@ func ProjectID(workspace string) string {
 		}
 	}
 	return ""
+}
+
+// inRepository reports whether git could find a repository for dir: GIT_DIR is set, or dir or
+// one of its parents holds a .git entry or is itself a git directory. Outside one, ProjectID
+// runs no git (two processes on the path of every new session); when unsure it says yes.
+func inRepository(dir string) bool {
+	if os.Getenv("GIT_DIR") != "" {
+		return true
+	}
+	d, err := filepath.Abs(dir)
+	if err != nil {
+		return true
+	}
+	for {
+		if _, err := os.Lstat(filepath.Join(d, ".git")); err == nil || !os.IsNotExist(err) {
+			return true
+		}
+		if isGitDir(d) {
+			return true
+		}
+		parent := filepath.Dir(d)
+		if parent == d {
+			return false
+		}
+		d = parent
+	}
+}
+
+// isGitDir reports whether d looks like a git directory (a bare repository) as git's own
+// discovery checks: a HEAD file and an objects and a refs folder.
+func isGitDir(d string) bool {
+	for _, name := range []string{"HEAD", "objects", "refs"} {
+		if _, err := os.Lstat(filepath.Join(d, name)); err != nil {
+			return false
+		}
+	}
+	return true
 }
 
 // git runs a read-only git command in dir, without prompts, bounded in time.

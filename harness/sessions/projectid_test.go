@@ -1,6 +1,11 @@
 package sessions
 
-import "testing"
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+)
 
 // TestNormalizeRemote: the spellings of one remote name one project, with no credentials.
 func TestNormalizeRemote(t *testing.T) {
@@ -28,5 +33,40 @@ func TestNormalizeRemote(t *testing.T) {
 	}
 	if ProjectID(t.TempDir()) != "" || ProjectID("") != "" {
 		t.Error("a folder without git has a project id")
+	}
+}
+
+// ProjectID looks for a repository as git does (from a subfolder, in a bare repository) and
+// runs no git where there is none.
+func TestProjectIDFindsRepositoryAsGitDoes(t *testing.T) {
+	t.Parallel()
+	run := func(dir string, args ...string) {
+		t.Helper()
+		cmd := exec.Command("git", args...)
+		cmd.Dir = dir
+		cmd.Env = append(os.Environ(), "GIT_CONFIG_GLOBAL=/dev/null")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v: %s", args, err, out)
+		}
+	}
+	repo := t.TempDir()
+	run(repo, "init", "-q")
+	run(repo, "remote", "add", "origin", "https://user:tok@example.com/org/proj.git")
+	sub := filepath.Join(repo, "a", "b")
+	if err := os.MkdirAll(sub, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if got := ProjectID(sub); got != "git:example.com/org/proj" {
+		t.Fatalf("from a subfolder: %q", got)
+	}
+	bare := filepath.Join(t.TempDir(), "bare.git")
+	run(filepath.Dir(bare), "init", "-q", "--bare", bare)
+	run(bare, "remote", "add", "origin", "git@example.com:org/bare")
+	if got := ProjectID(bare); got != "git:example.com/org/bare" {
+		t.Fatalf("a bare repository: %q", got)
+	}
+	plain := t.TempDir()
+	if inRepository(plain) || ProjectID(plain) != "" {
+		t.Fatalf("a folder outside any repository: in one %v, id %q", inRepository(plain), ProjectID(plain))
 	}
 }
