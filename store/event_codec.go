@@ -98,17 +98,23 @@ func (c *Codec) Decode(branch string, b []byte) (Event, error) {
 		return e, err
 	}
 	e.Data = json.RawMessage(append([]byte(nil), data...))
-	return e, validData(e)
+	return e, nil
 }
 
-// validData refuses an event whose data is not JSON: bytes flipped on disk inside an event the
-// chain's hash catches only when verified, and passed on they would break every answer that
-// carries the event (an API reply that cannot be encoded reaches the client as nothing at all).
-func validData(e Event) error {
+// ValidData refuses an event whose data is not JSON: bytes flipped on disk inside an event
+// that only the chain's hash catches, when verified. Reads do not check it (json.Valid made a
+// 2 KB event's decode ten times slower: 1.1 → 11 µs, BenchmarkDecodeEvent); verify does, and
+// the daemon names such an event when an answer carrying it cannot be encoded.
+func ValidData(e Event) error {
 	if json.Valid(e.Data) {
 		return nil
 	}
-	return fmt.Errorf("event %s@%d is damaged (its data is not JSON): %w (%s)", e.Branch, e.Seq, ErrCorrupt, wayOut)
+	return DamagedData(e.Branch, e.Seq)
+}
+
+// DamagedData is the error naming event branch@seq, whose stored data is no longer JSON.
+func DamagedData(branch string, seq uint64) error {
+	return fmt.Errorf("event %s@%d is damaged (its data is not JSON): %w (%s)", branch, seq, ErrCorrupt, wayOut)
 }
 
 // decodeCompressed reads the rest of a version 2 event: the body's size, its frame, the hash.
@@ -129,7 +135,7 @@ func (c *Codec) decodeCompressed(e Event, r *reader) (Event, error) {
 		return e, fmt.Errorf("decode event %d: %w", e.Seq, br.err)
 	}
 	e.Data = json.RawMessage(br.b)
-	return e, validData(e)
+	return e, nil
 }
 
 // decodeHead returns an event's seq and hash without decompressing its body (the hash is stored

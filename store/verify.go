@@ -209,6 +209,9 @@ func (t *Tx) verifySegment(sg segment, prev Hash, rep *VerifyReport) Hash {
 		}
 		want++
 		e, err := t.s.codec.Decode(sg.branch, v)
+		if err == nil {
+			err = ValidData(e)
+		}
 		if err != nil {
 			rep.Problems = append(rep.Problems, Problem{Branch: sg.branch, Seq: seq, Reason: err.Error()})
 			if e.Hash != (Hash{}) {

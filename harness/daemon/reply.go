@@ -54,11 +54,15 @@ func writeError(w http.ResponseWriter, err error) {
 	_ = json.NewEncoder(w).Encode(remoteError(err))
 }
 
-// writeJSON answers a request with a value.
+// writeJSON answers a request with a value; a value that cannot be encoded (an event whose
+// stored data was damaged) is answered with an error saying so.
 func writeJSON(w http.ResponseWriter, v any) {
-	w.Header().Set("Content-Type", "application/json")
-	if err := json.NewEncoder(w).Encode(v); err != nil {
-		// the client went away mid-answer: nothing more to tell it
-		_ = err
+	b, err := json.Marshal(v)
+	if err != nil {
+		writeError(w, unencodable(err, v))
+		return
 	}
+	w.Header().Set("Content-Type", "application/json")
+	// a write error: the client went away mid-answer, nothing more to tell it
+	_, _ = w.Write(append(b, '\n'))
 }

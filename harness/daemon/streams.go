@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
 	"net/http"
 	"strings"
 	"sync"
@@ -102,7 +103,21 @@ func (s *streamWriter) add(f frame) error {
 		s.text.WriteString(text)
 		return nil
 	}
-	return s.enc.Encode(f)
+	return s.encode(f)
+}
+
+// encode writes one frame; a frame that cannot be encoded (an event whose stored data was
+// damaged) ends the stream with an error frame naming it.
+func (s *streamWriter) encode(f frame) error {
+	err := s.enc.Encode(f)
+	var me *json.MarshalerError
+	if errors.As(err, &me) {
+		err = unencodable(err, f)
+		if werr := s.enc.Encode(frame{Session: f.Session, Error: remoteError(err)}); werr != nil {
+			return werr
+		}
+	}
+	return err
 }
 
 // encodePending writes the coalesced frame, if any.
@@ -121,7 +136,7 @@ func (s *streamWriter) encodePending() error {
 	}
 	s.pending = nil
 	s.text.Reset()
-	return s.enc.Encode(f)
+	return s.encode(f)
 }
 
 // flush sends everything queued; a client that has not read it within streamWriteTimeout is
