@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 
 	"exo/harness"
@@ -34,13 +35,13 @@ type Confinement struct {
 // agent's own state folder; writes only to the workspace, that folder and the agent's temp
 // folder (which is also its /tmp); no set-id files; unix sockets outside hidden; a process cap;
 // no limit on CPU time or address space (the process lives as long as the session and runtimes
-// reserve large address ranges). Network stays on: the agent must reach the session's endpoint
-// on loopback, which takes the per-session token. `isolation: strict` refuses to start without
-// all of it.
+// reserve large address ranges); the CPU weight of the agent run directly (agentCPUWeight).
+// Network stays on: the agent must reach the session's endpoint on loopback, which takes the
+// per-session token. `isolation: strict` refuses to start without all of it.
 func AgentSandbox(h *harness.Harness, s *harness.Session, d Dirs, c Confinement) *sandbox.Config {
 	cfg := &sandbox.Config{Workspace: s.Workspace, TmpDir: d.Tmp, Network: true, Fallback: sandbox.RunUnconfined,
 		Hide: []string{h.Home()}, ExtraWritable: []string{d.Root}, Helper: h.SandboxHelper(),
-		Limits: sandbox.Limits{AddressSpace: sandbox.Unlimited, CPUSeconds: sandbox.Unlimited}}
+		Limits: sandbox.Limits{AddressSpace: sandbox.Unlimited, CPUSeconds: sandbox.Unlimited, CPUWeight: agentCPUWeight()}}
 	if c.Nested && h.Capabilities().MountNS {
 		cfg.Filesystem, cfg.NestedUserNS = sandbox.FSMountNS, true
 	}
@@ -49,6 +50,18 @@ func AgentSandbox(h *harness.Harness, s *harness.Session, d Dirs, c Confinement)
 	}
 	return cfg
 }
+
+// agentCPUWeight is the CPU weight of an agent's sandbox (on cgroup v2's scale, 100 an ordinary
+// process): an ordinary process's per core, at most 10000. The sandbox's cgroup weighs the agent's
+// whole process tree as one, where run directly each of its threads (a Node.js agent's main
+// thread, its garbage collector's and I/O threads, on up to every core) weighs as an ordinary
+// process. At the PTY sandbox's weight of 50 the agent's main thread, on which every step of a
+// turn waits, queued for the CPU on a loaded machine: BenchmarkGeminiTurn (harness/extexec/acp)
+// measured the Gemini CLI's two-step turn at 356 ms under exo against 127 ms run directly at
+// load average 15 on 2 cores, the CLI's CPU time alike (71 and 66 ms) but its time runnable
+// waiting for a CPU 376 ms against 102 ms; at this weight, 117 ms. Commands exo runs in its own
+// sandboxes keep their weight.
+func agentCPUWeight() uint64 { return uint64(min(100*runtime.NumCPU(), 10000)) }
 
 // checkConfinement refuses an agent that acts itself when enf leaves something unenforced and
 // the user did not allow it, and an agent program the sandbox would not see.

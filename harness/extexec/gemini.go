@@ -67,7 +67,7 @@ func (e *Endpoint) gemini(w http.ResponseWriter, r *http.Request) {
 		writeGeminiError(w, http.StatusBadRequest, "INVALID_ARGUMENT", c.refusal)
 		return
 	}
-	e.forward(w, r, c, body, arrived, target, auth, newGeminiTap(e.up.BaseURL, e.up.Spec.ModelID, time.Now()))
+	e.forward(w, r, c, body, arrived, target, auth, newGeminiTap(e.up.BaseURL, e.up.Spec.ModelID, time.Now(), c.thinking))
 }
 
 // passThrough forwards a call exo does not record (countTokens) through the same ReverseProxy
@@ -209,9 +209,18 @@ type geminiTap struct {
 	ttft  time.Duration
 }
 
-// newGeminiTap starts folding an answer of model from baseURL.
-func newGeminiTap(baseURL, model string, start time.Time) *geminiTap {
-	return &geminiTap{fold: provider.NewGeminiFold(baseURL, model), start: start}
+// newGeminiTap starts folding an answer of model from baseURL; thinking, when not nil, is shown
+// the answer's reasoning as it is decoded (the model's own, which an agent may alter on the way).
+func newGeminiTap(baseURL, model string, start time.Time, thinking func(string)) *geminiTap {
+	var onDelta func(provider.Delta)
+	if thinking != nil {
+		onDelta = func(d provider.Delta) {
+			if d.Kind == provider.DeltaReasoning {
+				thinking(d.Text)
+			}
+		}
+	}
+	return &geminiTap{fold: provider.NewGeminiFold(baseURL, model, onDelta), start: start}
 }
 
 // event applies one chunk.

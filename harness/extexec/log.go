@@ -49,6 +49,10 @@ type Log struct {
 	taken, hostTaken map[string]bool
 	// inTurn is set from BeginTurn to EndTurn: a call outside a turn is beside the conversation.
 	inTurn bool
+	// thinking, when set, is shown the reasoning of the turn's calls on the conversation as
+	// the endpoint decodes it (see Turn.ReasoningFromEndpoint); cleared when the turn ends.
+	thinking func(string)
+
 	err    error // the first failed queued write since the last Flush
 	closed bool
 	// budget checks the session's budgets (nil: none checked); refused is the turn's spent
@@ -237,7 +241,7 @@ func (l *Log) Spec() harness.ModelSpec { return l.spec }
 func (l *Log) BeginTurn(branch string) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	l.branch, l.step, l.sums, l.turnMain, l.refused, l.inTurn = branch, 0, Sums{}, 0, nil, true
+	l.branch, l.step, l.sums, l.turnMain, l.refused, l.inTurn, l.thinking = branch, 0, Sums{}, 0, nil, true, nil
 }
 
 // EndTurn ends the turn: a model call made after it (one an agent makes on its own between
@@ -245,7 +249,7 @@ func (l *Log) BeginTurn(branch string) {
 // never as a step of a turn that is over.
 func (l *Log) EndTurn() {
 	l.mu.Lock()
-	l.inTurn = false
+	l.inTurn, l.thinking = false, nil
 	l.mu.Unlock()
 }
 

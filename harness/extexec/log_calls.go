@@ -18,6 +18,9 @@ type modelCall struct {
 	// refusal is set when the call must not reach the model (a spent budget): the endpoint
 	// answers it with this message and nothing else is recorded for it.
 	refusal string
+	// thinking, when set, is shown the answer's reasoning as the endpoint decodes it (a call on
+	// the conversation of a turn whose agent alters the reasoning it reports).
+	thinking func(string)
 }
 
 // begin checks the budgets, places a call and, for one on the conversation, queues
@@ -30,6 +33,9 @@ func (l *Log) begin(sh callShape, messages int) *modelCall {
 	pl := l.place(sh)
 	l.inflight++
 	c := &modelCall{l: l, main: pl.main, purpose: pl.purpose}
+	if c.main {
+		c.thinking = l.thinking
+	}
 	if !c.main {
 		l.mu.Unlock()
 		return c

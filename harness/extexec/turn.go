@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 	"time"
 
 	"exo/harness"
@@ -23,8 +24,11 @@ type Turn struct {
 	ctx context.Context
 	res executor.Result
 	red *secrets.Stream
-	// think redacts streamed reasoning, as red the answer.
-	think *secrets.Stream
+	// think redacts streamed reasoning, as red the answer; thinkMu guards it (the endpoint's
+	// calls show reasoning beside the adapter, see ReasoningFromEndpoint).
+	think   *secrets.Stream
+	thinkMu sync.Mutex
+
 	start time.Time
 	sent  time.Time
 	ended time.Time
@@ -144,6 +148,8 @@ func (t *Turn) Delta(text string) {
 // Thinking shows a piece of the agent's reasoning live (redacted), as "thinking", as exo's own
 // executor streams a model's reasoning.
 func (t *Turn) Thinking(text string) {
+	t.thinkMu.Lock()
+	defer t.thinkMu.Unlock()
 	if t.think != nil {
 		text = string(t.think.Next([]byte(text)))
 	}
@@ -157,6 +163,8 @@ func (t *Turn) EndMessage() {
 	if t.red != nil {
 		t.publish(string(t.red.Flush()))
 	}
+	t.thinkMu.Lock()
+	defer t.thinkMu.Unlock()
 	if t.think != nil {
 		if rest := string(t.think.Flush()); rest != "" {
 			t.r.h.Publish(harness.Notice{Session: t.s.ID, Reasoning: rest})
@@ -326,3 +334,10 @@ func tailLines(s string, n int) string {
 	}
 	return strings.Join(lines, "\n")
 }
+
+// ReasoningFromEndpoint shows, for the rest of the turn, the reasoning of the conversation's
+// model calls as exo's endpoint decodes it from the model's answers (redacted as Thinking),
+// for an agent whose own account of its reasoning is not the model's: the Gemini CLI hands each
+// piece of a thought on as a thought of its own, titled. The adapter then drops the agent's
+// thought updates; what model.completed keeps is the endpoint's in any case.
+func (t *Turn) ReasoningFromEndpoint() { t.ss.Log.showReasoning(t.Thinking) }

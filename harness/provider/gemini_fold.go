@@ -9,9 +9,11 @@ type GeminiFold struct {
 	err    *Error
 }
 
-// NewGeminiFold starts folding an answer of model from the Gemini API at baseURL.
-func NewGeminiFold(baseURL, model string) *GeminiFold {
-	return &GeminiFold{s: newGeminiState(nil, model), origin: newEndpoint(baseURL, geminiHost, model).origin}
+// NewGeminiFold starts folding an answer of model from the Gemini API at baseURL; onDelta, when
+// not nil, is given each piece of the answer as it is decoded (text, reasoning, tool calls), as
+// the gemini provider streams its own answers.
+func NewGeminiFold(baseURL, model string, onDelta func(Delta)) *GeminiFold {
+	return &GeminiFold{s: newGeminiState(onDelta, model), origin: newEndpoint(baseURL, geminiHost, model).origin}
 }
 
 // Event applies one chunk (an event's data, or a whole answer); an error object or bad JSON

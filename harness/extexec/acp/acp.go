@@ -43,6 +43,9 @@ type Options struct {
 	// AllowUnconfined runs the agent even where its process cannot be fully confined (the
 	// user's explicit consent; what is missing is recorded and shown).
 	AllowUnconfined bool
+	// cpuWeight, when set, replaces the CPU weight of the agent's sandbox (BenchmarkGeminiTurn
+	// measures the weight of 50 agents ran at before against exo's own).
+	cpuWeight uint64
 }
 
 // Executor runs sessions' turns with an ACP agent, one agent process per session.

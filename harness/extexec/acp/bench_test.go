@@ -142,7 +142,7 @@ func (bareClient) WaitForTerminalExit(context.Context, sdk.WaitForTerminalExitRe
 }
 
 // bareMCP serves tools over MCP's streamable HTTP and answers every call with a constant.
-func bareMCP(b *testing.B, tools []provider.Tool) *httptest.Server {
+func bareMCP(b testing.TB, tools []provider.Tool) *httptest.Server {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method != http.MethodPost {
 			w.WriteHeader(http.StatusMethodNotAllowed)

@@ -81,9 +81,5 @@ func TestConformanceGeminiCLI(t *testing.T) {
 		External:        true,
 		Find:            geminiCLI,
 		Open:            open("--acp"),
-		Failing: map[string]string{
-			"reasoning": "the CLI hands each thought chunk on as a titled thought of its own (\"****\\n\" before each piece when the " +
-				"model's thought has no **title**), and exo records the thoughts as the CLI reports them",
-		},
 	})
 }

@@ -53,6 +53,13 @@ func withACPFlag(cmd []string) []string {
 	return append(append([]string(nil), cmd...), "--acp")
 }
 
+// reasoningFromEndpoint reports whether the agent's reasoning is shown as exo's endpoint decodes
+// it from the model's answers rather than from the agent's thought updates: the Gemini CLI's
+// are not the model's thoughts as sent (it hands each piece of a thought on as a thought of its
+// own, "****\n" before it where the model gave no **title**, the piece trimmed), and its model
+// traffic always passes exo's endpoint.
+func (a *agent) reasoningFromEndpoint() bool { return isGeminiCLI(a.opts.Command) }
+
 // isGeminiCLI reports whether an agent's command line runs the Gemini CLI.
 func isGeminiCLI(cmd []string) bool { return len(cmd) > 0 && filepath.Base(cmd[0]) == "gemini" }
 

@@ -213,6 +213,7 @@ func TestGeminiCLIAnswers(t *testing.T) {
 		}
 	}
 	checkGeminiKey(t, srv, x, f)
+	checkAgentCPUWeight(t, x.Session(f.s.ID).Proc.(*proc))
 }
 
 // The Gemini CLI calls exo's bash (offered over MCP as mcp_exo_bash): exo's approval policy

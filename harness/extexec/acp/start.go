@@ -70,8 +70,12 @@ func (a *agent) Start(ss *extexec.Session, s *harness.Session, spec harness.Mode
 		return nil, err
 	}
 	c := extexec.Confinement{ActsItself: true, AllowUnconfined: a.opts.AllowUnconfined, Nested: true}
+	box := extexec.AgentSandbox(a.h, s, ss.Dirs, c)
+	if a.opts.cpuWeight != 0 {
+		box.Limits.CPUWeight = a.opts.cpuWeight
+	}
 	p, err := extexec.Start(extexec.Spec{Path: a.bin, Args: a.opts.Command[1:], Dir: s.Workspace, StderrLog: ss.Dirs.Stderr, Redact: a.h.RedactStream(),
-		Env: a.env(ss, spec), Confine: extexec.AgentSandbox(a.h, s, ss.Dirs, c), Caps: a.h.Capabilities(), Confinement: c})
+		Env: a.env(ss, spec), Confine: box, Caps: a.h.Capabilities(), Confinement: c})
 	if err != nil {
 		return nil, err
 	}

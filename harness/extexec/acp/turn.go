@@ -51,6 +51,9 @@ func (pr *proc) Turn(ctx context.Context, t *extexec.Turn, text string) error {
 
 // run is Turn's work.
 func (pr *proc) run(ctx context.Context, t *extexec.Turn, text string) error {
+	if pr.a.reasoningFromEndpoint() {
+		t.ReasoningFromEndpoint()
+	}
 	pr.mu.Lock()
 	pr.turn, pr.turnCtx, pr.opened = t, ctx, true
 	pr.mu.Unlock()

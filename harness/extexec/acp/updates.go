@@ -229,7 +229,7 @@ func (pr *proc) update(u sdk.SessionUpdate) {
 			t.Delta(b.Text)
 		}
 	case u.AgentThoughtChunk != nil:
-		if b := u.AgentThoughtChunk.Content.Text; b != nil {
+		if b := u.AgentThoughtChunk.Content.Text; b != nil && !pr.a.reasoningFromEndpoint() {
 			t.Thinking(b.Text)
 		}
 	case u.ToolCall != nil:
