@@ -67,11 +67,11 @@ func (x *Executor) CheckBudget(sessionID string) error {
 	if err != nil {
 		return err
 	}
-	v, err := x.ViewOf(s.Branch, m.ModelID)
-	if err != nil {
+	var bs []budget
+	if err := x.viewDo(s.Branch, m.ModelID, func(v *View) { bs = budgetsOf(s, v.comp.spent) }); err != nil {
 		return err
 	}
-	for _, b := range budgetsOf(s, v.comp.spent) {
+	for _, b := range bs {
 		if b.spent >= b.limit {
 			return exceededErr(s, b)
 		}
@@ -181,18 +181,16 @@ func (x *Executor) Budgets(sessionID string) (BudgetCheck, error) {
 	if err != nil {
 		return BudgetCheck{}, err
 	}
-	v, err := x.ViewOf(s.Branch, m.ModelID)
-	if err != nil {
-		return BudgetCheck{}, err
-	}
 	var c BudgetCheck
-	for _, b := range budgetsOf(s, v.comp.spent) {
-		switch {
-		case b.spent >= b.limit && c.Exceeded == nil:
-			c.Exceeded, c.Err = &harness.BudgetExceeded{Budget: b.kind, Spent: b.spent, Limit: b.limit}, exceededErr(s, b)
-		case b.spent >= budgetWarnShare*b.limit && b.spent < b.limit && v.comp.warned[b.kind] != b.limit:
-			c.Warnings = append(c.Warnings, harness.BudgetWarning{Budget: b.kind, Spent: b.spent, Limit: b.limit})
+	err = x.viewDo(s.Branch, m.ModelID, func(v *View) {
+		for _, b := range budgetsOf(s, v.comp.spent) {
+			switch {
+			case b.spent >= b.limit && c.Exceeded == nil:
+				c.Exceeded, c.Err = &harness.BudgetExceeded{Budget: b.kind, Spent: b.spent, Limit: b.limit}, exceededErr(s, b)
+			case b.spent >= budgetWarnShare*b.limit && b.spent < b.limit && v.comp.warned[b.kind] != b.limit:
+				c.Warnings = append(c.Warnings, harness.BudgetWarning{Budget: b.kind, Spent: b.spent, Limit: b.limit})
+			}
 		}
-	}
-	return c, nil
+	})
+	return c, err
 }

@@ -70,3 +70,53 @@ func TestBudgetWarnsThenStopsTheSession(t *testing.T) {
 		t.Fatalf("after raising the budget: %+v %v", res, err)
 	}
 }
+
+// TestBudgetsCheckedAtOnce: an agent's model calls (its main call and side calls) check the
+// session's budgets at the same time while its turn appends; each brings the one prompt view
+// up to date, and the race detector sees them take turns. The budget read matches the spend
+// folded by a view built from scratch.
+func TestBudgetsCheckedAtOnce(t *testing.T) {
+	h, s, x := longSession(t)
+	setBudget(t, h, s.ID, 1e9)
+	if _, err := x.Prompt(context.Background(), s.ID, "first", "test"); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 4)
+	for range 4 {
+		go func() {
+			for range 50 {
+				if _, err := x.Budgets(s.ID); err != nil {
+					done <- err
+					return
+				}
+				if err := x.CheckBudget(s.ID); err != nil {
+					done <- err
+					return
+				}
+			}
+			done <- nil
+		}()
+	}
+	for i := range 20 {
+		if _, err := h.Append(s.ID, benchTurn(i)...); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for range 4 {
+		if err := <-done; err != nil {
+			t.Fatal(err)
+		}
+	}
+	v, err := x.ViewOf(s.Branch, "small")
+	if err != nil {
+		t.Fatal(err)
+	}
+	evs, _ := h.BranchEvents(s.Branch, 1, 0)
+	fresh := newView(s.Branch, "small")
+	for _, e := range evs {
+		fresh.Apply(e)
+	}
+	if v.Head != fresh.Head || v.comp.spent != fresh.comp.spent {
+		t.Fatalf("view after concurrent checks: head %d spent %+v; from scratch: head %d spent %+v", v.Head, v.comp.spent, fresh.Head, fresh.comp.spent)
+	}
+}

@@ -77,6 +77,8 @@ type Executor struct {
 
 	mu    sync.Mutex
 	views map[string]*View // prompt views by branch
+	// viewLocks serialise bringing each branch's view up to date (viewDo).
+	viewLocks map[string]*sync.Mutex
 	// queueMu serialises taking queued prompts out of the queue (steer, take back): a prompt
 	// leaves it once.
 	queueMu sync.Mutex
@@ -125,6 +127,38 @@ func (x *Executor) actor() string { return harness.ExecutorActor(x.opts.Name) }
 // ViewOf returns the prompt view of a branch brought up to its head, applying only the events
 // added since the last call (a rewind or fork starts a new branch and a new view).
 func (x *Executor) ViewOf(branch, model string) (*View, error) {
+	var v *View
+	err := x.viewDo(branch, model, func(cur *View) { v = cur })
+	return v, err
+}
+
+// viewDo brings the prompt view of a branch up to its head and runs f on it, both under the
+// branch's view lock: model calls of one session can check its budgets at once (an agent's
+// main call and its side calls), and each brings the same view up to date.
+func (x *Executor) viewDo(branch, model string, f func(*View)) error {
+	x.mu.Lock()
+	mu := x.viewLocks[branch]
+	if mu == nil {
+		if x.viewLocks == nil {
+			x.viewLocks = map[string]*sync.Mutex{}
+		}
+		mu = &sync.Mutex{}
+		x.viewLocks[branch] = mu
+	}
+	x.mu.Unlock()
+	mu.Lock()
+	defer mu.Unlock()
+	v, err := x.catchUp(branch, model)
+	if err != nil {
+		return err
+	}
+	f(v)
+	return nil
+}
+
+// catchUp returns the branch's view with the events added since it was last brought up to
+// date applied; the caller holds the branch's view lock.
+func (x *Executor) catchUp(branch, model string) (*View, error) {
 	x.mu.Lock()
 	v := x.views[branch]
 	if v == nil || v.model != model {
