@@ -35,6 +35,8 @@ type Log struct {
 	sums     Sums
 	recorded map[string]bool // tool call ids of recorded model answers
 	inflight int
+	// mainInflight counts the conversation's calls in flight (see WaitMain).
+	mainInflight int
 	// prompt is the text exo sent the agent this turn; lastCalls the tool calls of the
 	// conversation's last answer; turnMain counts the turn's answers on the conversation (see
 	// place).
@@ -305,6 +307,25 @@ func (l *Log) WaitAnswer(id string, timeout time.Duration) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	for !l.recorded[id] && l.inflight > 0 && time.Now().Before(deadline) {
+		l.cond.Wait()
+	}
+}
+
+// WaitMain waits, at most timeout, until no call on the conversation is in flight: an agent can
+// report its turn over as soon as the answer's last event reaches it, before exo's endpoint has
+// seen the upstream stream end and queued model.completed; the turn's end waits for it, so the
+// answer is recorded before executor.result.
+func (l *Log) WaitMain(timeout time.Duration) {
+	stop := time.AfterFunc(timeout, func() {
+		l.mu.Lock()
+		l.cond.Broadcast()
+		l.mu.Unlock()
+	})
+	defer stop.Stop()
+	deadline := time.Now().Add(timeout)
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for l.mainInflight > 0 && time.Now().Before(deadline) {
 		l.cond.Wait()
 	}
 }

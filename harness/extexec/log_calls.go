@@ -40,6 +40,7 @@ func (l *Log) begin(sh callShape, messages int) *modelCall {
 		l.mu.Unlock()
 		return c
 	}
+	l.mainInflight++
 	l.step++
 	step := l.step
 	l.mu.Unlock()
@@ -114,7 +115,7 @@ func (c *modelCall) completed(a Answer) {
 		for _, tc := range a.ToolCalls {
 			l.recorded[tc.ID] = true
 		}
-		l.done()
+		l.done(c.main)
 	}}
 	if c.main {
 		// Held in its place: its tool calls' results (or the turn's end) commit it with them.
@@ -139,7 +140,7 @@ func (c *modelCall) failed(kind, msg string, retryable bool, took time.Duration)
 		rec = harness.MustRecord(harness.TypeModelSide, l.actor, harness.ModelSide{Model: l.spec.Label(), Purpose: c.purpose, Error: msg, Kind: kind,
 			DurationMs: took.Milliseconds()})
 	}
-	l.enqueue(l.doneLocked, rec)
+	l.enqueue(c.doneLocked, rec)
 }
 
 // abandoned notes a call the agent gave up on (it went away mid-answer): nothing is recorded
@@ -149,19 +150,22 @@ func (c *modelCall) abandoned(took time.Duration) {
 	l.mu.Lock()
 	l.sums.ModelTime += took
 	l.mu.Unlock()
-	l.enqueue(l.doneLocked)
+	l.enqueue(c.doneLocked)
 }
 
-// doneLocked ends an in-flight call once the queue reaches it.
-func (l *Log) doneLocked(error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	l.done()
+// doneLocked ends the in-flight call once the queue reaches it.
+func (c *modelCall) doneLocked(error) {
+	c.l.mu.Lock()
+	defer c.l.mu.Unlock()
+	c.l.done(c.main)
 }
 
-// done ends an in-flight call (l.mu held).
-func (l *Log) done() {
+// done ends an in-flight call, on the conversation when main (l.mu held).
+func (l *Log) done(main bool) {
 	l.inflight--
+	if main {
+		l.mainInflight--
+	}
 	l.cond.Broadcast()
 }
 

@@ -182,10 +182,17 @@ func (t *Turn) publish(text string) {
 	}
 }
 
+// finishWait bounds how long a turn's end waits for the conversation's call in flight to be
+// recorded (see Log.WaitMain).
+const finishWait = 2 * time.Second
+
 // Finish records how the agent says the turn ended: its usage, executor.result, and
 // turn.cancelled when it was interrupted, in one commit (one fsync on the way to the user). The
 // adapter calls it once its own handlers are done.
 func (t *Turn) Finish(a AgentResult) error {
+	if !t.interrupted && !a.Cancelled { // a cancelled call may never complete
+		t.ss.Log.WaitMain(finishWait)
+	}
 	t.ended = time.Now()
 	t.res.StopReason = a.StopReason
 	if a.Text != "" {

@@ -1,0 +1,70 @@
+package extexec
+
+import (
+	"testing"
+	"time"
+
+	"exo/harness"
+)
+
+// TestTurnEndWaitsForTheAnswer: an agent can say its turn is over as soon as the answer's last
+// event reaches it, before exo's endpoint has seen the upstream stream end (Codex does, now and
+// then). The turn's end waits for the conversation's call in flight, so model.completed is
+// recorded before executor.result, not after it or never.
+func TestTurnEndWaitsForTheAnswer(t *testing.T) {
+	t.Parallel()
+	h, err := harness.Open(t.TempDir(), harness.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { h.Close() })
+	if _, err := h.RegisterModel(harness.ModelSpec{Name: "m", Provider: "anthropic", ModelID: "claude-sonnet-4-5", BaseURL: "http://127.0.0.1:1"}); err != nil {
+		t.Fatal(err)
+	}
+	s, err := h.NewSession(harness.NewSessionOptions{Name: "s"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec, _ := h.Model("")
+	log := NewLog(h, s.ID, "agent", spec)
+	t.Cleanup(func() { log.Close() })
+	log.BeginTurn(s.Branch)
+	log.Expect("hi")
+	c := log.begin(callShape{lastText: "hi", userText: "hi", tools: 1}, 1)
+	if !c.main {
+		t.Fatal("the prompt's call was not placed on the conversation")
+	}
+	ended := make(chan error, 1)
+	go func() {
+		log.WaitMain(10 * time.Second)
+		ended <- log.Append(harness.MustRecord(harness.TypeExecutorResult, log.Actor(), harness.ExecutorResult{Executor: "agent", Result: "done"}))
+	}()
+	select { // without the wait the turn's end is recorded at once; with it, never before the answer
+	case err := <-ended:
+		ended <- err
+	case <-time.After(100 * time.Millisecond):
+	}
+	c.completed(Answer{Text: "done", Stop: "end_turn"})
+	if err := <-ended; err != nil {
+		t.Fatal(err)
+	}
+	if err := log.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	evs, err := h.Events(s.ID, 0, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	answer, result := -1, -1
+	for i, e := range evs {
+		switch e.Type {
+		case harness.TypeModelCompleted:
+			answer = i
+		case harness.TypeExecutorResult:
+			result = i
+		}
+	}
+	if answer < 0 || result < 0 || answer > result {
+		t.Fatalf("model.completed at %d, executor.result at %d: the answer must come first", answer, result)
+	}
+}
