@@ -29,12 +29,172 @@ func decodeChatChunk(data []byte, c *chatChunk) *Error {
 // decodeChatChunkInto is decodeChatChunk with room for the choices: c.Choices may share
 // room's array, so the chunk is read before room is used again.
 func decodeChatChunkInto(data []byte, c *chatChunk, room []chatChoice) *Error {
-	d := chatDecoder{b: data, room: room[:0]}
+	return decodeChatChunkAt(data, c, room, nil)
+}
+
+// decodeChatChunkAt is decodeChatChunkInto that also records the shape of the chunk for a
+// template in shape, when not nil (shape.ok false when it cannot make one).
+func decodeChatChunkAt(data []byte, c *chatChunk, room []chatChoice, shape *chunkShape) *Error {
+	if shape != nil {
+		*shape = chunkShape{}
+	}
+	d := chatDecoder{b: data, room: room[:0], shape: shape}
 	if d.chunk(c) {
+		if shape != nil {
+			shape.ok = shape.ok && shape.contents == 1 && !shape.overflow && len(c.Choices) == 1
+		}
 		return nil
+	}
+	if shape != nil {
+		shape.ok = false
 	}
 	*c = chatChunk{}
 	return decodeEvent(data, c)
+}
+
+// maxHoles bounds the skipped strings a template lets vary.
+const maxHoles = 16
+
+// span is where a string is in a chunk: data[start] is its opening quote, data[end-1] its
+// closing one.
+type span struct{ start, end int }
+
+// chunkShape is what a decode saw of a chunk's strings: where its content string is (ok when
+// it was plain, without escapes) and where the string values it skipped are.
+type chunkShape struct {
+	content  span
+	ok       bool
+	contents int // content keys read
+	skipped  [maxHoles]span
+	holes    int
+	overflow bool // more skipped strings than maxHoles
+}
+
+// chatTemplate decodes the chunks of a stream that differ from the one before only in their
+// text and in strings exo does not read. Servers send every chunk of an answer with the same
+// keys, model and nulls around the text; some add a value that changes every chunk (OpenAI's
+// random "obfuscation" padding, an id). A chunk whose bytes are the template's chunk's bytes
+// with other strings in those places can only decode to that chunk with the new text: the
+// bytes around are parsed alike, a string ends at its own closing quote, and the strings that
+// differ are ones the decoder skips, checking only that they are valid. So the template
+// compares bytes, reads the text and checks the other strings; anything else is decoded in
+// full, and a chunk that qualifies becomes the next template.
+type chatTemplate struct {
+	// lits are the bytes between the holes: lits[0] up to and including the first hole's
+	// opening quote, then from each hole's closing quote to the next one's opening quote, the
+	// last to the end of the chunk.
+	lits    [][]byte
+	content int // which hole is the text
+	chunk   chatChunk
+	choice  chatChoice
+	ok      bool
+	buf     []byte // backs lits
+	shape   chunkShape
+}
+
+// decode decodes data into c as decodeChatChunkInto does, through the template when data
+// matches it.
+func (t *chatTemplate) decode(data []byte, c *chatChunk, room []chatChoice) *Error {
+	if text, ok := t.match(data); ok {
+		*c = t.chunk
+		ch := t.choice
+		ch.Delta.Content = string(text)
+		if cap(room) == 0 {
+			room = make([]chatChoice, 0, 1)
+		}
+		c.Choices = append(room[:0], ch)
+		return nil
+	}
+	err := decodeChatChunkAt(data, c, room, &t.shape)
+	t.ok = false
+	if err != nil || !t.shape.ok || !templatable(c) {
+		return err
+	}
+	t.make(data, &t.shape)
+	t.chunk = chatChunk{Model: c.Model}
+	t.choice = c.Choices[0]
+	t.choice.Delta.Content = ""
+	t.ok = true
+	return nil
+}
+
+// make cuts data into the template's literal pieces around the holes of shape.
+func (t *chatTemplate) make(data []byte, shape *chunkShape) {
+	holes := make([]span, 0, shape.holes+1)
+	holes = append(holes, shape.skipped[:shape.holes]...)
+	t.content = -1
+	for i, h := range holes { // skipped strings are recorded in order; the text goes among them
+		if h.start > shape.content.start {
+			holes = append(holes[:i], append([]span{shape.content}, holes[i:]...)...)
+			t.content = i
+			break
+		}
+	}
+	if t.content < 0 {
+		t.content = len(holes)
+		holes = append(holes, shape.content)
+	}
+	t.buf = append(t.buf[:0], data...)
+	t.lits = t.lits[:0]
+	at := 0
+	for _, h := range holes {
+		t.lits = append(t.lits, t.buf[at:h.start+1])
+		at = h.end - 1
+	}
+	t.lits = append(t.lits, t.buf[at:])
+}
+
+// match returns the text of data when data is the template's chunk with other strings in its
+// holes, the text a plain string.
+func (t *chatTemplate) match(data []byte) ([]byte, bool) {
+	if !t.ok {
+		return nil, false
+	}
+	var text []byte
+	i := 0
+	last := len(t.lits) - 1
+	for k, lit := range t.lits {
+		if !bytes.HasPrefix(data[i:], lit) {
+			return nil, false
+		}
+		i += len(lit)
+		if k == last {
+			break
+		}
+		d := chatDecoder{b: data, i: i - 1}
+		if k == t.content {
+			s, ok := d.plainString() // no quote, backslash or control character; UTF-8
+			if !ok {
+				return nil, false
+			}
+			text = s
+		} else if !d.skipString() {
+			return nil, false
+		}
+		i = d.i - 1 // the next piece starts with the closing quote
+	}
+	return text, i == len(data)
+}
+
+// templatable reports whether c holds nothing but plain values a template may copy: one
+// choice with text and no reasoning, tool calls, usage or error.
+func templatable(c *chatChunk) bool {
+	if len(c.Choices) != 1 || c.Usage != nil || len(c.Error) > 0 {
+		return false
+	}
+	d := &c.Choices[0].Delta
+	return d.ReasoningContent == nil && d.Reasoning == nil && d.ReasoningDetails == nil && d.ToolCalls == nil
+}
+
+// plainText reports whether s can be the inside of a JSON string that decodes to itself: valid
+// UTF-8 with no quote, backslash or control character.
+func plainText(s []byte) bool {
+	for _, c := range s {
+		if c < 0x20 || c == '"' || c == '\\' {
+			return false
+		}
+	}
+	return utf8.Valid(s)
 }
 
 // chatDecoder reads one chunk; each method reports false when the input is not of the shape
@@ -44,6 +204,8 @@ type chatDecoder struct {
 	i int
 	// room is where choices are decoded when it has capacity.
 	room []chatChoice
+	// shape, when not nil, records where the chunk's strings are, for a template.
+	shape *chunkShape
 }
 
 // ws skips JSON whitespace.
@@ -176,7 +338,17 @@ func (d *chatDecoder) delta(dl *chatDelta) bool {
 	return d.object(func(key []byte) bool {
 		switch string(key) {
 		case "content":
-			return once(&seen[0]) && d.optString(&dl.Content)
+			d.peek()
+			start := d.i
+			if !once(&seen[0]) || !d.optString(&dl.Content) {
+				return false
+			}
+			if d.shape != nil {
+				d.shape.contents++
+				d.shape.content = span{start: start, end: d.i}
+				d.shape.ok = d.i-start >= 2 && d.b[start] == '"' && plainText(d.b[start+1:d.i-1])
+			}
+			return true
 		case "refusal":
 			return once(&seen[1]) && d.optString(&dl.Refusal)
 		case "reasoning_content":
@@ -451,7 +623,19 @@ func (d *chatDecoder) skip(depth int) bool {
 			}
 		}
 	case '"':
-		return d.skipString()
+		start := d.i
+		if !d.skipString() {
+			return false
+		}
+		if sh := d.shape; sh != nil {
+			if sh.holes == maxHoles {
+				sh.overflow = true
+			} else {
+				sh.skipped[sh.holes] = span{start: start, end: d.i}
+				sh.holes++
+			}
+		}
+		return true
 	case 't':
 		return d.literal("true")
 	case 'f':

@@ -13,6 +13,18 @@ import (
 // recordedChatChunks returns the data of every Chat Completions event in the recorded
 // cassettes and fixtures ([DONE] left out), as live services sent them.
 func recordedChatChunks(t testing.TB) [][]byte {
+	var out [][]byte
+	for _, stream := range recordedChatStreams(t) {
+		out = append(out, stream...)
+	}
+	if len(out) < 500 {
+		t.Fatalf("only %d recorded chat chunks", len(out))
+	}
+	return out
+}
+
+// recordedChatStreams returns recordedChatChunks stream by stream, in the order sent.
+func recordedChatStreams(t testing.TB) [][][]byte {
 	var bodies []string
 	for _, c := range loadCassettes(t) {
 		if c.Wire() != providertest.WireChat {
@@ -26,17 +38,16 @@ func recordedChatChunks(t testing.TB) [][]byte {
 		"chat-malformed.sse", "deepseek-1-tool.reconstructed.sse", "vllm-1-tool.reconstructed.sse"} {
 		bodies = append(bodies, fixture(t, f))
 	}
-	var out [][]byte
+	var out [][][]byte
 	for _, body := range bodies {
+		var stream [][]byte
 		r := NewSSEReader(strings.NewReader(body))
 		for r.Next() {
 			if !bytes.HasPrefix(r.Data(), []byte("[DONE]")) {
-				out = append(out, bytes.Clone(r.Data()))
+				stream = append(stream, bytes.Clone(r.Data()))
 			}
 		}
-	}
-	if len(out) < 500 {
-		t.Fatalf("only %d recorded chat chunks", len(out))
+		out = append(out, stream)
 	}
 	return out
 }
@@ -170,6 +181,19 @@ func BenchmarkChatChunkDecode(b *testing.B) {
 				for _, data := range set.chunks {
 					var c chatChunk
 					_ = decodeChatChunk(data, &c)
+				}
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(set.chunks)), "ns/chunk")
+		})
+		b.Run(set.name+"/template", func(b *testing.B) { // as a stream decodes them: each after the one before
+			b.ReportAllocs()
+			var tm chatTemplate
+			var room []chatChoice
+			for i := 0; i < b.N; i++ {
+				for _, data := range set.chunks {
+					var c chatChunk
+					_ = tm.decode(data, &c, room)
+					room = c.Choices
 				}
 			}
 			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(set.chunks)), "ns/chunk")

@@ -20,6 +20,8 @@ type chatState struct {
 	// reused, so that a text delta allocates only its text.
 	chunk   chatChunk
 	choices []chatChoice
+	// tmpl decodes chunks that differ from the one before only in their text.
+	tmpl chatTemplate
 }
 
 // chatChunk is the part of a chat.completion.chunk that exo reads.
@@ -103,7 +105,7 @@ func (s *chatState) event(data []byte) (bool, *Error) {
 	}
 	c := &s.chunk
 	*c = chatChunk{}
-	err := decodeChatChunkInto(data, c, s.choices)
+	err := s.tmpl.decode(data, c, s.choices)
 	if cap(c.Choices) > cap(s.choices) {
 		s.choices = c.Choices[:0]
 	}
