@@ -2,6 +2,7 @@ package eventlog
 
 import (
 	"sync"
+	"time"
 
 	"exo/harness/api"
 )
@@ -223,9 +224,19 @@ func (s *subscriber) push(n api.Notice) {
 	}
 }
 
+// textHold is how long a subscriber's pump waits after delivering streamed text before it
+// delivers more; the pieces that come meanwhile are merged into one notice. A stream of
+// one-character deltas then wakes the consumer a few hundred times a second instead of once per
+// delta: each wake is a handoff between goroutines (and often between threads), which cost the
+// daemon more CPU per delta than anything but decoding the chunk. Consumers show streamed text
+// at a screen's pace (the daemon's stream writer sends at most every 8 ms), so the wait is not
+// seen, and a publisher never waits for it.
+const textHold = 2 * time.Millisecond
+
 // pump moves queued notices into the channel, in order, until unsubscribed.
 func (s *subscriber) pump() {
 	defer close(s.ch)
+	var hold *time.Timer
 	for {
 		select {
 		case <-s.wake:
@@ -236,13 +247,31 @@ func (s *subscriber) pump() {
 		batch := s.queue
 		s.queue = nil
 		s.mu.Unlock()
+		text := false
 		for i := range batch {
+			switch batch[i].kind {
+			case kindDelta, kindReasoning, kindOutput:
+				text = true
+			}
 			select {
 			case s.ch <- batch[i].notice():
 				s.mu.Lock()
 				s.bytes -= batch[i].size // counted until the consumer's channel took it
 				s.mu.Unlock()
 			case <-s.done:
+				return
+			}
+		}
+		if text { // a stream is under way: let its next pieces gather
+			if hold == nil {
+				hold = time.NewTimer(textHold)
+			} else {
+				hold.Reset(textHold)
+			}
+			select {
+			case <-hold.C:
+			case <-s.done:
+				hold.Stop()
 				return
 			}
 		}
