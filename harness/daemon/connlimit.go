@@ -2,6 +2,7 @@ package daemon
 
 import (
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"sync"
@@ -107,9 +108,18 @@ func (l *limitListener) Accept() (net.Conn, error) {
 }
 
 // refuseConn answers a connection that finds every one of the daemon's busy, then closes it.
+// It answers at once, then reads what the client sends until the client closes (within the
+// deadline): closed before the client's request was written, the socket made the client's
+// write fail with a broken pipe, and it never read the reason.
 func refuseConn(c net.Conn, max int) {
 	defer c.Close()
 	c.SetDeadline(time.Now().Add(2 * time.Second))
 	msg := fmt.Sprintf(`{"error":"the exo daemon already serves %d connections, all busy: close some clients (apps, tails) and try again","code":"busy"}`, max)
-	fmt.Fprintf(c, "HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/json\r\nConnection: close\r\nContent-Length: %d\r\n\r\n%s", len(msg), msg)
+	if _, err := fmt.Fprintf(c, "HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/json\r\nConnection: close\r\nContent-Length: %d\r\n\r\n%s", len(msg), msg); err != nil {
+		return
+	}
+	if cw, ok := c.(interface{ CloseWrite() error }); ok {
+		_ = cw.CloseWrite()
+	}
+	_, _ = io.Copy(io.Discard, io.LimitReader(c, 64<<10))
 }
