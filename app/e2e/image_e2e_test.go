@@ -17,7 +17,7 @@ import (
 // server: the request carries the PNG as an image_url data URL of the file's bytes, and `exo
 // log` shows the attachment line without the bytes. A text named .png and an image too big
 // reach the model only as notes; the scripted model refuses a prompt with an image, saying so,
-// and records nothing.
+// and records nothing, not even the first workspace snapshot a turn starts.
 func TestCLIImageMention(t *testing.T) {
 	t.Parallel()
 	srv := providertest.NewScriptedChat(providertest.ChatReply{Text: "a grey square"}, providertest.ChatReply{Text: "noted"})
@@ -63,6 +63,9 @@ func TestCLIImageMention(t *testing.T) {
 	if code == 0 || !strings.Contains(errs, "shot.png") || !strings.Contains(errs, "takes no images") {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
+	// Stopping the daemon waits for its background work (a first snapshot the prompt could
+	// have started), so the log read after it has all the refused prompt left behind.
+	mustRunIn(t, home, ws, "daemon", "stop")
 	if after := mustRunIn(t, home, ws, "log", "text"); after != before {
 		t.Fatalf("a refused prompt was recorded:\n%s", after)
 	}

@@ -58,12 +58,17 @@ func (s *Service) StartTurn(ctx context.Context, req api.TurnRequest) (api.TurnS
 	if err != nil {
 		return api.TurnStarted{}, err
 	}
-	if se.Workspace != "" {
-		s.h.PrepareBaseline(se.ID) // overlaps the first snapshot with the first model call
-	}
 	mode, err := s.approvalMode(se, req.Approval)
 	if err != nil {
 		return api.TurnStarted{}, err
+	}
+	if err := s.refuseImages(se, req); err != nil {
+		return api.TurnStarted{}, err
+	}
+	// Only a prompt that passed every check above starts the first snapshot: a refused one
+	// leaves the session's log as it was.
+	if se.Workspace != "" {
+		s.h.PrepareBaseline(se.ID) // overlaps the first snapshot with the first model call
 	}
 	to := executorTurnOptions(req, mode)
 	source := req.Source
@@ -74,9 +79,6 @@ func (s *Service) StartTurn(ctx context.Context, req api.TurnRequest) (api.TurnS
 		if q, ok, err := s.enqueue(se, req, source); ok || err != nil {
 			return q, err
 		}
-	}
-	if err := s.refuseImages(se, req); err != nil {
-		return api.TurnStarted{}, err
 	}
 	run, err := s.turnFunc(se.ID, req, source, to)
 	if err != nil {
