@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -15,25 +16,41 @@ import (
 	"exo/harness/provider/providertest"
 )
 
-// daemonPids lists the running `exo daemon` processes serving home (from /proc).
+// daemonPids lists the running `exo daemon` processes serving home (from /proc). A child the
+// daemon is starting (a sandbox, git) shows the daemon's command line between fork and exec;
+// it is no daemon and is left out, as are zombies.
 func daemonPids(t *testing.T, home string) []int {
 	t.Helper()
 	dirs, _ := filepath.Glob("/proc/[0-9]*")
-	var out []int
+	parents := map[int]int{}
 	for _, d := range dirs {
 		b, err := os.ReadFile(filepath.Join(d, "cmdline"))
 		if err != nil {
 			continue
 		}
 		args := strings.Split(strings.TrimRight(string(b), "\x00"), "\x00")
-		if len(args) >= 4 && args[1] == "daemon" && args[2] == "--home" && args[3] == home {
-			if st, err := os.ReadFile(filepath.Join(d, "stat")); err == nil && strings.Contains(string(st), ") Z ") {
-				continue // a zombie waiting for its parent is gone already
-			}
-			pid, _ := strconv.Atoi(filepath.Base(d))
+		if len(args) < 4 || args[1] != "daemon" || args[2] != "--home" || args[3] != home {
+			continue
+		}
+		st, err := os.ReadFile(filepath.Join(d, "stat"))
+		if err != nil {
+			continue
+		}
+		// stat is "pid (comm) state ppid ...": comm may hold spaces, so read after its ')'.
+		f := strings.Fields(string(st[strings.LastIndexByte(string(st), ')')+1:]))
+		if len(f) < 2 || f[0] == "Z" {
+			continue // a zombie waiting for its parent is gone already
+		}
+		pid, _ := strconv.Atoi(filepath.Base(d))
+		parents[pid], _ = strconv.Atoi(f[1])
+	}
+	var out []int
+	for pid, ppid := range parents {
+		if _, forked := parents[ppid]; !forked {
 			out = append(out, pid)
 		}
 	}
+	slices.Sort(out)
 	return out
 }
 
