@@ -38,7 +38,7 @@ func doctorCmd(e *env) *cobra.Command {
 				}
 				return nil
 			})
-			if api.HasCode(err, api.CodeCorrupt) && !asJSON {
+			if (api.HasCode(err, api.CodeCorrupt) || api.HasCode(err, api.CodeForeign)) && !asJSON {
 				return e.doctorDamaged(err)
 			}
 			return err

@@ -103,7 +103,7 @@ func bucketPage(t *testing.T, path string, names ...string) (page int64, inlineA
 // event, in the journal, in the checkpoints; replaced by a SQLite database, by random bytes,
 // by a directory, by a symbolic link out of EXO_HOME or to nothing; made immutable) and drives
 // the real binary through each: the daemon and every command say what is wrong with which file
-// and what to do, nothing panics, nothing is written into the damaged file, and `exo verify`
+// and what to do (`exo doctor` too, on its report), nothing panics, nothing is written into the damaged file, and `exo verify`
 // says what is damaged. An immutable file is read (sessions, log, verify) and every write is
 // refused saying how to lift it; bytes flipped inside one event leave it readable and verify
 // names the event.
@@ -200,6 +200,14 @@ func TestDamagedDatabaseKinds(t *testing.T) {
 				if code == 0 || !strings.Contains(errs, path) || !strings.Contains(errs, c.want.says) ||
 					!containsAny(errs, "restore", "move it aside", "set EXO_HOME", "replace the link", "move "+home) {
 					t.Fatalf("exo %v: exit %d, want a refusal naming %s, saying %q and what to do:\n%s", args, code, path, c.want.says, errs)
+				}
+			}
+			if c.want.refused { // doctor says which file, what is wrong with it and what to do
+				out, errs, code := run(t, home, "doctor")
+				noCrash("doctor", out+errs)
+				if code != 1 || !strings.Contains(out, "database\t"+path) || !strings.Contains(out, c.want.says) ||
+					!containsAny(out, "restore a backup", "move "+home+"/exo.db aside") {
+					t.Fatalf("doctor: exit %d, want the file, %q and what to do:\n%s%s", code, c.want.says, out, errs)
 				}
 			}
 			out, errs, code := run(t, home, "verify")

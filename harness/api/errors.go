@@ -88,6 +88,9 @@ const (
 	CodeNotOwner = "not_owner"
 	// CodeUnreachable is the store's ErrUnreachable: the shared store (etcd) did not answer.
 	CodeUnreachable = "store_unreachable"
+	// CodeForeign is the store's ErrForeign: EXO_HOME's exo.db is no exo database (another
+	// kind of file, a directory, a link out of EXO_HOME).
+	CodeForeign = "foreign"
 )
 
 // HasCode reports whether err carries the wire code code: a RemoteError of that code, or (in

@@ -10,6 +10,7 @@ func init() {
 	api.RegisterErrorCode(api.CodeCorrupt, store.ErrCorrupt)
 	api.RegisterErrorCode(api.CodeNotOwner, store.ErrNotOwner)
 	api.RegisterErrorCode(api.CodeUnreachable, store.ErrUnreachable)
+	api.RegisterErrorCode(api.CodeForeign, store.ErrForeign)
 }
 
 // Damaged returns why the store refuses writes (damage found on open or by Verify), or nil.
