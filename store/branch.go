@@ -38,7 +38,10 @@ func encodeBranch(b Branch) ([]byte, error) {
 	if !plainJSON(b.ID) || !plainJSON(b.Parent) {
 		return marshalBranch(b)
 	}
-	buf := make([]byte, 0, 64+len(b.ID)+len(b.Parent)+2*len(b.forkHash))
+	// The fixed parts: the names and quotes (61 bytes), fork_seq's 20 digits, created's 35
+	// (RFC 3339 with nanoseconds, the longest a time before year 10000 writes) and the
+	// hash's hex: one allocation for any record.
+	buf := make([]byte, 0, 61+20+35+2*len(b.forkHash)+len(b.ID)+len(b.Parent))
 	buf = append(append(append(buf, `{"id":"`...), b.ID...), '"')
 	if b.Parent != "" {
 		buf = append(append(append(buf, `,"parent":"`...), b.Parent...), '"')

@@ -63,3 +63,17 @@ func FuzzEncodeBranch(f *testing.F) {
 		checkBranchEncoding(t, Branch{ID: id, Parent: parent, ForkSeq: seq, Created: time.Unix(0, nanos).UTC(), forkHash: h, inRecord: inRecord})
 	})
 }
+
+// TestEncodeBranchOneAllocation: a branch record, at its longest (every field, the largest
+// seq, a time with nanoseconds), is encoded into one buffer sized for it up front.
+func TestEncodeBranchOneAllocation(t *testing.T) {
+	b := Branch{ID: "0000000a1b2c3d4e.12", Parent: "0000000a1b2c3d4e", ForkSeq: 1<<64 - 1,
+		Created: time.Date(9999, 12, 31, 23, 59, 59, 999999999, time.UTC), forkHash: Hash{1}, inRecord: true}
+	if n := testing.AllocsPerRun(100, func() {
+		if _, err := encodeBranch(b); err != nil {
+			t.Fatal(err)
+		}
+	}); n != 1 {
+		t.Fatalf("encodeBranch allocates %v times, want 1", n)
+	}
+}

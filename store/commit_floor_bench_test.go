@@ -65,7 +65,8 @@ func measureCPU(b *testing.B, op func(i int) error) {
 }
 
 // floorPuts measures bare bbolt Updates that each put, for every (bucket, value) pair, the
-// value under a new key (the iteration's, suffixed by the pair's index) in that bucket.
+// value under a new key (the iteration's, suffixed by the pair's index) in that bucket, whose
+// pages split as exo's do.
 func floorPuts(b *testing.B, db *bolt.DB, puts [][2][]byte) {
 	measureCPU(b, func(i int) error {
 		return db.Update(func(tx *bolt.Tx) error {
@@ -74,6 +75,7 @@ func floorPuts(b *testing.B, db *bolt.DB, puts [][2][]byte) {
 				if err != nil {
 					return err
 				}
+				fill(bk, []string{string(kv[0])}) // split as exo splits it (branches: packed)
 				if err := bk.Put(fmt.Appendf(nil, "f%d/%d", i, j), kv[1]); err != nil {
 					return err
 				}

@@ -9,6 +9,7 @@ import (
 	"syscall"
 
 	bolt "go.etcd.io/bbolt"
+	"golang.org/x/sys/unix"
 )
 
 // fileID identifies the database file this store has open (device and inode).
@@ -67,9 +68,19 @@ func (s *Store) noteSize() {
 	if s.db == nil {
 		return
 	}
-	if fi, err := os.Stat(s.Path()); err == nil {
-		s.file.size.Store(fi.Size())
+	if _, size, err := statFile(s.Path()); err == nil {
+		s.file.size.Store(size)
 	}
+}
+
+// statFile reads the identity and length of the file at path without allocating a FileInfo:
+// every transaction does it once.
+func statFile(path string) (fileID, int64, error) {
+	var st unix.Stat_t
+	if err := unix.Stat(path, &st); err != nil {
+		return fileID{}, 0, err
+	}
+	return fileID{dev: uint64(st.Dev), ino: st.Ino}, st.Size, nil
 }
 
 // checkFile fails when exo.db is no longer the file this store has open: it was deleted (the
@@ -79,18 +90,14 @@ func (s *Store) checkFile() error {
 	if s.file.id == (fileID{}) || s.faulted.Load() {
 		return nil
 	}
-	fi, err := os.Stat(s.Path())
-	now, ok := fileID{}, false
-	if err == nil {
-		now, ok = idOf(fi)
-	}
-	if err == nil && ok && now == s.file.id && fi.Size() >= s.file.size.Load() {
+	now, size, err := statFile(s.Path())
+	if err == nil && now == s.file.id && size >= s.file.size.Load() {
 		return nil
 	}
 	why := "it was removed"
 	switch {
 	case err == nil && now == s.file.id:
-		why = fmt.Sprintf("it was cut from %d to %d bytes (truncated, or a smaller file copied into it)", s.file.size.Load(), fi.Size())
+		why = fmt.Sprintf("it was cut from %d to %d bytes (truncated, or a smaller file copied into it)", s.file.size.Load(), size)
 	case err == nil:
 		why = "another file replaced it"
 	}
