@@ -1,29 +1,24 @@
 // Command exo is a full-screen terminal agent harness: an event-sourced log of agent sessions with
-// fork, rewind, PTY sandboxes and side-by-side monitoring.
+// fork, rewind, PTY sandboxes and side-by-side monitoring. Built as exo-full, it is every command
+// and the app; the thin exo (app/thin/exo) runs it, and the daemon's own binary (app/daemon)
+// serves state when it sits beside it.
 package main
 
 import (
-	_ "embed"
 	"os"
 
 	"golang.org/x/sys/unix"
 
 	"exo/app/cli"
 	"exo/app/cli/local"
-	"exo/harness"
-	"exo/harness/config"
-	"exo/harness/daemon"
+	"exo/app/cli/tui"
+	"exo/harness/demo"
 	"exo/sandbox"
 )
 
 // buildTag names this build when a packager sets it (go build -ldflags "-X main.buildTag=v1.2");
 // exo --version shows it.
 var buildTag string
-
-// demoScript is the scripted model's offline demo, built in so `exo` works from any directory.
-//
-//go:embed testdata/scripts/demo.yaml
-var demoScript []byte
 
 func main() {
 	// exo holds secrets in memory: keep other processes of the user (sandboxed commands among
@@ -34,12 +29,6 @@ func main() {
 	if len(os.Args) > 1 && os.Args[1] == sandbox.HelperCommand {
 		os.Exit(sandbox.HelperMain(os.Args[2:]))
 	}
-	os.Exit(cli.Execute(os.Args[1:], os.Stdin, os.Stdout, os.Stderr, cli.Options{DemoScript: demoScript, BuildTag: buildTag, RunDaemon: runDaemon, Local: local.Hooks()}))
-}
-
-// runDaemon is `exo daemon`: the command line links the daemon's client, exo's binary its server.
-func runDaemon(o cli.DaemonOptions) error {
-	h := harness.Options{DemoScript: o.DemoScript, Store: o.Store, ConfigFile: config.UserFile()}
-	return daemon.Run(daemon.RunOptions{Home: o.Home, IdleTimeout: o.IdleTimeout, Harness: h,
-		CLI: &daemon.CLI{Accepts: o.Relayed.Accepts, Run: o.Relayed.Run}})
+	os.Exit(cli.Execute(os.Args[1:], os.Stdin, os.Stdout, os.Stderr, cli.Options{DemoScript: demo.Script, BuildTag: buildTag,
+		RunDaemon: local.RunDaemon, Local: local.Hooks(), App: tui.App{}}))
 }

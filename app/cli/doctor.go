@@ -10,7 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"exo/harness/api"
-	"exo/views"
+	"exo/views/plaintext"
 )
 
 func doctorCmd(e *env) *cobra.Command {
@@ -109,7 +109,7 @@ func orDash(s string) string {
 func mcpLine(s api.MCPStatus) string {
 	line := fmt.Sprintf("%s %s: %s", s.Transport, s.Scope, stateText(s))
 	if s.State == api.MCPConnected {
-		line += fmt.Sprintf(", %s, %s", views.Plural(s.Tools, "tool"), s.Confinement)
+		line += fmt.Sprintf(", %s, %s", plaintext.Plural(s.Tools, "tool"), s.Confinement)
 	}
 	if s.Error != "" {
 		line += " — " + s.Error
@@ -135,7 +135,7 @@ func printCluster(tw io.Writer, c *api.ClusterReport) {
 	fmt.Fprintf(tw, "node\t%s\n", c.Node)
 	switch {
 	case c.Reachable:
-		fmt.Fprintf(tw, "reachable\tyes (%s since it opened)\n", views.Plural(c.Outages, "outage"))
+		fmt.Fprintf(tw, "reachable\tyes (%s since it opened)\n", plaintext.Plural(c.Outages, "outage"))
 	default:
 		fmt.Fprintf(tw, "reachable\tNO, since %s: %s\n", c.Since.Local().Format(time.TimeOnly), c.Unreachable)
 	}

@@ -7,7 +7,7 @@ import (
 
 	"exo/harness/api"
 	"exo/harness/daemon/client"
-	"exo/views"
+	"exo/views/plaintext"
 )
 
 // doctorDamaged explains a database that exo refused to open (damaged, or no exo database at
@@ -73,7 +73,7 @@ func printRecovery(w io.Writer, r *api.RecoveryReport) {
 		return
 	}
 	fmt.Fprintf(w, "\nrecovered after a crash: %s completed, %s removed, %s marked interrupted\n",
-		views.Plural(len(r.Completed), "operation"), views.Plural(len(r.RolledBack), "unfinished fork copy"), views.Plural(len(r.Interrupted), "turn"))
+		plaintext.Plural(len(r.Completed), "operation"), plaintext.Plural(len(r.RolledBack), "unfinished fork copy"), plaintext.Plural(len(r.Interrupted), "turn"))
 	for _, p := range r.Problems {
 		fmt.Fprintf(w, "  could not recover: %s\n", p)
 	}

@@ -14,7 +14,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"exo/harness/api"
-	"exo/views"
+	"exo/views/plaintext"
 )
 
 // governanceCmds returns the governance commands: drift, compile, init, scope, handoff, finish.
@@ -102,7 +102,7 @@ func govCompileCmd(e *env) *cobra.Command {
 			}
 			fmt.Fprintf(e.stdout, "compiled %s → %s (sha256 %s)\n", c.Constitution, c.Lock, c.SHA256)
 			fmt.Fprintf(e.stderr, "%s, %s, %s; commit both files so every session sees them\n",
-				views.Plural(c.Rules, "rule"), views.Plural(c.Deny, "deny pattern"), views.Plural(c.Checks, "check"))
+				plaintext.Plural(c.Rules, "rule"), plaintext.Plural(c.Deny, "deny pattern"), plaintext.Plural(c.Checks, "check"))
 			return nil
 		},
 	}

@@ -9,15 +9,15 @@ import (
 	"unicode/utf8"
 
 	"exo/harness/api"
-	"exo/views"
+	"exo/views/plaintext"
 )
 
-// eventJSON writes events as `exo log --json` prints them, the bytes views.WriteJSON would
+// eventJSON writes events as `exo log --json` prints them, the bytes plaintext.WriteJSON would
 // write through termSafe, at a fraction of its cost: encoding/json reflects over the envelope
 // and re-validates and compacts each payload byte by byte, and termSafe copies and scans every
 // byte again, which was most of the daemon's time for the 80,000 events of a 20k-turn session.
 // An event whose names need escaping or whose payload is not plainly compact JSON, or holds a
-// byte termSafe could change, goes through views.WriteJSON and termSafe as before.
+// byte termSafe could change, goes through plaintext.WriteJSON and termSafe as before.
 type eventJSON struct {
 	// raw takes the plain lines (no control character, DEL or C1 range): termSafe passes them
 	// unchanged, so they go past it. It is flushed before a line goes to safe.
@@ -32,13 +32,13 @@ func (j *eventJSON) write(ev api.Event) error {
 	line, ok := appendEventJSON(j.line[:0], ev)
 	j.line = line
 	if ok {
-		_, err := j.raw.Write(views.UnescapeHTML(line))
+		_, err := j.raw.Write(plaintext.UnescapeHTML(line))
 		return err
 	}
 	if err := j.raw.Flush(); err != nil {
 		return err
 	}
-	return views.WriteJSON(j.safe, ev, "")
+	return plaintext.WriteJSON(j.safe, ev, "")
 }
 
 // appendEventJSON appends ev as one JSON line to b, as encoding/json encodes it (HTML not

@@ -9,7 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"exo/harness/api"
-	"exo/views"
+	"exo/views/plaintext"
 )
 
 func modelCmd(e *env) *cobra.Command {
@@ -181,7 +181,7 @@ func (e *env) noModelHelp() {
 	if e.opts.Local.OllamaModels != nil {
 		if models, chatURL, err := e.opts.Local.OllamaModels(ctx); err == nil && len(models) > 0 {
 			fmt.Fprintf(w, "  • Ollama answers locally with %s; for example:\n      exo model register %s --provider openai-compatible --base-url %s\n",
-				views.Plural(len(models), "model"), models[0], chatURL)
+				plaintext.Plural(len(models), "model"), models[0], chatURL)
 		}
 	}
 	fmt.Fprintln(w, "  • any API: exo model register NAME --provider openai|anthropic|openai-compatible [--base-url URL] --secret NAME")

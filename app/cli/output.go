@@ -7,21 +7,21 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"exo/views"
+	"exo/views/plaintext"
 )
 
 // writeJSON prints v as indented JSON; an empty list prints as [] (never null). &, < and >
-// print as themselves (see views.WriteJSON).
+// print as themselves (see plaintext.WriteJSON).
 func writeJSON(w io.Writer, v any) error {
 	if rv := reflect.ValueOf(v); rv.Kind() == reflect.Slice && rv.IsNil() {
 		v = []struct{}{}
 	}
-	return views.WriteJSON(w, v, "  ")
+	return plaintext.WriteJSON(w, v, "  ")
 }
 
 // writeJSONLine prints v as one compact JSON line, &, < and > as themselves.
 func writeJSONLine(w io.Writer, v any) error {
-	return views.WriteJSON(w, v, "")
+	return plaintext.WriteJSON(w, v, "")
 }
 
 // table returns a tab writer for aligned columns.

@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"exo/harness/api"
-	"exo/views"
+	"exo/views/plaintext"
 )
 
 // progressText renders a progress notice for stderr ("" when it ends).
@@ -18,7 +18,7 @@ func progressText(p *api.Progress) string {
 	case p.Total < 0:
 		return "exo: snapshotting the workspace: scanning files…"
 	}
-	return fmt.Sprintf("exo: snapshotting the workspace: %d/%s", p.Done, views.Plural(p.Total, "file"))
+	return fmt.Sprintf("exo: snapshotting the workspace: %d/%s", p.Done, plaintext.Plural(p.Total, "file"))
 }
 
 // printProgress shows a progress notice on stderr as one line that rewrites itself (exo's own

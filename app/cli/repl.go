@@ -4,13 +4,42 @@ import (
 	"context"
 	"os"
 
-	"github.com/charmbracelet/x/term"
 	"github.com/spf13/cobra"
+	"golang.org/x/sys/unix"
 
-	"exo/app"
 	"exo/harness/api"
-	"exo/themes"
 )
+
+// App is the full-screen app as the command line opens it: exo-full's main gives app/cli/tui's;
+// a binary built without the app (the daemon's) has none.
+type App interface {
+	// CheckTheme says why a theme name is not one the app knows (nil when it is).
+	CheckTheme(name string) error
+	// Pick shows the sessions to resume full screen and returns the one chosen ("" when the
+	// user cancelled).
+	Pick(c api.Client, workspace, theme string) (string, error)
+	// Run opens the app until the user leaves it.
+	Run(c api.Client, o AppOptions) error
+}
+
+// AppOptions are the app's options (exo/app's Options, field for field: app/cli/tui converts
+// one into the other).
+type AppOptions struct {
+	Session, Model, Theme, Workspace string
+	OverrideGovernance               bool
+	Executor, NewExecutor            string
+	Approval, Notify                 string
+	Keys                             map[string][]string
+	AllowUnconfined                  bool
+	ExecutorMode                     string
+	Warning                          string
+}
+
+// isTerminal says whether fd is a terminal.
+func isTerminal(fd uintptr) bool {
+	_, err := unix.IoctlGetTermios(int(fd), unix.TCGETS)
+	return err == nil
+}
 
 // replFlags are the TUI's options.
 type replFlags struct {
@@ -68,10 +97,13 @@ func addReplFlags(cmd *cobra.Command, f *replFlags) {
 
 // repl opens the TUI when stdin and stdout are terminals.
 func (e *env) repl(f replFlags) error {
-	if !term.IsTerminal(os.Stdin.Fd()) || !term.IsTerminal(os.Stdout.Fd()) {
+	if e.opts.App == nil {
+		return usagef("this exo is built without the full-screen app: run exo-full, or 'exo run PROMPT' for scripts")
+	}
+	if !isTerminal(os.Stdin.Fd()) || !isTerminal(os.Stdout.Fd()) {
 		return usagef("exo's full-screen app needs a terminal; for scripts use 'exo run PROMPT' (see exo --help)")
 	}
-	if _, err := themes.ByName(f.theme, true, false); err != nil {
+	if err := e.opts.App.CheckTheme(f.theme); err != nil {
 		return usageErr(err)
 	}
 	return e.withClient(func(ctx context.Context, c api.Client) error {
@@ -86,7 +118,7 @@ func (e *env) repl(f replFlags) error {
 		}
 		o := appOptions(f, cfg, e.cwd())
 		if f.resume && f.session == "" {
-			id, err := app.Pick(c, app.PickOptions{Workspace: e.cwd(), Theme: o.Theme})
+			id, err := e.opts.App.Pick(c, e.cwd(), o.Theme)
 			if err != nil || id == "" {
 				return err // esc: nothing opens
 			}
@@ -94,13 +126,13 @@ func (e *env) repl(f replFlags) error {
 		}
 		e.trustPrompt(ctx, c, e.cwd())
 		o.Warning = homeInsideWarning(e, e.cwd())
-		return app.Run(c, o)
+		return e.opts.App.Run(c, o)
 	})
 }
 
 // appOptions are the app's options: the flags, and the configuration where no flag was given.
-func appOptions(f replFlags, cfg *api.Config, workspace string) app.Options {
-	o := app.Options{Session: f.session, Model: f.model, Theme: f.theme, Workspace: workspace, OverrideGovernance: f.override,
+func appOptions(f replFlags, cfg *api.Config, workspace string) AppOptions {
+	o := AppOptions{Session: f.session, Model: f.model, Theme: f.theme, Workspace: workspace, OverrideGovernance: f.override,
 		Executor: f.executor, Approval: cfg.Get(api.ConfigKeyApproval), Notify: cfg.Get(api.ConfigKeyNotify), Keys: cfg.Keys(),
 		AllowUnconfined: f.allowUnconfined, ExecutorMode: f.mode}
 	if !f.themeSet && cfg.FromFile(api.ConfigKeyTheme) {

@@ -104,13 +104,15 @@ func (e *env) withClient(fn func(ctx context.Context, c api.Client) error) error
 
 // Options carry what main.go provides to the command line.
 type Options struct {
-	// DemoScript is the built-in scripted demo (testdata/scripts/demo.yaml, embedded).
+	// DemoScript is the built-in scripted demo (harness/demo/demo.yaml, embedded).
 	DemoScript []byte
 	// BuildTag names the build for --version (set by packagers; may be empty).
 	BuildTag string
 	// RunDaemon runs `exo daemon` in this process until it stops (main.go gives
 	// harness/daemon's Run: the command line itself links only the daemon's client).
 	RunDaemon func(DaemonOptions) error
+	// App is the full-screen app (main.go gives app/cli/tui's; nil without it).
+	App App
 	// Local is the work a few commands do in this process with the harness's packages
 	// (main.go gives app/cli/local's hooks).
 	Local Local

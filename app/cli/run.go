@@ -14,7 +14,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"exo/harness/api"
-	"exo/views"
+	"exo/views/plaintext"
 )
 
 // runOutput is the object `exo run --json` prints.
@@ -371,7 +371,7 @@ func (e *env) finishRun(s *api.Session, f runFlags, res api.TurnResult, err erro
 	default:
 		fmt.Fprintln(e.stdout)
 		fmt.Fprintf(e.stderr, "[%s · %s · %s · %d in / %d out tokens · $%.4f · ttft %d ms]\n",
-			s.Name, views.Plural(out.Steps, "step"), views.Plural(out.ToolCalls, "tool call"), out.Usage.Input, out.Usage.Output, out.Cost, out.TTFTMs)
+			s.Name, plaintext.Plural(out.Steps, "step"), plaintext.Plural(out.ToolCalls, "tool call"), out.Usage.Input, out.Usage.Output, out.Cost, out.TTFTMs)
 	}
 	if out.ExitCode != 0 {
 		if f.format != formatText {

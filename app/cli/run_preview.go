@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strings"
 
-	"exo/views"
+	"exo/views/plaintext"
 )
 
 // previewLines and previewWidth bound the part of a tool's output exo run shows in text mode:
@@ -35,7 +35,7 @@ func outputPreview(out string) string {
 		b.WriteString(prefix + cutRunes(strings.TrimRight(l, " \t\r"), previewWidth) + "\n")
 	}
 	if rest := len(lines) - previewLines; rest > 0 {
-		fmt.Fprintf(&b, "    … +%s\n", views.Plural(rest, "line"))
+		fmt.Fprintf(&b, "    … +%s\n", plaintext.Plural(rest, "line"))
 	}
 	return b.String()
 }

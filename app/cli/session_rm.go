@@ -8,7 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"exo/harness/api"
-	"exo/views"
+	"exo/views/plaintext"
 )
 
 // sessionCmd is `exo session`: archive and remove sessions.
@@ -135,7 +135,7 @@ func (e *env) gc(ctx context.Context, c api.Client, dryRun, yes, asJSON bool) er
 		return e.printGC(plan, asJSON)
 	}
 	e.printGC(plan, false)
-	if !ask(e.stdin, e.stderr, fmt.Sprintf("Remove these %s (%s) and %s? [y/N] ", views.Plural(len(plan.Items), "folder"), humanBytes(plan.Bytes), views.Plural(plan.Checkpoints, "old checkpoint"))) {
+	if !ask(e.stdin, e.stderr, fmt.Sprintf("Remove these %s (%s) and %s? [y/N] ", plaintext.Plural(len(plan.Items), "folder"), humanBytes(plan.Bytes), plaintext.Plural(plan.Checkpoints, "old checkpoint"))) {
 		return failf(ExitFailure, "nothing removed (pass --yes to remove without asking)")
 	}
 	rep, err := c.GC(ctx, false)
@@ -159,13 +159,13 @@ func (e *env) printGC(rep api.GCReport, asJSON bool) error {
 		fmt.Fprintf(tw, "%s\t%s\t%s\n", it.Kind, humanBytes(it.Bytes), it.Path)
 	}
 	tw.Flush()
-	fmt.Fprintf(e.stdout, "%s %s in %s\n", verb, humanBytes(rep.Bytes), views.Plural(len(rep.Items), "folder"))
+	fmt.Fprintf(e.stdout, "%s %s in %s\n", verb, humanBytes(rep.Bytes), plaintext.Plural(len(rep.Items), "folder"))
 	if rep.Checkpoints > 0 {
 		pruned := "would prune"
 		if rep.Removed {
 			pruned = "pruned"
 		}
-		fmt.Fprintf(e.stdout, "%s %s (sessions open from a newer one; scrubbing back replays a little more)\n", pruned, views.Plural(rep.Checkpoints, "old checkpoint"))
+		fmt.Fprintf(e.stdout, "%s %s (sessions open from a newer one; scrubbing back replays a little more)\n", pruned, plaintext.Plural(rep.Checkpoints, "old checkpoint"))
 	}
 	for _, p := range rep.Problems {
 		fmt.Fprintf(e.stderr, "exo: %s\n", p)

@@ -7,7 +7,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"exo/harness/api"
-	"exo/views"
+	"exo/views/plaintext"
 )
 
 func verifyCmd(e *env) *cobra.Command {
@@ -35,11 +35,11 @@ func verifyCmd(e *env) *cobra.Command {
 						return err
 					}
 				} else if rep.OK() {
-					fmt.Fprintf(e.stdout, "ok: %s in %s verified\n", views.Plural(rep.Events, "event"), views.Plural(rep.Branches, "branch"))
+					fmt.Fprintf(e.stdout, "ok: %s in %s verified\n", plaintext.Plural(rep.Events, "event"), plaintext.Plural(rep.Branches, "branch"))
 				}
 				if !rep.OK() {
 					p := rep.Problems[0]
-					return failf(ExitFailure, "verify failed: first bad event %s@%d: %s (%s in all)", p.Branch, p.Seq, p.Reason, views.Plural(len(rep.Problems), "problem"))
+					return failf(ExitFailure, "verify failed: first bad event %s@%d: %s (%s in all)", p.Branch, p.Seq, p.Reason, plaintext.Plural(len(rep.Problems), "problem"))
 				}
 				return nil
 			})

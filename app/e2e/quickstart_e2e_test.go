@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"exo/app/e2e/exobuild"
 )
 
 // quickStartCommand returns README's quick start command: the first sh block of its section.
@@ -28,20 +30,21 @@ func quickStartCommand(t *testing.T) string {
 }
 
 // TestQuickStartDemoStaysOutOfTheClone runs README's quick start command after its builds, in
-// a folder holding the two binaries as a clone does: the demo's hello.py is written in the
+// a folder holding the three binaries as a clone does: the demo's hello.py is written in the
 // scratch folder the command names, never in the clone.
 func TestQuickStartDemoStaysOutOfTheClone(t *testing.T) {
 	t.Parallel()
 	cmd := quickStartCommand(t)
 	parts := strings.Split(cmd, " && ")
-	if len(parts) < 3 || !strings.HasPrefix(parts[0], "go build -o exo-full .") || !strings.HasPrefix(parts[1], "CGO_ENABLED=0 go build -o exo ./app/thin/exo") {
-		t.Fatalf("README's quick start no longer starts with the two builds: %s", cmd)
+	if len(parts) < 4 || !strings.HasPrefix(parts[0], "go build -o exo-full .") || parts[1] != exobuild.DaemonBuildCommand ||
+		!strings.HasPrefix(parts[2], "CGO_ENABLED=0 go build -o exo ./app/thin/exo") {
+		t.Fatalf("README's quick start no longer starts with the three builds (exobuild builds them so): %s", cmd)
 	}
 	if !strings.Contains(cmd, "/tmp/exo-demo") {
 		t.Fatalf("README's quick start names no scratch folder for the demo: %s", cmd)
 	}
 	home, clone, scratch := t.TempDir(), t.TempDir(), filepath.Join(t.TempDir(), "exo-demo")
-	for _, name := range []string{"exo", "exo-full"} {
+	for _, name := range []string{"exo", "exo-full", "exo-daemon"} {
 		b, err := os.ReadFile(filepath.Join(filepath.Dir(exoBin), name))
 		if err != nil {
 			t.Fatal(err)
@@ -53,7 +56,7 @@ func TestQuickStartDemoStaysOutOfTheClone(t *testing.T) {
 	if out, err := exec.Command("git", "-C", clone, "init", "-q").CombinedOutput(); err != nil {
 		t.Fatalf("git init: %v %s", err, out)
 	}
-	rest := strings.ReplaceAll(strings.Join(parts[2:], " && "), "/tmp/exo-demo", scratch)
+	rest := strings.ReplaceAll(strings.Join(parts[3:], " && "), "/tmp/exo-demo", scratch)
 	stopDaemonAtEnd(t, home)
 	scr := startTmux(t, 140, 40, "cd "+clone+" && export EXO_HOME="+home+" && "+rest+"; sleep 60")
 	scr.waitFor("the app on the demo model", contains("demo scripted"))

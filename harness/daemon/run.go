@@ -46,6 +46,13 @@ type RunOptions struct {
 // closes the store.
 func Run(o RunOptions) (err error) {
 	notify := notifier()
+	if want := os.Getenv(wire.ExpectBuildEnv); want != "" {
+		os.Unsetenv(wire.ExpectBuildEnv) // not for the commands and tasks it runs
+		if want != BuildID() {
+			notify(wire.OtherBuild + "\t" + BuildID())
+			return fmt.Errorf("this daemon binary is of build %.12s, its client of build %.12s: the client runs its own", BuildID(), want)
+		}
+	}
 	defer func() {
 		if err != nil {
 			notify("error: " + api.ErrorCode(err) + "\t" + strings.ReplaceAll(err.Error(), "\n", " "))
@@ -110,7 +117,7 @@ func Run(o RunOptions) (err error) {
 		}
 	}()
 	defer signal.Stop(sigs)
-	log.Info("daemon started", "pid", info.Pid, "socket", sock, "home", o.Home, "build", info.Build, "idle_timeout", info.IdleTimeout)
+	log.Info("daemon started", "pid", info.Pid, "socket", sock, "home", o.Home, "build", info.Build, "idle_timeout", info.IdleTimeout, "exe", exe)
 	notify("ready")
 	serveErr := srv.Serve(l)
 	svc.Close() // running turns end as cancelled, in the log

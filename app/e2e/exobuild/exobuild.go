@@ -1,6 +1,7 @@
 // Package exobuild builds exo for end-to-end tests the way README's build command does: the
-// full binary (exo-full, the module's root package) and the thin exo a user types
-// (app/thin/exo) side by side, so the tests drive the same pair users run. It is used by every
+// full binary (exo-full, the module's root package), the daemon's own binary (exo-daemon,
+// app/daemon, stamped with exo-full's build id) and the thin exo a user types (app/thin/exo)
+// side by side, so the tests drive the same binaries users run. It is used by every
 // end-to-end package (app/e2e and its crash, conventions and mcpserve packages), so it
 // is not internal to app/e2e.
 package exobuild
@@ -10,18 +11,39 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 )
 
-// Build builds exo-full and exo into dir and returns the thin exo's path.
+// DaemonBuildCommand is README's build of exo-daemon, run in the module's root after exo-full's:
+// the -X stamp gives it exo-full's build id (harness/daemon/wire.FullBuild).
+const DaemonBuildCommand = `go build -ldflags "-X exo/harness/daemon/wire.FullBuild=$(go tool buildid exo-full)" -o exo-daemon ./app/daemon`
+
+// Build builds exo-full, exo-daemon and exo into dir and returns the thin exo's path.
 func Build(dir string) (string, error) {
-	for _, b := range []struct{ out, pkg string }{{"exo-full", "exo"}, {"exo", "exo/app/thin/exo"}} {
-		cmd := exec.Command("go", "build", "-o", filepath.Join(dir, b.out), b.pkg)
-		if b.out == "exo" {
-			cmd.Env = append(os.Environ(), "CGO_ENABLED=0") // as README builds it
-		}
-		if out, err := cmd.CombinedOutput(); err != nil {
-			return "", fmt.Errorf("build %s: %v\n%s", b.out, err, out)
-		}
+	full := filepath.Join(dir, "exo-full")
+	if err := build(exec.Command("go", "build", "-o", full, "exo")); err != nil {
+		return "", fmt.Errorf("build exo-full: %w", err)
+	}
+	id, err := exec.Command("go", "tool", "buildid", full).Output()
+	if err != nil {
+		return "", fmt.Errorf("go tool buildid exo-full: %w", err)
+	}
+	stamp := "-X exo/harness/daemon/wire.FullBuild=" + strings.TrimSpace(string(id))
+	if err := build(exec.Command("go", "build", "-ldflags", stamp, "-o", filepath.Join(dir, "exo-daemon"), "exo/app/daemon")); err != nil {
+		return "", fmt.Errorf("build exo-daemon: %w", err)
+	}
+	thin := exec.Command("go", "build", "-o", filepath.Join(dir, "exo"), "exo/app/thin/exo")
+	thin.Env = append(os.Environ(), "CGO_ENABLED=0") // as README builds it
+	if err := build(thin); err != nil {
+		return "", fmt.Errorf("build exo: %w", err)
 	}
 	return filepath.Join(dir, "exo"), nil
+}
+
+// build runs a go build command, its output in the error.
+func build(cmd *exec.Cmd) error {
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return fmt.Errorf("%v\n%s", err, out)
+	}
+	return nil
 }

@@ -81,6 +81,13 @@ var rules = []rule{
 		only: clientSide,
 	},
 	{
+		name: "the daemon's binary links no terminal UI: of the app only the command line, no views, no charm library",
+		from: []string{"exo/app/daemon"},
+		not: []string{"exo/app", "exo/views", "exo/themes", "charm.land/bubbletea/v2", "charm.land/lipgloss/v2", "charm.land/glamour/v2",
+			"github.com/alecthomas/chroma/v2", "github.com/charmbracelet/x/ansi"},
+		except: []string{"exo/app/cli", "exo/app/thin", "exo/views/plaintext", "exo/themes/termsafe"},
+	},
+	{
 		name:     "no room imports the harness or what is built on it",
 		from:     []string{"exo/harness/eventlog", "exo/harness/sealed", "exo/harness/models", "exo/harness/sessions", "exo/harness/runtimes", "exo/harness/workspaces"},
 		not:      []string{"exo/harness/executor", "exo/harness/executors", "exo/harness/extexec", "exo/harness/service", "exo/harness/daemon", "exo/harness/mcp", "exo/harness/governance", "exo/app", "exo/views"},
@@ -94,7 +101,7 @@ var rules = []rule{
 // views and themes, and the sanitizer the views share with the sandbox.
 var clientSide = []string{
 	"exo/harness/api", "exo/harness/daemon/client", "exo/harness/daemon/wire", "exo/harness/relay", "exo/harness/rundir",
-	"exo/app", "exo/app/thin", "exo/app/thin/help", "exo/views", "exo/themes", "exo/themes/termsafe",
+	"exo/app", "exo/app/thin", "exo/app/thin/help", "exo/views", "exo/views/plaintext", "exo/themes", "exo/themes/termsafe",
 }
 
 // rooms lists the harness's rooms but those named.

@@ -193,16 +193,50 @@ func lockFile(path string) (func(), error) {
 	return func() { f.Close() }, nil
 }
 
-// start runs `exo daemon` detached (its own session, its output in EXO_HOME/daemon.log) and
-// waits until it reports that it listens, or why it could not start.
+// start runs the daemon detached (its own session, its output in EXO_HOME/daemon.log) and waits
+// until it reports that it listens, or why it could not start: exo-daemon when it sits beside
+// this executable and is of this build (see wire.FullBuild), else `exo daemon` of o.Executable
+// (default this executable).
 func start(ctx context.Context, home string, o ConnectOptions) error {
 	exe := o.Executable
 	if exe == "" {
-		var err error
-		if exe, err = os.Executable(); err != nil {
+		self, err := os.Executable()
+		if err != nil {
 			return fmt.Errorf("find exo's executable to start the daemon: %w", err)
 		}
+		exe = self
+		if d := daemonBeside(self); d != "" {
+			err := spawn(ctx, d, home, o, wire.ExpectBuildEnv+"="+wire.BuildID())
+			if !errors.Is(err, errNotThisBuild) {
+				return err
+			}
+		}
 	}
+	return spawn(ctx, exe, home, o, "")
+}
+
+// errNotThisBuild is a daemon binary that could not serve this client: of another build, or
+// one that did not run at all.
+var errNotThisBuild = errors.New("the daemon binary beside exo is not of its build")
+
+// daemonBeside returns the daemon's own binary (wire.DaemonName) in self's folder, "" when
+// there is none or it is self.
+func daemonBeside(self string) string {
+	p := filepath.Join(filepath.Dir(self), wire.DaemonName)
+	fi, err := os.Stat(p)
+	if err != nil || !fi.Mode().IsRegular() || fi.Mode().Perm()&0o111 == 0 {
+		return ""
+	}
+	if si, err := os.Stat(self); err == nil && os.SameFile(fi, si) {
+		return ""
+	}
+	return p
+}
+
+// spawn runs `exe daemon --home home` detached with env added (when not empty) and waits for
+// its report; errNotThisBuild when a daemon binary of another build refused, or exe could not
+// run or exited without a word.
+func spawn(ctx context.Context, exe, home string, o ConnectOptions, env string) error {
 	if err := os.MkdirAll(home, 0o700); err != nil {
 		return fmt.Errorf("create EXO_HOME: %w", err)
 	}
@@ -225,17 +259,34 @@ func start(ctx context.Context, home string, o ConnectOptions) error {
 	cmd := exec.Command(exe, "daemon", "--home", home)
 	cmd.Dir = "/"
 	cmd.Env = append(os.Environ(), wire.NotifyFDEnv+"=3")
+	if env != "" {
+		cmd.Env = append(cmd.Env, env)
+	}
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = null, logf, logf
 	cmd.ExtraFiles = []*os.File{w}
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 	err = cmd.Start()
 	w.Close()
 	if err != nil {
+		if env != "" {
+			return fmt.Errorf("%w: %v", errNotThisBuild, err)
+		}
 		return fmt.Errorf("start the exo daemon: %w", err)
 	}
 	go func() { _ = cmd.Wait() }() // reaps the daemon if it exits while this client lives
-	return waitReady(ctx, r, o.StartTimeout, home)
+	err = waitReady(ctx, r, o.StartTimeout, home)
+	if env != "" && (errors.Is(err, errOtherBuild) || errors.Is(err, errSilent)) {
+		return fmt.Errorf("%w: %v", errNotThisBuild, err)
+	}
+	return err
 }
+
+// errSilent and errOtherBuild are a daemon that exited without a report, and one of another
+// build than its client's (wire.OtherBuild).
+var (
+	errSilent     = errors.New("the exo daemon could not start: it exited without saying why")
+	errOtherBuild = errors.New("the exo daemon binary is of another build")
+)
 
 // waitReady reads the daemon's one-line report: "ready", or the error that stopped it.
 func waitReady(ctx context.Context, r io.Reader, limit time.Duration, home string) error {
@@ -253,7 +304,10 @@ func waitReady(ctx context.Context, r io.Reader, limit time.Duration, home strin
 			return nil
 		}
 		if l == "" {
-			return fmt.Errorf("the exo daemon could not start: it exited without saying why; see %s", logPath(home))
+			return fmt.Errorf("%w; see %s", errSilent, logPath(home))
+		}
+		if strings.HasPrefix(l, wire.OtherBuild+"\t") {
+			return fmt.Errorf("%w (build %.12s)", errOtherBuild, strings.TrimPrefix(l, wire.OtherBuild+"\t"))
 		}
 		code, msg, _ := strings.Cut(strings.TrimPrefix(l, "error: "), "\t")
 		return &api.RemoteError{Code: code, Message: "the exo daemon could not start: " + msg}

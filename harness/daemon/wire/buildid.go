@@ -6,13 +6,33 @@ import (
 	"exo/harness/relay"
 	"os"
 	"runtime/debug"
+	"strings"
 	"sync"
 	"time"
 )
 
-// BuildID identifies this exo binary: the Go build id from its ELF note (unique per build of
-// different code), else a hash of the build information. Daemon and client compare it.
+// FullBuild is stamped into exo-daemon's build (app/daemon) with the Go build id of the exo-full
+// built with it: go build -ldflags "-X exo/harness/daemon/wire.FullBuild=$(go tool buildid
+// exo-full)". The daemon binary then answers with exo-full's id, the one exo-full and the thin
+// exo compare, so one build's three binaries pair and another build's do not. Empty elsewhere.
+var FullBuild string
+
+// ExpectBuildEnv names, to a daemon a client starts from another binary (exo-daemon beside
+// exo-full), the build the client pairs with: a daemon of another build says so (OtherBuild)
+// and exits, and the client runs the daemon itself.
+const ExpectBuildEnv = "EXO_DAEMON_EXPECT_BUILD"
+
+// OtherBuild is the line a daemon started with ExpectBuildEnv reports instead of "ready" when
+// it is of another build.
+const OtherBuild = "other-build"
+
+// BuildID identifies this exo binary: FullBuild when stamped (its last part, as a thin client
+// reads exo-full's), else the Go build id from its ELF note (unique per build of different
+// code), else a hash of the build information. Daemon and client compare it.
 var BuildID = sync.OnceValue(func() string {
+	if FullBuild != "" {
+		return FullBuild[strings.LastIndexByte(FullBuild, '/')+1:]
+	}
 	if id := elfBuildID(); id != "" {
 		return id
 	}

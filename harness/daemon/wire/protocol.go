@@ -33,6 +33,10 @@ const (
 	InfoName = "daemon.json"
 )
 
+// DaemonName is the daemon's own binary (app/daemon), which clients start when it sits beside
+// them.
+const DaemonName = "exo-daemon"
+
 // NotifyFDEnv tells a daemon started by a client which inherited descriptor to report on.
 const NotifyFDEnv = "EXO_DAEMON_NOTIFY_FD"
 

@@ -1,4 +1,4 @@
-package views
+package plaintext
 
 import (
 	"bytes"
