@@ -38,6 +38,17 @@ type StatusBar struct {
 	hints  []key.Binding
 	width  int
 	frame  int
+	last   statusFrame // the last line drawn and what it was drawn from
+}
+
+// statusFrame is a drawn bar and everything it depends on: an answer that streams redraws the
+// screen 30 times a second, and the bar's segments are a dozen styled renders.
+type statusFrame struct {
+	info         StatusInfo
+	hints        string // the enabled hints' keys and descriptions
+	width, frame int    // frame counts only while Busy (the spinner)
+	gen          int    // the theme's generation
+	line         string
 }
 
 // NewStatusBar returns an empty status bar.
@@ -71,6 +82,38 @@ type segment struct {
 // View renders the bar in exactly its width, dropping the least important
 // segments first when narrow.
 func (s *StatusBar) View() string {
+	k := statusFrame{info: s.info, hints: s.hintKey(), width: s.width, gen: s.common.Generation()}
+	if s.info.Busy {
+		k.frame = s.frame
+	}
+	if s.last.line != "" {
+		line := s.last.line
+		if s.last.line = ""; s.last == k {
+			s.last.line = line
+			return line
+		}
+	}
+	k.line = s.view()
+	s.last = k
+	return k.line
+}
+
+// hintKey is what the hints show, as one string.
+func (s *StatusBar) hintKey() string {
+	var b strings.Builder
+	for _, h := range s.hints {
+		if h.Enabled() {
+			b.WriteString(h.Help().Key)
+			b.WriteByte(0)
+			b.WriteString(h.Help().Desc)
+			b.WriteByte(0)
+		}
+	}
+	return b.String()
+}
+
+// view renders the bar (see View).
+func (s *StatusBar) view() string {
 	segs := s.segments()
 	sep := s.on(s.common.Styles.Status.Key).Render(" │ ")
 	for len(segs) > 1 && s.joinedWidth(segs, sep) > s.width {

@@ -35,6 +35,8 @@ type cursedRenderer struct {
 	starting      bool // indicates whether the renderer is starting after being stopped
 	pendingErase  bool // an scr.Erase() is pending and hasn't been drained by flush yet
 	noInput       bool // whether input is disabled, in which case keyboard enhancement queries are pointless
+
+	lines lineCache // patched: the last frame's rows (linecache.go)
 }
 
 var _ renderer = &cursedRenderer{}
@@ -328,6 +330,8 @@ func (s *cursedRenderer) flush(closing bool) error {
 
 	if frameArea != s.cellbuf.Bounds() {
 		s.scr.Erase() // Force a full redraw to avoid artifacts.
+		// Patched: the screen model starts again.
+		s.lines.invalidate()
 
 		// We need to reset the touched lines buffer to match the new height.
 		s.cellbuf.Touched = nil
@@ -340,9 +344,10 @@ func (s *cursedRenderer) flush(closing bool) error {
 	}
 
 	// Clear our screen buffer before copying the new frame into it to ensure
-	// we erase any old content.
-	s.cellbuf.Clear()
-	content.Draw(s.cellbuf, s.cellbuf.Bounds())
+	// we erase any old content. Patched: drawFrame (linecache.go) draws only
+	// the lines that changed when it can, and upstream's two lines otherwise.
+	altChange := (s.lastView == nil && view.AltScreen) || (s.lastView != nil && s.lastView.AltScreen != view.AltScreen)
+	s.drawFrame(&view, content, frameArea, altChange)
 
 	// If the frame height is greater than the screen height, we drop the
 	// lines from the top of the buffer.
@@ -653,6 +658,7 @@ func reset(s *cursedRenderer) {
 	scr.SetMapNewline(s.mapnl)
 	scr.SetScrollOptim(runtime.GOOS != "windows") // disable scroll optimization on Windows due to bugs in some terminals
 	s.scr = scr
+	s.lines.invalidate() // patched: a new screen model
 }
 
 // setColorProfile implements renderer.
@@ -673,6 +679,7 @@ func (s *cursedRenderer) resize(w, h int) {
 	// alt screen mode, we always want to redraw because some terminals
 	// would scroll the screen and our content would be lost.
 	s.scr.Erase()
+	s.lines.invalidate() // patched: the screen model starts again
 	s.width, s.height = w, h
 	s.scr.Resize(s.width, s.height)
 	s.pendingErase = true
@@ -686,6 +693,7 @@ func (s *cursedRenderer) clearScreen() {
 	// screen redraw.
 	s.scr.MoveTo(0, 0)
 	s.scr.Erase()
+	s.lines.invalidate() // patched: the screen model starts again
 	s.pendingErase = true
 	s.mu.Unlock()
 }
@@ -708,10 +716,12 @@ func enterAltScreen(s *cursedRenderer, write bool) {
 	s.scr.SetFullscreen(true)
 	s.scr.SetRelativeCursor(false)
 	s.scr.Erase()
+	s.lines.invalidate() // patched: the screen model starts again
 }
 
 func exitAltScreen(s *cursedRenderer, write bool) {
 	s.scr.Erase()
+	s.lines.invalidate() // patched: the screen model starts again
 	s.scr.SetRelativeCursor(true)
 	s.scr.SetFullscreen(false)
 	if write {
@@ -750,6 +760,7 @@ func (s *cursedRenderer) setWidthMethod(method ansi.Method) {
 		_, _ = s.scr.WriteString(ansi.ResetModeUnicodeCore)
 	}
 	s.cellbuf.Method = method
+	s.lines.invalidate() // patched: cells are measured anew
 	s.mu.Unlock()
 }
 
