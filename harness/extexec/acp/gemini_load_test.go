@@ -45,6 +45,9 @@ func TestGeminiCLILoadedSessionRecordsNoPlayback(t *testing.T) {
 		t.Fatalf("the second agent did not load the session: %+v", *exectest.Payloads[harness.AgentSession](t, f.events(t, f.s.ID), harness.TypeAgentSession)[0])
 	}
 	checkNoPlayback(t, f.events(t, f.s.ID)[len(first):], res.Response, "second answer", "first answer")
+	if n := x2.Session(f.s.ID).Proc.(*proc).pb.droppedCount(); n != 2 {
+		t.Errorf("%d updates taken for playback, want 2 (the shell call and the first answer)", n)
+	}
 }
 
 // backdateGeminiChats renames the Gemini CLI's session files in an agent's state folder as if

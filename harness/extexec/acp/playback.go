@@ -35,10 +35,14 @@ type playback struct {
 	expect         []string
 	next           int
 	armed, decided bool
-	replayedCalls  map[string]bool
-	text           strings.Builder
-	msgID          string
-	calls          map[string]bool
+	// replayedCalls are the tool calls the playback sent (their later updates are its too).
+	replayedCalls map[string]bool
+	// text and msgID are the live message so far; calls the live tool calls marked.
+	text  strings.Builder
+	msgID string
+	calls map[string]bool
+	// dropped counts the updates taken for playback.
+	dropped int
 }
 
 func newPlayback() *playback {
@@ -57,6 +61,13 @@ func (p *playback) load(marks []string) {
 	defer p.mu.Unlock()
 	p.marks = append([]string(nil), marks...)
 	p.expect, p.next, p.armed, p.decided = append([]string(nil), marks...), 0, false, len(marks) == 0
+}
+
+// droppedCount is how many updates were taken for playback.
+func (p *playback) droppedCount() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.dropped
 }
 
 // saved returns the marks to save with the session.
@@ -91,6 +102,7 @@ func (p *playback) replayed(u sdk.SessionUpdate) bool {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if id != "" && p.replayedCalls[id] {
+		p.dropped++
 		return true // a later update of a call the playback sent
 	}
 	if p.next >= len(p.expect) {
@@ -108,6 +120,7 @@ func (p *playback) replayed(u sdk.SessionUpdate) bool {
 			if id != "" {
 				p.replayedCalls[id] = true
 			}
+			p.dropped++
 			return true
 		}
 	}
