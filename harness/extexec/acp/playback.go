@@ -95,12 +95,15 @@ func key(u sdk.SessionUpdate) (k, id string) {
 
 // replayed reports whether an update is part of a load's playback (and consumes its mark).
 func (p *playback) replayed(u sdk.SessionUpdate) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.next >= len(p.expect) && len(p.replayedCalls) == 0 {
+		return false // no playback (the common case: nothing to hash)
+	}
 	k, id := key(u)
 	if k == "" {
 		return false
 	}
-	p.mu.Lock()
-	defer p.mu.Unlock()
 	if id != "" && p.replayedCalls[id] {
 		p.dropped++
 		return true // a later update of a call the playback sent
