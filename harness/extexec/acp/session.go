@@ -9,8 +9,6 @@ import (
 	"path/filepath"
 	"strings"
 
-	sdk "github.com/coder/acp-go-sdk"
-
 	"exo/harness"
 	"exo/harness/provider"
 )
@@ -23,6 +21,9 @@ type saved struct {
 	Session string `json:"session"`
 	Len     int    `json:"len"`
 	Hash    string `json:"hash"`
+	// Marks are what the agent sent in its turns, to tell its playback of the session on a
+	// load from the next turn (see playback).
+	Marks []string `json:"marks,omitempty"`
 }
 
 func (pr *proc) savedPath() string { return filepath.Join(pr.ss.Dirs.Root, savedName) }
@@ -54,19 +55,19 @@ func viewHash(msgs []provider.Message) string {
 // savedSession returns the agent session to load and what exo's log holds since it: one this
 // agent saved whose conversation is still the start of the session's prompt view (a rewind or
 // a compaction before its end makes it stale).
-func (pr *proc) savedSession(view []provider.Message) (sdk.SessionId, []provider.Message, bool) {
+func (pr *proc) savedSession(view []provider.Message) (saved, []provider.Message, bool) {
 	if !pr.canLoad {
-		return "", nil, false
+		return saved{}, nil, false
 	}
 	b, err := pr.ss.Dirs.ReadFile(savedName, 1<<20)
 	if err != nil {
-		return "", nil, false
+		return saved{}, nil, false
 	}
 	var sv saved
 	if json.Unmarshal(b, &sv) != nil || sv.Agent != pr.a.name || sv.Session == "" || sv.Len > len(view) || viewHash(view[:sv.Len]) != sv.Hash {
-		return "", nil, false
+		return saved{}, nil, false
 	}
-	return sdk.SessionId(sv.Session), view[sv.Len:], true
+	return sv, view[sv.Len:], true
 }
 
 // forget removes the saved session: a turn runs, and an agent that dies in it must not be loaded
@@ -114,9 +115,9 @@ func (pr *proc) save() {
 		return
 	}
 	msgs := append([]provider.Message(nil), v.Messages...) // the view goes on changing with later events
-	agent, session := pr.a.name, string(pr.session)
+	agent, session, marks := pr.a.name, string(pr.session), pr.pb.saved()
 	pr.fileOp(func() {
-		b, _ := json.Marshal(saved{Agent: agent, Session: session, Len: len(msgs), Hash: viewHash(msgs)})
+		b, _ := json.Marshal(saved{Agent: agent, Session: session, Len: len(msgs), Hash: viewHash(msgs), Marks: marks})
 		_ = pr.ss.Dirs.WriteFile(savedName, b)
 	})
 }

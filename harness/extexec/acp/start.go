@@ -38,6 +38,8 @@ type proc struct {
 	history string
 	tools   *toolCalls
 	terms   *terminals
+	// pb tells a loaded session's playback from the turns' own updates.
+	pb *playback
 
 	// mu guards the fields below: the running turn, which session updates are recorded into
 	// (none between turns, nor while session/load replays the agent's history), and the records
@@ -79,7 +81,7 @@ func (a *agent) Start(ss *extexec.Session, s *harness.Session, spec harness.Mode
 	if err != nil {
 		return nil, err
 	}
-	pr := &proc{a: a, ss: ss, s: s, p: p, tools: newToolCalls(), terms: newTerminals()}
+	pr := &proc{a: a, ss: ss, s: s, p: p, tools: newToolCalls(), terms: newTerminals(), pb: newPlayback()}
 	pr.conn = sdk.NewClientSideConnection(&client{pr: pr}, p.Writer(), p.Reader())
 	pr.conn.SetLogger(slog.New(slog.NewTextHandler(io.Discard, nil)))
 	if err := pr.open(history); err != nil {
@@ -155,13 +157,16 @@ func (pr *proc) open(history []provider.Message) error {
 	mcp := []sdk.McpServer{{Http: &sdk.McpServerHttpInline{Type: "http", Name: "exo", Url: ep.URL() + extexec.MCPPath,
 		Headers: []sdk.HttpHeader{{Name: "Authorization", Value: "Bearer " + ep.Token()}}}}}
 	var modes *sdk.SessionModeState
-	if saved, since, ok := pr.savedSession(history); ok {
-		res, err := pr.conn.LoadSession(ctx, sdk.LoadSessionRequest{SessionId: saved, Cwd: pr.s.Workspace, McpServers: mcp, Meta: sessionMeta()})
+	if sv, since, ok := pr.savedSession(history); ok {
+		pr.pb.load(sv.Marks) // the playback may come before the load's answer
+		res, err := pr.conn.LoadSession(ctx, sdk.LoadSessionRequest{SessionId: sdk.SessionId(sv.Session), Cwd: pr.s.Workspace, McpServers: mcp, Meta: sessionMeta()})
 		if err == nil {
-			pr.session, pr.loaded, modes = saved, true, res.Modes
+			pr.session, pr.loaded, modes = sdk.SessionId(sv.Session), true, res.Modes
 			pr.history = sinceText(since)
+		} else {
+			pr.pb.load(nil)
 		}
-		pr.queue(harness.MustRecord(harness.TypeAgentSession, harness.ActorHarness, loadRecord(pr.a.name, string(saved), len(since), err)))
+		pr.queue(harness.MustRecord(harness.TypeAgentSession, harness.ActorHarness, loadRecord(pr.a.name, sv.Session, len(since), err)))
 	}
 	if !pr.loaded {
 		res, err := pr.conn.NewSession(ctx, sdk.NewSessionRequest{Cwd: pr.s.Workspace, McpServers: mcp, Meta: sessionMeta()})

@@ -112,6 +112,7 @@ func (pr *proc) run(ctx context.Context, t *extexec.Turn, text string) error {
 
 // endTurn stops recording session updates into the turn (late ones are dropped).
 func (pr *proc) endTurn() {
+	pr.pb.endTurn()
 	pr.mu.Lock()
 	pr.turn, pr.turnCtx = nil, nil
 	pr.mu.Unlock()

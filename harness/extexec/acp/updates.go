@@ -211,9 +211,10 @@ func fromUpdate(v any) toolCall {
 
 // update records one session update into the running turn: answer text and thoughts stream live, tool calls
 // the agent ran itself are recorded when they end (exo's own tools record themselves). Updates
-// outside a turn (session/load replaying history, late ones) are dropped.
+// outside a turn (late ones) are dropped, and so is a loaded session's playback of its
+// history, wherever it falls (see playback).
 func (pr *proc) update(u sdk.SessionUpdate) {
-	if pr.besides(u) {
+	if pr.besides(u) || pr.pb.replayed(u) {
 		return
 	}
 	pr.mu.Lock()
@@ -222,6 +223,7 @@ func (pr *proc) update(u sdk.SessionUpdate) {
 	if t == nil {
 		return
 	}
+	pr.pb.live(u)
 	switch {
 	case u.AgentMessageChunk != nil:
 		if b := u.AgentMessageChunk.Content.Text; b != nil {

@@ -2,6 +2,12 @@
 // on each prompt it writes a file through fs/write_text_file, reads it back with
 // fs/read_text_file, runs a command in a terminal, and answers with what it saw. It makes no
 // model calls.
+//
+// With $TINYAGENT_PLAYBACK set it offers session/load: it keeps what it sent in its turns in
+// $HOME, and a load plays that history back as session updates (each message's text whole,
+// each tool call once, as the Gemini CLI does): "before" answering the load, "after" it (held
+// until the next prompt comes, so that it reaches the client while that turn runs), or "none"
+// (nothing played back).
 package main
 
 import (
@@ -30,7 +36,62 @@ var (
 	pmu     sync.Mutex
 	next    int
 	cwd     string
+
+	playbackMode = os.Getenv("TINYAGENT_PLAYBACK")
+	// held is a playback waiting for the next prompt (mode "after").
+	held   []map[string]any
+	heldMu sync.Mutex
 )
+
+// historyFile keeps a session's content updates as tinyagent sent them, one JSON line each.
+func historyFile(session string) string {
+	return filepath.Join(os.Getenv("HOME"), "tinyagent-"+session+".jsonl")
+}
+
+// keep appends a content update to the session's history.
+func keep(session string, u map[string]any) {
+	if playbackMode == "" {
+		return
+	}
+	b, _ := json.Marshal(u)
+	f, err := os.OpenFile(historyFile(session), os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o600)
+	if err != nil {
+		return
+	}
+	defer f.Close()
+	f.Write(append(b, '\n'))
+}
+
+// playback is a session's history as a load plays it back: consecutive text chunks joined into
+// one, a tool call's updates into one tool_call.
+func playback(session string) []map[string]any {
+	b, _ := os.ReadFile(historyFile(session))
+	var out []map[string]any
+	var text strings.Builder
+	flush := func() {
+		if text.Len() > 0 {
+			out = append(out, map[string]any{"sessionUpdate": "agent_message_chunk", "content": map[string]any{"type": "text", "text": text.String()}})
+			text.Reset()
+		}
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		var u map[string]any
+		if json.Unmarshal([]byte(line), &u) != nil {
+			continue
+		}
+		switch u["sessionUpdate"] {
+		case "agent_message_chunk":
+			c, _ := u["content"].(map[string]any)
+			t, _ := c["text"].(string)
+			text.WriteString(t)
+		case "tool_call":
+			flush()
+			out = append(out, u)
+		}
+	}
+	flush()
+	return out
+}
 
 func send(m any) {
 	outMu.Lock()
@@ -51,6 +112,10 @@ func call(method string, params any) msg {
 }
 
 func update(session string, u map[string]any) {
+	switch u["sessionUpdate"] {
+	case "agent_message_chunk", "tool_call":
+		keep(session, u)
+	}
 	send(map[string]any{"jsonrpc": "2.0", "method": "session/update", "params": map[string]any{"sessionId": session, "update": u}})
 }
 
@@ -79,6 +144,23 @@ func updates(id json.RawMessage, session string) {
 		{"content": "Run the tests", "priority": "low", "status": "pending"}}})
 	update(session, map[string]any{"sessionUpdate": "usage_update", "used": 3117, "size": 200000, "cost": map[string]any{"amount": 0.04723, "currency": "USD"}})
 	say(session, "Planned.")
+	send(map[string]any{"jsonrpc": "2.0", "id": id, "result": map[string]any{"stopReason": "end_turn"}})
+}
+
+// toolTurn says it runs a tool, reports a shell call it ran itself, and says it did.
+func toolTurn(id json.RawMessage, session string) {
+	say(session, "I will run a tool.")
+	update(session, map[string]any{"sessionUpdate": "tool_call", "toolCallId": "tiny-call-1", "title": "Shell", "kind": "execute",
+		"status": "completed", "rawInput": map[string]any{"command": "echo tiny"},
+		"content": []map[string]any{{"type": "content", "content": map[string]any{"type": "text", "text": "tiny\n"}}}})
+	say(session, "Ran ")
+	say(session, "it.")
+	send(map[string]any{"jsonrpc": "2.0", "id": id, "result": map[string]any{"stopReason": "end_turn"}})
+}
+
+// againTurn answers with the same words as the tool turn's last message.
+func againTurn(id json.RawMessage, session string) {
+	say(session, "Ran it.")
 	send(map[string]any{"jsonrpc": "2.0", "id": id, "result": map[string]any{"stopReason": "end_turn"}})
 }
 
@@ -133,7 +215,7 @@ func main() {
 		switch m.Method {
 		case "initialize":
 			send(map[string]any{"jsonrpc": "2.0", "id": m.ID, "result": map[string]any{"protocolVersion": 1,
-				"agentCapabilities": map[string]any{"loadSession": false}, "agentInfo": map[string]any{"name": "tinyagent", "version": "1.0"}, "authMethods": []any{}}})
+				"agentCapabilities": map[string]any{"loadSession": playbackMode != ""}, "agentInfo": map[string]any{"name": "tinyagent", "version": "1.0"}, "authMethods": []any{}}})
 		case "session/new":
 			var p struct {
 				Cwd string `json:"cwd"`
@@ -141,6 +223,29 @@ func main() {
 			json.Unmarshal(m.Params, &p)
 			cwd = p.Cwd
 			send(map[string]any{"jsonrpc": "2.0", "id": m.ID, "result": map[string]any{"sessionId": "tiny-1", "modes": modes}})
+		case "session/load":
+			var p struct {
+				SessionID string `json:"sessionId"`
+				Cwd       string `json:"cwd"`
+			}
+			json.Unmarshal(m.Params, &p)
+			if _, err := os.Stat(historyFile(p.SessionID)); err != nil {
+				send(map[string]any{"jsonrpc": "2.0", "id": m.ID, "error": map[string]any{"code": -32603, "message": "no session " + p.SessionID}})
+				continue
+			}
+			cwd = p.Cwd
+			pb := playback(p.SessionID)
+			switch playbackMode {
+			case "before":
+				for _, u := range pb {
+					send(map[string]any{"jsonrpc": "2.0", "method": "session/update", "params": map[string]any{"sessionId": p.SessionID, "update": u}})
+				}
+			case "after":
+				heldMu.Lock()
+				held = pb
+				heldMu.Unlock()
+			}
+			send(map[string]any{"jsonrpc": "2.0", "id": m.ID, "result": map[string]any{"modes": modes}})
 		case "session/set_mode":
 			var p struct {
 				ModeID string `json:"modeId"`
@@ -155,6 +260,24 @@ func main() {
 				} `json:"prompt"`
 			}
 			json.Unmarshal(m.Params, &p)
+			heldMu.Lock()
+			for _, u := range held { // the playback, sent now: it reaches the client while the turn runs
+				send(map[string]any{"jsonrpc": "2.0", "method": "session/update", "params": map[string]any{"sessionId": "tiny-1", "update": u}})
+			}
+			held = nil
+			heldMu.Unlock()
+			last := ""
+			if len(p.Prompt) > 0 {
+				last = p.Prompt[len(p.Prompt)-1].Text
+			}
+			switch {
+			case strings.Contains(last, "run a tool"):
+				go toolTurn(m.ID, "tiny-1")
+				continue
+			case strings.Contains(last, "say it again"):
+				go againTurn(m.ID, "tiny-1")
+				continue
+			}
 			if len(p.Prompt) > 0 && strings.Contains(p.Prompt[0].Text, "updates only") {
 				go updates(m.ID, "tiny-1")
 				continue
