@@ -27,7 +27,7 @@ func TestTakeOverWhileCutOff(t *testing.T) {
 	ctx := context.Background()
 	c := etcdtest.Start(t, 3, etcdtest.Options{})
 	ha, err := harness.Open(t.TempDir(), harness.Options{NoSync: true,
-		Store: fmt.Sprintf("etcd://%s/team?node=alpha&lease=2s&timeout=2s", c.Endpoints[0])})
+		Store: fmt.Sprintf("etcd://%s/team?node=alpha&lease=2s&timeout=5s", c.Endpoints[0])})
 	if err != nil {
 		t.Fatal(err)
 	}
