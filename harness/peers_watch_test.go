@@ -37,7 +37,7 @@ func TestWatchPeersAfterOutage(t *testing.T) {
 	t.Parallel()
 	c := etcdtest.Start(t, 1, etcdtest.Options{})
 	alpha := openTest(t, Options{Store: fmt.Sprintf("etcd://%s/gap?node=alpha", c.Endpoints[0])})
-	beta := openTest(t, Options{Store: fmt.Sprintf("etcd://%s/gap?node=beta&timeout=1s", c.Endpoints[0])})
+	beta := openTest(t, Options{Store: fmt.Sprintf("etcd://%s/gap?node=beta&timeout=5s", c.Endpoints[0])})
 	notices, stop := beta.Subscribe(256)
 	defer stop()
 	ctx, cancel := context.WithCancel(context.Background())

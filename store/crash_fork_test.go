@@ -19,16 +19,18 @@ import (
 const (
 	forkCrashEnv = "EXO_STORE_FORK_CRASH_CHILD"
 	// forkCrashEtcdEnv, when set, names the etcd endpoints (comma-separated) the child's
-	// store is on, in namespace fork-crash.
+	// store is on, in the namespace forkCrashNSEnv names.
 	forkCrashEtcdEnv = "EXO_STORE_FORK_CRASH_ETCD"
+	forkCrashNSEnv   = "EXO_STORE_FORK_CRASH_NS"
 )
 
-// openForkCrashStore opens the crash test's store: bbolt in home, or etcd at endpoints as node.
-func openForkCrashStore(home, endpoints, node string) (*Store, error) {
+// openForkCrashStore opens the crash test's store: bbolt in home, or etcd at endpoints, in
+// namespace ns, as node.
+func openForkCrashStore(home, endpoints, ns, node string) (*Store, error) {
 	if endpoints == "" {
 		return Open(home, Options{})
 	}
-	cfg := EtcdConfig{Endpoints: strings.Split(endpoints, ","), Namespace: "fork-crash", Node: node,
+	cfg := EtcdConfig{Endpoints: strings.Split(endpoints, ","), Namespace: ns, Node: node,
 		DialTimeout: 5 * time.Second, RequestTimeout: 15 * time.Second, LeaseTTL: 2 * time.Second}
 	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(100 * time.Millisecond) {
 		s, err := OpenEtcd(home, cfg, Options{})
@@ -47,7 +49,7 @@ func TestForkCrashChild(t *testing.T) {
 	if home == "" {
 		t.Skip("child process of the fork crash test")
 	}
-	s, err := openForkCrashStore(home, os.Getenv(forkCrashEtcdEnv), "crash")
+	s, err := openForkCrashStore(home, os.Getenv(forkCrashEtcdEnv), os.Getenv(forkCrashNSEnv), "crash")
 	if err != nil {
 		fmt.Println("error", err)
 		os.Exit(3)
@@ -108,7 +110,7 @@ func TestCrashDuringForkAndFirstAppend(t *testing.T) {
 		t.Skip("spawns processes")
 	}
 	t.Parallel()
-	crashForks(t, "", 2, 8)
+	crashForks(t, "", "", 2, 8)
 }
 
 // TestRealEtcdCrashDuringForkAndFirstAppend is TestCrashDuringForkAndFirstAppend with the
@@ -117,12 +119,12 @@ func TestCrashDuringForkAndFirstAppend(t *testing.T) {
 func TestRealEtcdCrashDuringForkAndFirstAppend(t *testing.T) {
 	c := sharedReal(t)
 	t.Parallel()
-	crashForks(t, strings.Join(c.Endpoints, ","), 1, 2)
+	crashForks(t, strings.Join(c.Endpoints, ","), realNS("fork-crash"), 1, 2)
 }
 
-// crashForks runs the fork crash test on bbolt (endpoints empty) or etcd: reps rounds per kill
-// point, then random rounds.
-func crashForks(t *testing.T, endpoints string, reps, random int) {
+// crashForks runs the fork crash test on bbolt (endpoints empty) or etcd (in namespace ns):
+// reps rounds per kill point, then random rounds.
+func crashForks(t *testing.T, endpoints, ns string, reps, random int) {
 	home := t.TempDir()
 	points := []string{"store.branch.before-commit", "test.fork.after-commit", "store.first-append.before-head",
 		"store.first-append.before-commit", "test.first-append.after-commit"}
@@ -130,7 +132,7 @@ func crashForks(t *testing.T, endpoints string, reps, random int) {
 	acked := map[string]uint64{} // fork → its last acknowledged seq (its fork seq until an append)
 	for round := 0; round < reps*len(points)+random; round++ {
 		cmd := exec.Command(os.Args[0], "-test.run=^TestForkCrashChild$", "-test.count=1")
-		cmd.Env = append(os.Environ(), forkCrashEnv+"="+home, forkCrashEtcdEnv+"="+endpoints, fmt.Sprint("EXO_STORE_FORK_ROUND=r", round))
+		cmd.Env = append(os.Environ(), forkCrashEnv+"="+home, forkCrashEtcdEnv+"="+endpoints, forkCrashNSEnv+"="+ns, fmt.Sprint("EXO_STORE_FORK_ROUND=r", round))
 		point := ""
 		if round < reps*len(points) {
 			point = fmt.Sprintf("%s#%d", points[round%len(points)], 1+rng.Intn(4))
@@ -183,7 +185,7 @@ func crashForks(t *testing.T, endpoints string, reps, random int) {
 		if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); !ok || !ws.Signaled() || ws.Signal() != syscall.SIGKILL {
 			t.Fatalf("round %d (%s): the child was not killed: %v", round, point, err)
 		}
-		checkForksAfterCrash(t, home, endpoints, round, point, acked)
+		checkForksAfterCrash(t, home, endpoints, ns, round, point, acked)
 	}
 	t.Logf("%d forks acknowledged over the rounds", len(acked))
 	if len(acked) < 10 {
@@ -193,12 +195,12 @@ func crashForks(t *testing.T, endpoints string, reps, random int) {
 
 // checkForksAfterCrash opens the store after a kill and checks it is sound and holds every
 // acknowledged fork and event.
-func checkForksAfterCrash(t *testing.T, home, endpoints string, round int, point string, acked map[string]uint64) {
+func checkForksAfterCrash(t *testing.T, home, endpoints, ns string, round int, point string, acked map[string]uint64) {
 	t.Helper()
 	if endpoints != "" {
 		home = t.TempDir() // another daemon's
 	}
-	s, err := openForkCrashStore(home, endpoints, fmt.Sprint("check-", round))
+	s, err := openForkCrashStore(home, endpoints, ns, fmt.Sprint("check-", round))
 	if err != nil {
 		t.Fatalf("round %d (%s): open after kill: %v", round, point, err)
 	}

@@ -153,7 +153,7 @@ func TestRealEtcdLeaseTTLs(t *testing.T) {
 	for _, ttl := range []time.Duration{3 * time.Second, 30 * time.Second} {
 		t.Run(ttl.String(), func(t *testing.T) {
 			t.Parallel()
-			s := openNode(t, c.Endpoints, "lease-"+ttl.String(), "n", ttl)
+			s := openNode(t, c.Endpoints, realNS("lease-"+ttl.String()), "n", ttl)
 			if _, err := s.NewBranch("m"); err != nil {
 				t.Fatal(err)
 			}

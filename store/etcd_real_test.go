@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -34,6 +35,13 @@ func sharedReal(tb testing.TB) *etcdtest.BinaryCluster {
 	return shared.c
 }
 
+// realRuns numbers the namespaces handed out on the shared cluster.
+var realRuns atomic.Int64
+
+// realNS returns a namespace named after base that no other test, nor an earlier run of the
+// same test (go test -count=N), used on the shared cluster: its data outlives each test.
+func realNS(base string) string { return fmt.Sprintf("%s-%d", base, realRuns.Add(1)) }
+
 func TestMain(m *testing.M) {
 	code := m.Run()
 	if shared.c != nil {
@@ -49,8 +57,9 @@ func TestMain(m *testing.M) {
 func TestRealEtcdGroupCommit(t *testing.T) {
 	c := sharedReal(t)
 	t.Parallel()
-	a := openNode(t, c.Endpoints[:1], "group", "a", 0)
-	b := openNode(t, c.Endpoints[1:], "group", "b", 0)
+	ns := realNS("group")
+	a := openNode(t, c.Endpoints[:1], ns, "a", 0)
+	b := openNode(t, c.Endpoints[1:], ns, "b", 0)
 	const sessions, per = 16, 25
 	for i := range sessions {
 		if _, err := a.NewBranch(fmt.Sprint("a", i)); err != nil {
@@ -131,7 +140,7 @@ func TestRealEtcdGroupCommit(t *testing.T) {
 func TestRealEtcdGroupMemberFails(t *testing.T) {
 	c := sharedReal(t)
 	t.Parallel()
-	s := openNode(t, c.Endpoints, "group-fail", "n", 0)
+	s := openNode(t, c.Endpoints, realNS("group-fail"), "n", 0)
 	for i := range 3 {
 		if _, err := s.NewBranch(fmt.Sprint("m", i)); err != nil {
 			t.Fatal(err)
@@ -210,8 +219,9 @@ func TestRealEtcdGroupMemberFails(t *testing.T) {
 func TestRealEtcdGroupAfterClose(t *testing.T) {
 	c := sharedReal(t)
 	t.Parallel()
+	ns := realNS("group-closed")
 	for _, started := range []bool{false, true} {
-		s, err := OpenEtcd(t.TempDir(), EtcdConfig{Endpoints: c.Endpoints, Namespace: "group-closed", Node: fmt.Sprint("n-", started),
+		s, err := OpenEtcd(t.TempDir(), EtcdConfig{Endpoints: c.Endpoints, Namespace: ns, Node: fmt.Sprint("n-", started),
 			DialTimeout: 5 * time.Second, RequestTimeout: 15 * time.Second}, Options{})
 		if err != nil {
 			t.Fatal(err)

@@ -105,7 +105,7 @@ type groupAck struct {
 func TestRealEtcdGroupCrash(t *testing.T) {
 	c := sharedReal(t)
 	t.Parallel()
-	const ns = "group-crash"
+	ns := realNS("group-crash")
 	reader := openNode(t, c.Endpoints, ns, "reader", 0)
 	rng := rand.New(rand.NewSource(time.Now().UnixNano()))
 	// each node is killed twice: the second time after a restart on the same home

@@ -22,8 +22,9 @@ import (
 func TestRealEtcdForksAndFirstAppends(t *testing.T) {
 	c := sharedReal(t)
 	t.Parallel()
-	a := openNode(t, c.Endpoints[:1], "lazy-heads", "a", 0)
-	b := openNode(t, c.Endpoints[1:], "lazy-heads", "b", 0)
+	ns := realNS("lazy-heads")
+	a := openNode(t, c.Endpoints[:1], ns, "a", 0)
+	b := openNode(t, c.Endpoints[1:], ns, "b", 0)
 	if _, err := a.NewBranch("m"); err != nil {
 		t.Fatal(err)
 	}

@@ -2,6 +2,8 @@ package executor
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -30,11 +32,32 @@ func chatSession(t *testing.T, replies ...providertest.ChatReply) (*harness.Harn
 }
 
 func TestBackgroundTaskFinishesWhileTheAgentWorks(t *testing.T) {
+	// The foreground command runs until the test has seen the task's completion recorded (it
+	// then drops a file the command waits for): the completion comes while the command runs
+	// however long the task takes to start and end, not only when 0.2s beat 1.5s.
 	h, s, srv := chatSession(t,
 		providertest.ChatReply{ToolCalls: []providertest.ChatToolCall{{ID: "c1", Name: "bash", Args: `{"command":"sleep 0.2; echo bg-finished","background":true}`}}},
-		providertest.ChatReply{Text: "Meanwhile I keep working.", ToolCalls: []providertest.ChatToolCall{{ID: "c2", Name: "bash", Args: `{"command":"sleep 1.5; echo foreground-done"}`}}},
+		providertest.ChatReply{Text: "Meanwhile I keep working.", ToolCalls: []providertest.ChatToolCall{{ID: "c2", Name: "bash", Args: `{"command":"until [ -e task-recorded ]; do sleep 0.05; done; echo foreground-done","timeout_s":60}`}}},
 		providertest.ChatReply{Text: "Both are done."},
 	)
+	stop := make(chan struct{})
+	defer close(stop)
+	go func() {
+		for {
+			evs, _ := h.Events(s.ID, 0, 0)
+			for _, e := range evs {
+				if e.Type == harness.TypeTaskCompleted {
+					os.WriteFile(filepath.Join(s.Workspace, "task-recorded"), nil, 0o644)
+					return
+				}
+			}
+			select {
+			case <-stop:
+				return
+			case <-time.After(20 * time.Millisecond):
+			}
+		}
+	}()
 	x := New(h, Options{Headless: true})
 	res, err := x.Prompt(context.Background(), s.ID, "run the slow build in the background and keep working", "test")
 	if err != nil || res.Failure != "" || res.Steps != 3 {

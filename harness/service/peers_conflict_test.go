@@ -178,7 +178,7 @@ func TestConflictMadeWhileCutOff(t *testing.T) {
 	c := etcdtest.Start(t, 3, etcdtest.Options{})
 	ha, sa := daemonWithSandbox(t, c.Endpoints[1:], "alpha")
 	wsA, wsB := twoClones(t)
-	url := fmt.Sprintf("etcd://%s/team?node=beta&timeout=1s", c.Endpoints[0])
+	url := fmt.Sprintf("etcd://%s/team?node=beta&timeout=5s", c.Endpoints[0])
 	hb, err := harness.Open(t.TempDir(), harness.Options{NoSync: true, Store: url, SandboxHelper: []string{os.Args[0], sandbox.HelperCommand}})
 	if err != nil {
 		t.Fatal(err)

@@ -59,7 +59,7 @@ func TestPeerWatchRetries(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	c := etcdtest.Start(t, 1, etcdtest.Options{})
-	url := fmt.Sprintf("etcd://%s/team?node=beta&timeout=1s", strings.Join(c.Endpoints, ","))
+	url := fmt.Sprintf("etcd://%s/team?node=beta&timeout=5s", strings.Join(c.Endpoints, ","))
 	hb, err := harness.Open(t.TempDir(), harness.Options{NoSync: true, Store: url})
 	if err != nil {
 		t.Fatal(err)

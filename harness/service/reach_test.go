@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -47,7 +48,7 @@ type members interface {
 // turn cut by members 1 and 2 going down.
 func testCutTurnClosed(t *testing.T, endpoints []string, c members) {
 	ctx := context.Background()
-	url := fmt.Sprintf("etcd://%s/cut?node=alpha&lease=3s&timeout=1s", endpoints[0])
+	url := fmt.Sprintf("etcd://%s/cut?node=alpha&lease=3s&timeout=5s", endpoints[0])
 	h, err := harness.Open(t.TempDir(), harness.Options{NoSync: true, Store: url})
 	if err != nil {
 		t.Fatal(err)
@@ -77,13 +78,24 @@ func testCutTurnClosed(t *testing.T, endpoints []string, c members) {
 		t.Fatal(err)
 	}
 	defer w.Close()
-	_, changed := h.Store().Reachability()
+	// Under load the keep-alives can go unanswered for longer than the lease allows with every
+	// member up, an outage the store rightly reports and ends: the cut starts from a store that
+	// is up, and the outage the test waits for is the one the kills make.
+	reach := func(up bool, what string) {
+		t.Helper()
+		deadline := time.After(time.Minute)
+		for r, changed := h.Store().Reachability(); r.Up != up; r, changed = h.Store().Reachability() {
+			select {
+			case <-changed:
+			case <-deadline:
+				t.Fatalf("%s: %+v", what, r)
+			}
+		}
+	}
+	reach(true, "the store is not up before the cut")
 	c.Kill(1)
 	c.Kill(2)
-	<-changed // the keep-alives stop being answered
-	if r, _ := h.Store().Reachability(); r.Up {
-		t.Fatalf("the store says it is up without quorum: %+v", r)
-	}
+	reach(false, "the store says it is up without quorum") // the keep-alives stop being answered
 	if a, err := s.Activity(ctx); err != nil || a.Store == nil || a.Store.Up || a.Store.Why == "" {
 		t.Fatalf("activity during the outage: %+v %v", a.Store, err)
 	}
@@ -117,7 +129,7 @@ func testCutTurnClosed(t *testing.T, endpoints []string, c members) {
 				}
 				// The outage was told to the watchers (the app's banner), and its end before the
 				// cut turn was closed.
-				if fmt.Sprint(told) != "[false true]" {
+				if !slices.Contains(told, false) || told[len(told)-1] != true {
 					t.Fatalf("the watch told the store's state as %v, want down then up", told)
 				}
 				return
