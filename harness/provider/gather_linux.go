@@ -13,10 +13,10 @@ import (
 
 // gatherConn is a TCP connection whose reads wait, in the kernel, for a batch of bytes.
 //
-// Before a read that follows a read, it raises the socket's SO_RCVLOWAT to the read's size, so
-// that the kernel does not wake the reader for each small segment, and arms a timer that
-// lowers it back to one byte after gatherWait: the kernel then wakes the reader at once if
-// anything came. A read that finds bytes waiting returns them at once whatever the low-water
+// Before a read that follows a read, it raises the socket's SO_RCVLOWAT to the read's size (at
+// most a quarter of the receive buffer), so that the kernel does not wake the reader for each
+// small segment, and arms a timer that lowers it back to one byte after gatherWait: the kernel
+// then wakes the reader at once if anything came. A read that finds bytes waiting returns them at once whatever the low-water
 // mark, so the mark only delays waking a reader that is already waiting, by at most
 // gatherWait. A read after a write (a request's answer starting) does not gather.
 type gatherConn struct {
@@ -25,6 +25,7 @@ type gatherConn struct {
 	timer    *time.Timer
 
 	mu     sync.Mutex
+	limit  int  // the highest mark: a quarter of the socket's receive buffer
 	mark   int  // the low-water mark set on the socket (0: the kernel's default, one byte)
 	wrote  bool // the last operation was a write
 	failed bool // setsockopt failed: gather no more
@@ -40,7 +41,18 @@ func gathering(c net.Conn) net.Conn {
 	if err != nil {
 		return c
 	}
-	g := &gatherConn{Conn: tc, raw: raw, wrote: true}
+	// A mark above a quarter of the receive buffer would make the kernel grow the buffer and
+	// clamp the TCP window to the mark (tcp_set_rcvlowat), slowing a large answer.
+	limit := 0
+	_ = raw.Control(func(fd uintptr) {
+		if n, err := unix.GetsockoptInt(int(fd), unix.SOL_SOCKET, unix.SO_RCVBUF); err == nil {
+			limit = n / 4
+		}
+	})
+	if limit < 2 {
+		return c
+	}
+	g := &gatherConn{Conn: tc, raw: raw, wrote: true, limit: limit}
 	g.timer = time.AfterFunc(time.Hour, g.lower)
 	g.timer.Stop()
 	return g
@@ -74,7 +86,7 @@ func (g *gatherConn) lower() {
 func (g *gatherConn) Read(p []byte) (int, error) {
 	g.mu.Lock()
 	if !g.wrote && !g.failed && len(p) > 1 {
-		g.setMark(len(p))
+		g.setMark(min(len(p), g.limit))
 		g.timer.Reset(gatherWait)
 	}
 	g.wrote = false
