@@ -122,8 +122,8 @@ func meteredClient(c *http.Client) *http.Client {
 	}
 	out := *c
 	base := out.Transport
-	if base == nil {
-		base = http.DefaultTransport
+	if base == nil || base == http.DefaultTransport {
+		base = streamTransport
 	}
 	out.Transport = meteredTransport{base: base}
 	return &out
