@@ -34,7 +34,7 @@ type gatherConn struct {
 // gathering wraps a TCP connection; anything else is returned as it is.
 func gathering(c net.Conn) net.Conn {
 	tc, ok := c.(*net.TCPConn)
-	if !ok {
+	if !ok || gatherProbe() != nil {
 		return c
 	}
 	raw, err := tc.SyscallConn()
