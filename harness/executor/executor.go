@@ -76,7 +76,10 @@ type Executor struct {
 	opts Options
 
 	mu    sync.Mutex
-	views map[string]*View // prompt views by branch
+	views map[string]*View // prompt views by branch, the maxViews used last (views.go)
+	// viewUsed is when each branch's view was last used (a count of uses), for eviction.
+	viewUsed map[string]uint64
+	viewTick uint64
 	// viewLocks serialise bringing each branch's view up to date (viewDo).
 	viewLocks map[string]*sync.Mutex
 	// queueMu serialises taking queued prompts out of the queue (steer, take back): a prompt
@@ -165,6 +168,7 @@ func (x *Executor) catchUp(branch, model string) (*View, error) {
 		v = newView(branch, model)
 		x.views[branch] = v
 	}
+	x.touchView(branch)
 	x.mu.Unlock()
 	evs, err := x.h.BranchEvents(branch, v.Head+1, 0)
 	if err != nil {

@@ -27,6 +27,9 @@ func setup(t *testing.T, script string) (*harness.Harness, *harness.Session, str
 	}
 	t.Cleanup(func() { h.Close() })
 	path, _ := filepath.Abs(filepath.Join("..", "..", "testdata", "scripts", script))
+	if script == "demo.yaml" { // the built-in demo lives with the package that embeds it
+		path, _ = filepath.Abs(filepath.Join("..", "demo", script))
+	}
 	if _, err := h.RegisterModel(harness.ModelSpec{Name: "demo", Provider: "scripted", BaseURL: path}); err != nil {
 		t.Fatal(err)
 	}

@@ -36,7 +36,7 @@ func TestSwitchingBackToExosExecutorIsRecorded(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer h.Close()
-	script, _ := filepath.Abs(filepath.Join("..", "..", "testdata", "scripts", "demo.yaml"))
+	script, _ := filepath.Abs(filepath.Join("..", "demo", "demo.yaml"))
 	if _, err := h.RegisterModel(harness.ModelSpec{Name: "demo", Provider: "scripted", BaseURL: script}); err != nil {
 		t.Fatal(err)
 	}
