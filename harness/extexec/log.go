@@ -35,8 +35,10 @@ type Log struct {
 	sums     Sums
 	recorded map[string]bool // tool call ids of recorded model answers
 	inflight int
-	// mainInflight counts the conversation's calls in flight (see WaitMain).
+	// mainInflight counts the conversation's calls in flight (see WaitMain); answering those
+	// whose answer has not been taken in yet (lastCalls not yet set from it: see begin).
 	mainInflight int
+	answering    int
 	// prompt is the text exo sent the agent this turn; lastCalls the tool calls of the
 	// conversation's last answer; turnMain counts the turn's answers on the conversation (see
 	// place).

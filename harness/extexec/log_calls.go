@@ -15,6 +15,8 @@ type modelCall struct {
 	l       *Log
 	main    bool
 	purpose string
+	// settled is set once the call's answer was taken in or it ended without one (answered).
+	settled bool
 	// refusal is set when the call must not reach the model (a spent budget): the endpoint
 	// answers it with this message and nothing else is recorded for it.
 	refusal string
@@ -30,6 +32,9 @@ func (l *Log) begin(sh callShape, messages int) *modelCall {
 		return &modelCall{l: l, refusal: l.h.Redact(err.Error())}
 	}
 	l.mu.Lock()
+	if len(sh.results) > 0 {
+		l.awaitAnswer(resultsWait)
+	}
 	pl := l.place(sh)
 	l.inflight++
 	c := &modelCall{l: l, main: pl.main, purpose: pl.purpose}
@@ -41,6 +46,7 @@ func (l *Log) begin(sh callShape, messages int) *modelCall {
 		return c
 	}
 	l.mainInflight++
+	l.answering++
 	l.step++
 	step := l.step
 	l.mu.Unlock()
@@ -108,6 +114,7 @@ func (c *modelCall) completed(a Answer) {
 		}
 		rec = harness.MustRecord(harness.TypeModelSide, l.actor, side)
 	}
+	c.answered() // lastCalls hold this answer's calls now
 	l.mu.Unlock()
 	j := logJob{recs: []harness.Record{rec}, after: func(error) {
 		l.mu.Lock()
@@ -134,6 +141,7 @@ func (c *modelCall) failed(kind, msg string, retryable bool, took time.Duration)
 	if c.main {
 		l.sums.Failure = msg
 	}
+	c.answered()
 	l.mu.Unlock()
 	rec := harness.MustRecord(harness.TypeModelFailed, l.actor, harness.ModelFailed{Model: l.spec.Label(), Error: msg, Kind: kind, Retryable: retryable})
 	if !c.main {
@@ -149,8 +157,44 @@ func (c *modelCall) abandoned(took time.Duration) {
 	l := c.l
 	l.mu.Lock()
 	l.sums.ModelTime += took
+	c.answered()
 	l.mu.Unlock()
 	l.enqueue(c.doneLocked)
+}
+
+// resultsWait bounds how long a call that carries tool results waits for the conversation's
+// answer in flight to be taken in (see awaitAnswer).
+const resultsWait = 2 * time.Second
+
+// awaitAnswer waits, at most timeout, until no answer on the conversation is still being taken
+// in (l.mu held). An agent sends the call that carries its tools' results as soon as the
+// answer's last tool call reaches it, which can be before exo's endpoint has seen the upstream
+// stream end and taken the answer in: placed then, the call's results match no call of the
+// last answer, and the conversation's next step would be recorded as a side call. A side call
+// carrying results while an answer streams (a subagent's) waits the same, at most timeout.
+func (l *Log) awaitAnswer(timeout time.Duration) {
+	if l.answering == 0 {
+		return
+	}
+	stop := time.AfterFunc(timeout, func() {
+		l.mu.Lock()
+		l.cond.Broadcast()
+		l.mu.Unlock()
+	})
+	defer stop.Stop()
+	deadline := time.Now().Add(timeout)
+	for l.answering > 0 && time.Now().Before(deadline) {
+		l.cond.Wait()
+	}
+}
+
+// answered notes that a call's answer was taken in, or that it ended without one (l.mu held).
+func (c *modelCall) answered() {
+	if c.main && !c.settled {
+		c.settled = true
+		c.l.answering--
+		c.l.cond.Broadcast()
+	}
 }
 
 // doneLocked ends the in-flight call once the queue reaches it.

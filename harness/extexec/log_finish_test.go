@@ -68,3 +68,48 @@ func TestTurnEndWaitsForTheAnswer(t *testing.T) {
 		t.Fatalf("model.completed at %d, executor.result at %d: the answer must come first", answer, result)
 	}
 }
+
+// TestResultsWaitForTheAnswer: an agent sends the call carrying its tool's result as soon as the
+// answer's tool call reaches it, which can be before exo's endpoint has taken that answer in
+// (codex-acp did, under load). The call waits for the answer in flight and is placed on the
+// conversation, not recorded as a side call with the step lost.
+func TestResultsWaitForTheAnswer(t *testing.T) {
+	t.Parallel()
+	h, err := harness.Open(t.TempDir(), harness.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { h.Close() })
+	if _, err := h.RegisterModel(harness.ModelSpec{Name: "m", Provider: "anthropic", ModelID: "claude-sonnet-4-5", BaseURL: "http://127.0.0.1:1"}); err != nil {
+		t.Fatal(err)
+	}
+	s, err := h.NewSession(harness.NewSessionOptions{Name: "s"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec, _ := h.Model("")
+	log := NewLog(h, s.ID, "agent", spec)
+	t.Cleanup(func() { log.Close() })
+	log.BeginTurn(s.Branch)
+	log.Expect("write it")
+	first := log.begin(callShape{lastText: "write it", userText: "write it", tools: 1}, 1)
+	if !first.main {
+		t.Fatal("the prompt's call was not placed on the conversation")
+	}
+	placed := make(chan *modelCall, 1)
+	go func() { placed <- log.begin(callShape{results: []string{"call_1"}, tools: 1}, 3) }()
+	select { // without the wait the next call is placed at once, beside the conversation
+	case c := <-placed:
+		placed <- c
+	case <-time.After(100 * time.Millisecond):
+	}
+	first.completed(Answer{ToolCalls: []harness.ToolCall{{ID: "call_1", Name: "bash", Arguments: []byte(`{"command":"true"}`)}}, Stop: "tool_use"})
+	next := <-placed
+	if !next.main {
+		t.Fatal("the call carrying the tool's result was placed beside the conversation")
+	}
+	next.completed(Answer{Text: "done", Stop: "end_turn"})
+	if err := log.Flush(); err != nil {
+		t.Fatal(err)
+	}
+}
