@@ -34,7 +34,13 @@ func (wk *Workspaces) Watch(rt *runtimes.Runtime) (context.CancelFunc, error) {
 	}
 	go func() {
 		for range ch {
-			wk.externalChanges(sessionID, rt)
+			// As background work, so that closing waits for a snapshot under way (a git
+			// killed with the daemon would leave the shadow repository's index locked).
+			done := make(chan struct{})
+			if !wk.goBackground(func() { defer close(done); wk.externalChanges(sessionID, rt) }) {
+				continue // stopping: the next start's first look finds these changes
+			}
+			<-done
 		}
 	}()
 	return cancel, nil

@@ -58,15 +58,16 @@ func (wk *Workspaces) logger() *slog.Logger {
 	return wk.opts.Logger
 }
 
-// goBackground runs fn in the background unless the workspaces are stopping; StopBackground
-// waits for it.
-func (wk *Workspaces) goBackground(fn func()) {
+// goBackground runs fn in the background unless the workspaces are stopping (it reports
+// whether it started it); StopBackground waits for it.
+func (wk *Workspaces) goBackground(fn func()) bool {
 	wk.bgMu.Lock()
 	defer wk.bgMu.Unlock()
 	if wk.bgClosed {
-		return
+		return false
 	}
 	wk.background.Go(fn)
+	return true
 }
 
 // StopBackground starts no more background work and waits for what runs (a session's first

@@ -197,6 +197,10 @@ func writeTree(t *testing.T, dir, version string, n int) {
 // for them.
 func leftovers(t *testing.T, home, repo string, rows []sessionRow) []string {
 	t.Helper()
+	// The daemon may be snapshotting the workspace in the background right now (its watcher saw
+	// the files a restore wrote), holding the shadow repository's index lock as it should:
+	// stopping it waits for that work, so what is left after is what a crash left.
+	run(t, home, "daemon", "stop")
 	var out []string
 	for _, pat := range []string{"shadow/*.git/*.lock", "shadow/*.git/refs/exo/*.lock", "shadow/*.git/objects/??/tmp_obj_*", "artifacts/tmp/*"} {
 		m, _ := filepath.Glob(filepath.Join(home, pat))
