@@ -13,22 +13,7 @@ import (
 // recorded before executor.result, not after it or never.
 func TestTurnEndWaitsForTheAnswer(t *testing.T) {
 	t.Parallel()
-	h, err := harness.Open(t.TempDir(), harness.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { h.Close() })
-	if _, err := h.RegisterModel(harness.ModelSpec{Name: "m", Provider: "anthropic", ModelID: "claude-sonnet-4-5", BaseURL: "http://127.0.0.1:1"}); err != nil {
-		t.Fatal(err)
-	}
-	s, err := h.NewSession(harness.NewSessionOptions{Name: "s"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	spec, _ := h.Model("")
-	log := NewLog(h, s.ID, "agent", spec)
-	t.Cleanup(func() { log.Close() })
-	log.BeginTurn(s.Branch)
+	h, s, log := turnLog(t)
 	log.Expect("hi")
 	c := log.begin(callShape{lastText: "hi", userText: "hi", tools: 1}, 1)
 	if !c.main {
@@ -75,22 +60,7 @@ func TestTurnEndWaitsForTheAnswer(t *testing.T) {
 // conversation, not recorded as a side call with the step lost.
 func TestResultsWaitForTheAnswer(t *testing.T) {
 	t.Parallel()
-	h, err := harness.Open(t.TempDir(), harness.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { h.Close() })
-	if _, err := h.RegisterModel(harness.ModelSpec{Name: "m", Provider: "anthropic", ModelID: "claude-sonnet-4-5", BaseURL: "http://127.0.0.1:1"}); err != nil {
-		t.Fatal(err)
-	}
-	s, err := h.NewSession(harness.NewSessionOptions{Name: "s"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	spec, _ := h.Model("")
-	log := NewLog(h, s.ID, "agent", spec)
-	t.Cleanup(func() { log.Close() })
-	log.BeginTurn(s.Branch)
+	_, _, log := turnLog(t)
 	log.Expect("write it")
 	first := log.begin(callShape{lastText: "write it", userText: "write it", tools: 1}, 1)
 	if !first.main {
@@ -112,4 +82,27 @@ func TestResultsWaitForTheAnswer(t *testing.T) {
 	if err := log.Flush(); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// turnLog opens a harness with an Anthropic model and a session, and a Log of that session in
+// a turn.
+func turnLog(t *testing.T) (*harness.Harness, *harness.Session, *Log) {
+	t.Helper()
+	h, err := harness.Open(t.TempDir(), harness.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { h.Close() })
+	if _, err := h.RegisterModel(harness.ModelSpec{Name: "m", Provider: "anthropic", ModelID: "claude-sonnet-4-5", BaseURL: "http://127.0.0.1:1"}); err != nil {
+		t.Fatal(err)
+	}
+	s, err := h.NewSession(harness.NewSessionOptions{Name: "s"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec, _ := h.Model("")
+	log := NewLog(h, s.ID, "agent", spec)
+	t.Cleanup(func() { log.Close() })
+	log.BeginTurn(s.Branch)
+	return h, s, log
 }
