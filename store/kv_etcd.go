@@ -80,9 +80,16 @@ func (e *etcdEngine) ctx() (context.Context, context.CancelFunc) {
 
 // update runs fn until its commit does not conflict with another writer.
 func (e *etcdEngine) update(fn func(kvTx) error) error {
-	for attempt := 0; ; attempt++ {
+	for attempt, fromCluster := 0, false; ; attempt++ {
 		tx := newEtcdTx(e, true)
+		tx.fromCluster = fromCluster
 		if err := fn(tx); err != nil {
+			if errors.Is(err, ErrCorrupt) && len(tx.remembered) > 0 && !fromCluster {
+				// Damage is believed only as read from the cluster, never from memory.
+				tx.forgetAll()
+				fromCluster = true
+				continue
+			}
 			return err
 		}
 		err := tx.commit()
@@ -179,8 +186,12 @@ type etcdTx struct {
 	// fenceLease is the lease the fences compare with.
 	fenceLease clientv3.LeaseID
 	size       int
-	// remembered lists the head keys read from memory rather than from the cluster.
-	remembered []string
+	// remembered holds the head keys read from memory rather than from the cluster, each as it
+	// was read: a head and its last event come from one entry, though a concurrent commit
+	// (two groups are in flight at once) may replace the entry in between.
+	remembered map[string]writtenHead
+	// fromCluster makes every read go to the cluster (a run again after damage was seen).
+	fromCluster bool
 	// kept lists the keys required at their first version (see unchanged).
 	kept []string
 }

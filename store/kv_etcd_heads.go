@@ -76,7 +76,7 @@ func (t *etcdTx) rememberHeads(rev int64) {
 // fromMemory answers a read of a head key from what this engine committed there, in a
 // read-write transaction, with the compare a read would add.
 func (t *etcdTx) fromMemory(key string) ([]byte, bool) {
-	if !t.rw {
+	if !t.rw || t.fromCluster {
 		return nil, false
 	}
 	w, ok := t.e.cachedHead(key)
@@ -84,7 +84,10 @@ func (t *etcdTx) fromMemory(key string) ([]byte, bool) {
 		return nil, false
 	}
 	t.cache[key] = w.head
-	t.remembered = append(t.remembered, key)
+	if t.remembered == nil {
+		t.remembered = map[string]writtenHead{}
+	}
+	t.remembered[key] = w
 	if !t.seen[key] {
 		t.seen[key] = true
 		t.cmps = append(t.cmps, clientv3.Compare(clientv3.ModRevision(key), "=", w.rev))
@@ -96,7 +99,10 @@ func (t *etcdTx) fromMemory(key string) ([]byte, bool) {
 // its commit failed, or its outcome is unknown.
 func (t *etcdTx) forgetAll() {
 	hp := t.e.bucketPrefix([]string{pathHeads})
-	keys := append([]string(nil), t.remembered...)
+	keys := make([]string, 0, len(t.remembered))
+	for k := range t.remembered {
+		keys = append(keys, k)
+	}
 	for _, k := range t.order {
 		if strings.HasPrefix(k, hp) {
 			keys = append(keys, k)
@@ -105,17 +111,15 @@ func (t *etcdTx) forgetAll() {
 	t.e.forgetHeads(keys)
 }
 
-// lastFromMemory answers lastFrom for a branch whose head came from memory.
+// lastFromMemory answers lastFrom for a branch whose head came from memory, from the entry the
+// head was read from: the engine's may have been replaced since by a concurrent commit, and
+// a head and last event of two different commits would read as lost events.
 func (b etcdBucket) lastFromMemory(from string) ([]byte, bool) {
 	if b.headKey == "" || !b.t.rw {
 		return nil, false
 	}
-	for _, k := range b.t.remembered {
-		if k == b.headKey {
-			if w, ok := b.t.e.cachedHead(k); ok && w.lastKey == from {
-				return w.last, true
-			}
-		}
+	if w, ok := b.t.remembered[b.headKey]; ok && w.lastKey == from {
+		return w.last, true
 	}
 	return nil, false
 }

@@ -1,0 +1,59 @@
+package store
+
+import (
+	"testing"
+)
+
+// TestRealEtcdHeadReplacedMidTransaction: a transaction reads a branch's head from what the
+// engine remembers of its own last commit, and before it reads the last event another commit
+// (two groups are in flight at once) appends to the branch and replaces what is remembered.
+// The transaction sees one head and its event, runs again on its commit's conflict, and both
+// appends land; it never reads the two commits' halves as lost events (which made the daemon
+// refuse every write as damaged).
+func TestRealEtcdHeadReplacedMidTransaction(t *testing.T) {
+	c := sharedReal(t)
+	t.Parallel()
+	s := openNode(t, c.Endpoints, realNS("head-race"), "a", 0)
+	if _, err := s.NewBranch("m"); err != nil {
+		t.Fatal(err)
+	}
+	mustAppend(t, s, "m", 3, 1) // the engine now remembers m's head
+	runs := 0
+	err := s.Update(func(tx *Tx) error {
+		runs++
+		if runs == 1 {
+			if _, _, ok, err := tx.headRecord("m"); err != nil || !ok {
+				t.Fatalf("head record of m: %v %v", ok, err)
+			}
+			if len(tx.tx.(*etcdTx).remembered) != 1 {
+				t.Fatal("the head was not read from memory: the test does not reach the race")
+			}
+			done := make(chan error, 1)
+			go func() { _, err := s.Append("m", rec(100)); done <- err }()
+			if err := <-done; err != nil {
+				t.Fatalf("the concurrent append: %v", err)
+			}
+		}
+		_, err := tx.Append("m", rec(200))
+		return err
+	})
+	if err != nil {
+		t.Fatalf("append with the head replaced mid-transaction: %v", err)
+	}
+	if runs < 2 {
+		t.Fatalf("the transaction ran %d time(s): its commit did not conflict", runs)
+	}
+	if err := s.Damaged(); err != nil {
+		t.Fatalf("store marked damaged: %v", err)
+	}
+	head, _, err := s.Head("m")
+	if err != nil || head != 5 {
+		t.Fatalf("head %d, %v; want 5", head, err)
+	}
+	if _, err := s.VerifyBranch("m"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Append("m", rec(300)); err != nil {
+		t.Fatalf("the next append: %v", err)
+	}
+}
