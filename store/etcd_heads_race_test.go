@@ -1,6 +1,7 @@
 package store
 
 import (
+	"fmt"
 	"testing"
 )
 
@@ -55,5 +56,33 @@ func TestRealEtcdHeadReplacedMidTransaction(t *testing.T) {
 	}
 	if _, err := s.Append("m", rec(300)); err != nil {
 		t.Fatalf("the next append: %v", err)
+	}
+}
+
+// TestEtcdRememberedHeadNeverGoesBack: two commits to one branch are acknowledged out of the
+// order they were applied in (two groups in flight; the first's goroutine is slow to note its
+// answer). What the engine remembers stays the newer commit's head: the older one's would
+// send the next append to the cluster with a compare bound to fail, and a group with two
+// appends to the branch would read its head and the cluster's events as lost events.
+func TestEtcdRememberedHeadNeverGoesBack(t *testing.T) {
+	e := &etcdEngine{prefix: "exo/v1/t/"}
+	headKey := e.bucketPrefix([]string{pathHeads}) + "m"
+	commit := func(seq uint64) *etcdTx {
+		tx := newEtcdTx(e, true)
+		evKey := e.bucketPrefix([]string{pathEvents, "m"}) + fmt.Sprintf("%020d", seq)
+		tx.put(evKey, []byte(fmt.Sprintf("event %d", seq)), false)
+		tx.put(headKey, append(seqKey(seq), make([]byte, 32)...), false)
+		return tx
+	}
+	older, newer := commit(717), commit(721)
+	newer.rememberHeads(11)
+	older.rememberHeads(10) // acknowledged last, applied first
+	w, ok := e.cachedHead(headKey)
+	if !ok || w.rev != 11 || keySeq(w.head[:8]) != 721 || string(w.last) != "event 721" {
+		t.Fatalf("remembered %v: head %d at revision %d, last %q; want the newer commit's", ok, keySeq(w.head[:8]), w.rev, w.last)
+	}
+	commit(722).rememberHeads(12)
+	if w, _ := e.cachedHead(headKey); w.rev != 12 {
+		t.Fatalf("a newer commit is not remembered: revision %d", w.rev)
 	}
 }

@@ -69,6 +69,11 @@ func (t *etcdTx) rememberHeads(rev int64) {
 			delete(t.e.written, k)
 			continue
 		}
+		if had, ok := t.e.written[k]; ok && had.rev > rev {
+			// A commit acknowledged later but applied earlier than the one remembered (two
+			// groups are in flight at once): what is remembered is newer, and stays.
+			continue
+		}
 		t.e.written[k] = writtenHead{head: w.val, rev: rev, lastKey: last, last: lw.val}
 	}
 }
