@@ -41,3 +41,17 @@ var ErrReadOnly = errors.New("exo's home is read-only")
 // ErrNodeInUse means another live daemon on the etcd cluster goes by this daemon's node name:
 // give this one another (node= in the store URL). Its EXO_HOME is not the problem.
 var ErrNodeInUse = errors.New("node name is in use by another live daemon on the cluster")
+
+// requestError is a request the store's engine did not complete (the cluster did not answer
+// in time, refused it, or the client closed): it says nothing of what is stored, so a check
+// that meets one reports it as it is, never as damage.
+type requestError struct{ err error }
+
+func (e requestError) Error() string { return e.err.Error() }
+func (e requestError) Unwrap() error { return e.err }
+
+// isRequestError reports whether err is, or wraps, a request the engine did not complete.
+func isRequestError(err error) bool {
+	var r requestError
+	return errors.As(err, &r)
+}

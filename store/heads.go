@@ -90,6 +90,9 @@ func (t *Tx) storedHead(br Branch) (uint64, Hash, error) {
 		return 0, Hash{}, nil
 	}
 	h, err := t.forkHash(br)
+	if isRequestError(err) {
+		return 0, Hash{}, err // not read: nothing is known of the fork point
+	}
 	if err != nil {
 		return 0, Hash{}, fmt.Errorf("%v: %w", err, ErrCorrupt)
 	}
@@ -123,6 +126,9 @@ func (t *Tx) checkHead(br Branch) error {
 		return fmt.Errorf("branch %s: its head is event %d, before its fork point %d: %w (%s)", br.ID, seq, br.ForkSeq, ErrCorrupt, wayOut)
 	}
 	got, gotHash, err := t.storedHead(br)
+	if isRequestError(err) {
+		return fmt.Errorf("branch %s: %w", br.ID, err) // not read, so not damage
+	}
 	if err != nil {
 		return fmt.Errorf("branch %s: %v: %w (%s)", br.ID, err, ErrCorrupt, wayOut)
 	}

@@ -251,7 +251,7 @@ func (t *etcdTx) rangeReq(key, end string, limit int64, descend bool, extra ...c
 	}
 	resp, err := t.e.cli.Get(ctx, key, opts...)
 	if err != nil {
-		return nil, fmt.Errorf("etcd read %s: %w", key, err)
+		return nil, requestError{fmt.Errorf("etcd read %s: %w", key, err)}
 	}
 	if t.rev == 0 {
 		t.rev = resp.Header.Revision
@@ -407,7 +407,7 @@ func (t *etcdTx) commit() error {
 			t.e.dropLease(lease) // it ended before its loss was noticed: run again under a new one
 			return errConflict
 		}
-		return fmt.Errorf("etcd write of %d keys: %w", len(ops), err)
+		return requestError{fmt.Errorf("etcd write of %d keys: %w", len(ops), err)}
 	}
 	if resp.Succeeded {
 		return nil
@@ -473,7 +473,7 @@ func (t *etcdTx) whyFailed() error {
 		resp, err := t.e.cli.Get(ctx, key)
 		cancel()
 		if err != nil {
-			return fmt.Errorf("etcd read %s: %w", key, err)
+			return requestError{fmt.Errorf("etcd read %s: %w", key, err)}
 		}
 		if len(resp.Kvs) == 0 && t.fenceLease != 0 && (lease != t.fenceLease || t.e.leaseExpired(lease)) {
 			t.e.dropLease(t.fenceLease) // lost: run again under a new lease, which reclaims the key

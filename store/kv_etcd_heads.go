@@ -149,7 +149,7 @@ func (t *etcdTx) whyChanged() error {
 		resp, err := t.e.cli.Get(ctx, k)
 		cancel()
 		if err != nil {
-			return fmt.Errorf("etcd read %s: %w", k, err)
+			return requestError{fmt.Errorf("etcd read %s: %w", k, err)}
 		}
 		if len(resp.Kvs) == 0 {
 			return fmt.Errorf("%s was removed after it was created: %w (%s)", k, ErrCorrupt, wayOut)

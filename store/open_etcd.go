@@ -145,7 +145,12 @@ func openEtcdLocked(home string, cfg EtcdConfig, opts Options) (*Store, error) {
 		eng.close()
 		return nil, err
 	}
-	if err := s.View(func(tx *Tx) error { return tx.checkHeads() }); err != nil {
+	if err := s.View(func(tx *Tx) error { return tx.checkHeads() }); isRequestError(err) {
+		// The cluster did not answer the check (slow, or losing its quorum): that is no
+		// damage, and marking the store damaged would refuse writes for good.
+		eng.close()
+		return nil, fmt.Errorf("open %s: check the branches' heads: %w", where, err)
+	} else if err != nil {
 		s.markDamaged(err)
 	}
 	return s, nil

@@ -42,7 +42,9 @@ func (s *Store) VerifyBranch(id string) (rep VerifyReport, err error) {
 		var prev Hash
 		rep.Branches = len(segs)
 		for _, sg := range segs {
-			prev = tx.verifySegment(sg, prev, &rep)
+			if prev, err = tx.verifySegment(sg, prev, &rep); err != nil {
+				return err
+			}
 		}
 		return nil
 	})
@@ -52,12 +54,16 @@ func (s *Store) VerifyBranch(id string) (rep VerifyReport, err error) {
 // VerifyAll checks everything: the file's page structure, every branch's head record against
 // its last stored event, and the own events of every branch, each chained from its fork point.
 // Problems make the store refuse writes from then on (see Damaged); a clean report lifts that.
+// A read the engine did not complete (the cluster did not answer) ends the verification with
+// its error: it is no problem of what is stored, and the damage verdict stays as it was.
 func (s *Store) VerifyAll() (rep VerifyReport, err error) {
 	for _, p := range s.filePages() {
 		rep.Problems = append(rep.Problems, Problem{Branch: DBName, Reason: p})
 	}
 	err = s.View(func(tx *Tx) error {
-		if herr := tx.checkHeads(); herr != nil {
+		if herr := tx.checkHeads(); isRequestError(herr) {
+			return herr
+		} else if herr != nil {
 			rep.Problems = append(rep.Problems, Problem{Branch: "heads", Reason: herr.Error()})
 		}
 		return tx.verifyChains(&rep)
@@ -72,7 +78,8 @@ func (s *Store) VerifyAll() (rep VerifyReport, err error) {
 	return rep, err
 }
 
-// verifyChains checks the own events of every branch, oldest branch first.
+// verifyChains checks the own events of every branch, oldest branch first. It stops at a read
+// the engine did not complete, and returns it.
 func (t *Tx) verifyChains(rep *VerifyReport) error {
 	all, err := t.Branches()
 	if err != nil {
@@ -82,16 +89,24 @@ func (t *Tx) verifyChains(rep *VerifyReport) error {
 	for _, b := range all {
 		rep.Branches++
 		prev, perr := t.forkHash(b)
+		if isRequestError(perr) {
+			return perr
+		}
 		if perr != nil {
 			rep.Problems = append(rep.Problems, Problem{Branch: b.ID, Seq: b.ForkSeq + 1, Reason: perr.Error()})
 			continue
 		}
 		head, err := t.rawHead(b.ID)
+		if isRequestError(err) {
+			return err
+		}
 		if err != nil {
 			rep.Problems = append(rep.Problems, Problem{Branch: b.ID, Seq: b.ForkSeq + 1, Reason: err.Error()})
 			continue
 		}
-		if first, err := t.firstOwnSeq(b.ID); err != nil {
+		if first, err := t.firstOwnSeq(b.ID); isRequestError(err) {
+			return err
+		} else if err != nil {
 			rep.Problems = append(rep.Problems, Problem{Branch: b.ID, Seq: b.ForkSeq + 1, Reason: err.Error()})
 			continue
 		} else if first != 0 && first != b.ForkSeq+1 {
@@ -99,7 +114,9 @@ func (t *Tx) verifyChains(rep *VerifyReport) error {
 				Reason: fmt.Sprintf("its own events start at %d but it forked at %d (the branch record or its events were changed)", first, b.ForkSeq)})
 			continue
 		}
-		t.verifySegment(segment{branch: b.ID, from: b.ForkSeq + 1, to: head}, prev, rep)
+		if _, err := t.verifySegment(segment{branch: b.ID, from: b.ForkSeq + 1, to: head}, prev, rep); err != nil {
+			return err
+		}
 	}
 	return nil
 }
@@ -145,6 +162,9 @@ func (t *Tx) forkHash(b Branch) (Hash, error) {
 		return Hash{}, nil
 	}
 	h, err := t.eventHash(b.Parent, b.ForkSeq)
+	if isRequestError(err) {
+		return Hash{}, fmt.Errorf("fork point %s@%d: %w", b.Parent, b.ForkSeq, err)
+	}
 	if err != nil {
 		return Hash{}, fmt.Errorf("fork point %s@%d unreadable: %v", b.Parent, b.ForkSeq, err)
 	}
@@ -189,12 +209,16 @@ func (t *Tx) rawHead(id string) (uint64, error) {
 }
 
 // verifySegment checks one segment's events against the chain starting at prev and returns
-// the last stored hash. Problems are added to rep.
-func (t *Tx) verifySegment(sg segment, prev Hash, rep *VerifyReport) Hash {
+// the last stored hash. Problems are added to rep; a read the engine did not complete is
+// returned instead.
+func (t *Tx) verifySegment(sg segment, prev Hash, rep *VerifyReport) (Hash, error) {
 	own, err := t.ownEvents(sg.branch)
+	if isRequestError(err) {
+		return prev, err
+	}
 	if err != nil {
 		rep.Problems = append(rep.Problems, Problem{Branch: sg.branch, Seq: sg.from, Reason: err.Error()})
-		return prev
+		return prev, nil
 	}
 	want := sg.from
 	err = own.scan(seqKey(sg.from), func(k, v []byte) (bool, error) {
@@ -232,8 +256,11 @@ func (t *Tx) verifySegment(sg segment, prev Hash, rep *VerifyReport) Hash {
 		prev = e.Hash
 		return true, nil
 	})
+	if isRequestError(err) {
+		return prev, err
+	}
 	if err != nil {
 		rep.Problems = append(rep.Problems, Problem{Branch: sg.branch, Seq: want, Reason: err.Error()})
 	}
-	return prev
+	return prev, nil
 }
