@@ -86,3 +86,58 @@ func TestEtcdRememberedHeadNeverGoesBack(t *testing.T) {
 		t.Fatalf("a newer commit is not remembered: revision %d", w.rev)
 	}
 }
+
+// TestRealEtcdHeadNewerThanSnapshot: a transaction reads the cluster at one revision, then
+// another commit (two groups are in flight at once) appends to a branch and the engine
+// remembers its head. The transaction must not take that head from memory: with the events it
+// reads at its own, earlier revision, the branch's head would be past its last event, which
+// reads as lost events ("event 4 is missing: database is corrupted").
+func TestRealEtcdHeadNewerThanSnapshot(t *testing.T) {
+	c := sharedReal(t)
+	t.Parallel()
+	s := openNode(t, c.Endpoints, realNS("head-snapshot"), "a", 0)
+	if _, err := s.NewBranch("m"); err != nil {
+		t.Fatal(err)
+	}
+	mustAppend(t, s, "m", 3, 1) // the engine now remembers m's head
+	runs := 0
+	err := s.Update(func(tx *Tx) error {
+		runs++
+		if runs == 1 {
+			if _, err := tx.Branches(); err != nil { // the transaction's revision is now fixed
+				return err
+			}
+			if tx.tx.(*etcdTx).rev == 0 {
+				t.Fatal("no revision fixed: the test does not reach the race")
+			}
+			if _, err := s.Append("m", rec(100), rec(101)); err != nil {
+				t.Fatalf("the concurrent append: %v", err)
+			}
+		}
+		n := 0
+		for _, err := range tx.Events("m", 0, 0) {
+			if err != nil {
+				t.Errorf("run %d reads m: %v", runs, err)
+				return err
+			}
+			n++
+		}
+		if runs == 1 && n != 3 {
+			t.Errorf("run 1 read %d events at its revision; want 3", n)
+		}
+		_, err := tx.Append("m", rec(200))
+		return err
+	})
+	if err != nil {
+		t.Fatalf("append: %v", err)
+	}
+	if err := s.Damaged(); err != nil {
+		t.Fatalf("store marked damaged: %v", err)
+	}
+	if head, _, err := s.Head("m"); err != nil || head != 6 {
+		t.Fatalf("head %d, %v; want 6", head, err)
+	}
+	if _, err := s.VerifyBranch("m"); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -85,7 +85,10 @@ func (t *etcdTx) fromMemory(key string) ([]byte, bool) {
 		return nil, false
 	}
 	w, ok := t.e.cachedHead(key)
-	if !ok {
+	if !ok || t.rev != 0 && w.rev > t.rev {
+		// Committed after the revision this transaction reads the cluster at: its head with
+		// the events read at that revision would be two moments of the branch (its head past
+		// its last event, which reads as lost events). The read goes to the cluster, at rev.
 		return nil, false
 	}
 	t.cache[key] = w.head
