@@ -90,14 +90,18 @@ func (s *Store) checkFile() error {
 	if s.file.id == (fileID{}) || s.faulted.Load() {
 		return nil
 	}
+	// The length noted after the last commit is read before the file's: a commit may grow the
+	// file, and note its length, in between, and this length was a file's before that commit
+	// (bbolt only grows it). Read the other way round, a file that grew read as cut.
+	want := s.file.size.Load()
 	now, size, err := statFile(s.Path())
-	if err == nil && now == s.file.id && size >= s.file.size.Load() {
+	if err == nil && now == s.file.id && size >= want {
 		return nil
 	}
 	why := "it was removed"
 	switch {
 	case err == nil && now == s.file.id:
-		why = fmt.Sprintf("it was cut from %d to %d bytes (truncated, or a smaller file copied into it)", s.file.size.Load(), size)
+		why = fmt.Sprintf("it was cut from %d to %d bytes (truncated, or a smaller file copied into it)", want, size)
 	case err == nil:
 		why = "another file replaced it"
 	}
