@@ -163,6 +163,10 @@ func NewBinary(n int, o Options) (*BinaryCluster, error) {
 func (c *BinaryCluster) start(i int) error {
 	cmd := exec.Command(c.bin, c.args[i]...)
 	cmd.Stdout, cmd.Stderr = nil, nil
+	// The member dies with the test process: a test binary that panics (go test's -timeout
+	// does) runs no cleanup, and its members would serve on, orphaned, filling the disk with
+	// their WAL files run after run.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 	if err := cmd.Start(); err != nil {
 		return fmt.Errorf("start etcd member %d: %w", i, err)
 	}
