@@ -9,8 +9,6 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
-
-	"google.golang.org/genai"
 )
 
 // DefaultGeminiURL is the Gemini API's own address, used when a model is registered without a
@@ -21,8 +19,9 @@ const DefaultGeminiURL = "https://generativelanguage.googleapis.com"
 const geminiHost = "generativelanguage.googleapis.com"
 
 // Gemini streams from the Gemini API (models/{model}:streamGenerateContent?alt=sse). Requests
-// are built from the official SDK's types (google.golang.org/genai); the event stream is read
-// by this package's decoder, which the benchmarks show to be faster than the SDK's.
+// are built from the official SDK's wire shapes (google.golang.org/genai), mirrored in
+// gemini_wire.go and held equal to the SDK's encoding by a test; the event stream is read by
+// this package's decoder, which the benchmarks show to be faster than the SDK's.
 type Gemini struct {
 	name    string
 	base    string
@@ -95,13 +94,13 @@ func (p *Gemini) Stream(ctx context.Context, req Request, onDelta func(Delta)) (
 }
 
 // geminiRequest is the body of generateContent and streamGenerateContent, made of the SDK's
-// wire types.
+// wire shapes (gemini_wire.go).
 type geminiRequest struct {
-	Contents          []*genai.Content        `json:"contents"`
-	SystemInstruction *genai.Content          `json:"systemInstruction,omitempty"`
-	Tools             []*genai.Tool           `json:"tools,omitempty"`
-	ToolConfig        *genai.ToolConfig       `json:"toolConfig,omitempty"`
-	GenerationConfig  *genai.GenerationConfig `json:"generationConfig,omitempty"`
+	Contents          []*gContent        `json:"contents"`
+	SystemInstruction *gContent          `json:"systemInstruction,omitempty"`
+	Tools             []*gTool           `json:"tools,omitempty"`
+	ToolConfig        *gToolConfig       `json:"toolConfig,omitempty"`
+	GenerationConfig  *gGenerationConfig `json:"generationConfig,omitempty"`
 }
 
 // geminiParams maps a Request onto the Gemini API's request body. Thought signatures go back
@@ -111,21 +110,21 @@ func geminiParams(req Request, origin string) geminiRequest {
 	out := geminiRequest{Contents: geminiContents(req.Messages, origin)}
 	signCurrentTurn(out.Contents)
 	if req.System != "" {
-		out.SystemInstruction = &genai.Content{Role: "user", Parts: []*genai.Part{{Text: req.System}}}
+		out.SystemInstruction = &gContent{Role: "user", Parts: []*gPart{{Text: req.System}}}
 	}
 	if len(req.Tools) > 0 {
-		decls := make([]*genai.FunctionDeclaration, 0, len(req.Tools))
+		decls := make([]*gFunctionDeclaration, 0, len(req.Tools))
 		for _, t := range req.Tools {
 			schema := t.Schema
 			if len(schema) == 0 {
 				schema = json.RawMessage(`{"type":"object","properties":{}}`)
 			}
-			decls = append(decls, &genai.FunctionDeclaration{Name: t.Name, Description: t.Description, ParametersJsonSchema: schema})
+			decls = append(decls, &gFunctionDeclaration{Name: t.Name, Description: t.Description, ParametersJSONSchema: schema})
 		}
-		out.Tools = []*genai.Tool{{FunctionDeclarations: decls}}
-		out.ToolConfig = &genai.ToolConfig{FunctionCallingConfig: &genai.FunctionCallingConfig{Mode: genai.FunctionCallingConfigModeAuto}}
+		out.Tools = []*gTool{{FunctionDeclarations: decls}}
+		out.ToolConfig = &gToolConfig{FunctionCallingConfig: &gFunctionCallingConfig{Mode: gModeAuto}}
 	}
-	gc := &genai.GenerationConfig{ThinkingConfig: geminiThinking(req)}
+	gc := &gGenerationConfig{ThinkingConfig: geminiThinking(req)}
 	if req.MaxOutputTokens > 0 {
 		gc.MaxOutputTokens = int32(min(req.MaxOutputTokens, 1<<30))
 	}
@@ -138,20 +137,20 @@ func geminiParams(req Request, origin string) geminiRequest {
 // geminiThinking asks thinking models for their thought summaries: Gemini 3 models with the
 // request's effort as a thinking level, Gemini 2.5 models with its thinking budget. Older
 // models refuse a thinking config, so they get none unless a budget is asked for.
-func geminiThinking(req Request) *genai.ThinkingConfig {
+func geminiThinking(req Request) *gThinkingConfig {
 	m := bareID(req.Model)
 	switch {
 	case strings.HasPrefix(m, "gemini-3"):
-		tc := &genai.ThinkingConfig{IncludeThoughts: true}
+		tc := &gThinkingConfig{IncludeThoughts: true}
 		switch strings.ToLower(req.ReasoningEffort) {
 		case "minimal", "low":
-			tc.ThinkingLevel = genai.ThinkingLevelLow
+			tc.ThinkingLevel = gThinkingLow
 		case "medium", "high", "xhigh":
-			tc.ThinkingLevel = genai.ThinkingLevelHigh
+			tc.ThinkingLevel = gThinkingHigh
 		}
 		return tc
 	case strings.HasPrefix(m, "gemini-2.5") || req.ThinkingBudget > 0:
-		tc := &genai.ThinkingConfig{IncludeThoughts: true}
+		tc := &gThinkingConfig{IncludeThoughts: true}
 		if req.ThinkingBudget > 0 {
 			b := int32(min(req.ThinkingBudget, 1<<20))
 			tc.ThinkingBudget = &b
@@ -167,9 +166,9 @@ const geminiCallPrefix = "exo-gemini-"
 
 // geminiContents maps the conversation, folding consecutive tool results into one user
 // content as the API expects (one function response per call of the step).
-func geminiContents(msgs []Message, origin string) []*genai.Content {
+func geminiContents(msgs []Message, origin string) []*gContent {
 	names := map[string]string{}
-	var out []*genai.Content
+	var out []*gContent
 	for _, m := range msgs {
 		switch m.Role {
 		case RoleAssistant:
@@ -177,18 +176,18 @@ func geminiContents(msgs []Message, origin string) []*genai.Content {
 				names[c.ID] = c.Name
 			}
 			if parts := geminiModelParts(m, origin); len(parts) > 0 {
-				out = append(out, &genai.Content{Role: "model", Parts: parts})
+				out = append(out, &gContent{Role: "model", Parts: parts})
 			}
 		case RoleTool:
-			part := &genai.Part{FunctionResponse: geminiFunctionResponse(m, names[m.ToolCallID])}
+			part := &gPart{FunctionResponse: geminiFunctionResponse(m, names[m.ToolCallID])}
 			if n := len(out); n > 0 && out[n-1].Role == "user" && out[n-1].Parts[0].FunctionResponse != nil {
 				out[n-1].Parts = append(out[n-1].Parts, part)
 				continue
 			}
-			out = append(out, &genai.Content{Role: "user", Parts: []*genai.Part{part}})
+			out = append(out, &gContent{Role: "user", Parts: []*gPart{part}})
 		default:
 			if m.Text != "" {
-				out = append(out, &genai.Content{Role: "user", Parts: []*genai.Part{{Text: m.Text}}})
+				out = append(out, &gContent{Role: "user", Parts: []*gPart{{Text: m.Text}}})
 			}
 		}
 	}
@@ -196,12 +195,12 @@ func geminiContents(msgs []Message, origin string) []*genai.Content {
 }
 
 // geminiFunctionResponse is a tool result: {"result": text}, or {"error": text} for a failure.
-func geminiFunctionResponse(m Message, name string) *genai.FunctionResponse {
+func geminiFunctionResponse(m Message, name string) *gFunctionResponse {
 	key := "result"
 	if m.IsError {
 		key = "error"
 	}
-	fr := &genai.FunctionResponse{Name: firstNonEmpty(name, "unknown"), Response: map[string]any{key: m.Text}}
+	fr := &gFunctionResponse{Name: firstNonEmpty(name, "unknown"), Response: map[string]any{key: m.Text}}
 	if !strings.HasPrefix(m.ToolCallID, geminiCallPrefix) {
 		fr.ID = m.ToolCallID
 	}
@@ -210,8 +209,8 @@ func geminiFunctionResponse(m Message, name string) *genai.FunctionResponse {
 
 // geminiModelParts rebuilds a model turn: signed thought parts, the text (with the signature
 // the API put on it) and the function calls, each with the signature it came with.
-func geminiModelParts(m Message, origin string) []*genai.Part {
-	var parts []*genai.Part
+func geminiModelParts(m Message, origin string) []*gPart {
+	var parts []*gPart
 	var textSig []byte
 	callSig := map[string][]byte{}
 	for _, r := range m.Reasoning {
@@ -222,7 +221,7 @@ func geminiModelParts(m Message, origin string) []*genai.Part {
 		switch r.Type {
 		case "thought":
 			if sig != nil {
-				parts = append(parts, &genai.Part{Text: r.Text, Thought: true, ThoughtSignature: sig})
+				parts = append(parts, &gPart{Text: r.Text, Thought: true, ThoughtSignature: sig})
 			}
 		case "text":
 			textSig = sig
@@ -231,20 +230,20 @@ func geminiModelParts(m Message, origin string) []*genai.Part {
 		}
 	}
 	if m.Text != "" || textSig != nil {
-		parts = append(parts, &genai.Part{Text: m.Text, ThoughtSignature: textSig})
+		parts = append(parts, &gPart{Text: m.Text, ThoughtSignature: textSig})
 	}
 	for _, c := range m.ToolCalls {
 		args := geminiArgs(c.Arguments)
-		fc := &genai.FunctionCall{Name: c.Name, Args: args}
+		fc := &gFunctionCall{Name: c.Name, Args: args}
 		if !strings.HasPrefix(c.ID, geminiCallPrefix) {
 			fc.ID = c.ID
 		}
-		parts = append(parts, &genai.Part{FunctionCall: fc, ThoughtSignature: callSig[c.ID]})
+		parts = append(parts, &gPart{FunctionCall: fc, ThoughtSignature: callSig[c.ID]})
 	}
 	return parts
 }
 
-// geminiArgs decodes a call's arguments for the SDK's map, keeping numbers as written.
+// geminiArgs decodes a call's arguments for the function call's map, keeping numbers as written.
 func geminiArgs(raw json.RawMessage) map[string]any {
 	var args map[string]any
 	dec := json.NewDecoder(bytes.NewReader(argsObject(raw)))

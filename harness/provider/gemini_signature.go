@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"encoding/base64"
 	"encoding/json"
-
-	"google.golang.org/genai"
 )
 
 // Gemini validates thought signatures on the function calls of the current turn (Gemini 3
@@ -19,7 +17,7 @@ import (
 // did not sign, sent as this exact string.
 const GeminiDummySignature = "skip_thought_signature_validator"
 
-// dummySignature is the dummy as the SDK's bytes field holds it (the string read as base64url,
+// dummySignature is the dummy as the part's bytes field holds it (the string read as base64url,
 // which the API accepts); json encodes it with the standard alphabet as dummyStd, which
 // geminiBody writes back as the documented string.
 var dummySignature, _ = base64.URLEncoding.DecodeString(GeminiDummySignature)
@@ -30,7 +28,7 @@ var dummyStd = base64.StdEncoding.EncodeToString(dummySignature)
 // signCurrentTurn gives the first function call of each model step of the current turn (the
 // contents after the last user content holding text and no function response) the dummy
 // signature when it has none.
-func signCurrentTurn(contents []*genai.Content) {
+func signCurrentTurn(contents []*gContent) {
 	start := -1
 	for i := len(contents) - 1; i >= 0 && start < 0; i-- {
 		if c := contents[i]; c.Role == "user" && hasText(c) && !hasResponse(c) {
@@ -56,7 +54,7 @@ func signCurrentTurn(contents []*genai.Content) {
 }
 
 // hasText reports whether a content holds a text part.
-func hasText(c *genai.Content) bool {
+func hasText(c *gContent) bool {
 	for _, p := range c.Parts {
 		if p.Text != "" && !p.Thought {
 			return true
@@ -66,7 +64,7 @@ func hasText(c *genai.Content) bool {
 }
 
 // hasResponse reports whether a content holds a function response.
-func hasResponse(c *genai.Content) bool {
+func hasResponse(c *gContent) bool {
 	for _, p := range c.Parts {
 		if p.FunctionResponse != nil {
 			return true
