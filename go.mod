@@ -152,3 +152,8 @@ require (
 // nothing to draw: see app/internal/bubbletea/PATCH.md. Dropped when upstream
 // releases the option.
 replace charm.land/bubbletea/v2 => ./app/internal/bubbletea
+
+// Glamour v2.0.1 with its style formats filled in without text/template, which
+// keeps every exported method in the binary: see app/internal/glamour/PATCH.md.
+// Dropped when upstream formats without text/template.
+replace charm.land/glamour/v2 => ./app/internal/glamour
