@@ -1,11 +1,9 @@
 package ansi
 
 import (
-	"bytes"
 	"fmt"
 	"io"
 	"strings"
-	"text/template"
 
 	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
@@ -21,19 +19,34 @@ type BaseElement struct {
 	Style  StylePrimitive
 }
 
+// formatToken fills a style's Format with the token: each {{.text}} (spaces inside the braces
+// allowed) becomes the token, as text/template's execution of it would write it. Patched in
+// exo's copy: upstream parses and executes Format as a text/template, and linking template
+// execution keeps every exported method of every type in a program's binary (Go's linker
+// cannot tell which method a template may call), tens of megabytes for exo. Every style
+// glamour ships uses {{.text}} alone or no action at all; a format with any other action is
+// refused with an error, as a template that failed to parse is.
 func formatToken(format string, token string) (string, error) {
-	var b bytes.Buffer
-
-	v := make(map[string]interface{})
-	v["text"] = token
-
-	tmpl, err := template.New(format).Funcs(TemplateFuncMap).Parse(format)
-	if err != nil {
-		return "", fmt.Errorf("glamour: error parsing template: %w", err)
+	var b strings.Builder
+	rest := format
+	for {
+		i := strings.Index(rest, "{{")
+		if i < 0 {
+			b.WriteString(rest)
+			return b.String(), nil
+		}
+		j := strings.Index(rest[i:], "}}")
+		if j < 0 {
+			return "", fmt.Errorf("glamour: error parsing template: unclosed action in %q", format)
+		}
+		action := strings.TrimSpace(rest[i+2 : i+j])
+		if action != ".text" {
+			return "", fmt.Errorf("glamour: error parsing template: action {{%s}} in %q: only {{.text}} is supported", rest[i+2:i+j], format)
+		}
+		b.WriteString(rest[:i])
+		b.WriteString(token)
+		rest = rest[i+j+2:]
 	}
-
-	err = tmpl.Execute(&b, v)
-	return b.String(), err
 }
 
 func renderText(w io.Writer, rules StylePrimitive, s string) (int, error) { //nolint:unparam
