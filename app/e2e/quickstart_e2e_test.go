@@ -36,7 +36,7 @@ func TestQuickStartDemoStaysOutOfTheClone(t *testing.T) {
 	t.Parallel()
 	cmd := quickStartCommand(t)
 	parts := strings.Split(cmd, " && ")
-	if len(parts) < 4 || !strings.HasPrefix(parts[0], "go build -o exo-full .") || parts[1] != exobuild.DaemonBuildCommand ||
+	if len(parts) < 4 || parts[0] != exobuild.FullBuildCommand || parts[1] != exobuild.DaemonBuildCommand ||
 		!strings.HasPrefix(parts[2], "CGO_ENABLED=0 go build -o exo ./app/thin/exo") {
 		t.Fatalf("README's quick start no longer starts with the three builds (exobuild builds them so): %s", cmd)
 	}

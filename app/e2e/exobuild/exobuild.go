@@ -14,14 +14,22 @@ import (
 	"strings"
 )
 
+// Tags are the build tags of README's builds of exo-full and exo-daemon: grpcnotrace leaves
+// golang.org/x/net/trace out of gRPC, whose HTML pages would link template execution and with
+// it every exported method of the program (README, "Binary size").
+const Tags = "grpcnotrace"
+
+// FullBuildCommand is README's build of exo-full, run in the module's root.
+const FullBuildCommand = `go build -tags ` + Tags + ` -o exo-full .`
+
 // DaemonBuildCommand is README's build of exo-daemon, run in the module's root after exo-full's:
 // the -X stamp gives it exo-full's build id (harness/daemon/wire.FullBuild).
-const DaemonBuildCommand = `go build -ldflags "-X exo/harness/daemon/wire.FullBuild=$(go tool buildid exo-full)" -o exo-daemon ./app/daemon`
+const DaemonBuildCommand = `go build -tags ` + Tags + ` -ldflags "-X exo/harness/daemon/wire.FullBuild=$(go tool buildid exo-full)" -o exo-daemon ./app/daemon`
 
 // Build builds exo-full, exo-daemon and exo into dir and returns the thin exo's path.
 func Build(dir string) (string, error) {
 	full := filepath.Join(dir, "exo-full")
-	if err := build(exec.Command("go", "build", "-o", full, "exo")); err != nil {
+	if err := build(exec.Command("go", "build", "-tags", Tags, "-o", full, "exo")); err != nil {
 		return "", fmt.Errorf("build exo-full: %w", err)
 	}
 	id, err := exec.Command("go", "tool", "buildid", full).Output()
@@ -29,7 +37,7 @@ func Build(dir string) (string, error) {
 		return "", fmt.Errorf("go tool buildid exo-full: %w", err)
 	}
 	stamp := "-X exo/harness/daemon/wire.FullBuild=" + strings.TrimSpace(string(id))
-	if err := build(exec.Command("go", "build", "-ldflags", stamp, "-o", filepath.Join(dir, "exo-daemon"), "exo/app/daemon")); err != nil {
+	if err := build(exec.Command("go", "build", "-tags", Tags, "-ldflags", stamp, "-o", filepath.Join(dir, "exo-daemon"), "exo/app/daemon")); err != nil {
 		return "", fmt.Errorf("build exo-daemon: %w", err)
 	}
 	thin := exec.Command("go", "build", "-o", filepath.Join(dir, "exo"), "exo/app/thin/exo")
