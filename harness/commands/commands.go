@@ -20,7 +20,7 @@ import (
 	"strconv"
 	"strings"
 
-	"go.yaml.in/yaml/v3"
+	"go.yaml.in/yaml/v4"
 
 	"exo/harness"
 	"exo/sandbox"

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"time"
 
-	"go.yaml.in/yaml/v3"
+	"go.yaml.in/yaml/v4"
 )
 
 // Script is a scripted model's turns, read from a YAML file. The format
