@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"exo/harness/provider/providertest"
+
+	bolt "go.etcd.io/bbolt"
 )
 
 // waitRequest waits until the fake provider has received a request whose body holds want, and
@@ -196,9 +198,12 @@ func TestKillMidAnswerKeepsWhatHadStreamed(t *testing.T) {
 	mustRunIn(t, home, ws, "new", "--name", "s")
 	cmd, out := startExo(t, home, ws, "run", "--session", "s", "explain")
 	waitRequest(t, srv, "explain")
-	// The save is a write to exo.db: wait until the file holds the text, then kill.
+	// The save is a write to exo.db: wait until the file's committed state holds the text,
+	// then kill. (The text in the file's bytes is not enough: bbolt writes a transaction's
+	// pages, syncs them, and only then the meta page that commits them; a kill in between
+	// loses the save, and the recovered log had no answer.)
 	for deadline := time.Now().Add(60 * time.Second); ; time.Sleep(50 * time.Millisecond) {
-		if b, _ := os.ReadFile(filepath.Join(home, "exo.db")); strings.Contains(string(b), marker) {
+		if committedHolds(t, filepath.Join(home, "exo.db"), marker) {
 			break
 		}
 		if time.Now().After(deadline) {
@@ -236,4 +241,54 @@ func TestKillMidAnswerKeepsWhatHadStreamed(t *testing.T) {
 	if body := string(reqs[len(reqs)-1].Body); !strings.Contains(body, `"content":"`+marker+`"`) {
 		t.Fatalf("the next turn does not send the killed answer back: %s", body)
 	}
+}
+
+// committedHolds reports whether the last committed state of the bbolt file at path holds
+// text in a value, read from a copy (the daemon holds the file's lock). The copy reads the
+// meta pages first, at the file's start, and a commit never overwrites the pages its last
+// committed state reaches; a copy torn all the same (a newer commit reused a page meanwhile)
+// reads as not yet.
+func committedHolds(t *testing.T, path, text string) (found bool) {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil || !bytes.Contains(b, []byte(text)) {
+		return false
+	}
+	cp := filepath.Join(t.TempDir(), "exo.db")
+	if err := os.WriteFile(cp, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		if recover() != nil { // a torn copy's page
+			found = false
+		}
+	}()
+	db, err := bolt.Open(cp, 0o600, &bolt.Options{ReadOnly: true, Timeout: time.Second})
+	if err != nil {
+		return false
+	}
+	defer db.Close()
+	var walk func(b *bolt.Bucket) bool
+	walk = func(b *bolt.Bucket) bool {
+		c := b.Cursor()
+		for k, v := c.First(); k != nil; k, v = c.Next() {
+			if v == nil {
+				if nb := b.Bucket(k); nb != nil && walk(nb) {
+					return true
+				}
+			} else if bytes.Contains(v, []byte(text)) {
+				return true
+			}
+		}
+		return false
+	}
+	_ = db.View(func(tx *bolt.Tx) error {
+		return tx.ForEach(func(_ []byte, b *bolt.Bucket) error {
+			if walk(b) {
+				found = true
+			}
+			return nil
+		})
+	})
+	return found
 }
