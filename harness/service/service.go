@@ -54,7 +54,8 @@ type Service struct {
 	// removing marks the sessions being removed: no turn begins on one meanwhile.
 	removing map[string]bool
 	last     map[string]*turnRun // the last finished turn of each session
-	order    []string            // finished turn ids, oldest first (bounded)
+	order    []*turnRun          // finished turns, oldest first (bounded)
+	kept     int                 // resultBytes of the turns in order
 	watches  map[string]string   // watch id → attached session ("" when none)
 	// watchSubs holds each watch's subscription, to send it the answer streaming on a session
 	// it turns to (Attach).

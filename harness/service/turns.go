@@ -15,8 +15,18 @@ import (
 	"exo/harness/provider"
 )
 
-// keepFinished bounds how many finished turns WaitTurn can still report by id.
-const keepFinished = 256
+// keepFinished bounds how many finished turns WaitTurn can still report by id (or as a
+// session's last turn). Their results hold each answer whole, so the turns kept past the newest
+// keepFinishedMin are also bounded by keepFinishedBytes of answers and failures: a daemon kept 256
+// answers (40 MiB of 160 KB ones), and every session's last one for its life.
+const (
+	keepFinished      = 256
+	keepFinishedMin   = 4
+	keepFinishedBytes = 1 << 20
+)
+
+// resultBytes is what a finished turn's result holds of text.
+func resultBytes(r *turnRun) int { return len(r.res.Response) + len(r.res.Failure) }
 
 // turnRun is one turn the service runs.
 type turnRun struct {
@@ -172,10 +182,19 @@ func (s *Service) finish(r *turnRun, res harness.TurnResult, err error) {
 	if r.cancel != nil { // it ran: a prompt taken back is no session's last turn
 		s.last[r.session] = r
 	}
-	s.order = append(s.order, r.id)
-	if len(s.order) > keepFinished {
-		delete(s.turns, s.order[0])
+	s.order = append(s.order, r)
+	s.kept += resultBytes(r)
+	for len(s.order) > keepFinished || (len(s.order) > keepFinishedMin && s.kept > keepFinishedBytes) {
+		old := s.order[0]
+		s.order[0] = nil
 		s.order = s.order[1:]
+		s.kept -= resultBytes(old)
+		if s.turns[old.id] == old {
+			delete(s.turns, old.id)
+		}
+		if s.last[old.session] == old {
+			delete(s.last, old.session)
+		}
 	}
 	s.mu.Unlock()
 	close(r.done)
