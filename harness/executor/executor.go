@@ -80,8 +80,13 @@ type Executor struct {
 	// viewUsed is when each branch's view was last used (a count of uses), for eviction.
 	viewUsed map[string]uint64
 	viewTick uint64
-	// viewLocks serialise bringing each branch's view up to date (viewDo).
-	viewLocks map[string]*sync.Mutex
+	// viewSize is each kept view's token estimate when last brought up to date, viewTokens their
+	// sum.
+	viewSize   map[string]int
+	viewTokens int
+	// viewLocks serialise bringing each branch's view up to date (viewDo), for the branches
+	// being brought up to date.
+	viewLocks map[string]*viewLock
 	// queueMu serialises taking queued prompts out of the queue (steer, take back): a prompt
 	// leaves it once.
 	queueMu sync.Mutex
@@ -143,12 +148,20 @@ func (x *Executor) viewDo(branch, model string, f func(*View)) error {
 	mu := x.viewLocks[branch]
 	if mu == nil {
 		if x.viewLocks == nil {
-			x.viewLocks = map[string]*sync.Mutex{}
+			x.viewLocks = map[string]*viewLock{}
 		}
-		mu = &sync.Mutex{}
+		mu = &viewLock{}
 		x.viewLocks[branch] = mu
 	}
+	mu.users++
 	x.mu.Unlock()
+	defer func() {
+		x.mu.Lock()
+		if mu.users--; mu.users == 0 {
+			delete(x.viewLocks, branch)
+		}
+		x.mu.Unlock()
+	}()
 	mu.Lock()
 	defer mu.Unlock()
 	v, err := x.catchUp(branch, model)
@@ -179,6 +192,9 @@ func (x *Executor) catchUp(branch, model string) (*View, error) {
 	}
 	for _, e := range evs {
 		v.Apply(e)
+	}
+	if len(evs) > 0 {
+		x.sizeView(branch, v)
 	}
 	return v, nil
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"reflect"
 	"strconv"
+	"strings"
 	"testing"
 
 	"exo/harness"
@@ -52,5 +53,51 @@ func TestViewsKeptBounded(t *testing.T) {
 	x.mu.Unlock()
 	if n > maxViews {
 		t.Fatalf("%d views kept after the rebuild", n)
+	}
+}
+
+// TestViewsKeptBoundedBySize: besides the view in use, the executor keeps views of at most
+// maxViewTokens, and no lock of a branch nothing brings up to date. A daemon running one long
+// answer per session kept 64 of them (the rig's 160k-character answers: 290 KB a session), and a
+// lock for every branch it ever ran.
+func TestViewsKeptBoundedBySize(t *testing.T) {
+	t.Parallel()
+	h, err := harness.Open(t.TempDir(), harness.Options{NoSync: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h.Close()
+	x := New(h, Options{})
+	long := strings.Repeat("abcdefghij", 16_000) // 40,000 tokens by the estimate
+	var first *harness.Session
+	for i := range 40 {
+		s, err := h.NewSession(harness.NewSessionOptions{Name: "long-" + strconv.Itoa(i)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if first == nil {
+			first = s
+		}
+		if _, err := h.Append(s.ID, harness.MustRecord(harness.TypeInvocationReceived, harness.ActorUser, harness.InvocationReceived{Text: long})); err != nil {
+			t.Fatal(err)
+		}
+		v, err := x.ViewOf(s.Branch, "m")
+		if err != nil || v.Tokens < len(long)/4 {
+			t.Fatalf("view of session %d: %v, %d tokens", i, err, v.Tokens)
+		}
+	}
+	x.mu.Lock()
+	tokens, n, locks := 0, len(x.views), len(x.viewLocks)
+	for _, v := range x.views {
+		tokens += v.Tokens
+	}
+	x.mu.Unlock()
+	if limit := 1<<18 + len(long)/4 + 1000; tokens > limit || locks != 0 {
+		t.Fatalf("%d views of %d tokens kept (at most %d), %d branch locks", n, tokens, limit, locks)
+	}
+	// A dropped view comes back from the log whole.
+	v, err := x.ViewOf(first.Branch, "m")
+	if err != nil || len(v.Messages) != 1 || v.Messages[0].Text != long {
+		t.Fatalf("the first session's view rebuilt: %v, %d messages", err, len(v.Messages))
 	}
 }
