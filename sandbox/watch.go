@@ -136,7 +136,7 @@ func (p *watchProc) start(ctx context.Context) (*watchChild, error) {
 	if err != nil {
 		return nil, fmt.Errorf("watch %s: %w", p.root, err)
 	}
-	c := &watchChild{cmd: cmd, stdin: stdin, lines: bufio.NewReaderSize(stdout, 64<<10), stderr: &headBuffer{max: 1 << 10}}
+	c := &watchChild{cmd: cmd, stdin: stdin, lines: bufio.NewReaderSize(stdout, 4<<10), stderr: &headBuffer{max: 1 << 10}}
 	cmd.Stderr = c.stderr
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("watch %s: start the watcher process: %w", p.root, err)
