@@ -113,6 +113,7 @@ func (l *Log) Committed(sessionID, branch string, evs []api.Event) {
 	var blob []byte
 	var at uint64
 	if st != nil && st.Head+1 == evs[0].Seq {
+		l.touchState(branch)
 		before := st.Head / l.opts.CheckpointEvery
 		for _, e := range evs {
 			st.Apply(e)
@@ -121,7 +122,7 @@ func (l *Log) Committed(sessionID, branch string, evs []api.Event) {
 			blob, at = EncodeState(st), st.Head
 		}
 	} else if st != nil {
-		delete(l.states, branch) // out of step: reload lazily
+		l.dropState(branch) // out of step: reload lazily
 	}
 	l.mu.Unlock()
 	if blob != nil {

@@ -15,8 +15,11 @@ type Log struct {
 	opts Options
 
 	mu     sync.Mutex
-	states map[string]*api.SessionState // by branch, kept at the branch head
-	broker broker
+	states map[string]*api.SessionState // by branch, kept at the branch head (maxStates, states.go)
+	// statesUsed is when each kept state was last used (a count of uses), for eviction.
+	statesUsed map[string]uint64
+	statesTick uint64
+	broker     broker
 	// held is the records held for a session's next commit (see Hold).
 	held holds
 	// keepCheckpoints turns checkpoint pruning off (benchmarks measuring what it saves).

@@ -48,6 +48,7 @@ func (l *Log) BranchState(branch string) (*api.SessionState, error) {
 	}
 	l.mu.Lock()
 	if st := l.states[branch]; st != nil && st.Head == head {
+		l.touchState(branch)
 		c := st.Clone()
 		l.mu.Unlock()
 		return c, nil
@@ -62,7 +63,7 @@ func (l *Log) BranchState(branch string) (*api.SessionState, error) {
 	}
 	l.mu.Lock()
 	if cur := l.states[branch]; cur == nil || cur.Head < st.Head {
-		l.states[branch] = st.Clone()
+		l.keepState(branch, st.Clone())
 	}
 	l.mu.Unlock()
 	return st, nil
