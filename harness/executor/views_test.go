@@ -70,7 +70,7 @@ func TestViewsKeptBoundedBySize(t *testing.T) {
 	x := New(h, Options{})
 	long := strings.Repeat("abcdefghij", 16_000) // 40,000 tokens by the estimate
 	var first *harness.Session
-	for i := range 40 {
+	for i := range 16 {
 		s, err := h.NewSession(harness.NewSessionOptions{Name: "long-" + strconv.Itoa(i)})
 		if err != nil {
 			t.Fatal(err)
