@@ -31,6 +31,11 @@ type Workspaces struct {
 	background sync.WaitGroup
 	bgMu       sync.Mutex
 	bgClosed   bool
+
+	// watches are the live workspace watchers by directory, each shared by the sessions
+	// working there (see watch.go); watchMu guards the map and each watch's sessions.
+	watchMu sync.Mutex
+	watches map[string]*sharedWatch
 }
 
 // Options are the harness's settings the workspaces use.
