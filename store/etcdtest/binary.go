@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"os"
 	"os/exec"
+	"runtime"
 	"strings"
 	"sync"
 	"syscall"
@@ -27,7 +28,10 @@ type BinaryCluster struct {
 	mu   sync.Mutex
 	args [][]string
 	cmds []*exec.Cmd
-	dirs []string
+	// killed, per member, is closed once its process was killed: the thread that started it
+	// is kept until then (see start).
+	killed []chan struct{}
+	dirs   []string
 	// Endpoints are the members' client URLs (host:port).
 	Endpoints []string
 	// Metrics are the members' metrics URLs (plain http, whatever the client URLs are).
@@ -87,7 +91,7 @@ func NewBinary(n int, o Options) (*BinaryCluster, error) {
 	if bin == "" {
 		return nil, ErrNoBinary
 	}
-	c := &BinaryCluster{bin: bin, opts: o, cmds: make([]*exec.Cmd, n)}
+	c := &BinaryCluster{bin: bin, opts: o, cmds: make([]*exec.Cmd, n), killed: make([]chan struct{}, n)}
 	token := fmt.Sprintf("exo-bin-%d", time.Now().UnixNano())
 	var peers []string
 	clients, peerURLs, metrics := make([]string, n), make([]string, n), make([]string, n)
@@ -166,12 +170,26 @@ func (c *BinaryCluster) start(i int) error {
 	// The member dies with the test process: a test binary that panics (go test's -timeout
 	// does) runs no cleanup, and its members would serve on, orphaned, filling the disk with
 	// their WAL files run after run.
+	// The kernel sends that signal when the thread that started the child ends, not the
+	// process, and Go ends a thread whose locked goroutine returns: the member is started on a
+	// thread of its own, kept until the member is killed, so no other thread's end takes it.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
-	if err := cmd.Start(); err != nil {
+	started, killed := make(chan error), make(chan struct{})
+	go func() {
+		runtime.LockOSThread()
+		defer runtime.UnlockOSThread()
+		err := cmd.Start()
+		started <- err
+		if err == nil {
+			<-killed
+		}
+	}()
+	if err := <-started; err != nil {
 		return fmt.Errorf("start etcd member %d: %w", i, err)
 	}
 	c.mu.Lock()
 	c.cmds[i] = cmd
+	c.killed[i] = killed
 	c.mu.Unlock()
 	return nil
 }
@@ -226,12 +244,13 @@ func (c *BinaryCluster) waitReady() error {
 // Kill kills member i's process (its data stays, so Restart brings it back).
 func (c *BinaryCluster) Kill(i int) {
 	c.mu.Lock()
-	cmd := c.cmds[i]
-	c.cmds[i] = nil
+	cmd, killed := c.cmds[i], c.killed[i]
+	c.cmds[i], c.killed[i] = nil, nil
 	c.mu.Unlock()
 	if cmd != nil {
 		_ = cmd.Process.Kill()
 		_ = cmd.Wait()
+		close(killed) // its starting thread may end now
 	}
 }
 
