@@ -91,6 +91,22 @@ func NewBinary(n int, o Options) (*BinaryCluster, error) {
 	if bin == "" {
 		return nil, ErrNoBinary
 	}
+	for attempt := 1; ; attempt++ {
+		c, err := newBinaryOnce(bin, n, o)
+		if !errors.Is(err, errMemberDown) || attempt == 3 {
+			return c, err
+		}
+	}
+}
+
+// errMemberDown is a member that did not come up with the others: a port chosen free was
+// taken before it bound it (another test's server, in the moment between the two). A cluster
+// short of one member still answers, until a test takes another one down; it is started
+// again on other ports instead.
+var errMemberDown = errors.New("an etcd member did not come up")
+
+// newBinaryOnce is one attempt of NewBinary.
+func newBinaryOnce(bin string, n int, o Options) (*BinaryCluster, error) {
 	c := &BinaryCluster{bin: bin, opts: o, cmds: make([]*exec.Cmd, n), killed: make([]chan struct{}, n)}
 	token := fmt.Sprintf("exo-bin-%d", time.Now().UnixNano())
 	var peers []string
@@ -151,6 +167,10 @@ func NewBinary(n int, o Options) (*BinaryCluster, error) {
 		}
 	}
 	if err := c.waitReady(); err != nil {
+		c.Stop()
+		return nil, err
+	}
+	if err := c.waitMembers(); err != nil {
 		c.Stop()
 		return nil, err
 	}
@@ -295,6 +315,40 @@ func (c *BinaryCluster) Stop() {
 	for _, d := range c.dirs {
 		_ = os.RemoveAll(d)
 	}
+}
+
+// waitMembers waits (up to 10 s) until every member answers for itself.
+func (c *BinaryCluster) waitMembers() error {
+	o := c.opts
+	cfg := clientv3.Config{Endpoints: c.Endpoints, DialTimeout: 5 * time.Second, Logger: zap.NewNop()}
+	if o.TLS != nil {
+		t, err := o.TLS.ClientConfig()
+		if err != nil {
+			return err
+		}
+		cfg.TLS = t
+	}
+	cli, err := clientv3.New(cfg)
+	if err != nil {
+		return err
+	}
+	defer cli.Close()
+	deadline := time.Now().Add(10 * time.Second)
+	for i, ep := range c.Endpoints {
+		for {
+			ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+			_, err := cli.Status(ctx, ep)
+			cancel()
+			if err == nil {
+				break
+			}
+			if time.Now().After(deadline) {
+				return fmt.Errorf("%w: member %d at %s: %v", errMemberDown, i, ep, err)
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+	}
+	return nil
 }
 
 // freePort returns an http URL on a loopback port nobody listens on.
