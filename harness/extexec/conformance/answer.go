@@ -207,10 +207,17 @@ func Cancel(t *testing.T, s *Suite) {
 		t.Fatalf("cancelled turn: %v %+v (events %s)", err, res, exectest.Types(evs))
 	}
 	// An agent may report the cancelled turn's usage after exo recorded its end (claude-agent-acp
-	// does, under load): it is recorded then, and the turn still ends with its cancel.
+	// does, under load), or make a model call beside the conversation then (claude-agent-acp's
+	// title or summary, a model.side): each is recorded then, and the turn still ends with its
+	// cancel.
 	order := exectest.Types(evs)
-	for strings.HasSuffix(order, " "+harness.TypeAgentUsage) {
-		order = strings.TrimSuffix(order, " "+harness.TypeAgentUsage)
+	for trimmed := true; trimmed; {
+		trimmed = false
+		for _, after := range []string{harness.TypeAgentUsage, harness.TypeModelSide} {
+			if strings.HasSuffix(order, " "+after) {
+				order, trimmed = strings.TrimSuffix(order, " "+after), true
+			}
+		}
 	}
 	if !strings.HasSuffix(order, harness.TypeTurnCancelled) {
 		t.Fatalf("events %s", exectest.Types(evs))
