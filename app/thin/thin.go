@@ -170,7 +170,7 @@ func FullBinary() (string, error) {
 		return "", err
 	}
 	if selfErr == nil && sameFile(p, self) {
-		return "", fmt.Errorf("%s is this thin exo itself, not the full exo: build the full one there (go build -o %s .) or point EXO_FULL at it", p, FullName)
+		return "", fmt.Errorf("%s is this thin exo itself, not the full exo: build the full one there (go build -tags grpcnotrace -o %s .) or point EXO_FULL at it", p, FullName)
 	}
 	return p, nil
 }
@@ -213,7 +213,7 @@ func findFull(self string) (string, error) {
 	if self != "" {
 		where = filepath.Dir(self)
 	}
-	return "", fmt.Errorf("the full exo binary (%s) is neither in %s nor on PATH: build both as README says (go build -o %s . && CGO_ENABLED=0 go build -o exo ./app/thin/exo), or set EXO_FULL", FullName, where, FullName)
+	return "", fmt.Errorf("the full exo binary (%s) is neither in %s nor on PATH: build the binaries with the first command of README's Quick start (go build -tags grpcnotrace -o %s . && ...), or set EXO_FULL", FullName, where, FullName)
 }
 
 // executable says whether p is a regular file someone may execute (as exec.LookPath checks).
