@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -19,8 +20,13 @@ const completionTimeout = 5 * time.Second
 const maxSeqCompletions = 40
 
 // addCompletions wires completion of session names (and SESSION@SEQ) and model names into
-// every command and flag that takes them; the candidates come from the daemon.
+// every command and flag that takes them; the candidates come from the daemon. A flag's
+// completion goes only into a tree built to complete (e.completing): cobra keeps flags'
+// completion functions in a map of its own for the process's life, keyed by flag, so every
+// command line the daemon ran for a thin client (exo run, exo sessions) kept its whole command
+// tree and environment (the client's output buffers among them) for the daemon's life.
 func addCompletions(e *env, root *cobra.Command) {
+	flags := flagCompletions(e)
 	var walk func(c *cobra.Command)
 	walk = func(c *cobra.Command) {
 		fields := strings.Fields(c.Use)
@@ -33,8 +39,7 @@ func addCompletions(e *env, root *cobra.Command) {
 				c.ValidArgsFunction = e.completeFirst(e.modelNames)
 			}
 		}
-		for flag, fn := range map[string]cobra.CompletionFunc{"session": e.completeAny(e.sessionNames(false)), "to": e.completeAny(e.sessionNames(false)),
-			"model": e.completeAny(e.modelNames)} {
+		for flag, fn := range flags {
 			if c.Flags().Lookup(flag) != nil {
 				_ = c.RegisterFlagCompletionFunc(flag, fn)
 			}
@@ -51,6 +56,16 @@ func addCompletions(e *env, root *cobra.Command) {
 		}
 		return nil, cobra.ShellCompDirectiveNoFileComp
 	}
+}
+
+// flagCompletions returns the completion of each flag that takes a session or a model by name,
+// or nothing when the command line does not ask for completions (see addCompletions).
+func flagCompletions(e *env) map[string]cobra.CompletionFunc {
+	if !e.completing {
+		return nil
+	}
+	return map[string]cobra.CompletionFunc{"session": e.completeAny(e.sessionNames(false)), "to": e.completeAny(e.sessionNames(false)),
+		"model": e.completeAny(e.modelNames)}
 }
 
 // completeSessionArg completes the first argument with session names (and NAME@SEQ).
@@ -171,4 +186,12 @@ func (e *env) modelNames(ctx context.Context, c api.Client) ([]cobra.Completion,
 		out = append(out, cobra.CompletionWithDesc(m.Name, strings.TrimSpace(desc)))
 	}
 	return out, nil
+}
+
+// completionRequest says whether a command line asks for shell completions: cobra's hidden
+// commands the completion scripts run (exo __complete run --model "").
+func completionRequest(args []string) bool {
+	return slices.ContainsFunc(args, func(a string) bool {
+		return a == cobra.ShellCompRequestCmd || a == cobra.ShellCompNoDescRequestCmd
+	})
 }

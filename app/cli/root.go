@@ -45,6 +45,8 @@ type env struct {
 	clientSet []string
 	// toldTelemetry is set once the command said whether its OTEL_* variables reach the daemon.
 	toldTelemetry bool
+	// completing is set when the command line asks for shell completions (see addCompletions).
+	completing bool
 }
 
 // envSet says whether an environment variable is set (non-empty) where the user runs exo: in
@@ -140,6 +142,7 @@ func Execute(args []string, stdin io.Reader, stdout, stderr io.Writer, o Options
 func execute(e *env, args []string, o Options) int {
 	e.rawStdout, e.rawStderr = e.stdout, e.stderr
 	e.stdout, e.stderr = newTermSafe(e.stdout), newTermSafe(e.stderr)
+	e.completing = completionRequest(args)
 	root := newRoot(e)
 	root.Version = version(o.BuildTag)
 	root.SetArgs(args)
