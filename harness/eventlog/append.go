@@ -113,11 +113,11 @@ func (l *Log) Committed(sessionID, branch string, evs []api.Event) {
 	var blob []byte
 	var at uint64
 	if st != nil && st.Head+1 == evs[0].Seq {
-		l.touchState(branch)
 		before := st.Head / l.opts.CheckpointEvery
 		for _, e := range evs {
 			st.Apply(e)
 		}
+		l.sizeState(branch)
 		if st.Head/l.opts.CheckpointEvery != before {
 			blob, at = EncodeState(st), st.Head
 		}

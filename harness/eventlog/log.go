@@ -19,7 +19,10 @@ type Log struct {
 	// statesUsed is when each kept state was last used (a count of uses), for eviction.
 	statesUsed map[string]uint64
 	statesTick uint64
-	broker     broker
+	// statesSize is what each kept state holds (stateBytes), statesBytes their sum.
+	statesSize  map[string]int
+	statesBytes int
+	broker      broker
 	// held is the records held for a session's next commit (see Hold).
 	held holds
 	// keepCheckpoints turns checkpoint pruning off (benchmarks measuring what it saves).
