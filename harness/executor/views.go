@@ -12,9 +12,9 @@ import "sync"
 const maxViews = 64
 
 // maxViewTokens bounds the views kept besides the one in use by their size (their token
-// estimate, about a MiB of text): 64 views of long answers held a daemon's heap at tens of MiB
+// estimate, about 512 KiB of text): 64 views of long answers held a daemon's heap at tens of MiB
 // (each rig session of a 160k-character answer left 290 KB).
-const maxViewTokens = 1 << 18
+const maxViewTokens = 1 << 17
 
 // viewLock serialises bringing one branch's view up to date; users counts the callers holding or
 // waiting for it, and the lock is forgotten when none is (x.viewLocks held every branch's).

@@ -92,7 +92,7 @@ func TestViewsKeptBoundedBySize(t *testing.T) {
 		tokens += v.Tokens
 	}
 	x.mu.Unlock()
-	if limit := 1<<18 + len(long)/4 + 1000; tokens > limit || locks != 0 {
+	if limit := 1<<17 + len(long)/4 + 1000; tokens > limit || locks != 0 {
 		t.Fatalf("%d views of %d tokens kept (at most %d), %d branch locks", n, tokens, limit, locks)
 	}
 	// A dropped view comes back from the log whole.

@@ -22,7 +22,7 @@ import (
 const (
 	keepFinished      = 256
 	keepFinishedMin   = 4
-	keepFinishedBytes = 1 << 20
+	keepFinishedBytes = 256 << 10
 )
 
 // resultBytes is what a finished turn's result holds of text.

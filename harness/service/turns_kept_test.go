@@ -12,7 +12,7 @@ import (
 )
 
 // TestFinishedTurnsBoundedByBytes: the results of finished turns (each holding its answer whole)
-// are kept for WaitTurn up to 1 MiB past the newest four, and a session's
+// are kept for WaitTurn up to 256 KiB past the newest four, and a session's
 // last turn goes with its result. The daemon kept 256 answers and every session's last one for its
 // life: after 300 sessions of a 160 KB answer, 41 MiB.
 func TestFinishedTurnsBoundedByBytes(t *testing.T) {
@@ -35,7 +35,7 @@ func TestFinishedTurnsBoundedByBytes(t *testing.T) {
 			held += len(r.res.Response)
 		}
 	}
-	if limit := 2 << 20; held > limit {
+	if limit := 4*len(answer) + 256<<10; held > limit {
 		t.Fatalf("finished turns hold %d bytes of answers (%d turns, %d sessions' last), more than %d", held, len(s.turns), len(s.last), limit)
 	}
 	if len(s.last) > len(s.order) || len(s.turns) != len(s.order) {
