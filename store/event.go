@@ -153,8 +153,6 @@ func (r *reader) bytes() []byte {
 	return out
 }
 
-func (r *reader) str() string { return string(r.bytes()) }
-
 // seqKey encodes a sequence number as an 8-byte big-endian key.
 func seqKey(seq uint64) []byte {
 	var k [8]byte

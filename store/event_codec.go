@@ -78,6 +78,12 @@ func (c *Codec) Encode(e *Event) []byte {
 // Decode parses a stored event value; branch names the bucket it came from. It never panics on
 // damaged input and returns an error that says what is wrong.
 func (c *Codec) Decode(branch string, b []byte) (Event, error) {
+	return c.decode(branch, b, nil)
+}
+
+// decode is Decode with the payload put in a (nil: in memory of its own). Type and actor
+// names of the vocabulary are its strings, not copies.
+func (c *Codec) decode(branch string, b []byte, a *arena) (Event, error) {
 	e := Event{Branch: branch}
 	if len(b) == 0 || b[0] < encodingVersion || b[0] > encodingNamed {
 		return e, fmt.Errorf("decode event: unknown encoding version")
@@ -87,17 +93,21 @@ func (c *Codec) Decode(branch string, b []byte) (Event, error) {
 	e.Time = time.Unix(0, r.varint()).UTC()
 	switch b[0] {
 	case encodingCompressed:
-		return c.decodeCompressed(e, &r)
+		return c.decodeCompressed(e, &r, a)
 	case encodingNamed:
-		e.Type, e.Actor = c.name(&r), c.name(&r)
+		e.Type, e.Actor = c.name(&r, a), c.name(&r, a)
 	default:
-		e.Type, e.Actor = r.str(), r.str()
+		e.Type, e.Actor = c.intern(r.bytes(), a), c.intern(r.bytes(), a)
 	}
 	data := r.bytes()
 	if err := r.hash(&e); err != nil {
 		return e, err
 	}
-	e.Data = json.RawMessage(append([]byte(nil), data...))
+	if a == nil {
+		e.Data = json.RawMessage(append([]byte(nil), data...))
+	} else {
+		e.Data = json.RawMessage(a.add(data))
+	}
 	return e, nil
 }
 
@@ -117,25 +127,45 @@ func DamagedData(branch string, seq uint64) error {
 	return fmt.Errorf("event %s@%d is damaged (its data is not JSON): %w (%s)", branch, seq, ErrCorrupt, wayOut)
 }
 
-// decodeCompressed reads the rest of a version 2 event: the body's size, its frame, the hash.
-func (c *Codec) decodeCompressed(e Event, r *reader) (Event, error) {
+// decodeCompressed reads the rest of a version 2 event: the body's size, its frame, the hash;
+// the body is expanded into a (nil: memory of its own).
+func (c *Codec) decodeCompressed(e Event, r *reader, a *arena) (Event, error) {
 	size := r.uvarint()
 	frame := r.bytes()
 	if err := r.hash(&e); err != nil {
 		return e, err
 	}
-	body, err := c.decompressFrame(frame, size)
+	var dst []byte
+	if a != nil && size <= maxCompressed {
+		dst = a.room(int(size))
+	}
+	body, err := c.decompressFrame(frame, size, dst)
 	if err != nil {
 		return e, fmt.Errorf("decode event %d: %w", e.Seq, err)
 	}
+	if a != nil {
+		a.used(body)
+	}
 	br := reader{b: body}
-	e.Type = br.str()
-	e.Actor = br.str()
+	e.Type = c.intern(br.bytes(), a)
+	e.Actor = c.intern(br.bytes(), a)
 	if br.err != nil {
 		return e, fmt.Errorf("decode event %d: %w", e.Seq, br.err)
 	}
 	e.Data = json.RawMessage(br.b)
 	return e, nil
+}
+
+// intern returns name as a string: the vocabulary's own when it holds it, else the arena's
+// copy when a has one, else a copy.
+func (c *Codec) intern(name []byte, a *arena) string {
+	if i, ok := c.index[string(name)]; ok {
+		return c.names[i-1]
+	}
+	if a != nil {
+		return a.name(name)
+	}
+	return string(name)
 }
 
 // decodeHead returns an event's seq and hash without decompressing its body (the hash is stored

@@ -13,14 +13,18 @@ func (c *Codec) appendName(buf []byte, s string) []byte {
 	return appendString(appendUvarint(buf, 0), s)
 }
 
-// name reads what appendName wrote.
-func (c *Codec) name(r *reader) string {
+// name reads what appendName wrote: a name not in the vocabulary interned in a (nil: copied).
+func (c *Codec) name(r *reader, a *arena) string {
 	i := r.uvarint()
 	switch {
 	case r.err != nil:
 		return ""
 	case i == 0:
-		return r.str()
+		b := r.bytes()
+		if a != nil {
+			return a.name(b)
+		}
+		return string(b)
 	case i > uint64(len(c.names)):
 		r.err = errUnknownName
 		return ""

@@ -83,14 +83,18 @@ func (c *Codec) compressFrame(raw []byte) []byte {
 // decoding (DecodeAll keeps nothing of its input): reading 80,000 events made as much garbage.
 var frameBufs = sync.Pool{New: func() any { b := make([]byte, 0, 1024); return &b }}
 
-// decompressFrame expands a stored frame that must be exactly size bytes.
-func (c *Codec) decompressFrame(frame []byte, size uint64) ([]byte, error) {
+// decompressFrame expands a stored frame that must be exactly size bytes, into dst when it is
+// room for them (len 0, cap size), else into memory of its own.
+func (c *Codec) decompressFrame(frame []byte, size uint64, dst []byte) ([]byte, error) {
 	if size > maxCompressed {
 		return nil, fmt.Errorf("compressed event claims %d bytes, more than %d", size, maxCompressed)
 	}
 	bp := frameBufs.Get().(*[]byte)
 	src := append(append((*bp)[:0], zstdMagic...), frame...)
-	out, err := c.decoder().DecodeAll(src, make([]byte, 0, size))
+	if dst == nil || len(dst) != 0 || uint64(cap(dst)) != size {
+		dst = make([]byte, 0, size)
+	}
+	out, err := c.decoder().DecodeAll(src, dst)
 	if cap(src) <= 64<<10 {
 		*bp = src
 		frameBufs.Put(bp)

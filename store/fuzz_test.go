@@ -28,7 +28,13 @@ func FuzzDecodeEvent(f *testing.F) {
 	f.Add([]byte{})
 	f.Fuzz(func(t *testing.T, b []byte) {
 		for _, c := range []*Codec{testCodec, NewCodec(Vocabulary{})} {
+			// Decoding into an arena (ScanRange) gives what Decode gives, or the same refusal.
+			a := arena{b: make([]byte, 3, 8)}
 			got, err := c.Decode("b", b)
+			inArena, aerr := c.decode("b", b, &a)
+			if (err == nil) != (aerr == nil) || (err == nil && (!sameEvent(got, inArena) || (got.Data == nil) != (inArena.Data == nil))) {
+				t.Fatalf("decoded %+v (%v), into an arena %+v (%v)", got, err, inArena, aerr)
+			}
 			if err != nil {
 				continue
 			}

@@ -66,6 +66,11 @@ func (t *Tx) eventHash(branch string, seq uint64) (Hash, error) {
 // Events iterates over seqs from..to (inclusive; to 0 means the head) of a branch's full
 // history, across its ancestry, oldest first. It stops at the first error, which it yields.
 func (t *Tx) Events(branch string, from, to uint64) iter.Seq2[Event, error] {
+	return t.events(branch, from, to, nil)
+}
+
+// events is Events with the payloads put in a (nil: each in memory of its own).
+func (t *Tx) events(branch string, from, to uint64, a *arena) iter.Seq2[Event, error] {
 	return func(yield func(Event, error) bool) {
 		segs, err := t.rangeSegments(branch, from, to)
 		if err != nil {
@@ -73,7 +78,7 @@ func (t *Tx) Events(branch string, from, to uint64) iter.Seq2[Event, error] {
 			return
 		}
 		for _, sg := range segs {
-			if !t.yieldSegment(sg, yield) {
+			if !t.yieldSegment(sg, a, yield) {
 				return
 			}
 		}
@@ -107,8 +112,9 @@ func (t *Tx) rangeSegments(branch string, from, to uint64) ([]segment, error) {
 	return out, nil
 }
 
-// yieldSegment yields the events of one segment; it returns false when iteration must stop.
-func (t *Tx) yieldSegment(sg segment, yield func(Event, error) bool) bool {
+// yieldSegment yields the events of one segment, their payloads in a (nil: each in memory of
+// its own); it returns false when iteration must stop.
+func (t *Tx) yieldSegment(sg segment, a *arena, yield func(Event, error) bool) bool {
 	own, err := t.ownEvents(sg.branch)
 	if err != nil {
 		yield(Event{}, err)
@@ -120,7 +126,7 @@ func (t *Tx) yieldSegment(sg segment, yield func(Event, error) bool) bool {
 		if keySeq(k) > sg.to {
 			return false, nil
 		}
-		e, err := t.s.codec.Decode(sg.branch, v)
+		e, err := t.s.codec.decode(sg.branch, v, a)
 		if err == nil && (e.Seq != keySeq(k) || e.Seq != want) {
 			err = fmt.Errorf("event key %d holds seq %d, want %d", keySeq(k), e.Seq, want)
 		}
@@ -167,6 +173,58 @@ func (s *Store) ReadRange(branch string, from, to uint64) ([]Event, error) {
 	})
 	return out, err
 }
+
+// ScanRange hands seqs from..to (to 0 means the head) of a branch's history to fn, oldest
+// first, a page at a time: each page read in a read transaction of its own (none is open while
+// fn runs) and decoded into memory that the next page reuses, so fn must not keep the slice or
+// an event's Data once it returns (the strings it may keep). A page holds at most scanPage
+// events and little more than scanBytes of payloads. ScanRange returns fn's error as it is.
+// Reading a long history this way costs no allocation per event (ReadRange: one or three).
+func (s *Store) ScanRange(branch string, from, to uint64, fn func([]Event) error) error {
+	var a arena
+	page := make([]Event, 0, scanPage)
+	from = max(from, 1)
+	for {
+		page = page[:0]
+		a.reset()
+		err := s.View(func(tx *Tx) error {
+			if to == 0 {
+				head, _, err := tx.Head(branch)
+				if err != nil {
+					return err
+				}
+				to = head
+			}
+			for e, err := range tx.events(branch, from, to, &a) {
+				if err != nil {
+					return err
+				}
+				page = append(page, e)
+				if len(page) == scanPage || a.n >= scanBytes {
+					break
+				}
+			}
+			return nil
+		})
+		if err != nil || len(page) == 0 {
+			return err
+		}
+		if err := fn(page); err != nil {
+			return err
+		}
+		last := page[len(page)-1].Seq
+		if last >= to {
+			return nil
+		}
+		from = last + 1
+	}
+}
+
+// scanPage and scanBytes bound a page of ScanRange: in events, and in bytes of payloads.
+const (
+	scanPage  = 2048
+	scanBytes = 1 << 20
+)
 
 // Head returns the head seq and hash of a branch.
 func (s *Store) Head(branch string) (seq uint64, h Hash, err error) {
