@@ -11,9 +11,6 @@ import (
 	"exo/harness/api"
 )
 
-// logPage is how many events `exo log` reads per request.
-const logPage = 2048
-
 func logCmd(e *env) *cobra.Command {
 	var from, to uint64
 	var asJSON bool
@@ -52,12 +49,9 @@ func printLog(ctx context.Context, e *env, c api.Client, s *api.Session, from, t
 		raw = e.stdout
 	}
 	js := &eventJSON{raw: bufio.NewWriterSize(raw, 64<<10), safe: e.stdout}
-	for at := from; at <= to; at += logPage {
-		evs, err := c.Events(ctx, s.Branch, at, min(to, at+logPage-1))
-		if err != nil {
-			return err
-		}
+	return api.EventPagesOf(ctx, c, s.Branch, from, to, func(evs []api.Event) error {
 		for _, ev := range evs {
+			var err error
 			if asJSON {
 				err = js.write(ev)
 			} else {
@@ -70,11 +64,8 @@ func printLog(ctx context.Context, e *env, c api.Client, s *api.Session, from, t
 		if err := tw.Flush(); err != nil {
 			return err
 		}
-		if err := js.raw.Flush(); err != nil {
-			return err
-		}
-	}
-	return nil
+		return js.raw.Flush()
+	})
 }
 
 // printEvent prints one event: a JSON line, or a table row (↑ marks an ancestor's event).

@@ -201,3 +201,9 @@ type inProcess struct{ api.Client }
 
 // Close does nothing: the service outlives the command.
 func (inProcess) Close() error { return nil }
+
+// EventPages reads events a page at a time, in reused memory when the service can
+// (api.EventPager).
+func (c inProcess) EventPages(ctx context.Context, branch string, from, to uint64, fn func([]api.Event) error) error {
+	return api.EventPagesOf(ctx, c.Client, branch, from, to, fn)
+}

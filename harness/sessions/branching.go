@@ -2,6 +2,7 @@ package sessions
 
 import (
 	"fmt"
+	"slices"
 
 	"exo/harness/api"
 	"exo/harness/eventlog"
@@ -206,4 +207,17 @@ func firstNonEmpty(a, b string) string {
 		return a
 	}
 	return b
+}
+
+// BranchEventPages hands events from..to of any branch's full history to fn a page at a time,
+// in memory the next page reuses (see api.EventPager).
+func (sv *Directory) BranchEventPages(branch string, from, to uint64, fn func([]api.Event) error) error {
+	var out []api.Event
+	return sv.st.ScanRange(branch, from, to, func(evs []store.Event) error {
+		out = slices.Grow(out[:0], len(evs))
+		for _, e := range evs {
+			out = append(out, eventlog.EventOf(e))
+		}
+		return fn(out)
+	})
 }
