@@ -3,9 +3,11 @@ package cli
 import (
 	"bufio"
 	"bytes"
+	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
 	"io"
+	"time"
 	"unicode/utf8"
 
 	"exo/harness/api"
@@ -54,9 +56,12 @@ func appendEventJSON(b []byte, ev api.Event) (_ []byte, ok bool) {
 	b = append(b, `,"type":"`...)
 	b = append(b, ev.Type...)
 	b = append(b, `","time":"`...)
-	b, err := ev.Time.AppendText(b)
-	if err != nil {
-		return b, false // a year outside 0..9999: encoding/json says why
+	b, ok = appendTimeUTC(b, ev.Time)
+	if !ok {
+		var err error
+		if b, err = ev.Time.AppendText(b); err != nil {
+			return b, false // a year outside 0..9999: encoding/json says why
+		}
 	}
 	b = append(b, `","actor":"`...)
 	b = append(b, ev.Actor...)
@@ -70,6 +75,37 @@ func appendEventJSON(b []byte, ev api.Event) (_ []byte, ok bool) {
 	b = hex.AppendEncode(b, ev.Hash[:])
 	b = append(b, "\"}\n"...)
 	return b, true
+}
+
+// appendTimeUTC appends t as AppendText does (RFC 3339 with nanoseconds, trailing zeros
+// dropped) when t is in UTC in the years 0..9999, which stored events' times are; ok is false
+// for any other time, which it leaves to AppendText.
+func appendTimeUTC(b []byte, t time.Time) (_ []byte, ok bool) {
+	if t.Location() != time.UTC {
+		return b, false
+	}
+	y, mo, d := t.Date()
+	if y < 0 || y > 9999 {
+		return b, false
+	}
+	h, mi, sec := t.Clock()
+	b = append(b, byte('0'+y/1000), byte('0'+y/100%10), byte('0'+y/10%10), byte('0'+y%10), '-',
+		byte('0'+mo/10), byte('0'+mo%10), '-', byte('0'+d/10), byte('0'+d%10), 'T',
+		byte('0'+h/10), byte('0'+h%10), ':', byte('0'+mi/10), byte('0'+mi%10), ':', byte('0'+sec/10), byte('0'+sec%10))
+	if ns := t.Nanosecond(); ns != 0 {
+		var f [10]byte
+		f[0] = '.'
+		for i := 9; i >= 1; i-- {
+			f[i] = byte('0' + ns%10)
+			ns /= 10
+		}
+		n := 10
+		for f[n-1] == '0' {
+			n--
+		}
+		b = append(b, f[:n]...)
+	}
+	return append(b, 'Z'), true
 }
 
 func appendUint(b []byte, n uint64) []byte {
@@ -115,8 +151,11 @@ func compactJSON(raw json.RawMessage) bool {
 	for i := 0; i < n; i++ {
 		c := raw[i]
 		if c == '"' {
-			// A string: skip to its closing quote.
+			// A string: skip to its closing quote, eight plain ASCII bytes at a time.
 			for i++; ; i++ {
+				for i+8 <= n && plainWord(binary.LittleEndian.Uint64(raw[i:])) {
+					i += 8
+				}
 				for i < n && !inString[raw[i]] {
 					i++
 				}
@@ -145,6 +184,20 @@ func compactJSON(raw json.RawMessage) bool {
 		}
 	}
 	return depth == 0
+}
+
+// plainWord says whether none of the eight bytes of w ends a run of plain string bytes (see
+// inString) or is outside ASCII: a control character, the quote, the backslash, DEL or a byte
+// of 0x80 and above. (A word it refuses is scanned byte by byte.)
+func plainWord(w uint64) bool {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	less := (w - ones*0x20) &^ w & highs        // a byte below 0x20
+	more := ((w + ones*(127-0x7e)) | w) & highs // a byte above 0x7e
+	quote := w ^ (ones * '"')
+	quote = (quote - ones) &^ quote & highs // a byte equal to '"'
+	bs := w ^ (ones * '\\')
+	bs = (bs - ones) &^ bs & highs // a byte equal to '\\'
+	return less|more|quote|bs == 0
 }
 
 // inString marks the bytes that end a run of plain string bytes: the quote, the backslash, and

@@ -3,7 +3,9 @@ package cli
 import (
 	"bufio"
 	"bytes"
+	"encoding/binary"
 	"encoding/json"
+	"math/rand/v2"
 	"testing"
 	"time"
 
@@ -129,3 +131,46 @@ func BenchmarkLogJSONLine(b *testing.B) {
 type discard struct{}
 
 func (discard) Write(p []byte) (int, error) { return len(p), nil }
+
+// TestPlainWord checks the word-at-a-time scan against the byte table: every byte value at
+// every place of a word of plain bytes.
+func TestPlainWord(t *testing.T) {
+	t.Parallel()
+	for c := range 256 {
+		for at := range 8 {
+			w := []byte("abcdefgh")
+			w[at] = byte(c)
+			want := !inString[c] && c < 0x80
+			if got := plainWord(binary.LittleEndian.Uint64(w)); got != want {
+				t.Fatalf("byte %#x at %d: plainWord %v, want %v", c, at, got, want)
+			}
+		}
+	}
+}
+
+// TestAppendTimeUTC checks the envelope's time against AppendText, and that other zones and
+// years are left to it.
+func TestAppendTimeUTC(t *testing.T) {
+	t.Parallel()
+	r := rand.New(rand.NewPCG(3, 4))
+	times := []time.Time{time.Unix(0, 0).UTC(), time.Date(9999, 12, 31, 23, 59, 59, 999999999, time.UTC),
+		time.Date(0, 1, 1, 0, 0, 0, 1, time.UTC), time.Date(2026, 11, 29, 1, 2, 3, 100000000, time.UTC)}
+	for range 10000 {
+		times = append(times, time.Unix(r.Int64N(253402300800), r.Int64N(1e9)).UTC(), time.Unix(r.Int64N(1e10), r.Int64N(1e3)*1e6).UTC())
+	}
+	for _, tm := range times {
+		got, ok := appendTimeUTC([]byte("x"), tm)
+		want, _ := tm.AppendText([]byte("x"))
+		if !ok || string(got) != string(want) {
+			t.Fatalf("%v: %q (%v), want %q", tm, got, ok, want)
+		}
+	}
+	for _, tm := range []time.Time{time.Date(10000, 1, 1, 0, 0, 0, 0, time.UTC), time.Date(-1, 1, 1, 0, 0, 0, 0, time.UTC),
+		time.Date(2026, 1, 1, 0, 0, 0, 0, time.FixedZone("X", 3600)), time.Date(2026, 1, 1, 0, 0, 0, 0, time.Local)} {
+		if b, ok := appendTimeUTC(nil, tm); ok && tm.Location() != time.UTC {
+			t.Fatalf("%v: appended %q", tm, b)
+		} else if ok {
+			t.Fatalf("%v: a year outside 0..9999 appended %q", tm, b)
+		}
+	}
+}
