@@ -179,7 +179,7 @@ func (s *Store) ReadRange(branch string, from, to uint64) ([]Event, error) {
 // fn runs) and decoded into memory that the next page reuses, so fn must not keep the slice or
 // an event's Data once it returns (the strings it may keep). A page holds at most scanPage
 // events and little more than scanBytes of payloads. ScanRange returns fn's error as it is.
-// Reading a long history this way costs no allocation per event (ReadRange: one or three).
+// Reading a long history this way costs no allocation per event (ReadRange: one each).
 func (s *Store) ScanRange(branch string, from, to uint64, fn func([]Event) error) error {
 	var a arena
 	page := make([]Event, 0, scanPage)
