@@ -81,8 +81,12 @@ type Snapshotter struct {
 	// headCommit and headTree cache the snapshot ref when headKnown.
 	headCommit, headTree string
 	headKnown            bool
-	gcSlot               chan struct{}
-	gcRuns               sync.WaitGroup
+	// turn is shared with the other Snapshotters of the shadow repository; seen is the turn
+	// this one took last (see takeTurn).
+	turn   *shadowTurn
+	seen   uint64
+	gcSlot chan struct{}
+	gcRuns sync.WaitGroup
 	// closed (under mu) refuses snapshots and restores once Close ran: none may write into the
 	// shadow repository while the session's folders are being removed.
 	closed bool
@@ -121,9 +125,13 @@ func NewSnapshotter(workspace, shadowDir string, opts SnapshotOptions) (*Snapsho
 		git:    gitRunner{gitDir: shadowDir, workTree: ws, index: filepath.Join(shadowDir, "exo-index")},
 		opts:   opts,
 		gcSlot: make(chan struct{}, 1),
+		turn:   turnOf(shadowDir),
 	}
 	s.private = privateRels(ws, opts.Private)
-	if err := s.init(); err != nil {
+	end := s.takeTurn() // another session's snapshot may hold the index lock that init recovers
+	err = s.init()
+	end()
+	if err != nil {
 		return nil, fmt.Errorf("open snapshots of %s: %w", ws, err)
 	}
 	return s, nil

@@ -17,6 +17,7 @@ func (s *Snapshotter) Borrow(shadowDir string) error {
 	if s.closed {
 		return ErrSnapshotterClosed
 	}
+	defer s.takeTurn()()
 	file := filepath.Join(s.git.gitDir, "objects", "info", "alternates")
 	b, err := os.ReadFile(file)
 	if err != nil && !os.IsNotExist(err) {

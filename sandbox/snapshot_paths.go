@@ -16,6 +16,7 @@ func (s *Snapshotter) RestorePaths(commit string, paths []string) error {
 	if s.closed {
 		return ErrSnapshotterClosed
 	}
+	defer s.takeTurn()()
 	for _, p := range paths {
 		p = filepath.ToSlash(filepath.Clean(p))
 		if p == "." || strings.HasPrefix(p, "../") || filepath.IsAbs(p) {

@@ -14,6 +14,7 @@ func (s *Snapshotter) Restore(commit string) (Snapshot, error) {
 	if s.closed {
 		return Snapshot{}, ErrSnapshotterClosed
 	}
+	defer s.takeTurn()()
 	target, err := s.git.line("rev-parse", "--verify", commit+"^{tree}")
 	if err != nil {
 		return Snapshot{}, fmt.Errorf("restore %s: %w", commit, err)

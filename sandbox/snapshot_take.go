@@ -19,6 +19,7 @@ func (s *Snapshotter) Snapshot() (Snapshot, error) {
 	if s.closed {
 		return Snapshot{}, ErrSnapshotterClosed
 	}
+	defer s.takeTurn()()
 	return s.snapshot("exo snapshot")
 }
 
@@ -80,11 +81,12 @@ func (s *Snapshotter) resetIndex() error {
 func (s *Snapshotter) Head() (commit, tree string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	defer s.takeTurn()()
 	return s.head()
 }
 
 // head returns the latest snapshot commit and its tree, empty when there is none; it
-// is cached, since this Snapshotter is the only writer of the ref.
+// is cached until another Snapshotter of the shadow repository takes a turn (takeTurn).
 func (s *Snapshotter) head() (commit, tree string) {
 	if s.headKnown {
 		return s.headCommit, s.headTree
