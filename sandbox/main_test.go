@@ -15,6 +15,9 @@ func TestMain(m *testing.M) {
 	if len(os.Args) > 1 && os.Args[1] == probeCommand {
 		os.Exit(probeMain(os.Args[2:]))
 	}
+	if dir := os.Getenv(watchParentEnv); dir != "" {
+		os.Exit(watchParentMain(dir))
+	}
 	os.Exit(m.Run())
 }
 

@@ -9,10 +9,12 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 	"unicode"
 )
@@ -32,6 +34,10 @@ type WatchOptions struct {
 	// OnRestart, when set, is told each time the watcher's process ended on its own (its error
 	// says how: the start of a crash's trace included) before it is started again.
 	OnRestart func(err error)
+	// OnStartFailed, when set, is told each time a restart failed (it is tried again after
+	// the back-off); without it OnRestart is. Changes go unseen until a restart succeeds, whose
+	// Overflow batch says so.
+	OnStartFailed func(err error)
 }
 
 // Changes is one debounced batch of changed paths.
@@ -103,10 +109,13 @@ type watchChild struct {
 	lines   *bufio.Reader
 	stderr  *headBuffer
 	started time.Time
-	// waitOnce reaps the process once; err is its exit, killed says exo ended it.
-	waitOnce sync.Once
-	err      error
-	killed   atomic.Bool
+	// exited is closed once the process exited and was reaped; err (set before) is its exit.
+	exited chan struct{}
+	err    error
+	// killed says exo killed it; stdinOnce and killOnce close its input and kill it once.
+	killed    atomic.Bool
+	stdinOnce sync.Once
+	killOnce  sync.Once
 }
 
 // argv is the child's command line.
@@ -128,6 +137,9 @@ func (p *watchProc) start(ctx context.Context) (*watchChild, error) {
 	// No environment at all: the daemon's may hold what the watcher has no use for; the marker
 	// lets the child's init recognise its role before any other code runs.
 	cmd.Env = []string{watchChildEnv + "=1"}
+	// The watcher dies with exo even when it cannot see its input close (stopped, or stuck
+	// in the kernel on a hung mount): no orphan follows a workspace once the daemon is gone.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		return nil, fmt.Errorf("watch %s: %w", p.root, err)
@@ -136,9 +148,11 @@ func (p *watchProc) start(ctx context.Context) (*watchChild, error) {
 	if err != nil {
 		return nil, fmt.Errorf("watch %s: %w", p.root, err)
 	}
-	c := &watchChild{cmd: cmd, stdin: stdin, lines: bufio.NewReaderSize(stdout, 4<<10), stderr: &headBuffer{max: 1 << 10}}
+	c := &watchChild{cmd: cmd, stdin: stdin, lines: bufio.NewReaderSize(stdout, 4<<10), stderr: &headBuffer{max: 1 << 10}, exited: make(chan struct{})}
 	cmd.Stderr = c.stderr
-	if err := cmd.Start(); err != nil {
+	if err := c.launch(); err != nil {
+		stdin.Close()
+		stdout.Close()
 		return nil, fmt.Errorf("watch %s: start the watcher process: %w", p.root, err)
 	}
 	c.started = time.Now()
@@ -170,6 +184,26 @@ func (p *watchProc) start(ctx context.Context) (*watchChild, error) {
 	return c, nil
 }
 
+// launch starts the child from a goroutine locked to its thread, which stays until the child
+// has exited and been reaped: the kernel sends Pdeathsig when the thread that forked the child
+// ends, not the process, and Go ends a thread whose locked goroutine returns locked, so any
+// other thread's end (another package's LockOSThread) cannot take the watcher along.
+func (c *watchChild) launch() error {
+	started := make(chan error, 1)
+	go func() {
+		runtime.LockOSThread()
+		defer runtime.UnlockOSThread()
+		if err := c.cmd.Start(); err != nil {
+			started <- err
+			return
+		}
+		started <- nil
+		c.err = c.cmd.Wait()
+		close(c.exited)
+	}()
+	return <-started
+}
+
 // run forwards the children's batches to out until ctx ends, restarting a child that ends.
 func (p *watchProc) run(ctx context.Context, c *watchChild, out chan<- Changes) {
 	defer close(out)
@@ -194,8 +228,8 @@ func (p *watchProc) run(ctx context.Context, c *watchChild, out chan<- Changes) 
 			}
 			backoff = min(2*backoff, watchBackoffMax)
 			var err error
-			if c, err = p.start(ctx); err != nil && ctx.Err() == nil && p.opts.OnRestart != nil {
-				p.opts.OnRestart(err)
+			if c, err = p.start(ctx); err != nil && ctx.Err() == nil {
+				p.failed(err)
 			}
 		}
 		// Whatever changed from the old process's end until the new one watched is unknown: said
@@ -206,6 +240,16 @@ func (p *watchProc) run(ctx context.Context, c *watchChild, out chan<- Changes) 
 			c.stop()
 			return
 		}
+	}
+}
+
+// failed tells the options' hook that a restart failed (it is tried again after the back-off).
+func (p *watchProc) failed(err error) {
+	switch {
+	case p.opts.OnStartFailed != nil:
+		p.opts.OnStartFailed(err)
+	case p.opts.OnRestart != nil:
+		p.opts.OnRestart(err)
 	}
 }
 
@@ -263,22 +307,23 @@ func (c *watchChild) next() (watchMessage, error) {
 func (c *watchChild) stop() { c.reap(0) }
 
 // reap closes the child's input, which ends it, waits grace for it to exit, kills it after
-// that, and reaps it; only the first call acts.
+// that, and waits for it to be reaped (by launch's thread).
 func (c *watchChild) reap(grace time.Duration) {
-	c.waitOnce.Do(func() {
-		c.stdin.Close()
-		done := make(chan struct{})
-		go func() {
-			select {
-			case <-done:
-			case <-time.After(grace):
-				c.killed.Store(true)
-				c.cmd.Process.Kill()
-			}
-		}()
-		c.err = c.cmd.Wait()
-		close(done)
+	c.stdinOnce.Do(func() { c.stdin.Close() })
+	select {
+	case <-c.exited:
+		return
+	case <-time.After(grace):
+	}
+	c.killOnce.Do(func() {
+		select {
+		case <-c.exited:
+		default:
+			c.killed.Store(true)
+			c.cmd.Process.Kill()
+		}
 	})
+	<-c.exited
 }
 
 // explain adds the child's exit status and the start of its error output (a crash's reason) to err.
