@@ -71,6 +71,17 @@ func (wk *Workspaces) snapshot(sessionID, branch, callID string, withHook, exter
 	if err != nil {
 		return nil, err
 	}
+	return wk.snapshotIn(rt, sessionID, branch, callID, withHook, external, hold)
+}
+
+// snapshotIn is snapshot in the session's sandbox rt.
+//
+// Sessions of one directory share its shadow repository: another session may have taken a
+// snapshot since this one's last (an edit from outside is seen by the first that looks), so
+// the changes recorded are those since this session's own last snapshot, not since the
+// repository's. Each session's log is its own truth: every session of the directory records
+// the edit, and its timeline and drift show it.
+func (wk *Workspaces) snapshotIn(rt *runtimes.Runtime, sessionID, branch, callID string, withHook, external bool, hold time.Duration) (*api.WorkspaceSnapshot, error) {
 	if err := wk.ensureBaseline(sessionID, branch, rt); err != nil {
 		return nil, err
 	}
@@ -81,6 +92,15 @@ func (wk *Workspaces) snapshot(sessionID, branch, callID string, withHook, exter
 	snap, err := rt.Snaps.Snapshot()
 	if err != nil {
 		return nil, fmt.Errorf("snapshot %s: %w", rt.Workspace, err)
+	}
+	if previous != "" && snap.Parent != previous {
+		if snap.Commit == previous {
+			return nil, nil
+		}
+		// another session's snapshot came between: what changed for this one is since its own
+		if changed, err := rt.Snaps.Diff(previous, snap.Commit); err == nil {
+			snap.Changed = changed
+		}
 	}
 	if len(snap.Changed) == 0 {
 		return nil, nil
