@@ -317,3 +317,34 @@ func TestSessionsOfADirectoryComeAndGoAtOnce(t *testing.T) {
 	h.Close()
 	waitWatchers(t, ws, 0)
 }
+
+// TestWatcherThatCannotStartIsRetried: a watcher that cannot start (the inotify watches used
+// up, a failing helper) is told in the logs of the sessions of the directory, those that join
+// it meanwhile too, and tried again until it runs; before, it was only logged by the daemon and
+// the sessions went without one for the daemon's life.
+func TestWatcherThatCannotStartIsRetried(t *testing.T) {
+	ws := t.TempDir()
+	fail := filepath.Join(t.TempDir(), "fail")
+	os.WriteFile(fail, nil, 0o644)
+	h := openTest(t, Options{SandboxHelper: gatedHelper(t, filepath.Join(t.TempDir(), "none"), fail, fail)})
+	ids := watchedSessions(t, h, ws, "a", "b")
+	warnings := func(id string) int {
+		n := 0
+		evs, _ := h.Events(id, 0, 0)
+		for _, e := range evs {
+			if e.Type == TypeAgentWarning && strings.Contains(string(e.Data), "refused to start") {
+				n++
+			}
+		}
+		return n
+	}
+	waitFor(t, "a warning in each session", func() bool { return warnings(ids[0]) > 0 && warnings(ids[1]) > 0 })
+	os.Remove(fail)
+	waitWatchers(t, ws, 1)
+	editUntilSeen(t, h, ids, ws)
+	for _, id := range ids {
+		if n := warnings(id); n != 1 {
+			t.Errorf("session %s was warned %d times of one outage", id, n)
+		}
+	}
+}

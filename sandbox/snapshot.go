@@ -44,6 +44,10 @@ type Snapshot struct {
 	Parent  string        // Parent is the previous snapshot's commit, empty for the first.
 	Changed []Change      // Changed lists paths changed since Parent.
 	Skipped []SkippedFile // Skipped lists large files and dependency folders left out.
+	// ParentByAnother is set when another Snapshotter of the shadow repository (another
+	// session of the workspace) took Parent: Changed is then what changed since that one's
+	// snapshot, not since this one's last (see Diff).
+	ParentByAnother bool
 }
 
 // SnapshotOptions tune a Snapshotter.
@@ -83,8 +87,10 @@ type Snapshotter struct {
 	headKnown            bool
 	// turn is shared with the other Snapshotters of the shadow repository; seen is the turn
 	// this one took last (see takeTurn).
-	turn   *shadowTurn
-	seen   uint64
+	turn *shadowTurn
+	seen uint64
+	// id tells this Snapshotter's snapshots from the others' (shadowTurn.writer).
+	id     uint64
 	gcSlot chan struct{}
 	gcRuns sync.WaitGroup
 	// closed (under mu) refuses snapshots and restores once Close ran: none may write into the
@@ -126,6 +132,7 @@ func NewSnapshotter(workspace, shadowDir string, opts SnapshotOptions) (*Snapsho
 		opts:   opts,
 		gcSlot: make(chan struct{}, 1),
 		turn:   turnOf(shadowDir),
+		id:     snapshotterIDs.Add(1),
 	}
 	s.private = privateRels(ws, opts.Private)
 	end := s.takeTurn() // another session's snapshot may hold the index lock that init recovers

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"sync"
+	"sync/atomic"
 )
 
 // Sessions of one workspace share its shadow repository (ShadowDir is per workspace), each
@@ -19,6 +20,17 @@ type shadowTurn struct {
 	// gen counts the turns taken; a Snapshotter whose last turn is not the latest was
 	// preceded by another.
 	gen uint64
+	// writer is the id of the Snapshotter that moved the ref last in this process (0: none).
+	writer uint64
+}
+
+// snapshotterIDs numbers the Snapshotters of this process.
+var snapshotterIDs atomic.Uint64
+
+// byAnother reports whether the latest snapshot, parent, was taken by another Snapshotter of
+// the shadow repository; call it in a turn.
+func (s *Snapshotter) byAnother(parent string) bool {
+	return parent != "" && s.turn.writer != 0 && s.turn.writer != s.id
 }
 
 // shadowTurns holds one shadowTurn per shadow repository (its cleaned, resolved path).

@@ -30,18 +30,21 @@ func TestSnapshottersOfOneShadowTakeTurns(t *testing.T) {
 	}
 	write(t, ws, "two.txt", "2")
 	second, err := a.Snapshot()
-	if err != nil || second.Parent != first.Commit {
-		t.Fatalf("a's snapshot: %+v, %v; want the parent %s", second, err, first.Commit)
+	if err != nil || second.Parent != first.Commit || !second.ParentByAnother {
+		t.Fatalf("a's snapshot: %+v, %v; want the parent %s, by another", second, err, first.Commit)
 	}
 	write(t, ws, "three.txt", "3")
 	third, err := b.Snapshot()
 	if err != nil {
 		t.Fatalf("b's snapshot after a's: %v", err)
 	}
-	if third.Parent != second.Commit || len(third.Changed) != 1 || third.Changed[0].Path != "three.txt" {
+	if third.Parent != second.Commit || !third.ParentByAnother || len(third.Changed) != 1 || third.Changed[0].Path != "three.txt" {
 		t.Fatalf("b's snapshot after a's: %+v, want the parent %s and three.txt changed", third, second.Commit)
 	}
 	// b, unchanged since, sees a's newer snapshot as the head
+	if again, err := b.Snapshot(); err != nil || again.ParentByAnother || len(again.Changed) != 0 {
+		t.Fatalf("b's snapshot after its own: %+v, %v; want its own parent, nothing changed", again, err)
+	}
 	write(t, ws, "four.txt", "4")
 	fourth, err := a.Snapshot()
 	if err != nil {

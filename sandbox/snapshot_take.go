@@ -234,8 +234,9 @@ func (s *Snapshotter) skippedDirs() []SkippedFile {
 // not nil, are the changes already worked out, else they are diffed.
 func (s *Snapshotter) commit(tree, msg string, known []Change) (Snapshot, error) {
 	parent, parentTree := s.head()
+	byAnother := s.byAnother(parent)
 	if tree == parentTree {
-		return Snapshot{Commit: parent, Tree: tree, Parent: parent}, nil
+		return Snapshot{Commit: parent, Tree: tree, Parent: parent, ParentByAnother: byAnother}, nil
 	}
 	args := []string{"commit-tree", tree, "-m", msg}
 	if parent != "" {
@@ -254,6 +255,7 @@ func (s *Snapshotter) commit(tree, msg string, known []Change) (Snapshot, error)
 		return Snapshot{}, err
 	}
 	s.headCommit, s.headTree = commit, tree
+	s.turn.writer = s.id
 	changed := known
 	if changed == nil {
 		if changed, err = s.diff(parent, commit); err != nil {
@@ -261,7 +263,7 @@ func (s *Snapshotter) commit(tree, msg string, known []Change) (Snapshot, error)
 		}
 	}
 	s.maybeGC()
-	return Snapshot{Commit: commit, Tree: tree, Parent: parent, Changed: changed}, nil
+	return Snapshot{Commit: commit, Tree: tree, Parent: parent, Changed: changed, ParentByAnother: byAnother}, nil
 }
 
 // diff lists the paths changed between two commits, detecting renames.

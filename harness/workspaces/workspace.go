@@ -93,7 +93,7 @@ func (wk *Workspaces) snapshotIn(rt *runtimes.Runtime, sessionID, branch, callID
 	if err != nil {
 		return nil, fmt.Errorf("snapshot %s: %w", rt.Workspace, err)
 	}
-	if previous != "" && snap.Parent != previous {
+	if snap.ParentByAnother && previous != "" && snap.Parent != previous {
 		if snap.Commit == previous {
 			return nil, nil
 		}
