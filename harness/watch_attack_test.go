@@ -267,14 +267,25 @@ func TestOneWatcherForEveryPathToADirectory(t *testing.T) {
 		t.Fatal(err)
 	}
 	real, _ := filepath.EvalSymlinks(ws)
+	paths := []string{ws, link, ws + "/", filepath.Join(ws, "sub") + "/..", link + "/sub/.."}
+	bind := filepath.Join(t.TempDir(), "bind")
+	os.Mkdir(bind, 0o755)
+	if err := syscall.Mount(ws, bind, "", syscall.MS_BIND, ""); err != nil {
+		t.Logf("no bind mount (%v): that path is not tried", err)
+	} else {
+		t.Cleanup(func() { syscall.Unmount(bind, syscall.MNT_DETACH) })
+		paths = append(paths, bind)
+	}
 	h := openTest(t, Options{SandboxHelper: testHelper()})
 	var ids []string
-	for i, p := range []string{ws, link, ws + "/", filepath.Join(ws, "sub") + "/..", link + "/sub/.."} {
+	for i, p := range paths {
 		ids = append(ids, watchedSessions(t, h, p, "s"+strconv.Itoa(i))...)
 	}
 	waitWatchers(t, real, 1)
-	if n := watchersOf(t, link); n != 0 {
-		t.Fatalf("%d watchers follow the link %s", n, link)
+	for _, p := range []string{link, bind} {
+		if n := watchersOf(t, p); n != 0 {
+			t.Fatalf("%d watchers follow %s, the same folder as %s", n, p, real)
+		}
 	}
 	os.WriteFile(filepath.Join(outside, "secret.txt"), []byte("outside"), 0o644)
 	editUntilSeen(t, h, ids, ws)

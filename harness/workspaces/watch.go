@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"syscall"
 	"time"
 
 	"exo/harness/runtimes"
@@ -26,8 +27,8 @@ const (
 // 20 MiB and an inotify watch per folder for every session ever opened on the project (five
 // sessions of one project: five processes watching the same tree).
 type sharedWatch struct {
-	// dir is the directory's canonical path (watchKey), the key in Workspaces.watches.
-	dir string
+	// key names the directory in Workspaces.watches, and dir is the path watched (watchKey).
+	key, dir string
 	// ctx ends with the last session's part (unwatch), and the watcher with it.
 	ctx    context.Context
 	cancel context.CancelFunc
@@ -53,19 +54,24 @@ type watching struct {
 	warned bool
 }
 
-// watchKey is the canonical path of a workspace: the one directory reached by a symlink, a
-// trailing slash or a "..", all followed by one watcher, which watches the real folder (never
-// more than it: a workspace path that is a symlink leads to its target, and nothing beside).
-func watchKey(workspace string) (string, error) {
+// watchKey names a workspace's directory, and dir is its canonical path: one directory
+// reached by a symlink, a trailing slash, a ".." or a bind mount has one key (its device and
+// inode), so all its sessions share one watcher, which watches the real folder of the first of
+// them (never more than it: a workspace path that is a symlink leads to its target, and
+// nothing beside).
+func watchKey(workspace string) (key, dir string, err error) {
 	abs, err := filepath.Abs(workspace)
-	if err != nil {
-		return "", fmt.Errorf("watch %s: %w", workspace, err)
+	if err == nil {
+		dir, err = filepath.EvalSymlinks(abs)
 	}
-	real, err := filepath.EvalSymlinks(abs)
-	if err != nil {
-		return "", fmt.Errorf("watch %s: %w", workspace, err)
+	var st syscall.Stat_t
+	if err == nil {
+		err = syscall.Stat(dir, &st)
 	}
-	return filepath.Clean(real), nil
+	if err != nil {
+		return "", "", fmt.Errorf("watch %s: %w", workspace, err)
+	}
+	return fmt.Sprintf("%d:%d", st.Dev, st.Ino), filepath.Clean(dir), nil
 }
 
 // Watch follows a session's workspace with fsnotify, in a process of its own (a hostile
@@ -81,20 +87,20 @@ func watchKey(workspace string) (string, error) {
 // those of other directories, and every session leaving, go on meanwhile. A watcher that cannot
 // start is told in each session's log and tried again in the background.
 func (wk *Workspaces) Watch(rt *runtimes.Runtime) (context.CancelFunc, error) {
-	dir, err := watchKey(rt.Workspace)
+	key, dir, err := watchKey(rt.Workspace)
 	if err != nil {
 		return nil, err
 	}
 	wk.watchMu.Lock()
-	w := wk.watches[dir]
+	w := wk.watches[key]
 	first := w == nil
 	if first {
-		w = &sharedWatch{dir: dir, started: make(chan struct{}), done: make(chan struct{}), sessions: map[uint64]*watching{}}
+		w = &sharedWatch{key: key, dir: dir, started: make(chan struct{}), done: make(chan struct{}), sessions: map[uint64]*watching{}}
 		w.ctx, w.cancel = context.WithCancel(context.Background())
 		if wk.watches == nil {
 			wk.watches = map[string]*sharedWatch{}
 		}
-		wk.watches[dir] = w
+		wk.watches[key] = w
 	}
 	w.next++
 	id := w.next
@@ -174,8 +180,8 @@ func (wk *Workspaces) unwatch(w *sharedWatch, id uint64) {
 	delete(w.sessions, id)
 	if len(w.sessions) == 0 {
 		w.cancel()
-		if wk.watches[w.dir] == w {
-			delete(wk.watches, w.dir)
+		if wk.watches[w.key] == w {
+			delete(wk.watches, w.key)
 		}
 	}
 }

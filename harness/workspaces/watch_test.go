@@ -42,8 +42,9 @@ func eventually(t *testing.T, what string, cond func() bool) {
 
 // watchOf returns the live watch of dir once its first start ended, nil if there is none.
 func (r *rooms) watchOf(dir string) *sharedWatch {
+	key, _, _ := watchKey(dir)
 	r.watchMu.Lock()
-	w := r.watches[dir]
+	w := r.watches[key]
 	r.watchMu.Unlock()
 	if w != nil {
 		<-w.started

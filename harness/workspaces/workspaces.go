@@ -32,8 +32,8 @@ type Workspaces struct {
 	bgMu       sync.Mutex
 	bgClosed   bool
 
-	// watches are the live workspace watchers by directory, each shared by the sessions
-	// working there (see watch.go); watchMu guards the map and each watch's sessions.
+	// watches are the live workspace watchers by directory (watchKey), each shared by the
+	// sessions working there (see watch.go); watchMu guards the map and each watch's sessions.
 	watchMu sync.Mutex
 	watches map[string]*sharedWatch
 }
