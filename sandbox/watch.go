@@ -106,16 +106,18 @@ type watchProc struct {
 type watchChild struct {
 	cmd     *exec.Cmd
 	stdin   io.Closer
+	stdout  *os.File
 	lines   *bufio.Reader
 	stderr  *headBuffer
 	started time.Time
 	// exited is closed once the process exited and was reaped; err (set before) is its exit.
 	exited chan struct{}
 	err    error
-	// killed says exo killed it; stdinOnce and killOnce close its input and kill it once.
-	killed    atomic.Bool
-	stdinOnce sync.Once
-	killOnce  sync.Once
+	// killed says exo killed it; the Onces close its input and output and kill it once.
+	killed     atomic.Bool
+	stdinOnce  sync.Once
+	stdoutOnce sync.Once
+	killOnce   sync.Once
 }
 
 // argv is the child's command line.
@@ -144,13 +146,20 @@ func (p *watchProc) start(ctx context.Context) (*watchChild, error) {
 	if err != nil {
 		return nil, fmt.Errorf("watch %s: %w", p.root, err)
 	}
-	stdout, err := cmd.StdoutPipe()
+	// A pipe of our own rather than StdoutPipe: Wait (which runs as soon as the child is
+	// started, see launch) would close that one when the child exits, before its last lines
+	// (the error it ends with) are read.
+	stdout, childOut, err := os.Pipe()
 	if err != nil {
+		stdin.Close()
 		return nil, fmt.Errorf("watch %s: %w", p.root, err)
 	}
-	c := &watchChild{cmd: cmd, stdin: stdin, lines: bufio.NewReaderSize(stdout, 4<<10), stderr: &headBuffer{max: 1 << 10}, exited: make(chan struct{})}
+	cmd.Stdout = childOut
+	c := &watchChild{cmd: cmd, stdin: stdin, stdout: stdout, lines: bufio.NewReaderSize(stdout, 4<<10), stderr: &headBuffer{max: 1 << 10}, exited: make(chan struct{})}
 	cmd.Stderr = c.stderr
-	if err := c.launch(); err != nil {
+	err = c.launch()
+	childOut.Close() // the child holds it now: its end is our end of file
+	if err != nil {
 		stdin.Close()
 		stdout.Close()
 		return nil, fmt.Errorf("watch %s: start the watcher process: %w", p.root, err)
@@ -310,6 +319,7 @@ func (c *watchChild) stop() { c.reap(0) }
 // that, and waits for it to be reaped (by launch's thread).
 func (c *watchChild) reap(grace time.Duration) {
 	c.stdinOnce.Do(func() { c.stdin.Close() })
+	defer c.stdoutOnce.Do(func() { c.stdout.Close() }) // once it exited: all it wrote is read, or unwanted
 	select {
 	case <-c.exited:
 		return

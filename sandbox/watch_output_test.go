@@ -102,3 +102,42 @@ func TestWatchSurvivesAGarblingOrFloodingWatcher(t *testing.T) {
 		})
 	}
 }
+
+// TestWatchTellsTheLastWordOfAWatcher: the error a watcher process prints as it ends is the
+// reason told, not lost with its output closed as it exits.
+func TestWatchTellsTheLastWordOfAWatcher(t *testing.T) {
+	t.Parallel()
+	ws := t.TempDir()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	helper, gone := scriptHelper(t, `echo '{"ready":true}'; echo '{"paths":["x"]}'; echo '{"error":"the last word"}'; exit 1`)
+	restarts := make(chan error, 100)
+	ch, err := Watch(ctx, ws, WatchOptions{Helper: helper, OnRestart: func(err error) {
+		select {
+		case restarts <- err:
+		default:
+		}
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	drained := make(chan struct{})
+	go func() {
+		for range ch {
+		}
+		close(drained)
+	}()
+	for range 3 {
+		select {
+		case err := <-restarts:
+			if !strings.Contains(err.Error(), "the last word") {
+				t.Fatalf("restart reason %q lacks the watcher's last message", err)
+			}
+		case <-time.After(20 * time.Second):
+			t.Fatal("no restart")
+		}
+	}
+	cancel()
+	<-drained
+	gone()
+}
