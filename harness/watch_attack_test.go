@@ -359,3 +359,29 @@ func TestWatcherThatCannotStartIsRetried(t *testing.T) {
 		}
 	}
 }
+
+// TestLeavingEndsAHungWatcherStart: a watcher whose first walk hangs (a hung mount) does not
+// hold up its session's close, and the last session leaving ends the start and its process.
+func TestLeavingEndsAHungWatcherStart(t *testing.T) {
+	slow := t.TempDir()
+	release := filepath.Join(t.TempDir(), "release")
+	helper := gatedHelper(t, slow, release, filepath.Join(t.TempDir(), "never"))
+	reached := filepath.Join(filepath.Dir(helper[0]), "reached")
+	h := openTest(t, Options{SandboxHelper: helper})
+	t.Cleanup(func() { os.WriteFile(release, nil, 0o644) })
+	ids := watchedSessions(t, h, slow, "a", "b")
+	waitFor(t, "the hung watcher's start", func() bool { _, err := os.Stat(reached); return err == nil })
+	closed := make(chan struct{})
+	go func() {
+		for _, id := range ids {
+			h.CloseSandbox(id)
+		}
+		close(closed)
+	}()
+	select {
+	case <-closed:
+	case <-time.After(30 * time.Second):
+		t.Fatal("closing the sessions waited for the hung watcher's start")
+	}
+	waitWatchers(t, slow, 0)
+}

@@ -29,10 +29,8 @@ type Runtime struct {
 	Run sync.Mutex
 	// Baseline serialises taking the first snapshot, so PrepareBaseline and a tool never race.
 	Baseline sync.Mutex
-	// watchStarted is closed once the workspace watcher started, or failed to; stopWatch
-	// (set before, nil on failure) ends it.
-	watchStarted chan struct{}
-	stopWatch    context.CancelFunc
+	// stopWatch ends the workspace watcher.
+	stopWatch context.CancelFunc
 }
 
 // Runtimes is the runtime room: the sessions' live sandboxes (started lazily, one per session),
@@ -171,16 +169,9 @@ func (rs *Runtimes) newRuntime(s *api.Session) (*Runtime, error) {
 	}
 	rt := &Runtime{Session: s.ID, Workspace: s.Workspace, Shell: sh, Snaps: snaps, Tasks: tasks}
 	if h := rs.opts.Hooks.Watch; h != nil {
-		// The watcher's first walk of a large tree takes seconds: it starts beside, so that
-		// neither this session nor another waits for it (Runtime holds rs.mu). Edits made before
-		// it watches are caught by the session's first snapshot, as are edits while it is down.
-		rt.watchStarted = make(chan struct{})
-		go func() {
-			defer close(rt.watchStarted)
-			if stop, err := h(rt); err == nil {
-				rt.stopWatch = stop
-			}
-		}()
+		if stop, err := h(rt); err == nil {
+			rt.stopWatch = stop // without fsnotify, external edits are still caught by the next snapshot
+		}
 	}
 	return rt, nil
 }
@@ -200,9 +191,6 @@ func (rs *Runtimes) Close() {
 // recorded), its shell and its snapshotter (waiting for a background gc of the shadow
 // repository).
 func (rt *Runtime) close() {
-	if rt.watchStarted != nil {
-		<-rt.watchStarted
-	}
 	if rt.stopWatch != nil {
 		rt.stopWatch()
 	}

@@ -32,8 +32,6 @@ type sharedWatch struct {
 	// ctx ends with the last session's part (unwatch), and the watcher with it.
 	ctx    context.Context
 	cancel context.CancelFunc
-	// started is closed once the first try to start the process ended, however it did.
-	started chan struct{}
 	// done is closed once the watch ended: its deliveries, or its tries to start.
 	done chan struct{}
 	// sessions are the changes' recipients by subscription (under Workspaces.watchMu).
@@ -82,10 +80,12 @@ func watchKey(workspace string) (key, dir string, err error) {
 // own changes. It is the runtime room's Hooks.Watch: rt is the session's sandbox, just started;
 // the function it returns ends the session's part, and the watcher with the last one.
 //
-// The first session of a directory starts the process without holding watchMu (its first walk
-// of a large tree takes seconds): the other sessions of the directory wait for that start, and
-// those of other directories, and every session leaving, go on meanwhile. A watcher that cannot
-// start is told in each session's log and tried again in the background.
+// Watch does not wait for the process to start (its first walk of a large tree takes seconds,
+// or hangs on a hung mount): it is started in the background, without holding watchMu, so that
+// no session of this or another directory, starting or leaving, waits for it; a session that
+// leaves meanwhile ends the start with the watch. Once it runs, each session looks at the
+// workspace, for edits made while it started. A watcher that cannot start is told in each
+// session's log and tried again in the background.
 func (wk *Workspaces) Watch(rt *runtimes.Runtime) (context.CancelFunc, error) {
 	key, dir, err := watchKey(rt.Workspace)
 	if err != nil {
@@ -95,7 +95,7 @@ func (wk *Workspaces) Watch(rt *runtimes.Runtime) (context.CancelFunc, error) {
 	w := wk.watches[key]
 	first := w == nil
 	if first {
-		w = &sharedWatch{key: key, dir: dir, started: make(chan struct{}), done: make(chan struct{}), sessions: map[uint64]*watching{}}
+		w = &sharedWatch{key: key, dir: dir, done: make(chan struct{}), sessions: map[uint64]*watching{}}
 		w.ctx, w.cancel = context.WithCancel(context.Background())
 		if wk.watches == nil {
 			wk.watches = map[string]*sharedWatch{}
@@ -106,33 +106,33 @@ func (wk *Workspaces) Watch(rt *runtimes.Runtime) (context.CancelFunc, error) {
 	id := w.next
 	r := &watching{session: rt.Session, changed: func() { wk.externalChanges(rt) }}
 	w.sessions[id] = r
+	tell, why := w.down, w.downErr // joined a directory whose watcher is not running
+	r.warned = tell
 	wk.watchMu.Unlock()
 	if first {
-		wk.startWatch(w)
-	} else {
-		<-w.started
-		wk.watchMu.Lock()
-		tell, why := w.down && !r.warned, w.downErr
-		r.warned = r.warned || tell
-		wk.watchMu.Unlock()
-		if tell { // joined a directory whose watcher is not running
-			wk.warnWatch([]string{rt.Session}, watchDownSummary, why)
-		}
+		go wk.startWatch(w)
+	}
+	if tell {
+		wk.warnWatch([]string{rt.Session}, watchDownSummary, why)
 	}
 	return func() { wk.unwatch(w, id) }, nil
 }
 
-// startWatch tries once to start a shared watch's process and, if that fails, tells the
-// sessions and goes on trying in the background.
+// startWatch starts a shared watch's process and delivers its changes; if it cannot start,
+// it tells the sessions and tries again with back-off (retryWatch). It returns once the
+// watch ended: its last session left.
 func (wk *Workspaces) startWatch(w *sharedWatch) {
-	defer close(w.started)
 	ch, err := wk.startProcess(w)
-	if err == nil {
-		go wk.deliver(w, ch)
-		return
+	switch {
+	case err == nil:
+		wk.round(w) // what changed while it started
+		wk.deliver(w, ch)
+	case w.ctx.Err() != nil: // its sessions left while it started
+		close(w.done)
+	default:
+		wk.watchDown(w, err)
+		wk.retryWatch(w)
 	}
-	wk.watchDown(w, err)
-	go wk.retryWatch(w)
 }
 
 // startProcess starts the watcher's process for w.

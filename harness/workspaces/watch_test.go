@@ -40,16 +40,12 @@ func eventually(t *testing.T, what string, cond func() bool) {
 	}
 }
 
-// watchOf returns the live watch of dir once its first start ended, nil if there is none.
+// watchOf returns the live watch of dir, nil if there is none.
 func (r *rooms) watchOf(dir string) *sharedWatch {
 	key, _, _ := watchKey(dir)
 	r.watchMu.Lock()
-	w := r.watches[key]
-	r.watchMu.Unlock()
-	if w != nil {
-		<-w.started
-	}
-	return w
+	defer r.watchMu.Unlock()
+	return r.watches[key]
 }
 
 // TestSharedWatchEndsWithItsLastSession kills -9 the watcher three sessions share: the same
