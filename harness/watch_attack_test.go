@@ -385,3 +385,30 @@ func TestLeavingEndsAHungWatcherStart(t *testing.T) {
 	}
 	waitWatchers(t, slow, 0)
 }
+
+// TestASiblingsChangeIsNotASessionsOwn: two sessions share a directory (and its shadow
+// repository). A file one session's command writes is recorded in the other's log as an
+// external change when the other next snapshots, never among the other's own changes (its
+// governance would count it as its own: scope, drift, conflicts).
+func TestASiblingsChangeIsNotASessionsOwn(t *testing.T) {
+	ws := t.TempDir()
+	h := openTest(t, Options{SandboxHelper: testHelper()})
+	ids := watchedSessions(t, h, ws, "a", "b")
+	for _, id := range ids {
+		h.CloseSandbox(id) // no watcher: b learns of a's change only at its own next snapshot
+	}
+	if _, err := h.UserExec(context.Background(), ids[0], "echo mine > a-only.txt", ExecOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	h.CloseSandbox(ids[0])
+	if _, err := h.UserExec(context.Background(), ids[1], "echo mine > b-only.txt", ExecOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	own, ext := snapshotsOf(h, ids[1], false), snapshotsOf(h, ids[1], true)
+	if own["a-only.txt"] || !own["b-only.txt"] {
+		t.Fatalf("b's own changes %v: want b-only.txt and not a's a-only.txt", own)
+	}
+	if !ext["a-only.txt"] {
+		t.Fatalf("b's external changes %v: want a's a-only.txt", ext)
+	}
+}

@@ -46,8 +46,9 @@ type Snapshot struct {
 	Skipped []SkippedFile // Skipped lists large files and dependency folders left out.
 	// ParentByAnother is set when another Snapshotter of the shadow repository (another
 	// session of the workspace) took Parent: Changed is then what changed since that one's
-	// snapshot, not since this one's last (see Diff).
+	// snapshot, not since this one's last (see Diff). ParentTree is Parent's tree.
 	ParentByAnother bool
+	ParentTree      string
 }
 
 // SnapshotOptions tune a Snapshotter.

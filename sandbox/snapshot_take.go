@@ -236,7 +236,7 @@ func (s *Snapshotter) commit(tree, msg string, known []Change) (Snapshot, error)
 	parent, parentTree := s.head()
 	byAnother := s.byAnother(parent)
 	if tree == parentTree {
-		return Snapshot{Commit: parent, Tree: tree, Parent: parent, ParentByAnother: byAnother}, nil
+		return Snapshot{Commit: parent, Tree: tree, Parent: parent, ParentByAnother: byAnother, ParentTree: parentTree}, nil
 	}
 	args := []string{"commit-tree", tree, "-m", msg}
 	if parent != "" {
@@ -263,7 +263,7 @@ func (s *Snapshotter) commit(tree, msg string, known []Change) (Snapshot, error)
 		}
 	}
 	s.maybeGC()
-	return Snapshot{Commit: commit, Tree: tree, Parent: parent, Changed: changed, ParentByAnother: byAnother}, nil
+	return Snapshot{Commit: commit, Tree: tree, Parent: parent, Changed: changed, ParentByAnother: byAnother, ParentTree: parentTree}, nil
 }
 
 // diff lists the paths changed between two commits, detecting renames.

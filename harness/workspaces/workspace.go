@@ -77,10 +77,11 @@ func (wk *Workspaces) snapshot(sessionID, branch, callID string, withHook, exter
 // snapshotIn is snapshot in the session's sandbox rt.
 //
 // Sessions of one directory share its shadow repository: another session may have taken a
-// snapshot since this one's last (an edit from outside is seen by the first that looks), so
-// the changes recorded are those since this session's own last snapshot, not since the
-// repository's. Each session's log is its own truth: every session of the directory records
-// the edit, and its timeline and drift show it.
+// snapshot since this one's last (an edit from outside is seen by the first that looks, a
+// sibling's tool changes files). Each session's log is its own truth, so what changed from
+// this session's last snapshot to that other one is recorded first, as an external snapshot
+// (its timeline and drift show it; governance does not count it as the session's own), and
+// then what changed since, as this snapshot.
 func (wk *Workspaces) snapshotIn(rt *runtimes.Runtime, sessionID, branch, callID string, withHook, external bool, hold time.Duration) (*api.WorkspaceSnapshot, error) {
 	if err := wk.ensureBaseline(sessionID, branch, rt); err != nil {
 		return nil, err
@@ -94,13 +95,10 @@ func (wk *Workspaces) snapshotIn(rt *runtimes.Runtime, sessionID, branch, callID
 		return nil, fmt.Errorf("snapshot %s: %w", rt.Workspace, err)
 	}
 	if snap.ParentByAnother && previous != "" && snap.Parent != previous {
-		if snap.Commit == previous {
-			return nil, nil
+		if err := wk.othersChanges(rt, sessionID, branch, previous, snap); err != nil {
+			return nil, err
 		}
-		// another session's snapshot came between: what changed for this one is since its own
-		if changed, err := rt.Snaps.Diff(previous, snap.Commit); err == nil {
-			snap.Changed = changed
-		}
+		previous = snap.Parent // the files before this session's change: what a revert puts back
 	}
 	if len(snap.Changed) == 0 {
 		return nil, nil
@@ -118,6 +116,19 @@ func (wk *Workspaces) snapshotIn(rt *runtimes.Runtime, sessionID, branch, callID
 		}
 	}
 	return &p, nil
+}
+
+// othersChanges records, as an external snapshot of a session, what other sessions sharing
+// its shadow repository changed between its previous snapshot and snap's parent.
+func (wk *Workspaces) othersChanges(rt *runtimes.Runtime, sessionID, branch, previous string, snap sandbox.Snapshot) error {
+	changed, err := rt.Snaps.Diff(previous, snap.Parent)
+	if err != nil || len(changed) == 0 {
+		return nil // the previous snapshot is not in this repository (a fork's): nothing to compare
+	}
+	p := snapshotPayload(sandbox.Snapshot{Commit: snap.Parent, Tree: snap.ParentTree, Changed: changed}, "")
+	p.External = true
+	_, err = wk.log.AppendOn(sessionID, branch, eventlog.MustRecord(api.TypeWorkspaceSnapshot, api.ActorHarness, p))
+	return err
 }
 
 // snapshotPayload converts a sandbox snapshot into its event payload.
