@@ -112,7 +112,8 @@ func editUntilSeen(t *testing.T, h *Harness, ids []string, ws string) {
 // TestSharedWatcherKilledMidCommand kills -9 the watcher three sessions of a directory share
 // while one of them runs a command writing files: one watcher comes back for all, and every
 // session records the files (each session's log is its own truth: the command's session as
-// its own change, the others as an external edit, each of them, not only the first to look).
+// its own change, however the siblings' looks fall, the others as an external edit, each of
+// them, not only the first to look).
 func TestSharedWatcherKilledMidCommand(t *testing.T) {
 	ws := t.TempDir()
 	h := openTest(t, Options{SandboxHelper: testHelper()})
@@ -135,9 +136,13 @@ func TestSharedWatcherKilledMidCommand(t *testing.T) {
 	if err := <-ran; err != nil {
 		t.Fatal(err)
 	}
+	waitEach(t, h, ids[:1], "tool1.txt", false)
 	waitEach(t, h, ids[:1], "tool2.txt", false)
 	waitEach(t, h, ids[1:], "tool1.txt", true)
 	waitEach(t, h, ids[1:], "tool2.txt", true)
+	if ext := snapshotsOf(h, ids[0], true); ext["tool1.txt"] || ext["tool2.txt"] {
+		t.Fatalf("the command's own files are external in its session's log: %v", ext)
+	}
 	os.WriteFile(filepath.Join(ws, "later.txt"), []byte("x"), 0o644)
 	waitEach(t, h, ids, "later.txt", true)
 	if p := watcherPIDs(ws); len(p) != 1 {

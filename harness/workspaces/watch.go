@@ -47,7 +47,7 @@ type sharedWatch struct {
 // watching is one session's part in a shared watch.
 type watching struct {
 	session string
-	changed func()
+	rt      *runtimes.Runtime
 	// warned (under Workspaces.watchMu) is set once the session was told of the outage.
 	warned bool
 }
@@ -104,7 +104,7 @@ func (wk *Workspaces) Watch(rt *runtimes.Runtime) (context.CancelFunc, error) {
 	}
 	w.next++
 	id := w.next
-	r := &watching{session: rt.Session, changed: func() { wk.externalChanges(rt) }}
+	r := &watching{session: rt.Session, rt: rt}
 	w.sessions[id] = r
 	tell, why := w.down, w.downErr // joined a directory whose watcher is not running
 	r.warned = tell
@@ -125,8 +125,7 @@ func (wk *Workspaces) startWatch(w *sharedWatch) {
 	ch, err := wk.startProcess(w)
 	switch {
 	case err == nil:
-		wk.round(w) // what changed while it started
-		wk.deliver(w, ch)
+		wk.deliver(w, ch, wk.round(w)) // first, what changed while it started
 	case w.ctx.Err() != nil: // its sessions left while it started
 		close(w.done)
 	default:
@@ -160,8 +159,7 @@ func (wk *Workspaces) retryWatch(w *sharedWatch) {
 		ch, err := wk.startProcess(w)
 		if err == nil {
 			wk.watchUp(w)
-			wk.round(w)
-			wk.deliver(w, ch)
+			wk.deliver(w, ch, wk.round(w))
 			return
 		}
 		if w.ctx.Err() == nil {

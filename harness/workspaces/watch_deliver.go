@@ -1,6 +1,8 @@
 package workspaces
 
 import (
+	"time"
+
 	"exo/harness/api"
 	"exo/harness/eventlog"
 	"exo/harness/runtimes"
@@ -13,41 +15,59 @@ const watchDownSummary = "the workspace watcher is not running and exo keeps try
 // deliver hands each batch of changes to the watch's sessions (round) until the watcher's
 // channel closes. Batches that came meanwhile are taken as one (each session snapshots the
 // whole workspace anyway): a watcher flooding its output costs a snapshot per round, not one
-// per line.
-func (wk *Workspaces) deliver(w *sharedWatch, ch <-chan sandbox.Changes) {
+// per line. A round put off because a session of the directory is working is tried again
+// after watchDebounce, or with the next batch.
+func (wk *Workspaces) deliver(w *sharedWatch, ch <-chan sandbox.Changes, deferred bool) {
 	defer close(w.done)
-	for open := true; open; {
-		if _, open = <-ch; !open {
-			return
+	for {
+		var retry <-chan time.Time
+		if deferred {
+			retry = time.After(watchDebounce)
 		}
-		for drained := false; !drained && open; {
-			select {
-			case _, open = <-ch:
-			default:
-				drained = true
+		select {
+		case _, open := <-ch:
+			if !open {
+				return
 			}
+			for drained := false; !drained; {
+				select {
+				case _, open = <-ch:
+					if !open {
+						return
+					}
+				default:
+					drained = true
+				}
+			}
+			wk.watchUp(w) // a batch came: the watcher runs
+		case <-retry:
 		}
-		wk.watchUp(w) // a batch came: the watcher runs
-		wk.round(w)
+		deferred = wk.round(w)
 	}
 }
 
 // round lets each session of a watch look at the workspace, one after the other, each as
 // background work, so that closing waits for a snapshot under way (a git killed with the daemon
 // would leave the shadow repository's index locked). A session that left meanwhile is passed
-// over.
-func (wk *Workspaces) round(w *sharedWatch) {
+// over. It reports whether a look was put off (see externalChanges).
+func (wk *Workspaces) round(w *sharedWatch) (deferred bool) {
 	for _, id := range wk.recipients(w) {
 		r := wk.recipient(w, id)
 		if r == nil {
 			continue
 		}
 		done := make(chan struct{})
-		if !wk.goBackground(func() { defer close(done); r.changed() }) {
-			return // stopping: the next start's first look finds these changes
+		if !wk.goBackground(func() {
+			defer close(done)
+			if wk.externalChanges(w, r) {
+				deferred = true
+			}
+		}) {
+			return false // stopping: the next start's first look finds these changes
 		}
 		<-done
 	}
+	return deferred
 }
 
 // recipients lists a watch's sessions now.
@@ -114,21 +134,51 @@ func (wk *Workspaces) warnWatch(ids []string, summary string, err error) {
 	}
 }
 
-// externalChanges snapshots a session's workspace when it changed while the session was idle.
-// It takes the snapshot in rt, the sandbox the session watched from: a sandbox closed
-// meanwhile refuses it, rather than one being started again for a session that left.
-func (wk *Workspaces) externalChanges(rt *runtimes.Runtime) {
-	st, err := wk.log.State(rt.Session)
-	if err != nil || st.Snapshots == 0 {
-		return // no baseline yet: the first snapshot will include these files
+// externalChanges snapshots a session's workspace when it changed while no session of the
+// directory was working, and reports whether it put that off because one was. The sessions
+// share a shadow repository: a snapshot taken for an idle session while another's turn or
+// command writes files would take those files first, and the working session would find them
+// recorded already, not among its own changes (its scope and drift would miss them). So the
+// look waits until every session of the directory is idle; then the working session's own
+// snapshot has recorded its changes, and this one records them as external.
+//
+// It takes the snapshot in the sandbox the session watched from: a sandbox closed meanwhile
+// refuses it, rather than one being started again for a session that left.
+func (wk *Workspaces) externalChanges(w *sharedWatch, r *watching) (deferred bool) {
+	if st, err := wk.log.State(r.session); err != nil || st.Snapshots == 0 {
+		return false // no baseline yet: the first snapshot will include these files
 	}
-	switch st.Status {
-	case api.StatusRunning, api.StatusPending, api.StatusWaiting:
-		return // the session is working: its own snapshot after the tool records the change
+	var held []*runtimes.Runtime
+	defer func() {
+		for _, rt := range held {
+			rt.Run.Unlock()
+		}
+	}()
+	for _, o := range wk.siblings(w, r) {
+		if st, err := wk.log.State(o.session); err == nil {
+			switch st.Status {
+			case api.StatusRunning, api.StatusPending, api.StatusWaiting:
+				return true // a turn is under way: its own snapshot after the tool records the change
+			}
+		}
+		if !o.rt.Run.TryLock() {
+			return true // a command is running (exo exec, !cmd): its snapshot records the change
+		}
+		held = append(held, o.rt)
 	}
-	if !rt.Run.TryLock() {
-		return // a command is running (exo exec, !cmd): its snapshot records the change
+	_, _ = wk.snapshotIn(r.rt, r.session, "", "", false, true, 0)
+	return false
+}
+
+// siblings lists the sessions of a watch, r first, each sandbox once.
+func (wk *Workspaces) siblings(w *sharedWatch, r *watching) []*watching {
+	wk.watchMu.Lock()
+	defer wk.watchMu.Unlock()
+	out := []*watching{r}
+	for _, o := range w.sessions {
+		if o.rt != r.rt {
+			out = append(out, o)
+		}
 	}
-	defer rt.Run.Unlock()
-	_, _ = wk.snapshotIn(rt, rt.Session, "", "", false, true, 0)
+	return out
 }
