@@ -46,6 +46,7 @@ type RunOptions struct {
 // closes the store.
 func Run(o RunOptions) (err error) {
 	notify := notifier()
+	applyGCPolicy()
 	if want := os.Getenv(wire.ExpectBuildEnv); want != "" {
 		os.Unsetenv(wire.ExpectBuildEnv) // not for the commands and tasks it runs
 		if want != BuildID() {
