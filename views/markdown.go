@@ -14,13 +14,16 @@ type mdRenderers struct {
 	style ansi.StyleConfig
 	gen   int
 	byW   map[int]*glamour.TermRenderer
-	fed   int // fed counts the source bytes rendered, for tests of how much a frame renders.
+	plain map[int]plainStyle // plain is how glamour renders plain prose at each width (markdown_plain.go).
+	fed   int                // fed counts the source bytes rendered, for tests of how much a frame renders.
+	// glamourOnly turns the plain-prose shortcut off: tests compare what it renders with it.
+	glamourOnly bool
 }
 
 // get returns the renderer for width w, dropping all on a theme change.
 func (m *mdRenderers) get(c *Common, w int) *glamour.TermRenderer {
 	if m.gen != c.Generation() || m.byW == nil {
-		m.gen, m.style, m.byW = c.Generation(), c.Styles.Glamour, map[int]*glamour.TermRenderer{}
+		m.gen, m.style, m.byW, m.plain = c.Generation(), c.Styles.Glamour, map[int]*glamour.TermRenderer{}, nil
 	}
 	if r, ok := m.byW[w]; ok {
 		return r
@@ -33,9 +36,21 @@ func (m *mdRenderers) get(c *Common, w int) *glamour.TermRenderer {
 	return r
 }
 
-// render renders one markdown block into trimmed lines.
+// render renders one markdown block into trimmed lines: plain prose by the
+// shortcut when it gives glamour's lines at this width, the rest with glamour.
 func (m *mdRenderers) render(c *Common, w int, src string) []string {
 	m.fed += len(src)
+	if !m.glamourOnly && plainProse(src, w) {
+		m.get(c, w) // drops the learned styles on a theme change
+		if ps := m.plainOf(c, w); ps.ok {
+			return ps.wrap(src, w)
+		}
+	}
+	return m.glamour(c, w, src)
+}
+
+// glamour renders one markdown block into trimmed lines with glamour.
+func (m *mdRenderers) glamour(c *Common, w int, src string) []string {
 	r := m.get(c, w)
 	if r == nil {
 		return wrap(src, w)
