@@ -18,6 +18,7 @@ type mdRenderers struct {
 	fed   int                // fed counts the source bytes rendered, for tests of how much a frame renders.
 	// glamourOnly turns the plain-prose shortcut off: tests compare what it renders with it.
 	glamourOnly bool
+	glamoured   int // glamoured counts the renderings glamour made, for tests of the shortcut.
 }
 
 // get returns the renderer for width w, dropping all on a theme change.
@@ -51,6 +52,7 @@ func (m *mdRenderers) render(c *Common, w int, src string) []string {
 
 // glamour renders one markdown block into trimmed lines with glamour.
 func (m *mdRenderers) glamour(c *Common, w int, src string) []string {
+	m.glamoured++
 	r := m.get(c, w)
 	if r == nil {
 		return wrap(src, w)

@@ -20,7 +20,7 @@ type plainStyle struct {
 // plainProbe is rendered by glamour and by the shortcut to check one against
 // the other: words of every length up to a few, punctuation the shortcut
 // allows, and enough of them to wrap at any width the shortcut serves.
-const plainProbe = "It is a plain line, with words, some quoted \"so\") and 'marks'; does it wrap? Yes. " +
+const plainProbe = "It is a plain line, with words (some quoted: \"so\") and 'marks'; does it wrap? Yes! " +
 	"a bb ccc dddd eeeee ffffff ggggggg hhhhhhhh iiiiiiiii jjjjjjjjjj 0 12 345 6789 " +
 	"abcdefghi abcdefghi abcdefghi abcdefghi abcdefghi abcdefghi abcdefghi abcdefghi abcdefghi " +
 	"abcdefghi abcdefghi abcdefghi abcdefghi abcdefghi abcdefghi abcdefghi abcdefghi abcdefghi end."
@@ -92,17 +92,20 @@ func (ps plainStyle) wrap(src string, w int) []string {
 }
 
 // plainProse reports whether src is one paragraph of plain prose whose words
-// all fit in w columns: ASCII letters, digits and the punctuation ,.;?'")
-// only, words one space apart, starting with a letter; no dot inside a word
-// (a link glamour would recognise, such as www.example.com); one space may
-// end it. Such text starts
-// no block and holds no inline construct, and of its characters only spaces
-// start a parser of glamour's (punctuation that does, such as ( ! : [ * _ ~ <
-// ` & \, is left out), so glamour renders it as words wrapped at the width.
+// all fit in w columns: ASCII letters, digits and the punctuation ,.;:?!'"()
+// only, words one space apart, starting with a letter, one space at most at
+// its end. Such text starts no block and holds no inline construct. Of its
+// characters, spaces, ( and ! start parsers of glamour's (an autolink, an
+// image), which find nothing here: a dot or colon inside a word is left out
+// (www.example.com, http://…), and ( and ! only come before the last space,
+// so that the text after the last space is the paragraph's last node, as the
+// shortcut's wrap assumes. Glamour renders such text as its words wrapped at
+// the width.
 func plainProse(src string, w int) bool {
 	if src == "" || !isLetter(src[0]) || strings.HasSuffix(src, "  ") {
 		return false
 	}
+	last := strings.LastIndexByte(strings.TrimSuffix(src, " "), ' ')
 	word := 0
 	for i := 0; i < len(src); i++ {
 		b := src[i]
@@ -114,8 +117,12 @@ func plainProse(src string, w int) bool {
 			word = 0
 			continue
 		case isLetter(b) || b >= '0' && b <= '9':
-		case b == '.':
+		case b == '.' || b == ':':
 			if i+1 < len(src) && src[i+1] != ' ' {
+				return false
+			}
+		case b == '(' || b == '!':
+			if i > last {
 				return false
 			}
 		case strings.IndexByte(",;?'\")", b) >= 0:

@@ -16,8 +16,8 @@ var plainSeeds = flag.Int("plain.seeds", 400, "random texts TestPlainProseRender
 // spaces, a long word, a tab, a wide character.
 func randomProse(r *rand.Rand) string {
 	words := []string{"a", "I", "is", "the", "word", "streams", "abcdefghi", "Exo", "it's", "\"quoted\"",
-		"aside)", "end.", "etc.", "so,", "why?", "yes.", "x;", "'note'", "42", "314", "2nd",
-		"(aside)", "e.g.", "3.14", "yes!", "note:", "www.example.com", "http://x.y", "*em*", "_u_", "`code`", "[link](u)", "<b>", "a@b.c", "~s~",
+		"(aside)", "end.", "etc.", "so,", "why?", "yes!", "x;", "note:", "42", "314", "2nd",
+		"aside)", "e.g.", "3.14", "x(y", "a!b", "a:b", "(", "!", "yes!", "note:", "www.example.com", "http://x.y", "*em*", "_u_", "`code`", "[link](u)", "<b>", "a@b.c", "~s~",
 		"&amp;", "\\*", "#", "-", "1.", "2)", ">", "|", ":smile:", "日本", "e\u0301", "tab\there",
 		strings.Repeat("long", 12), "", " "}
 	var b strings.Builder
@@ -74,14 +74,14 @@ func TestPlainProseRefusesWhatGlamourChanges(t *testing.T) {
 		"", " lead", "trail  ", "two  spaces", "1. a list", "2) a list", "# heading", "- item", "> quote",
 		"see www.example.com now", "at http://x.y", "mail a@b.c", "an *emphasis*", "a `code` span",
 		"a [link](u)", "an <b>html</b>", "an &amp; entity", "an \\* escape", "a :smile: emoji",
-		"a ~strike~", "a _u_", "an (aside)", "yes!", "a note: this", "tab\there", "line\nbreak", "wide 日本", "e\u0301", "3 is a digit first",
+		"a ~strike~", "a _u_", "an (aside)", "so yes!", "a:b c", "x (y", "tab\there", "line\nbreak", "wide 日本", "e\u0301", "3 is a digit first",
 		"a " + strings.Repeat("x", 41),
 	} {
 		if plainProse(src, 40) {
 			t.Errorf("%q counted as plain prose", src)
 		}
 	}
-	for _, src := range []string{"It is plain, really) \"so\"; why? 'yes' etc. end.", "a", "x " + strings.Repeat("y", 40), "a trailing space "} {
+	for _, src := range []string{"It is plain, (really) \"so\"; why? yes! 'this' note: etc. end.", "a", "x " + strings.Repeat("y", 40), "a trailing space "} {
 		if !plainProse(src, 40) {
 			t.Errorf("%q not counted as plain prose", src)
 		}
@@ -99,5 +99,24 @@ func TestPlainStyleFollowsTheTheme(t *testing.T) {
 	var fresh mdRenderers
 	if want := fresh.glamour(c, 60, "plain words"); !equalLines(light, want) || equalLines(dark, light) {
 		t.Fatalf("after a theme change: %q, want %q (dark was %q)", light, want, dark)
+	}
+}
+
+// TestPlainAnswerStreamsWithoutGlamour: the rig's answer (one paragraph of
+// plain words) streamed in random pieces and drawn after each is rendered by
+// the shortcut: glamour renders only the shortcut's two probes.
+func TestPlainAnswerStreamsWithoutGlamour(t *testing.T) {
+	t.Parallel()
+	c := NewCommon(themes.Dark())
+	text := plainAnswer(40_000)
+	r := rand.New(rand.NewPCG(26, 1))
+	var s mdStream
+	var m mdRenderers
+	for i := 0; i < len(text); {
+		i = min(len(text), i+1+r.IntN(3000))
+		s.update(&m, c, []string{"head"}, text[:i], 110, true)
+	}
+	if m.glamoured != 2 {
+		t.Errorf("glamour rendered %d times, want 2 (the shortcut's probes)", m.glamoured)
 	}
 }
