@@ -60,6 +60,19 @@ func markdownAnswer(n int) string {
 	return b.String()
 }
 
+// proseAnswer is an answer of about n characters of prose without markup:
+// paragraphs of sentences with commas, parentheses, colons and questions.
+func proseAnswer(n int) string {
+	var b strings.Builder
+	for i := 0; b.Len() < n; i++ {
+		for j := range 8 {
+			fmt.Fprintf(&b, "Step %d of part %d keeps the log as it was (nothing is lost), so a fork is cheap: why? Because every event is kept! ", j, i)
+		}
+		b.WriteString("\n\n")
+	}
+	return b.String()
+}
+
 // BenchmarkStreamAnswer measures the CPU one whole answer of one-character
 // deltas costs the conversation pane (160×45, the rig's terminal): every
 // delta appended, a frame drawn every len/answerFrames deltas. One op is one
@@ -67,7 +80,7 @@ func markdownAnswer(n int) string {
 func BenchmarkStreamAnswer(b *testing.B) {
 	for _, a := range []struct {
 		name, text string
-	}{{"plain", plainAnswer(40_000)}, {"markdown", markdownAnswer(40_000)}} {
+	}{{"plain", plainAnswer(40_000)}, {"markdown", markdownAnswer(40_000)}, {"prose", proseAnswer(40_000)}} {
 		b.Run(a.name, func(b *testing.B) {
 			c := NewConversation(NewCommon(themes.Dark()))
 			c.SetSize(160, 43)

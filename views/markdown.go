@@ -129,6 +129,7 @@ func (s *mdStream) update(m *mdRenderers, c *Common, head []string, text string,
 	}
 	s.src, s.drawn = text, true
 	s.completeBlocks(m, c)
+	s.endParagraph(m, c)
 	s.lines = s.lines[:s.stableLen]
 	if open := strings.TrimSpace(text[s.blockStart:]); open != "" {
 		if s.blocks > 0 && !s.glue {
@@ -205,6 +206,23 @@ func (s *mdStream) completeBlocks(m *mdRenderers, c *Common) {
 			}
 		}
 	}
+}
+
+// endParagraph emits the open block as soon as a non-blank line has started
+// after a blank line, without waiting for that line's end: completeBlocks
+// would emit it at the line's end whatever the line holds, and meanwhile a
+// one-line paragraph streaming after it would render the block before it
+// again on every frame. The new line is scanned when it ends, as the open
+// block's first.
+func (s *mdStream) endParagraph(m *mdRenderers, c *Common) {
+	if s.pending < 0 || s.fence || strings.TrimSpace(s.src[s.scan:]) == "" {
+		return
+	}
+	if strings.TrimSpace(s.openPrefix()+s.src[s.blockStart:s.pending]) != "" {
+		s.emitLines(s.renderBlock(m, c, s.blockStart, s.pending))
+	}
+	line := s.src[s.scan:] // the new block's first line so far: a list item's marker comes first
+	s.blockStart, s.chunked, s.list, s.pending = s.scan, false, listItemRE.MatchString(line), -1
 }
 
 // emitChunk renders the code lines scanned so far as a closed fence and

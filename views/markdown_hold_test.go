@@ -145,3 +145,29 @@ func TestWidthRemembersWhatItMeasures(t *testing.T) {
 		}
 	}
 }
+
+// TestNextParagraphDoesNotRenderTheOneBefore: once a paragraph's first line
+// has started after a blank line, the paragraph before it is kept, not
+// rendered again with every piece of the new one (answers often put each
+// paragraph on one long line), and the rendering is the whole text's.
+func TestNextParagraphDoesNotRenderTheOneBefore(t *testing.T) {
+	t.Parallel()
+	c := NewCommon(themes.Dark())
+	first := strings.Repeat("A first paragraph on one line, **with** markup. ", 40)
+	text := first + "\n\n" + strings.Repeat("And a second one, streaming. ", 40)
+	var s mdStream
+	m := mdRenderers{glamourOnly: true}
+	s.update(&m, c, nil, text[:len(first)+3], 80, true)
+	before, pieces := m.fed, 0
+	for i := len(first) + 4; i < len(text)+10; i += 10 {
+		s.update(&m, c, nil, text[:min(i, len(text))], 80, true)
+		pieces++
+	}
+	if perPiece, limit := (m.fed-before)/pieces, len(first)/2; perPiece > limit {
+		t.Errorf("%d bytes rendered per piece of the second paragraph: the first (%d bytes) is rendered again", perPiece, len(first))
+	}
+	var one mdStream
+	if got, want := s.lines, one.update(&mdRenderers{glamourOnly: true}, c, nil, text, 80, false); !equalLines(got, want) {
+		t.Errorf("streamed rendering differs from the whole text's:\n%s\n---\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
