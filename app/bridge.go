@@ -142,7 +142,9 @@ func (m *Model) closeWatch() {
 }
 
 // waitNotices is a command that waits for harness notices and delivers them in a batch; Update
-// re-arms it after each batch.
+// re-arms it after each batch. A batch goes at once when a turn ends in it: nothing streams after
+// that, so waiting out the window would only show the answer's end later (up to a window
+// late), and several apps on one session would each show it after a delay of their own.
 func waitNotices(ch <-chan api.Notice) tea.Cmd {
 	return func() tea.Msg {
 		n, ok := <-ch
@@ -150,6 +152,9 @@ func waitNotices(ch <-chan api.Notice) tea.Cmd {
 			return noticesClosedMsg{}
 		}
 		batch := []api.Notice{n}
+		if endsTurn(n) {
+			return noticesMsg{batch}
+		}
 		deadline := time.After(batchWindow)
 		for {
 			select {
@@ -158,7 +163,7 @@ func waitNotices(ch <-chan api.Notice) tea.Cmd {
 					return noticesMsg{batch}
 				}
 				batch = append(batch, n)
-				if len(batch) >= 512 {
+				if len(batch) >= 512 || endsTurn(n) {
 					return noticesMsg{batch}
 				}
 			case <-deadline:
@@ -167,6 +172,9 @@ func waitNotices(ch <-chan api.Notice) tea.Cmd {
 		}
 	}
 }
+
+// endsTurn says whether a notice tells that a turn ended.
+func endsTurn(n api.Notice) bool { return n.Turn != nil && !n.Turn.Running }
 
 // activityMsg carries which sessions run turns and which are watched.
 type activityMsg struct {
