@@ -158,6 +158,9 @@ func newBinaryOnce(bin string, n int, o Options) (*BinaryCluster, error) {
 		if o.MaxTxnOps > 0 {
 			args = append(args, "--max-txn-ops", fmt.Sprint(o.MaxTxnOps))
 		}
+		if o.BackendBatchLimit > 0 {
+			args = append(args, "--backend-batch-limit", fmt.Sprint(o.BackendBatchLimit))
+		}
 		c.args = append(c.args, args)
 	}
 	for i := range n {

@@ -28,6 +28,12 @@ type Options struct {
 	// MaxRequestBytes and MaxTxnOps are the members' --max-request-bytes and --max-txn-ops
 	// (0: etcd's defaults, 1.5 MiB and 128).
 	MaxRequestBytes, MaxTxnOps uint
+	// BackendBatchLimit is the members' --backend-batch-limit (0: etcd's default). etcd checks
+	// its quota against the size of its backend as of the last backend commit, which comes
+	// every 100 ms by default: writes arriving faster than that overshoot the quota by what
+	// they wrote meanwhile. A limit of 1 commits after every write, so the quota is checked
+	// against the size it has.
+	BackendBatchLimit int
 	// TLS, when set, makes the members serve clients over TLS with these certificates and
 	// require a client certificate signed by its authority.
 	TLS *Certs
@@ -88,6 +94,9 @@ func start(tb testing.TB, n int, o Options) (*Cluster, error) {
 		}
 		if o.MaxTxnOps > 0 {
 			cfg.MaxTxnOps = o.MaxTxnOps
+		}
+		if o.BackendBatchLimit > 0 {
+			cfg.BackendBatchLimit = o.BackendBatchLimit
 		}
 		peers = append(peers, cfg.Name+"="+pu.String())
 		c.cfgs = append(c.cfgs, cfg)
