@@ -16,7 +16,6 @@ import (
 	"time"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
-	"go.uber.org/zap"
 )
 
 // BinaryCluster is a cluster of real etcd server processes (the etcd binary, e.g. Debian's
@@ -220,31 +219,12 @@ func (c *BinaryCluster) start(i int) error {
 // Client returns a client of the cluster (with the options' certificates and user), closed
 // by the caller.
 func (c *BinaryCluster) Client() (*clientv3.Client, error) {
-	cfg := clientv3.Config{Endpoints: c.Endpoints, DialTimeout: 5 * time.Second, Logger: zap.NewNop(),
-		Username: c.opts.User, Password: c.opts.Password}
-	if c.opts.TLS != nil {
-		t, err := c.opts.TLS.ClientConfig()
-		if err != nil {
-			return nil, err
-		}
-		cfg.TLS = t
-	}
-	return clientv3.New(cfg)
+	return newClient(c.Endpoints, c.opts, 5*time.Second, true)
 }
 
 // waitReady waits (up to 30 s) until the cluster serves a linearizable read.
 func (c *BinaryCluster) waitReady() error {
-	o := c.opts
-	o.User = "" // auth is not on yet
-	cfg := clientv3.Config{Endpoints: c.Endpoints, DialTimeout: 5 * time.Second, Logger: zap.NewNop()}
-	if o.TLS != nil {
-		t, err := o.TLS.ClientConfig()
-		if err != nil {
-			return err
-		}
-		cfg.TLS = t
-	}
-	cli, err := clientv3.New(cfg)
+	cli, err := newClient(c.Endpoints, c.opts, 5*time.Second, false) // auth is not on yet
 	if err != nil {
 		return err
 	}
@@ -322,16 +302,7 @@ func (c *BinaryCluster) Stop() {
 
 // waitMembers waits (up to 10 s) until every member answers for itself.
 func (c *BinaryCluster) waitMembers() error {
-	o := c.opts
-	cfg := clientv3.Config{Endpoints: c.Endpoints, DialTimeout: 5 * time.Second, Logger: zap.NewNop()}
-	if o.TLS != nil {
-		t, err := o.TLS.ClientConfig()
-		if err != nil {
-			return err
-		}
-		cfg.TLS = t
-	}
-	cli, err := clientv3.New(cfg)
+	cli, err := newClient(c.Endpoints, c.opts, 5*time.Second, false) // auth is not on yet
 	if err != nil {
 		return err
 	}

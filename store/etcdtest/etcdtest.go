@@ -131,17 +131,26 @@ func start(tb testing.TB, n int, o Options) (*Cluster, error) {
 	return c, nil
 }
 
-// enableAuth adds root and the user (read and write under exo/) and turns auth on.
-func enableAuth(endpoints []string, o Options) error {
-	cfg := clientv3.Config{Endpoints: endpoints, DialTimeout: 10 * time.Second, Logger: zap.NewNop()}
+// newClient returns a client of endpoints with the options' certificates and, when withUser
+// is set, its user (not before auth is on), closed by the caller.
+func newClient(endpoints []string, o Options, dial time.Duration, withUser bool) (*clientv3.Client, error) {
+	cfg := clientv3.Config{Endpoints: endpoints, DialTimeout: dial, Logger: zap.NewNop()}
+	if withUser {
+		cfg.Username, cfg.Password = o.User, o.Password
+	}
 	if o.TLS != nil {
 		t, err := o.TLS.ClientConfig()
 		if err != nil {
-			return err
+			return nil, err
 		}
 		cfg.TLS = t
 	}
-	cli, err := clientv3.New(cfg)
+	return clientv3.New(cfg)
+}
+
+// enableAuth adds root and the user (read and write under exo/) and turns auth on.
+func enableAuth(endpoints []string, o Options) error {
+	cli, err := newClient(endpoints, o, 10*time.Second, false)
 	if err != nil {
 		return err
 	}
