@@ -155,7 +155,10 @@ func (b boltBucket) scan(from []byte, fn func(k, v []byte) (bool, error)) error 
 	}
 	for ; k != nil; k, v = c.Next() {
 		if v == nil && b.b.Bucket(k) != nil {
-			continue // a nested bucket, not a key
+			// Every bucket exo scans holds keys only. A nested bucket here is a record whose
+			// bucket flag was flipped on disk: skipping it would lose the record unnoticed
+			// (a branch gone from Branches with nothing reported).
+			return fmt.Errorf("key %q: a bucket where a record belongs: %w (%s)", k, ErrCorrupt, wayOut)
 		}
 		more, err := fn(k, v)
 		if err != nil || !more {
