@@ -2,6 +2,7 @@ package store
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -52,6 +53,30 @@ func (s *Store) allEvents() (map[string][]Event, error) {
 		if out[b.ID], err = s.ReadRange(b.ID, 0, 0); err != nil {
 			return nil, err
 		}
+	}
+	return out, nil
+}
+
+// scanAllEvents reads every branch's whole history a page at a time, as log --json does.
+func (s *Store) scanAllEvents() (map[string][]Event, error) {
+	brs, err := s.Branches()
+	if err != nil {
+		return nil, err
+	}
+	out := map[string][]Event{}
+	for _, b := range brs {
+		var evs []Event
+		err := s.ScanRange(b.ID, 0, 0, func(page []Event) error {
+			for _, e := range page {
+				e.Data = append(json.RawMessage(nil), e.Data...)
+				evs = append(evs, e)
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, err
+		}
+		out[b.ID] = evs
 	}
 	return out, nil
 }
@@ -125,6 +150,16 @@ func FuzzOpenDamaged(f *testing.F) {
 				t.Fatalf("damage found but writes are not refused: %v %v %+v", rerr, verr, rep)
 			}
 			return
+		}
+		// The paged read (log --json) must read the same, or report the damage.
+		if scanned, err := s.scanAllEvents(); err != nil {
+			if !errors.Is(err, ErrCorrupt) || s.Damaged() == nil {
+				t.Fatalf("the paged read failed where the whole read did not, without marking damage: %v", err)
+			}
+			return
+		} else if !sameEvents(scanned, got) {
+			t.Fatalf("the paged read differs from the whole read (kind %d at %d): %s",
+				kind%5, off%uint32(len(orig)), firstDifference(scanned, got))
 		}
 		if !sameEvents(got, want) {
 			brs, _ := s.Branches()
