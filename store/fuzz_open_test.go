@@ -44,13 +44,18 @@ func readAllEvents(home string) (map[string][]Event, error) {
 
 // allEvents reads every branch's whole history.
 func (s *Store) allEvents() (map[string][]Event, error) {
+	return s.histories(func(id string) ([]Event, error) { return s.ReadRange(id, 0, 0) })
+}
+
+// histories reads every branch's whole history with read.
+func (s *Store) histories(read func(branch string) ([]Event, error)) (map[string][]Event, error) {
 	brs, err := s.Branches()
 	if err != nil {
 		return nil, err
 	}
 	out := map[string][]Event{}
 	for _, b := range brs {
-		if out[b.ID], err = s.ReadRange(b.ID, 0, 0); err != nil {
+		if out[b.ID], err = read(b.ID); err != nil {
 			return nil, err
 		}
 	}
@@ -59,26 +64,16 @@ func (s *Store) allEvents() (map[string][]Event, error) {
 
 // scanAllEvents reads every branch's whole history a page at a time, as log --json does.
 func (s *Store) scanAllEvents() (map[string][]Event, error) {
-	brs, err := s.Branches()
-	if err != nil {
-		return nil, err
-	}
-	out := map[string][]Event{}
-	for _, b := range brs {
-		var evs []Event
-		err := s.ScanRange(b.ID, 0, 0, func(page []Event) error {
+	return s.histories(func(id string) (evs []Event, err error) {
+		err = s.ScanRange(id, 0, 0, func(page []Event) error {
 			for _, e := range page {
 				e.Data = append(json.RawMessage(nil), e.Data...)
 				evs = append(evs, e)
 			}
 			return nil
 		})
-		if err != nil {
-			return nil, err
-		}
-		out[b.ID] = evs
-	}
-	return out, nil
+		return evs, err
+	})
 }
 
 // damage applies one fuzzed change to a copy of b: truncate, zero a range, flip a byte, zero a
