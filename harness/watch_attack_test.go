@@ -15,22 +15,6 @@ import (
 	"exo/sandbox"
 )
 
-// watcherPIDs lists the watcher processes following dir (the same match as watchersOf).
-func watcherPIDs(dir string) []int {
-	procs, _ := filepath.Glob("/proc/[0-9]*/cmdline")
-	var pids []int
-	for _, p := range procs {
-		b, err := os.ReadFile(p)
-		if err != nil || !strings.Contains(string(b), "\x00--workspace-watch\x00") || !strings.Contains(string(b), "\x00--root\x00"+dir+"\x00") {
-			continue
-		}
-		if pid, err := strconv.Atoi(filepath.Base(filepath.Dir(p))); err == nil {
-			pids = append(pids, pid)
-		}
-	}
-	return pids
-}
-
 // watchedSessions opens a session per name in ws, each given its baseline by a command.
 func watchedSessions(t *testing.T, h *Harness, ws string, names ...string) []string {
 	t.Helper()
@@ -119,7 +103,7 @@ func TestSharedWatcherKilledMidCommand(t *testing.T) {
 	h := openTest(t, Options{SandboxHelper: testHelper()})
 	ids := watchedSessions(t, h, ws, "a", "b", "c")
 	waitWatchers(t, ws, 1)
-	killed := watcherPIDs(ws)[0]
+	killed := sandbox.WatcherPIDs(ws)[0]
 
 	ran := make(chan error, 1)
 	go func() {
@@ -131,7 +115,7 @@ func TestSharedWatcherKilledMidCommand(t *testing.T) {
 	if err := syscall.Kill(killed, syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "a new watcher", func() bool { p := watcherPIDs(ws); return len(p) == 1 && p[0] != killed })
+	waitFor(t, "a new watcher", func() bool { p := sandbox.WatcherPIDs(ws); return len(p) == 1 && p[0] != killed })
 	os.WriteFile(filepath.Join(ws, "go.flag"), nil, 0o644)
 	if err := <-ran; err != nil {
 		t.Fatal(err)
@@ -145,7 +129,7 @@ func TestSharedWatcherKilledMidCommand(t *testing.T) {
 	}
 	os.WriteFile(filepath.Join(ws, "later.txt"), []byte("x"), 0o644)
 	waitEach(t, h, ids, "later.txt", true)
-	if p := watcherPIDs(ws); len(p) != 1 {
+	if p := sandbox.WatcherPIDs(ws); len(p) != 1 {
 		t.Fatalf("watchers after the restart: %v, want one", p)
 	}
 }
@@ -235,26 +219,8 @@ func TestWatcherThatCannotRestartIsTold(t *testing.T) {
 	ids := watchedSessions(t, h, ws, "a", "b")
 	waitWatchers(t, ws, 1)
 	os.WriteFile(fail, nil, 0o644)
-	syscall.Kill(watcherPIDs(ws)[0], syscall.SIGKILL)
-	warnings := func(id string) int {
-		n := 0
-		evs, _ := h.Events(id, 0, 0)
-		for _, e := range evs {
-			if e.Type == TypeAgentWarning && strings.Contains(string(e.Data), "watcher") {
-				n++
-			}
-		}
-		return n
-	}
-	waitFor(t, "a warning in each session", func() bool { return warnings(ids[0]) > 0 && warnings(ids[1]) > 0 })
-	os.Remove(fail)
-	waitWatchers(t, ws, 1)
-	editUntilSeen(t, h, ids, ws)
-	for _, id := range ids {
-		if n := warnings(id); n != 1 {
-			t.Errorf("session %s was warned %d times of one outage", id, n)
-		}
-	}
+	syscall.Kill(sandbox.WatcherPIDs(ws)[0], syscall.SIGKILL)
+	warnedOnceThenWatched(t, h, ids, ws, fail, "watcher")
 }
 
 // TestOneWatcherForEveryPathToADirectory: a directory reached by a symlink, a trailing slash
@@ -344,25 +310,7 @@ func TestWatcherThatCannotStartIsRetried(t *testing.T) {
 	os.WriteFile(fail, nil, 0o644)
 	h := openTest(t, Options{SandboxHelper: gatedHelper(t, filepath.Join(t.TempDir(), "none"), fail, fail)})
 	ids := watchedSessions(t, h, ws, "a", "b")
-	warnings := func(id string) int {
-		n := 0
-		evs, _ := h.Events(id, 0, 0)
-		for _, e := range evs {
-			if e.Type == TypeAgentWarning && strings.Contains(string(e.Data), "refused to start") {
-				n++
-			}
-		}
-		return n
-	}
-	waitFor(t, "a warning in each session", func() bool { return warnings(ids[0]) > 0 && warnings(ids[1]) > 0 })
-	os.Remove(fail)
-	waitWatchers(t, ws, 1)
-	editUntilSeen(t, h, ids, ws)
-	for _, id := range ids {
-		if n := warnings(id); n != 1 {
-			t.Errorf("session %s was warned %d times of one outage", id, n)
-		}
-	}
+	warnedOnceThenWatched(t, h, ids, ws, fail, "refused to start")
 }
 
 // TestLeavingEndsAHungWatcherStart: a watcher whose first walk hangs (a hung mount) does not
@@ -415,5 +363,31 @@ func TestASiblingsChangeIsNotASessionsOwn(t *testing.T) {
 	}
 	if !ext["a-only.txt"] {
 		t.Fatalf("b's external changes %v: want a's a-only.txt", ext)
+	}
+}
+
+// warnedOnceThenWatched waits until each session of ids was warned of the watcher's outage (a
+// warning whose text holds about), ends the outage by removing fail, and checks that outside
+// edits are recorded again and that each session was warned once.
+func warnedOnceThenWatched(t *testing.T, h *Harness, ids []string, ws, fail, about string) {
+	t.Helper()
+	warnings := func(id string) int {
+		n := 0
+		evs, _ := h.Events(id, 0, 0)
+		for _, e := range evs {
+			if e.Type == TypeAgentWarning && strings.Contains(string(e.Data), about) {
+				n++
+			}
+		}
+		return n
+	}
+	waitFor(t, "a warning in each session", func() bool { return warnings(ids[0]) > 0 && warnings(ids[1]) > 0 })
+	os.Remove(fail)
+	waitWatchers(t, ws, 1)
+	editUntilSeen(t, h, ids, ws)
+	for _, id := range ids {
+		if n := warnings(id); n != 1 {
+			t.Errorf("session %s was warned %d times of one outage", id, n)
+		}
 	}
 }

@@ -1,29 +1,19 @@
 package harness
 
 import (
-	"bytes"
 	"context"
 	"os"
 	"path/filepath"
 	"testing"
 	"time"
+
+	"exo/sandbox"
 )
 
 // watchersOf counts the live workspace watcher processes following dir.
 func watchersOf(t *testing.T, dir string) int {
 	t.Helper()
-	procs, _ := filepath.Glob("/proc/[0-9]*/cmdline")
-	n := 0
-	for _, p := range procs {
-		b, err := os.ReadFile(p)
-		if err != nil {
-			continue
-		}
-		if bytes.Contains(b, []byte("\x00--workspace-watch\x00")) && bytes.Contains(b, []byte("\x00--root\x00"+dir+"\x00")) {
-			n++
-		}
-	}
-	return n
+	return len(sandbox.WatcherPIDs(dir))
 }
 
 // waitWatchers waits until dir has want watcher processes (one that ended may take a moment

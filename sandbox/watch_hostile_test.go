@@ -1,7 +1,6 @@
 package sandbox
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"os"
@@ -17,34 +16,13 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// watcherPIDs lists the watcher processes whose command line names root.
-func watcherPIDs(root string) []int {
-	var pids []int
-	dirs, _ := os.ReadDir("/proc")
-	for _, d := range dirs {
-		pid, err := strconv.Atoi(d.Name())
-		if err != nil {
-			continue
-		}
-		cmdline, err := os.ReadFile(filepath.Join("/proc", d.Name(), "cmdline"))
-		if err != nil {
-			continue
-		}
-		args := strings.Split(string(bytes.TrimRight(cmdline, "\x00")), "\x00")
-		if len(args) > 2 && args[1] == HelperCommand && args[2] == watchChildArg && strings.Contains(string(cmdline), "\x00"+root+"\x00") {
-			pids = append(pids, pid)
-		}
-	}
-	return pids
-}
-
 // waitNoWatcher waits until no watcher process of root is left.
 func waitNoWatcher(t *testing.T, root string) {
 	t.Helper()
 	deadline := time.Now().Add(10 * time.Second)
-	for len(watcherPIDs(root)) > 0 {
+	for len(WatcherPIDs(root)) > 0 {
 		if time.Now().After(deadline) {
-			t.Fatalf("watcher processes of %s still running: %v", root, watcherPIDs(root))
+			t.Fatalf("watcher processes of %s still running: %v", root, WatcherPIDs(root))
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
@@ -158,7 +136,7 @@ func TestWatchRestartsAKilledWatcher(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	pids := watcherPIDs(ws)
+	pids := WatcherPIDs(ws)
 	if len(pids) != 1 {
 		t.Fatalf("want one watcher process of %s, found %v", ws, pids)
 	}
@@ -187,7 +165,7 @@ func TestWatchRestartsAKilledWatcher(t *testing.T) {
 		select {
 		case c := <-ch:
 			if len(c.Paths) > 0 {
-				if got := watcherPIDs(ws); len(got) != 1 || got[0] == pids[0] {
+				if got := WatcherPIDs(ws); len(got) != 1 || got[0] == pids[0] {
 					t.Fatalf("watcher processes after the restart: %v (killed %d)", got, pids[0])
 				}
 				cancel()
@@ -240,8 +218,8 @@ func TestWatchStopsItsProcess(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(watcherPIDs(ws)) != 1 {
-		t.Fatalf("want one watcher process, found %v", watcherPIDs(ws))
+	if len(WatcherPIDs(ws)) != 1 {
+		t.Fatalf("want one watcher process, found %v", WatcherPIDs(ws))
 	}
 	cancel()
 	for range ch {

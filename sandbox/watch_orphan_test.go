@@ -45,14 +45,14 @@ func TestWatcherDiesWithItsParent(t *testing.T) {
 	t.Cleanup(func() {
 		parent.Process.Kill()
 		parent.Wait()
-		for _, pid := range watcherPIDs(ws) {
+		for _, pid := range WatcherPIDs(ws) {
 			syscall.Kill(pid, syscall.SIGKILL)
 		}
 	})
 	if line, _ := bufio.NewReader(out).ReadString('\n'); line != "ready\n" {
 		t.Fatalf("the watching process said %q", line)
 	}
-	pids := watcherPIDs(ws)
+	pids := WatcherPIDs(ws)
 	if len(pids) != 1 {
 		t.Fatalf("watcher processes of %s: %v, want one", ws, pids)
 	}
@@ -97,7 +97,7 @@ func TestWatcherOutlivesTheThreadThatStartedIt(t *testing.T) {
 	if s.err != nil {
 		t.Fatal(s.err)
 	}
-	pids := watcherPIDs(ws)
+	pids := WatcherPIDs(ws)
 	task := fmt.Sprintf("/proc/self/task/%d", s.tid)
 	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(5 * time.Millisecond) {
 		if _, err := os.Stat(task); os.IsNotExist(err) {
@@ -114,7 +114,7 @@ func TestWatcherOutlivesTheThreadThatStartedIt(t *testing.T) {
 			if c.Overflow {
 				t.Fatalf("the watcher restarted: %v", <-restarted)
 			}
-			if got := watcherPIDs(ws); len(got) != 1 || len(pids) != 1 || got[0] != pids[0] {
+			if got := WatcherPIDs(ws); len(got) != 1 || len(pids) != 1 || got[0] != pids[0] {
 				t.Fatalf("watcher processes %v, then %v: want the same one", pids, got)
 			}
 			return

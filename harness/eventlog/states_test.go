@@ -9,17 +9,37 @@ import (
 	"exo/store"
 )
 
+// openStatesLog opens a log on a new store, closed when t ends.
+func openStatesLog(t *testing.T) (*store.Store, *Log) {
+	t.Helper()
+	st, err := store.Open(t.TempDir(), store.Options{Vocabulary: storeVocabulary, NoSync: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	return st, New(st, Options{})
+}
+
+// newBranchWith creates branch b in st with rec as its first event.
+func newBranchWith(t *testing.T, st *store.Store, b string, rec store.Record) {
+	t.Helper()
+	if err := st.Update(func(tx *store.Tx) error {
+		if _, err := tx.NewBranch(b); err != nil {
+			return err
+		}
+		_, err := tx.Append(b, rec)
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // TestStatesKeptBounded: the log keeps the Session projections of the maxStates branches used
 // last, not one for every branch it ever read (a daemon kept each session's for its life), and
 // a projection dropped and loaded again is the same.
 func TestStatesKeptBounded(t *testing.T) {
 	t.Parallel()
-	st, err := store.Open(t.TempDir(), store.Options{Vocabulary: storeVocabulary, NoSync: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	l := New(st, Options{})
+	st, l := openStatesLog(t)
 	rec, err := NewRecord(api.TypeInvocationReceived, api.ActorUser, api.InvocationReceived{Text: "hello"})
 	if err != nil {
 		t.Fatal(err)
@@ -27,15 +47,7 @@ func TestStatesKeptBounded(t *testing.T) {
 	var first *api.SessionState
 	for i := range 100 {
 		b := "branch-" + strconv.Itoa(i)
-		if err := st.Update(func(tx *store.Tx) error {
-			if _, err := tx.NewBranch(b); err != nil {
-				return err
-			}
-			_, err := tx.Append(b, rec)
-			return err
-		}); err != nil {
-			t.Fatal(err)
-		}
+		newBranchWith(t, st, b, rec)
 		s, err := l.BranchState(b)
 		if err != nil || s.Head != 1 {
 			t.Fatalf("state of %s: %v, head %d", b, err, s.Head)
@@ -62,12 +74,7 @@ func TestStatesKeptBounded(t *testing.T) {
 // again the same.
 func TestStatesKeptBoundedByBytes(t *testing.T) {
 	t.Parallel()
-	st, err := store.Open(t.TempDir(), store.Options{Vocabulary: storeVocabulary, NoSync: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	l := New(st, Options{})
+	st, l := openStatesLog(t)
 	big := make([]byte, 8<<10)
 	for i := range big {
 		big[i] = 'a' + byte(i%26)
@@ -103,15 +110,7 @@ func TestStatesKeptBoundedByBytes(t *testing.T) {
 	for i := range 24 {
 		b := "branch-" + strconv.Itoa(i)
 		var evs []api.Event
-		if err := st.Update(func(tx *store.Tx) error {
-			if _, err := tx.NewBranch(b); err != nil {
-				return err
-			}
-			_, err := tx.Append(b, rec)
-			return err
-		}); err != nil {
-			t.Fatal(err)
-		}
+		newBranchWith(t, st, b, rec)
 		if _, err := l.BranchState(b); err != nil { // loaded with one item, kept
 			t.Fatal(err)
 		}

@@ -2,33 +2,15 @@ package workspaces
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
-	"strconv"
-	"strings"
 	"sync"
 	"syscall"
 	"testing"
 	"time"
 
 	"exo/harness/sessions"
+	"exo/sandbox"
 )
-
-// watcherPIDs lists the watcher processes following dir.
-func watcherPIDs(dir string) []int {
-	procs, _ := filepath.Glob("/proc/[0-9]*/cmdline")
-	var pids []int
-	for _, p := range procs {
-		b, err := os.ReadFile(p)
-		if err != nil || !strings.Contains(string(b), "\x00--workspace-watch\x00") || !strings.Contains(string(b), "\x00--root\x00"+dir+"\x00") {
-			continue
-		}
-		if pid, err := strconv.Atoi(filepath.Base(filepath.Dir(p))); err == nil {
-			pids = append(pids, pid)
-		}
-	}
-	return pids
-}
 
 // eventually polls cond (a state of processes or of the watches) until it holds.
 func eventually(t *testing.T, what string, cond func() bool) {
@@ -73,10 +55,10 @@ func TestSharedWatchEndsWithItsLastSession(t *testing.T) {
 		return w != nil && len(w.sessions) == 3
 	})
 	w := r.watchOf(ws)
-	eventually(t, "one watcher process", func() bool { return len(watcherPIDs(ws)) == 1 })
-	killed := watcherPIDs(ws)[0]
+	eventually(t, "one watcher process", func() bool { return len(sandbox.WatcherPIDs(ws)) == 1 })
+	killed := sandbox.WatcherPIDs(ws)[0]
 	syscall.Kill(killed, syscall.SIGKILL)
-	eventually(t, "the watcher restarted", func() bool { p := watcherPIDs(ws); return len(p) == 1 && p[0] != killed })
+	eventually(t, "the watcher restarted", func() bool { p := sandbox.WatcherPIDs(ws); return len(p) == 1 && p[0] != killed })
 	if r.watchOf(ws) != w {
 		t.Fatal("a second watch of the directory")
 	}
@@ -110,5 +92,5 @@ func TestSharedWatchEndsWithItsLastSession(t *testing.T) {
 	if left != 0 {
 		t.Fatalf("%d watches left after every session closed", left)
 	}
-	eventually(t, "no watcher process", func() bool { return len(watcherPIDs(ws)) == 0 })
+	eventually(t, "no watcher process", func() bool { return len(sandbox.WatcherPIDs(ws)) == 0 })
 }
